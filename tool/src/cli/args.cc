@@ -1,0 +1,57 @@
+#include "cli/args.h"
+
+#include <cstdlib>
+
+namespace kernelblaster {
+
+Args::Args(const std::vector<std::string>& argv, const std::set<std::string>& valued,
+           const std::set<std::string>& flags) {
+  for (std::size_t i = 0; i < argv.size(); ++i) {
+    std::string a = argv[i], v;
+    bool inline_value = false;
+    if (a.rfind("--", 0) == 0 && a.find('=') != std::string::npos) {
+      v = a.substr(a.find('=') + 1);
+      a = a.substr(0, a.find('='));
+      inline_value = true;
+    } else if ((a.rfind("-I", 0) == 0 || a.rfind("-D", 0) == 0) && a.size() > 2) {
+      v = a.substr(2);
+      a = a.substr(0, 2);
+      inline_value = true;
+    }
+    if (flags.count(a)) {
+      if (inline_value) throw UsageError(a + " takes no value");
+      m_flags.insert(a);
+    } else if (valued.count(a)) {
+      if (!inline_value) {
+        if (i + 1 >= argv.size()) throw UsageError(a + " needs a value");
+        v = argv[++i];
+      }
+      m_values[a].push_back(v);
+    } else {
+      throw UsageError("unknown option '" + a + "'");
+    }
+  }
+}
+
+std::string Args::value(const std::string& key, const std::string& fallback) const {
+  auto it = m_values.find(key);
+  if (it == m_values.end()) return fallback;
+  if (it->second.size() > 1) throw UsageError(key + " given more than once");
+  return it->second.front();
+}
+
+std::vector<std::string> Args::values(const std::string& key) const {
+  auto it = m_values.find(key);
+  return it == m_values.end() ? std::vector<std::string>{} : it->second;
+}
+
+double Args::number(const std::string& key, double fallback) const {
+  std::string v = value(key);
+  if (v.empty()) return fallback;
+  char* end = nullptr;
+  double d = std::strtod(v.c_str(), &end);
+  if (!end || *end != '\0') throw UsageError(key + " needs a number, got '" + v + "'");
+  return d;
+}
+
+}  // namespace kernelblaster

@@ -1,0 +1,31 @@
+// A small command-line reader: --flag, --key VALUE, --key=VALUE, repeated keys.
+#pragma once
+
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kernelblaster {
+
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Args {
+ public:
+  // `valued` keys take a value, `flags` do not; anything else is a UsageError.
+  Args(const std::vector<std::string>& argv, const std::set<std::string>& valued, const std::set<std::string>& flags);
+  bool flag(const std::string& key) const { return m_flags.count(key) > 0; }
+  std::string value(const std::string& key, const std::string& fallback = "") const;
+  std::vector<std::string> values(const std::string& key) const;
+  double number(const std::string& key, double fallback) const;
+
+ private:
+  std::map<std::string, std::vector<std::string>> m_values;
+  std::set<std::string> m_flags;
+};
+
+}  // namespace kernelblaster

@@ -1,0 +1,14 @@
+// Small file-system helpers with the error handling the tool needs.
+#pragma once
+
+#include <string>
+
+namespace kernelblaster {
+
+// Reads a whole file; throws std::runtime_error naming the path on failure.
+std::string read_file(const std::string& path);
+// Writes through a temporary file in the same directory and renames it over
+// `path`, so readers see the old or the new content, never a torn file.
+void write_file_atomic(const std::string& path, const std::string& content);
+
+}  // namespace kernelblaster

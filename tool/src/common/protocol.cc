@@ -1,0 +1,42 @@
+#include "common/protocol.h"
+
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+namespace kernelblaster {
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RunRequest, size, seed)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingRequest, enabled, budget_ms, warmup_ms, min_runs, max_runs,
+                                                flush_l2, repeat_probe_runs, seed, sizes)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Plan, runs, timing, lock_dir, lock_timeout_s, device)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ToleranceSpec, rel_l2, atol, rtol)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BufferDecl, name, dtype, role, tolerance, elements_per_size)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SizeDecl, label, dims, validation_only)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OutputDump, name, file, count, poison_byte)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RunReport, index, size, seed, outputs, inputs_modified)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingReport, size, method, runs, median_ns, q1_ns, q3_ns, min_ns,
+                                                event_median_ns, kernels_per_run, repeat_runs, repeat_median_ns,
+                                                untimed_runs, foreign_activities, untimed_detail, sm_clock_mhz, wall_s)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceInfo, name, cc_major, cc_minor, sm_count, l2_bytes,
+                                                memory_bytes, driver_version, uuid)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HarnessError, kind, message, run, phase)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HarnessReport, harness, device, sizes, buffers, runs, timings, notes,
+                                                error, wall_s)
+
+namespace {
+template <class T>
+T parse(const std::string& text, const char* what) {
+  try {
+    return nlohmann::json::parse(text).get<T>();
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(std::string("malformed ") + what + ": " + e.what());
+  }
+}
+}  // namespace
+
+std::string plan_to_json(const Plan& plan) { return nlohmann::json(plan).dump(2); }
+Plan plan_from_json(const std::string& text) { return parse<Plan>(text, "plan"); }
+std::string report_to_json(const HarnessReport& report) { return nlohmann::json(report).dump(2); }
+HarnessReport report_from_json(const std::string& text) { return parse<HarnessReport>(text, "harness report"); }
+
+}  // namespace kernelblaster

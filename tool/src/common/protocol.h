@@ -1,0 +1,124 @@
+// The contract between the tool and a harness process: the plan the tool
+// hands over (plan.json) and the report the harness writes back
+// (report.json). Both sides parse JSON into these structs at the edge.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kernelblaster {
+
+struct RunRequest {
+  int size = 0;            // index into the harness's sizes
+  std::uint64_t seed = 0;  // input seed
+};
+
+struct TimingRequest {
+  bool enabled = true;
+  double budget_ms = 300.0;     // per timed size, timed runs only
+  double warmup_ms = 30.0;
+  int min_runs = 10;
+  int max_runs = 2000;
+  bool flush_l2 = true;
+  int repeat_probe_runs = 15;   // runs on unchanged inputs, to expose result caching
+  std::uint64_t seed = 0x6b62'0000;  // first seed of the fresh inputs of timed runs
+  std::vector<int> sizes;       // empty: every timed (non-validation) size
+};
+
+struct Plan {
+  std::vector<RunRequest> runs;  // correctness runs, executed in this order
+  TimingRequest timing;
+  std::string lock_dir;          // empty: no inter-process GPU lock
+  double lock_timeout_s = 600.0;
+  int device = 0;
+};
+
+struct ToleranceSpec {
+  double rel_l2 = 0.0;
+  double atol = 0.0;
+  double rtol = 0.0;
+};
+
+struct BufferDecl {
+  std::string name;
+  std::string dtype;   // "f32", "f16", ...
+  std::string role;    // "input", "output", "inout", "workspace"
+  ToleranceSpec tolerance;  // resolved (dtype defaults applied)
+  std::map<std::string, std::int64_t> elements_per_size;  // size label -> element count
+};
+
+struct SizeDecl {
+  std::string label;
+  std::map<std::string, std::int64_t> dims;
+  bool validation_only = false;
+};
+
+struct OutputDump {
+  std::string name;
+  std::string file;  // relative to the report's directory
+  std::int64_t count = 0;
+  std::uint8_t poison_byte = 0xFF;
+};
+
+struct RunReport {
+  int index = 0;
+  int size = 0;
+  std::uint64_t seed = 0;
+  std::vector<OutputDump> outputs;
+  std::vector<std::string> inputs_modified;
+};
+
+struct TimingReport {
+  int size = 0;
+  std::string method;  // "cupti" (device-wide activity span) or "events"
+  int runs = 0;
+  double median_ns = 0, q1_ns = 0, q3_ns = 0, min_ns = 0;
+  double event_median_ns = 0;       // CUDA events on the legacy stream, for cross-checking
+  double kernels_per_run = 0;       // median GPU activities per run
+  int repeat_runs = 0;
+  double repeat_median_ns = 0;      // same inputs every run (result-caching probe)
+  int untimed_runs = 0;             // runs whose GPU work escaped the event bracket
+  int foreign_activities = 0;       // GPU work launched outside every timed window
+  std::string untimed_detail;
+  double sm_clock_mhz = 0;          // read, never set
+  double wall_s = 0;
+};
+
+struct DeviceInfo {
+  std::string name;
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
+  std::int64_t l2_bytes = 0;
+  std::int64_t memory_bytes = 0;
+  int driver_version = 0;
+  std::string uuid;
+};
+
+struct HarnessError {
+  std::string kind;  // "", "cuda_error", "launch_error", "harness_error", "lock_timeout"
+  std::string message;
+  int run = -1;      // correctness run index, -1 when not in a run
+  std::string phase; // "setup", "correctness", "timing"
+};
+
+struct HarnessReport {
+  std::string harness;
+  DeviceInfo device;
+  std::vector<SizeDecl> sizes;
+  std::vector<BufferDecl> buffers;
+  std::vector<RunReport> runs;
+  std::vector<TimingReport> timings;
+  std::vector<std::string> notes;
+  HarnessError error;
+  double wall_s = 0;
+};
+
+// JSON round trips. Parsing throws std::runtime_error with the reason.
+std::string plan_to_json(const Plan& plan);
+Plan plan_from_json(const std::string& text);
+std::string report_to_json(const HarnessReport& report);
+HarnessReport report_from_json(const std::string& text);
+
+}  // namespace kernelblaster

@@ -1,0 +1,113 @@
+#include "eval/candidate_build.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+
+#include "common/file_util.h"
+#include "kernelblaster/build_paths.h"
+
+namespace fs = std::filesystem;
+
+namespace kernelblaster {
+
+namespace {
+bool exists(const std::string& p) { return !p.empty() && ::access(p.c_str(), F_OK) == 0; }
+}  // namespace
+
+Toolchain find_toolchain(const std::string& self_exe) {
+  Toolchain tc;
+  fs::path exe_dir = fs::path(self_exe).parent_path();
+  fs::path installed_lib = exe_dir / ".." / "lib" / "libkernelblaster_harness.a";
+  fs::path installed_inc = exe_dir / ".." / "include";
+  if (exists(installed_lib.string()) && exists((installed_inc / "kernelblaster" / "harness.h").string())) {
+    tc.harness_lib = fs::weakly_canonical(installed_lib).string();
+    tc.include_dir = fs::weakly_canonical(installed_inc).string();
+  } else {
+    tc.harness_lib = KB_BUILD_HARNESS_LIB;
+    tc.include_dir = KB_BUILD_INCLUDE_DIR;
+  }
+  tc.cuda_lib_dir = KB_CUDA_LIB_DIR;
+  if (const char* env = std::getenv("KERNELBLASTER_NVCC"); env && *env) tc.nvcc = env;
+  else if (exists(std::string(KB_CUDA_BIN_DIR) + "/nvcc")) tc.nvcc = std::string(KB_CUDA_BIN_DIR) + "/nvcc";
+  else tc.nvcc = "nvcc";
+  return tc;
+}
+
+CompileSettings settings_from_manifest(const std::string& path) {
+  CompileSettings cs;
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(read_file(path));
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error("manifest " + path + " is not valid JSON: " + e.what());
+  }
+  auto strings = [&](const char* key) {
+    std::vector<std::string> out;
+    if (!j.contains(key)) return out;
+    if (!j[key].is_array()) throw std::runtime_error("manifest " + path + ": '" + key + "' must be a list of strings");
+    for (const auto& v : j[key]) {
+      if (!v.is_string()) throw std::runtime_error("manifest " + path + ": '" + key + "' must be a list of strings");
+      if (!v.get<std::string>().empty()) out.push_back(v.get<std::string>());
+    }
+    return out;
+  };
+  if (j.contains("arch")) {
+    if (!j["arch"].is_string()) throw std::runtime_error("manifest " + path + ": 'arch' must be a string");
+    cs.arch = j["arch"].get<std::string>();
+  }
+  cs.include_dirs = strings("include_dirs");
+  cs.definitions = strings("definitions");
+  cs.flags = strings("flags");
+  return cs;
+}
+
+std::vector<std::string> harness_build_command(const Toolchain& tc, const CompileSettings& cs,
+                                               const std::string& harness, const std::string& kernel_source,
+                                               const std::string& output) {
+  std::vector<std::string> cmd = {tc.nvcc, "-std=c++17", "-O3", "-lineinfo"};
+  if (!cs.arch.empty()) cmd.push_back("-arch=" + cs.arch);
+  cmd.push_back("-I" + tc.include_dir);
+  // A candidate lives elsewhere than the original but includes its neighbours:
+  // the original's directory comes through cs.include_dirs.
+  for (const auto& d : cs.include_dirs) cmd.push_back("-I" + d);
+  for (const auto& d : cs.definitions) cmd.push_back("-D" + d);
+  for (const auto& f : cs.flags) cmd.push_back(f);
+  cmd.insert(cmd.end(), {harness, kernel_source, tc.harness_lib, "-L" + tc.cuda_lib_dir, "-lcupti", "-ldl",
+                         "-Xlinker", "-rpath=" + tc.cuda_lib_dir, "-o", output});
+  return cmd;
+}
+
+std::string first_error_line(const std::string& out) {
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);)
+    if (line.find("error") != std::string::npos) return line;
+  ProcessResult tail;
+  tail.output = out;
+  return tail.output_tail(1);
+}
+
+BuildOutcome build_harness(const Toolchain& tc, const CompileSettings& cs, const std::string& harness,
+                           const std::string& kernel_source, const std::string& scratch_dir, double timeout_s) {
+  BuildOutcome b;
+  fs::create_directories(scratch_dir);
+  b.binary = (fs::path(scratch_dir) / "harness").string();
+  ProcessOptions opt;
+  opt.timeout_s = timeout_s;
+  opt.cwd = scratch_dir;  // nvcc's temporaries stay in the candidate's own directory
+  opt.extra_env["TMPDIR"] = scratch_dir;
+  ProcessResult r = run_process(harness_build_command(tc, cs, fs::absolute(harness).string(),
+                                                      fs::absolute(kernel_source).string(), b.binary),
+                                opt);
+  b.seconds = r.seconds;
+  b.log = r.output;
+  b.ok = r.ok() && exists(b.binary);
+  if (!b.ok) b.first_error = r.timed_out ? "nvcc " + r.how_it_ended() : first_error_line(r.output);
+  return b;
+}
+
+}  // namespace kernelblaster

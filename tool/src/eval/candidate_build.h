@@ -1,0 +1,56 @@
+// Building a harness program against one kernel source (the reference or a
+// candidate) with nvcc, in a scratch directory of its own.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/subprocess.h"
+
+namespace kernelblaster {
+
+// Where nvcc, the harness headers and the harness runtime are.
+struct Toolchain {
+  std::string nvcc;
+  std::string include_dir;   // holds kernelblaster/harness.h
+  std::string harness_lib;   // libkernelblaster_harness.a
+  std::string cuda_lib_dir;  // libcupti.so, libcudart.so
+};
+
+// Finds the toolchain of this tool: the installed layout next to `self_exe`
+// (../include, ../lib) first, else the build tree it was built in. nvcc comes
+// from KERNELBLASTER_NVCC, the CUDA toolkit this tool was built with, or PATH.
+Toolchain find_toolchain(const std::string& self_exe);
+
+// Compiler settings of a target, from the command line or a manifest.
+struct CompileSettings {
+  std::string arch;                      // e.g. "sm_90"; empty: nvcc's default
+  std::vector<std::string> include_dirs;
+  std::vector<std::string> definitions;  // NAME or NAME=VALUE
+  std::vector<std::string> flags;        // extra nvcc flags
+};
+
+// Reads {"arch", "include_dirs", "definitions", "flags"} from a manifest
+// file; throws std::runtime_error with the reason.
+CompileSettings settings_from_manifest(const std::string& path);
+
+// The nvcc command that links `harness` with `kernel_source` into `output`.
+std::vector<std::string> harness_build_command(const Toolchain& tc, const CompileSettings& cs,
+                                               const std::string& harness, const std::string& kernel_source,
+                                               const std::string& output);
+
+struct BuildOutcome {
+  bool ok = false;
+  std::string binary;
+  std::string log;         // compiler output
+  std::string first_error; // the first line that says "error", for one-line reports
+  double seconds = 0;
+};
+
+BuildOutcome build_harness(const Toolchain& tc, const CompileSettings& cs, const std::string& harness,
+                           const std::string& kernel_source, const std::string& scratch_dir, double timeout_s);
+
+// The first compiler line that reports an error, or the output's tail.
+std::string first_error_line(const std::string& compiler_output);
+
+}  // namespace kernelblaster

@@ -1,0 +1,43 @@
+// The comparison math of "verified": a candidate's output against the
+// reference's, element by element and as a whole. Host-only, unit-tested.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/protocol.h"
+#include "eval/result.h"
+
+namespace kernelblaster {
+
+enum class ElementType { f32, f64, f16, bf16, i8, u8, i16, i32, u32, i64 };
+
+// Parses "f32", "bf16", ...; false for an unknown name.
+bool element_type_from_name(const std::string& name, ElementType* out);
+std::size_t element_bytes(ElementType t);
+bool is_floating(ElementType t);
+// IEEE half and bfloat16 to float, done here so the tool needs no CUDA headers.
+float half_to_float(std::uint16_t h);
+float bfloat16_to_float(std::uint16_t b);
+double element_value(ElementType t, const unsigned char* p);
+
+struct OutputView {
+  ElementType type = ElementType::f32;
+  const unsigned char* data = nullptr;
+  std::int64_t count = 0;
+};
+
+// Compares `candidate` to `reference` (same type and count). Elements whose
+// bytes all equal `poison_byte` while the reference's do not are counted as
+// unwritten. NaN and Inf pass only where the reference has the same.
+OutputError compare_output(const std::string& name, const OutputView& reference, const OutputView& candidate,
+                           const ToleranceSpec& tol, std::uint8_t poison_byte);
+
+// Whether an error report is within tolerance.
+bool within_tolerance(const OutputError& e, const ToleranceSpec& tol);
+
+// Close to the reference but outside tolerance: the signature of a
+// computation done in lower precision than declared.
+bool merely_inaccurate(const OutputError& e, const ToleranceSpec& tol);
+
+}  // namespace kernelblaster

@@ -1,0 +1,45 @@
+// One evaluation: build the reference and the candidate, run each in its own
+// process on the same plan, judge correctness and timing, and re-verify an
+// implausible speedup before believing it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "eval/candidate_build.h"
+#include "eval/gpu_probe.h"
+#include "eval/result.h"
+
+namespace kernelblaster {
+
+struct EvalRequest {
+  std::string source;     // the original kernel source: the reference
+  std::string candidate;  // empty: the source against itself
+  std::string harness;    // native harness source
+  CompileSettings compile;
+  int seeds = 3;                       // fresh seeds per size (at least 3)
+  std::uint64_t seed_base = 0;         // 0: fresh random seeds
+  double run_timeout_s = 60;           // per harness process
+  double build_timeout_s = 300;        // per nvcc
+  double budget_ms = 300;              // timed runs per size
+  bool timing = true;
+  double implausible_speedup = 20;     // re-verify above this
+  int device = 0;
+  std::string work_dir;                // scratch root; empty: a temporary directory
+  bool keep_work_dir = false;
+  std::string lock_dir;                // per-GPU lock directory
+};
+
+class Evaluator {
+ public:
+  Evaluator(Toolchain toolchain, GpuProbe& probe) : m_toolchain(std::move(toolchain)), m_probe(probe) {}
+  // Never throws for a bad candidate; throws std::runtime_error only for
+  // misuse the caller must report (missing files, unwritable work dir).
+  EvalResult evaluate(const EvalRequest& request);
+
+ private:
+  Toolchain m_toolchain;
+  GpuProbe& m_probe;
+};
+
+}  // namespace kernelblaster

@@ -1,0 +1,36 @@
+#include "eval/plan_builder.h"
+
+#include <random>
+#include <set>
+
+namespace kernelblaster {
+
+std::vector<RunRequest> correctness_runs(const std::vector<SizeDecl>& sizes, const std::vector<std::uint64_t>& seeds,
+                                         bool include_validation_sizes) {
+  std::vector<int> order;
+  for (std::size_t i = 0; i < sizes.size(); ++i)
+    if (include_validation_sizes || !sizes[i].validation_only) order.push_back(static_cast<int>(i));
+  std::vector<RunRequest> runs;
+  for (int s : order)
+    for (std::uint64_t seed : seeds) runs.push_back({s, seed});
+  if (!seeds.empty())
+    for (auto it = order.rbegin(); it != order.rend(); ++it) runs.push_back({*it, seeds.front()});
+  return runs;
+}
+
+std::vector<std::uint64_t> make_seeds(int count, std::uint64_t base) {
+  std::vector<std::uint64_t> seeds;
+  if (base != 0) {
+    for (int i = 0; i < count; ++i) seeds.push_back(base + static_cast<std::uint64_t>(i));
+    return seeds;
+  }
+  std::random_device rd;
+  std::set<std::uint64_t> seen;
+  while (static_cast<int>(seeds.size()) < count) {
+    std::uint64_t s = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+    if (s != 0 && seen.insert(s).second) seeds.push_back(s);
+  }
+  return seeds;
+}
+
+}  // namespace kernelblaster

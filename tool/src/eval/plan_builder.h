@@ -1,0 +1,19 @@
+// The order of correctness runs: every timed size with each fresh seed, then
+// the sizes again in reverse with the first seed, so answers that depend on
+// earlier calls (cached by pointer, stale state, races) show up.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "common/protocol.h"
+
+namespace kernelblaster {
+
+std::vector<RunRequest> correctness_runs(const std::vector<SizeDecl>& sizes, const std::vector<std::uint64_t>& seeds,
+                                         bool include_validation_sizes);
+
+// `count` distinct non-zero seeds from `base`, or fresh random ones when base is 0.
+std::vector<std::uint64_t> make_seeds(int count, std::uint64_t base);
+
+}  // namespace kernelblaster

@@ -1,0 +1,88 @@
+#include "eval/result.h"
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+namespace kernelblaster {
+namespace {
+constexpr std::pair<Status, const char*> kNames[] = {
+    {Status::ok, "ok"},
+    {Status::compile_failed, "compile_failed"},
+    {Status::launch_failed, "launch_failed"},
+    {Status::crashed, "crashed"},
+    {Status::timed_out, "timed_out"},
+    {Status::wrong_result, "wrong_result"},
+    {Status::inaccurate, "inaccurate"},
+    {Status::unwritten_output, "unwritten_output"},
+    {Status::input_modified, "input_modified"},
+    {Status::nondeterministic, "nondeterministic"},
+    {Status::cached_result, "cached_result"},
+    {Status::untimed_work, "untimed_work"},
+    {Status::harness_error, "harness_error"},
+    {Status::reference_failed, "reference_failed"},
+    {Status::no_gpu, "no_gpu"},
+};
+}  // namespace
+
+const char* status_name(Status s) {
+  for (const auto& [status, name] : kNames)
+    if (status == s) return name;
+  return "unknown";
+}
+
+bool status_from_name(const std::string& name, Status* out) {
+  for (const auto& [status, n] : kNames)
+    if (name == n) {
+      *out = status;
+      return true;
+    }
+  return false;
+}
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(OutputError, output, rel_l2, max_abs, worst_excess, mismatched,
+                                   nonfinite_mismatch, unwritten, first_bad)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunCheck, run, size, seed, passed, errors, inputs_modified)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SizeTiming, size, method, runs, median_us, q1_us, q3_us, min_us, event_median_us,
+                                   kernels_per_run, repeat_median_us, sm_clock_mhz, reference_median_us, speedup)
+
+std::string result_to_json(const EvalResult& r) {
+  nlohmann::json j;
+  j["status"] = status_name(r.status);
+  j["accepted"] = r.status == Status::ok;
+  j["detail"] = r.detail;
+  j["speedup"] = r.speedup;
+  j["reverified"] = r.reverified;
+  j["device"] = r.device;
+  j["timing"] = r.timing;
+  j["checks"] = r.checks;
+  j["notes"] = r.notes;
+  j["eval_seconds"] = r.eval_seconds;
+  j["compile_seconds"] = r.compile_seconds;
+  return j.dump(2);
+}
+
+std::string result_to_text(const EvalResult& r) {
+  std::string out = std::string("status: ") + status_name(r.status);
+  if (!r.detail.empty()) out += " (" + r.detail + ")";
+  out += "\n";
+  int passed = 0;
+  for (const RunCheck& c : r.checks) passed += c.passed;
+  if (!r.checks.empty())
+    out += "correctness: " + std::to_string(passed) + "/" + std::to_string(r.checks.size()) + " runs within tolerance\n";
+  char line[256];
+  for (const SizeTiming& t : r.timing) {
+    std::snprintf(line, sizeof line, "%-12s %10.2f us (IQR %.2f us, %d runs, %s) vs reference %10.2f us: %.3fx\n",
+                  t.size.c_str(), t.median_us, t.q3_us - t.q1_us, t.runs, t.method.c_str(), t.reference_median_us,
+                  t.speedup);
+    out += line;
+  }
+  if (r.speedup > 0) {
+    std::snprintf(line, sizeof line, "speedup: %.3fx%s\n", r.speedup, r.reverified ? " (re-verified)" : "");
+    out += line;
+  }
+  for (const std::string& n : r.notes) out += "note: " + n + "\n";
+  if (!r.device.empty()) out += "device: " + r.device + "\n";
+  return out;
+}
+
+}  // namespace kernelblaster

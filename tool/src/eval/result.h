@@ -1,0 +1,82 @@
+// What an evaluation concludes about a candidate. A failed candidate is a
+// result, never an exception (KTT's ResultStatus habit).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace kernelblaster {
+
+enum class Status {
+  ok,
+  compile_failed,      // nvcc rejected the candidate
+  launch_failed,       // bad launch configuration, too many resources, no image for this GPU
+  crashed,             // the process died (signal, illegal address, abort)
+  timed_out,           // the process ran past its deadline and was killed
+  wrong_result,        // outputs differ from the reference beyond tolerance
+  inaccurate,          // close to the reference but outside tolerance (lowered precision)
+  unwritten_output,    // some output elements kept the poison the runtime wrote
+  input_modified,      // an input's checksum changed across the run
+  nondeterministic,    // the same seed gave different answers
+  cached_result,       // answers or timing depend on earlier calls, not on the inputs
+  untimed_work,        // GPU work escaped the timed region (other stream or thread)
+  harness_error,       // the harness itself is misused (wrong dtype, unknown buffer)
+  reference_failed,    // the original source failed: nothing to compare against
+  no_gpu,              // nothing could run here
+};
+
+const char* status_name(Status s);
+// Parses a name back; returns false for an unknown name.
+bool status_from_name(const std::string& name, Status* out);
+
+struct OutputError {
+  std::string output;
+  double rel_l2 = 0;
+  double max_abs = 0;
+  double worst_excess = 0;     // max over elements of |d| / (atol*scale + rtol*|ref|)
+  long long mismatched = 0;    // elements outside the elementwise tolerance
+  long long nonfinite_mismatch = 0;
+  long long unwritten = 0;
+  long long first_bad = -1;
+};
+
+struct RunCheck {
+  int run = 0;
+  std::string size;
+  unsigned long long seed = 0;
+  bool passed = true;
+  std::vector<OutputError> errors;
+  std::vector<std::string> inputs_modified;
+};
+
+struct SizeTiming {
+  std::string size;
+  std::string method;        // "cupti" or "events"
+  int runs = 0;
+  double median_us = 0, q1_us = 0, q3_us = 0, min_us = 0;
+  double event_median_us = 0;
+  double kernels_per_run = 0;
+  double repeat_median_us = 0;
+  double sm_clock_mhz = 0;
+  double reference_median_us = 0;
+  double speedup = 0;        // reference median / candidate median
+};
+
+struct EvalResult {
+  Status status = Status::ok;
+  std::string detail;        // one line: what was caught, where
+  std::vector<RunCheck> checks;
+  std::vector<SizeTiming> timing;
+  double speedup = 0;        // geometric mean over timed sizes; 0 when not measured
+  bool reverified = false;   // an implausible speedup was checked again
+  std::string device;
+  std::vector<std::string> notes;
+  double eval_seconds = 0;   // compile excluded
+  double compile_seconds = 0;
+};
+
+std::string result_to_json(const EvalResult& r);
+// Human-readable summary, a few lines.
+std::string result_to_text(const EvalResult& r);
+
+}  // namespace kernelblaster

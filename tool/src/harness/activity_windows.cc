@@ -1,0 +1,58 @@
+#include "harness/activity_windows.h"
+
+#include <algorithm>
+
+namespace kernelblaster {
+
+bool escapes_event_bracket(double span_ns, double event_ns) {
+  // cudaEventElapsedTime resolves about 0.5 us; 1.5 us plus 5% keeps honest
+  // runs clear of the line while a few microseconds of hidden work is not.
+  return span_ns > event_ns * 1.05 + 1500.0;
+}
+
+Attribution attribute_activity(const std::vector<TimedWindow>& windows, const std::vector<GpuActivity>& gpu,
+                               const std::unordered_map<std::uint32_t, ApiCall>& api,
+                               std::uint32_t runtime_thread) {
+  Attribution out;
+  out.windows.resize(windows.size());
+  std::vector<std::uint64_t> first(windows.size(), UINT64_MAX), last(windows.size(), 0);
+
+  // Windows are disjoint and in time order: binary search by begin.
+  auto window_of = [&](std::uint64_t t) -> int {
+    auto it = std::upper_bound(windows.begin(), windows.end(), t,
+                               [](std::uint64_t v, const TimedWindow& w) { return v < w.begin; });
+    if (it == windows.begin()) return -1;
+    --it;
+    return t <= it->end ? static_cast<int>(it - windows.begin()) : -1;
+  };
+
+  for (const GpuActivity& a : gpu) {
+    if (a.start == 0 || a.end == 0) continue;  // CUPTI could not time it
+    auto call = api.find(a.correlation);
+    int w = -1;
+    if (call != api.end()) {
+      w = window_of(call->second.start);
+      if (w < 0 && call->second.thread == runtime_thread) continue;  // the runtime's own work
+    } else {
+      w = window_of(a.start);  // no API record (e.g. device-side launch): place it by device time
+      if (w < 0) continue;
+    }
+    if (w < 0) {
+      if (out.foreign++ == 0)
+        out.first_foreign = "GPU work launched by another thread outside the timed region (correlation " +
+                            std::to_string(a.correlation) + ")";
+      continue;
+    }
+    first[w] = std::min(first[w], a.start);
+    last[w] = std::max(last[w], a.end);
+    out.windows[w].activities++;
+  }
+  for (std::size_t w = 0; w < windows.size(); ++w) {
+    if (out.windows[w].activities == 0) continue;
+    out.windows[w].span_ns = static_cast<double>(last[w] - first[w]);
+    out.windows[w].escaped_events = escapes_event_bracket(out.windows[w].span_ns, windows[w].event_ns);
+  }
+  return out;
+}
+
+}  // namespace kernelblaster

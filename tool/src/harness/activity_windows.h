@@ -1,0 +1,58 @@
+// Attribution of GPU activity to timed runs. Pure logic over timestamps, so
+// it is unit-tested without a GPU; activity_tracer.cc feeds it CUPTI records.
+//
+// A timed run is a host window [begin, end]: the device is idle at `begin`,
+// the launcher is called, and `end` is taken after a device-wide synchronize.
+// A GPU activity (kernel, memcpy, memset) belongs to the run whose window
+// holds the host time of the API call that started it. Its device-wide time
+// is first start to last end over those activities. Work the launcher leaves
+// to another thread after the window, or that escapes the CUDA-event bracket
+// on the legacy stream (a non-blocking stream nobody joins), is reported.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace kernelblaster {
+
+struct GpuActivity {
+  std::uint64_t start = 0, end = 0;  // device timestamps (ns, CUPTI clock)
+  std::uint32_t correlation = 0;
+};
+
+struct ApiCall {
+  std::uint64_t start = 0, end = 0;  // host timestamps (ns, CUPTI clock)
+  std::uint32_t thread = 0;
+};
+
+struct TimedWindow {
+  std::uint64_t begin = 0, end = 0;  // host timestamps (ns, CUPTI clock)
+  double event_ns = 0;               // CUDA-event time of the same run
+};
+
+struct WindowTiming {
+  double span_ns = 0;   // first activity start to last activity end; 0 when no activity
+  int activities = 0;
+  bool escaped_events = false;  // device span exceeds the event bracket
+};
+
+struct Attribution {
+  std::vector<WindowTiming> windows;
+  int foreign = 0;          // activities launched outside every window by another thread
+  std::string first_foreign;
+};
+
+// `runtime_thread` is the thread that runs the harness: its calls outside
+// windows are the runtime's own work (generation, poisoning, flush).
+Attribution attribute_activity(const std::vector<TimedWindow>& windows, const std::vector<GpuActivity>& gpu,
+                               const std::unordered_map<std::uint32_t, ApiCall>& api,
+                               std::uint32_t runtime_thread);
+
+// Whether a device span is larger than its event bracket allows: events on
+// the legacy stream include every joined stream, so an honest run has
+// span <= events plus timer granularity.
+bool escapes_event_bracket(double span_ns, double event_ns);
+
+}  // namespace kernelblaster

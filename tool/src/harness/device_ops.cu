@@ -1,0 +1,120 @@
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "harness/device_ops.h"
+
+namespace kernelblaster {
+namespace {
+
+__host__ __device__ inline std::uint64_t mix64(std::uint64_t z) {
+  z += 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+// Uniform in (0, 1): never 0, so log() in Box-Muller stays finite.
+__device__ inline double unit(std::uint64_t bits) { return ((bits >> 11) + 0.5) * (1.0 / 9007199254740992.0); }
+
+__device__ inline double draw(const Distribution& d, std::uint64_t key, std::int64_t i) {
+  std::uint64_t h = mix64(key ^ mix64(static_cast<std::uint64_t>(i)));
+  switch (d.kind) {
+    case Distribution::Kind::uniform:
+      return d.a + (d.b - d.a) * unit(h);
+    case Distribution::Kind::normal: {
+      double u1 = unit(h), u2 = unit(mix64(h));
+      return d.a + d.b * sqrt(-2.0 * log(u1)) * cospi(2.0 * u2);
+    }
+    case Distribution::Kind::integers: {
+      double span = floor(d.b) - ceil(d.a) + 1.0;
+      return ceil(d.a) + floor(unit(h) * span);
+    }
+    case Distribution::Kind::constant:
+      return d.a;
+  }
+  return 0.0;
+}
+
+template <class T>
+__device__ inline T convert(double v) { return static_cast<T>(v); }
+template <>
+__device__ inline __half convert<__half>(double v) { return __double2half(v); }
+template <>
+__device__ inline __nv_bfloat16 convert<__nv_bfloat16>(double v) { return __double2bfloat16(v); }
+
+template <class T>
+__global__ void generate_kernel(T* out, std::int64_t n, Distribution d, std::uint64_t key) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+    out[i] = convert<T>(draw(d, key, i));
+}
+
+__global__ void checksum_kernel(const unsigned char* p, std::size_t bytes, unsigned long long* sum) {
+  unsigned long long local = 0;
+  std::size_t words = bytes / 8;
+  const unsigned long long* w = reinterpret_cast<const unsigned long long*>(p);
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < words;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    local += mix64(w[i] ^ mix64(i));
+  if (blockIdx.x == 0 && threadIdx.x == 0)
+    for (std::size_t i = words * 8; i < bytes; ++i) local += mix64(p[i] ^ mix64(i + 0x100000000ull));
+  atomicAdd(sum, local);
+}
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
+}
+
+int grid_for(std::int64_t n) {
+  std::int64_t blocks = (n + 255) / 256;
+  return static_cast<int>(blocks < 4096 ? (blocks > 0 ? blocks : 1) : 4096);
+}
+
+template <class T>
+void launch_generate(void* p, std::int64_t n, const Distribution& d, std::uint64_t key) {
+  generate_kernel<T><<<grid_for(n), 256>>>(static_cast<T*>(p), n, d, key);
+}
+
+}  // namespace
+
+std::uint64_t stream_id_of(const char* name) {
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a
+  for (const char* c = name; *c; ++c) h = (h ^ static_cast<unsigned char>(*c)) * 1099511628211ull;
+  return h;
+}
+
+void generate_on_device(void* p, DType dtype, std::int64_t n, const Distribution& d, std::uint64_t seed,
+                        std::uint64_t stream_id) {
+  std::uint64_t key = mix64(seed) ^ stream_id;
+  switch (dtype) {
+    case DType::f32: launch_generate<float>(p, n, d, key); break;
+    case DType::f64: launch_generate<double>(p, n, d, key); break;
+    case DType::f16: launch_generate<__half>(p, n, d, key); break;
+    case DType::bf16: launch_generate<__nv_bfloat16>(p, n, d, key); break;
+    case DType::i8: launch_generate<signed char>(p, n, d, key); break;
+    case DType::u8: launch_generate<unsigned char>(p, n, d, key); break;
+    case DType::i16: launch_generate<short>(p, n, d, key); break;
+    case DType::i32: launch_generate<int>(p, n, d, key); break;
+    case DType::u32: launch_generate<unsigned>(p, n, d, key); break;
+    case DType::i64: launch_generate<long long>(p, n, d, key); break;
+  }
+  check(cudaGetLastError(), "input generation launch");
+}
+
+std::uint64_t checksum_on_device(const void* p, std::size_t bytes) {
+  static unsigned long long* sum = nullptr;
+  if (!sum) check(cudaMalloc(&sum, sizeof(*sum)), "checksum buffer");
+  check(cudaMemset(sum, 0, sizeof(*sum)), "checksum reset");
+  checksum_kernel<<<grid_for(static_cast<std::int64_t>(bytes / 8)), 256>>>(static_cast<const unsigned char*>(p),
+                                                                          bytes, sum);
+  check(cudaGetLastError(), "checksum launch");
+  unsigned long long host = 0;
+  check(cudaMemcpy(&host, sum, sizeof(host), cudaMemcpyDeviceToHost), "checksum read");
+  return host ^ bytes;
+}
+
+}  // namespace kernelblaster

@@ -1,0 +1,21 @@
+// The runtime's own GPU work: seeded input generation, input checksums and
+// the L2 flush. All of it runs outside the timed windows.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernelblaster/harness.h"
+
+namespace kernelblaster {
+
+// Fills `count` elements of `dtype` at `device_ptr` from `dist`. Each value is
+// a pure function of (seed, stream_id, index).
+void generate_on_device(void* device_ptr, DType dtype, std::int64_t count, const Distribution& dist,
+                        std::uint64_t seed, std::uint64_t stream_id);
+// An order-independent 64-bit fingerprint of `bytes` bytes of device memory.
+std::uint64_t checksum_on_device(const void* device_ptr, std::size_t bytes);
+// Name hash used as the generator's stream id, so two buffers never share values.
+std::uint64_t stream_id_of(const char* name);
+
+}  // namespace kernelblaster

@@ -1,0 +1,409 @@
+#include "harness/session.h"
+
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+#include <thread>
+
+#include "common/file_util.h"
+#include "common/stats.h"
+#include "harness/activity_tracer.h"
+#include "harness/device_ops.h"
+#include "harness/gpu_lock.h"
+#include "harness/sm_clock.h"
+
+namespace kernelblaster {
+namespace {
+
+// A CUDA failure inside the session; `launch` marks failures of the
+// candidate's launch (bad configuration, too many resources).
+struct CudaFailure : std::runtime_error {
+  CudaFailure(const std::string& what, bool launch) : std::runtime_error(what), launch(launch) {}
+  bool launch;
+};
+
+bool is_launch_error(cudaError_t e) {
+  return e == cudaErrorLaunchOutOfResources || e == cudaErrorInvalidConfiguration ||
+         e == cudaErrorInvalidDeviceFunction || e == cudaErrorNoKernelImageForDevice ||
+         e == cudaErrorInvalidPtx || e == cudaErrorSharedObjectInitFailed || e == cudaErrorInvalidValue;
+}
+
+void check(cudaError_t e, const std::string& what) {
+  if (e != cudaSuccess)
+    throw CudaFailure(what + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")", is_launch_error(e));
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Device memory of one problem size.
+struct BufferSet {
+  std::vector<void*> ptrs;
+  std::vector<std::int64_t> counts;
+};
+
+class SessionCall final : public Call {
+ public:
+  SessionCall(const Harness::Spec& spec, const SizeSpec& size, const BufferSet& set)
+      : m_spec(spec), m_size(size), m_set(set) {}
+  std::int64_t dim(const std::string& name) const override {
+    auto it = m_size.dims.find(name);
+    if (it == m_size.dims.end()) throw std::invalid_argument("launch asks for unknown dimension '" + name + "'");
+    return it->second;
+  }
+  std::int64_t count(const std::string& buffer) const override { return m_set.counts[index(buffer)]; }
+  const std::string& size_label() const override { return m_size.label; }
+
+ protected:
+  void* pointer(const std::string& name, std::size_t element_size, bool writable) const override {
+    std::size_t i = index(name);
+    const BufferSpec& b = m_spec.buffers[i];
+    if (element_size != dtype_size(b.dtype))
+      throw std::invalid_argument("buffer '" + name + "' is " + dtype_name(b.dtype) + " but was asked for with " +
+                                  std::to_string(element_size) + "-byte elements");
+    if (writable && b.role == BufferRole::input)
+      throw std::invalid_argument("buffer '" + name + "' is an input: use in<T>(), not out<T>()");
+    return m_set.ptrs[i];
+  }
+
+ private:
+  std::size_t index(const std::string& name) const {
+    for (std::size_t i = 0; i < m_spec.buffers.size(); ++i)
+      if (m_spec.buffers[i].name == name) return i;
+    throw std::invalid_argument("launch asks for undeclared buffer '" + name + "'");
+  }
+  const Harness::Spec& m_spec;
+  const SizeSpec& m_size;
+  const BufferSet& m_set;
+};
+
+class Session {
+ public:
+  Session(const Harness::Spec& spec, const Plan& plan, std::string out_dir, HarnessReport& report)
+      : m_spec(spec), m_plan(plan), m_out(std::move(out_dir)), m_report(report) {}
+  ~Session() {
+    for (BufferSet& s : m_sets)
+      for (void* p : s.ptrs) cudaFree(p);
+    if (m_flush) cudaFree(m_flush);
+  }
+
+  void setup() {
+    m_report.error.phase = "setup";
+    check(cudaSetDevice(m_plan.device), "select device " + std::to_string(m_plan.device));
+    if (m_plan.timing.enabled) {
+      std::string why;
+      if (!m_tracer.start(&why)) m_report.notes.push_back(why + "; timing uses CUDA events only");
+    }
+    cudaDeviceProp prop{};
+    check(cudaGetDeviceProperties(&prop, m_plan.device), "device properties");
+    DeviceInfo& d = m_report.device;
+    d.name = prop.name;
+    d.cc_major = prop.major;
+    d.cc_minor = prop.minor;
+    d.sm_count = prop.multiProcessorCount;
+    d.l2_bytes = prop.l2CacheSize;
+    d.memory_bytes = static_cast<std::int64_t>(prop.totalGlobalMem);
+    cudaDriverGetVersion(&d.driver_version);
+    char uuid[64];
+    const unsigned char* u = reinterpret_cast<const unsigned char*>(prop.uuid.bytes);
+    std::snprintf(uuid, sizeof uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
+                  u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+    d.uuid = uuid;
+    if (!m_plan.lock_dir.empty()) {
+      std::string why;
+      if (!m_lock.acquire(m_plan.lock_dir, d.uuid, m_plan.lock_timeout_s, &why)) {
+        m_report.error.kind = "lock_timeout";
+        throw std::runtime_error(why);
+      }
+    }
+    m_sets.resize(m_spec.sizes.size());
+    m_flush_bytes = static_cast<std::size_t>(2 * std::max<std::int64_t>(d.l2_bytes, 1 << 20));
+    check(cudaMalloc(&m_flush, m_flush_bytes), "L2 flush buffer");
+    check(cudaEventCreate(&m_start), "event");
+    check(cudaEventCreate(&m_stop), "event");
+  }
+
+  void correctness() {
+    m_report.error.phase = "correctness";
+    for (std::size_t k = 0; k < m_plan.runs.size(); ++k) {
+      m_report.error.run = static_cast<int>(k);
+      const RunRequest& req = m_plan.runs[k];
+      if (req.size < 0 || req.size >= static_cast<int>(m_spec.sizes.size()))
+        throw std::invalid_argument("plan run " + std::to_string(k) + " names size " + std::to_string(req.size));
+      BufferSet& set = buffers(req.size);
+      std::uint8_t int_poison = (k % 2 == 0) ? 0xFF : 0x5A;
+      prepare(set, req.seed, /*regenerate_inputs=*/true, int_poison, /*flush=*/false);
+      check(cudaDeviceSynchronize(), "input preparation");
+      std::vector<std::uint64_t> before = input_checksums(set);
+      SessionCall call(m_spec, m_spec.sizes[req.size], set);
+      m_spec.launch(call);
+      check(cudaGetLastError(), "kernel launch");
+      check(cudaDeviceSynchronize(), "kernel execution");
+      RunReport run;
+      run.index = static_cast<int>(k);
+      run.size = req.size;
+      run.seed = req.seed;
+      std::vector<std::uint64_t> after = input_checksums(set);
+      for (std::size_t i = 0, j = 0; i < m_spec.buffers.size(); ++i) {
+        if (m_spec.buffers[i].role != BufferRole::input) continue;
+        if (before[j] != after[j]) run.inputs_modified.push_back(m_spec.buffers[i].name);
+        ++j;
+      }
+      for (std::size_t i = 0; i < m_spec.buffers.size(); ++i) {
+        const BufferSpec& b = m_spec.buffers[i];
+        if (!b.compared()) continue;
+        OutputDump dump;
+        dump.name = b.name;
+        dump.count = set.counts[i];
+        dump.poison_byte = dtype_is_float(b.dtype) ? 0xFF : int_poison;
+        dump.file = "run" + std::to_string(k) + "_" + b.name + ".bin";
+        std::string bytes(static_cast<std::size_t>(set.counts[i]) * dtype_size(b.dtype), '\0');
+        check(cudaMemcpy(bytes.data(), set.ptrs[i], bytes.size(), cudaMemcpyDeviceToHost), "output read-back");
+        write_file_atomic(m_out + "/" + dump.file, bytes);
+        run.outputs.push_back(dump);
+      }
+      m_report.runs.push_back(std::move(run));
+    }
+    m_report.error.run = -1;
+  }
+
+  void timing() {
+    if (!m_plan.timing.enabled) return;
+    m_report.error.phase = "timing";
+    std::vector<int> sizes = m_plan.timing.sizes;
+    if (sizes.empty())
+      for (std::size_t i = 0; i < m_spec.sizes.size(); ++i)
+        if (!m_spec.sizes[i].validation_only) sizes.push_back(static_cast<int>(i));
+    for (int s : sizes) {
+      if (s < 0 || s >= static_cast<int>(m_spec.sizes.size()))
+        throw std::invalid_argument("plan times size " + std::to_string(s));
+      m_report.timings.push_back(time_size(s));
+    }
+  }
+
+ private:
+  BufferSet& buffers(int size) {
+    BufferSet& set = m_sets[size];
+    if (!set.ptrs.empty()) return set;
+    for (const BufferSpec& b : m_spec.buffers) {
+      std::int64_t n = element_count(b, m_spec.sizes[size]);
+      void* p = nullptr;
+      check(cudaMalloc(&p, static_cast<std::size_t>(n) * dtype_size(b.dtype)),
+            "allocate '" + b.name + "' (" + std::to_string(n) + " elements)");
+      set.ptrs.push_back(p);
+      set.counts.push_back(n);
+    }
+    return set;
+  }
+
+  // Inputs from `seed`, outputs and workspaces poisoned, optionally the L2
+  // flushed: everything a run needs, all outside any timed window.
+  void prepare(BufferSet& set, std::uint64_t seed, bool regenerate_inputs, std::uint8_t int_poison, bool flush) {
+    for (std::size_t i = 0; i < m_spec.buffers.size(); ++i) {
+      const BufferSpec& b = m_spec.buffers[i];
+      std::size_t bytes = static_cast<std::size_t>(set.counts[i]) * dtype_size(b.dtype);
+      if (b.role == BufferRole::inout || (b.role == BufferRole::input && regenerate_inputs))
+        generate_on_device(set.ptrs[i], b.dtype, set.counts[i], b.dist, seed, stream_id_of(b.name.c_str()));
+      else if (b.role == BufferRole::output || b.role == BufferRole::workspace)
+        check(cudaMemsetAsync(set.ptrs[i], dtype_is_float(b.dtype) ? 0xFF : int_poison, bytes, cudaStreamLegacy),
+              "poison '" + b.name + "'");
+    }
+    if (flush) {
+      ++m_flush_value;
+      check(cudaMemsetAsync(m_flush, m_flush_value, m_flush_bytes, cudaStreamLegacy), "L2 flush");
+    }
+  }
+
+  std::vector<std::uint64_t> input_checksums(const BufferSet& set) {
+    std::vector<std::uint64_t> sums;
+    for (std::size_t i = 0; i < m_spec.buffers.size(); ++i)
+      if (m_spec.buffers[i].role == BufferRole::input)
+        sums.push_back(checksum_on_device(set.ptrs[i], static_cast<std::size_t>(set.counts[i]) *
+                                                           dtype_size(m_spec.buffers[i].dtype)));
+    return sums;
+  }
+
+  // One timed run: the device is idle before; the window closes after a
+  // device-wide synchronize.
+  TimedWindow timed_call(const SessionCall& proto) {
+    SessionCall call = proto;
+    TimedWindow w;
+    w.begin = m_tracer.active() ? m_tracer.now() : 0;
+    check(cudaEventRecord(m_start, cudaStreamLegacy), "event record");
+    m_spec.launch(call);
+    check(cudaGetLastError(), "kernel launch");
+    check(cudaEventRecord(m_stop, cudaStreamLegacy), "event record");
+    check(cudaDeviceSynchronize(), "kernel execution");
+    w.end = m_tracer.active() ? m_tracer.now() : 0;
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, m_start, m_stop), "event time");
+    w.event_ns = ms * 1e6;
+    return w;
+  }
+
+  TimingReport time_size(int size) {
+    const TimingRequest& tr = m_plan.timing;
+    auto t_start = std::chrono::steady_clock::now();
+    BufferSet& set = buffers(size);
+    SessionCall call(m_spec, m_spec.sizes[size], set);
+    std::uint64_t seed = tr.seed + static_cast<std::uint64_t>(size) * 1000003u;
+
+    // Warm-up: caches, clocks and lazy module loading settle; also measures
+    // what one run costs in wall time to size the sample.
+    auto t_warm = std::chrono::steady_clock::now();
+    int warm = 0;
+    while (warm < 3 || seconds_since(t_warm) * 1e3 < tr.warmup_ms) {
+      prepare(set, seed + 0x5000 + warm, true, 0xFF, tr.flush_l2);
+      check(cudaDeviceSynchronize(), "prepare");
+      timed_call(call);
+      if (++warm >= 10000) break;
+    }
+    double per_run_s = seconds_since(t_warm) / warm;
+    int n = static_cast<int>(tr.budget_ms / 1e3 / per_run_s);
+    n = std::max(tr.min_runs, std::min(tr.max_runs, n));
+
+    std::vector<GpuActivity> gpu;
+    std::unordered_map<std::uint32_t, ApiCall> api;
+    if (m_tracer.active()) m_tracer.drain(&gpu, &api);  // discard warm-up records
+
+    std::vector<TimedWindow> windows;
+    windows.reserve(static_cast<std::size_t>(n + tr.repeat_probe_runs));
+    double clock_mhz = 0;
+    for (int i = 0; i < n; ++i) {
+      prepare(set, seed + static_cast<std::uint64_t>(i), true, 0xFF, tr.flush_l2);  // fresh inputs
+      check(cudaDeviceSynchronize(), "prepare");
+      windows.push_back(timed_call(call));
+      if (i == n / 2) clock_mhz = read_sm_clock_mhz(m_report.device.uuid);
+    }
+    // The same inputs again and again: an honest kernel takes as long as on
+    // fresh inputs; one that caches results by input fingerprint does not.
+    for (int i = 0; i < tr.repeat_probe_runs; ++i) {
+      prepare(set, seed + static_cast<std::uint64_t>(n - 1), false, 0xFF, tr.flush_l2);
+      check(cudaDeviceSynchronize(), "prepare");
+      windows.push_back(timed_call(call));
+    }
+    // Give work handed to other threads a moment to surface.
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    check(cudaDeviceSynchronize(), "trailing work");
+
+    TimingReport out;
+    out.size = size;
+    out.runs = n;
+    out.repeat_runs = tr.repeat_probe_runs;
+    out.sm_clock_mhz = clock_mhz;
+    std::vector<double> fresh, repeat, events, counts;
+    if (m_tracer.active()) {
+      m_tracer.drain(&gpu, &api);
+      Attribution attr = attribute_activity(windows, gpu, api, ActivityTracer::current_thread());
+      out.method = "cupti";
+      out.foreign_activities = attr.foreign;
+      if (attr.foreign > 0) out.untimed_detail = attr.first_foreign;
+      for (std::size_t i = 0; i < windows.size(); ++i) {
+        const WindowTiming& w = attr.windows[i];
+        (i < static_cast<std::size_t>(n) ? fresh : repeat).push_back(w.span_ns);
+        if (i < static_cast<std::size_t>(n)) counts.push_back(w.activities);
+        if (w.escaped_events) {
+          if (out.untimed_runs++ == 0 && out.untimed_detail.empty())
+            out.untimed_detail = "run " + std::to_string(i) + ": GPU work took " + std::to_string(w.span_ns / 1e3) +
+                                 " us but the legacy-stream event bracket only " +
+                                 std::to_string(windows[i].event_ns / 1e3) +
+                                 " us (work on a stream that is never joined)";
+        }
+      }
+    } else {
+      out.method = "events";
+      for (std::size_t i = 0; i < windows.size(); ++i)
+        (i < static_cast<std::size_t>(n) ? fresh : repeat).push_back(windows[i].event_ns);
+    }
+    for (int i = 0; i < n; ++i) events.push_back(windows[i].event_ns);
+    Summary f = summarize(fresh);
+    out.median_ns = f.median;
+    out.q1_ns = f.q1;
+    out.q3_ns = f.q3;
+    out.min_ns = f.min;
+    out.event_median_ns = summarize(events).median;
+    out.repeat_median_ns = summarize(repeat).median;
+    out.kernels_per_run = summarize(counts).median;
+    out.wall_s = seconds_since(t_start);
+    return out;
+  }
+
+  const Harness::Spec& m_spec;
+  const Plan& m_plan;
+  std::string m_out;
+  HarnessReport& m_report;
+  ActivityTracer m_tracer;
+  GpuLock m_lock;
+  std::vector<BufferSet> m_sets;
+  void* m_flush = nullptr;
+  std::size_t m_flush_bytes = 0;
+  std::uint8_t m_flush_value = 0;
+  cudaEvent_t m_start = nullptr, m_stop = nullptr;
+};
+
+void write_report(const HarnessReport& report, const std::string& out_dir) {
+  write_file_atomic(out_dir + "/report.json", report_to_json(report));
+}
+
+}  // namespace
+
+HarnessReport describe(const Harness::Spec& spec) {
+  HarnessReport r;
+  r.harness = spec.name;
+  for (const SizeSpec& s : spec.sizes) r.sizes.push_back({s.label, s.dims, s.validation_only});
+  for (const BufferSpec& b : spec.buffers) {
+    BufferDecl d;
+    d.name = b.name;
+    d.dtype = dtype_name(b.dtype);
+    d.role = role_name(b.role);
+    Tolerance t = resolve_tolerance(b.dtype, b.tol);
+    d.tolerance = {t.rel_l2, t.atol, t.rtol};
+    for (const SizeSpec& s : spec.sizes) d.elements_per_size[s.label] = element_count(b, s);
+    r.buffers.push_back(std::move(d));
+  }
+  return r;
+}
+
+int run_plan(const Harness::Spec& spec, const Plan& plan, const std::string& out_dir) {
+  auto t0 = std::chrono::steady_clock::now();
+  HarnessReport report = describe(spec);
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    std::fprintf(stderr, "no CUDA GPU: %s\n", e != cudaSuccess ? cudaGetErrorString(e) : "no device found");
+    return kExitNoGpu;
+  }
+  int code = kExitOk;
+  {
+    Session session(spec, plan, out_dir, report);
+    try {
+      session.setup();
+      session.correctness();
+      session.timing();
+      report.error = {};
+    } catch (const CudaFailure& f) {
+      report.error.kind = f.launch ? "launch_error" : "cuda_error";
+      report.error.message = f.what();
+      code = kExitRunFailed;
+    } catch (const std::exception& x) {
+      if (report.error.kind.empty()) report.error.kind = "harness_error";
+      report.error.message = x.what();
+      code = kExitRunFailed;
+    }
+  }
+  report.wall_s = seconds_since(t0);
+  try {
+    write_report(report, out_dir);
+  } catch (const std::exception& x) {
+    std::fprintf(stderr, "kernelblaster harness: %s\n", x.what());
+    return kExitRunFailed;
+  }
+  if (code != kExitOk) std::fprintf(stderr, "kernelblaster harness: %s\n", report.error.message.c_str());
+  return code;
+}
+
+}  // namespace kernelblaster

@@ -1,0 +1,86 @@
+#include "kernelbench/problem.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace kernelblaster::kernelbench {
+namespace {
+
+bool read_text(const std::string& path, std::string* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  *out = ss.str();
+  return true;
+}
+
+std::string file_label(const std::string& path) { return std::filesystem::path(path).filename().string(); }
+
+}  // namespace
+
+bool parse_driver(const std::string& driver_source, Prototype* launcher, std::string* why) {
+  std::string reason;
+  if (!find_declaration(driver_source, kLauncherName, launcher, &reason)) {
+    if (why) *why = "driver.cpp: " + reason;
+    return false;
+  }
+  if (launcher->return_type != "void") {
+    if (why) *why = "driver.cpp: the launcher returns `" + launcher->return_type + "`, expected void";
+    return false;
+  }
+  return true;
+}
+
+bool load_problem(const std::string& dir, Problem* out, std::string* why) {
+  namespace fs = std::filesystem;
+  Problem p;
+  p.dir = dir;
+  p.name = fs::path(dir).lexically_normal().filename().string();
+  if (p.name.empty()) p.name = fs::path(dir).lexically_normal().parent_path().filename().string();
+  std::string driver_path = (fs::path(dir) / "driver.cpp").string();
+  p.init_path = (fs::path(dir) / "init.cu").string();
+  if (!read_text(driver_path, &p.driver_source)) {
+    if (why) *why = "cannot read " + driver_path + " (a KernelBench problem holds init.cu and driver.cpp)";
+    return false;
+  }
+  if (!fs::exists(p.init_path)) {
+    if (why) *why = "cannot read " + p.init_path + " (a KernelBench problem holds init.cu and driver.cpp)";
+    return false;
+  }
+  if (!parse_driver(p.driver_source, &p.launcher, why)) return false;
+  *out = std::move(p);
+  return true;
+}
+
+bool check_kernel_source(const Prototype& launcher, const std::string& source, const std::string& label,
+                         Prototype* definition, std::string* why) {
+  std::string reason;
+  if (!find_definition(source, launcher.name, definition, &reason)) {
+    if (why) *why = label + ": " + reason + "; the driver calls `" + launcher.signature(launcher.name) + "`";
+    return false;
+  }
+  if (definition->params.size() != launcher.params.size()) {
+    if (why)
+      *why = label + ": `" + launcher.name + "` takes " + std::to_string(definition->params.size()) +
+             " parameters but the driver passes " + std::to_string(launcher.params.size()) + " (`" +
+             launcher.signature(launcher.name) + "`)";
+    return false;
+  }
+  return true;
+}
+
+bool load_kernel_source(const Problem& problem, const std::string& path, KernelSource* out, std::string* why) {
+  KernelSource k;
+  k.path = path;
+  if (!read_text(path, &k.source)) {
+    if (why) *why = "cannot read " + path;
+    return false;
+  }
+  if (!check_kernel_source(problem.launcher, k.source, file_label(path), &k.definition, why)) return false;
+  *out = std::move(k);
+  return true;
+}
+
+}  // namespace kernelblaster::kernelbench

@@ -1,0 +1,41 @@
+// A KernelBench-CUDA problem directory (init.cu + driver.cpp) and the checks
+// that a kernel source fits its driver, with one-line reasons when not.
+#pragma once
+
+#include <string>
+
+#include "kernelbench/prototype.h"
+
+namespace kernelblaster::kernelbench {
+
+struct Problem {
+  std::string dir;
+  std::string name;           // the directory's last component, e.g. "019_ReLU"
+  std::string driver_source;  // driver.cpp as shipped
+  std::string init_path;      // init.cu: the original kernel, the reference
+  Prototype launcher;         // the driver's declaration
+};
+
+// A kernel source (init.cu or a candidate) checked against the driver.
+struct KernelSource {
+  std::string path;
+  std::string source;      // as read
+  Prototype definition;    // its launcher definition
+};
+
+// Reads driver.cpp and finds the launcher prototype. False with `why` set
+// when a file is missing or the driver declares no launcher.
+bool load_problem(const std::string& dir, Problem* out, std::string* why);
+
+// Pure text form of load_problem's parsing step, for tests.
+bool parse_driver(const std::string& driver_source, Prototype* launcher, std::string* why);
+
+// Whether `source` defines the launcher the driver declares, with as many
+// parameters. `label` names the file in messages ("candidate.cu").
+bool check_kernel_source(const Prototype& launcher, const std::string& source, const std::string& label,
+                         Prototype* definition, std::string* why);
+
+// Reads `path` and checks it; false with `why` on a read error too.
+bool load_kernel_source(const Problem& problem, const std::string& path, KernelSource* out, std::string* why);
+
+}  // namespace kernelblaster::kernelbench

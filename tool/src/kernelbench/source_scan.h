@@ -1,0 +1,31 @@
+// Lexical helpers over C++/CUDA source text. KernelBench problems are plain
+// files, and the tool only needs to find one function and a few calls, so a
+// masked text scan is enough; a real parser would pull in a compiler.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace kernelblaster::kernelbench {
+
+// The text with comments, string and character literals replaced by spaces
+// (newlines kept), so positions match the original and nothing inside a
+// comment or a string is ever mistaken for code.
+std::string mask_comments_and_strings(const std::string& text);
+
+// Positions of `word` as a whole identifier in `masked` text.
+std::vector<std::size_t> find_identifier(const std::string& masked, const std::string& word);
+
+// Index of the bracket closing the one at `open` ('(' or '{'), or npos.
+std::size_t matching_close(const std::string& masked, std::size_t open);
+
+// Next position at or after `pos` that is not whitespace, or npos.
+std::size_t skip_space(const std::string& masked, std::size_t pos);
+
+// `text` with runs of whitespace collapsed to one space and trimmed.
+std::string collapse_space(const std::string& text);
+
+bool is_identifier_char(char c);
+
+}  // namespace kernelblaster::kernelbench
