@@ -102,6 +102,8 @@ EvalResult Evaluator::evaluate(const EvalRequest& req) {
 
   CompileSettings cs = req.compile;
   if (cs.arch.empty()) cs.arch = gpu.arch;
+  // nvcc runs inside each scratch directory: every path must be absolute.
+  for (std::string& d : cs.include_dirs) d = fs::absolute(d).string();
   cs.include_dirs.push_back(fs::absolute(req.source).parent_path().string());
 
   std::string work = req.work_dir;

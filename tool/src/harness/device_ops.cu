@@ -6,16 +6,10 @@
 #include <string>
 
 #include "harness/device_ops.h"
+#include "harness/fingerprint.h"
 
 namespace kernelblaster {
 namespace {
-
-__host__ __device__ inline std::uint64_t mix64(std::uint64_t z) {
-  z += 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
 
 // Uniform in (0, 1): never 0, so log() in Box-Muller stays finite.
 __device__ inline double unit(std::uint64_t bits) { return ((bits >> 11) + 0.5) * (1.0 / 9007199254740992.0); }
@@ -59,9 +53,9 @@ __global__ void checksum_kernel(const unsigned char* p, std::size_t bytes, unsig
   const unsigned long long* w = reinterpret_cast<const unsigned long long*>(p);
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < words;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
-    local += mix64(w[i] ^ mix64(i));
+    local += fingerprint_word(w[i], i);
   if (blockIdx.x == 0 && threadIdx.x == 0)
-    for (std::size_t i = words * 8; i < bytes; ++i) local += mix64(p[i] ^ mix64(i + 0x100000000ull));
+    for (std::size_t i = words * 8; i < bytes; ++i) local += fingerprint_tail_byte(p[i], i);
   atomicAdd(sum, local);
 }
 

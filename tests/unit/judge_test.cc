@@ -1,0 +1,228 @@
+#include "eval/judge.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <vector>
+
+#include "common/file_util.h"
+
+namespace fs = std::filesystem;
+
+namespace kernelblaster {
+namespace {
+
+// Builds a reference and a candidate report with dumps on disk, as two
+// harness processes would have left them.
+class JudgeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    m_root = fs::temp_directory_path() / ("kb-judge-" + std::to_string(::getpid()) + "-" +
+                                          ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(m_root / "ref");
+    fs::create_directories(m_root / "cand");
+    for (HarnessReport* r : {&m_ref, &m_cand}) {
+      r->harness = "t";
+      r->sizes = {{"s", {{"n", 4}}, false}};
+      BufferDecl y;
+      y.name = "y";
+      y.dtype = "f32";
+      y.role = "output";
+      y.tolerance = {1e-5, 1e-5, 1e-4};
+      r->buffers = {y};
+    }
+  }
+  void TearDown() override { fs::remove_all(m_root); }
+
+  static std::vector<float> answer(std::uint64_t seed) {
+    return {1.0f * seed, 2.0f * seed + 1, 3.0f, 4.0f + seed};
+  }
+  void add_run(HarnessReport& r, const std::string& dir, std::uint64_t seed, const std::vector<float>& y,
+               std::vector<std::string> modified = {}) {
+    RunReport run;
+    run.index = static_cast<int>(r.runs.size());
+    run.size = 0;
+    run.seed = seed;
+    OutputDump d{"y", "run" + std::to_string(run.index) + "_y.bin", static_cast<std::int64_t>(y.size()), 0xFF};
+    write_file_atomic((m_root / dir / d.file).string(),
+                      std::string(reinterpret_cast<const char*>(y.data()), y.size() * sizeof(float)));
+    run.outputs = {d};
+    run.inputs_modified = std::move(modified);
+    r.runs.push_back(run);
+  }
+  // The standard plan: seeds 1, 2, 3, then 1 again.
+  void reference() {
+    for (std::uint64_t s : {1, 2, 3, 1}) add_run(m_ref, "ref", s, answer(s));
+  }
+  Verdict judge() {
+    m_checks.clear();
+    return judge_correctness(m_ref, (m_root / "ref").string(), m_cand, (m_root / "cand").string(), &m_checks);
+  }
+  static float poison() {
+    float f;
+    std::uint32_t bits = 0xFFFFFFFF;
+    std::memcpy(&f, &bits, 4);
+    return f;
+  }
+
+  fs::path m_root;
+  HarnessReport m_ref, m_cand;
+  std::vector<RunCheck> m_checks;
+};
+
+TEST_F(JudgeTest, HonestCandidatePasses) {
+  reference();
+  for (std::uint64_t s : {1, 2, 3, 1}) add_run(m_cand, "cand", s, answer(s));
+  Verdict v = judge();
+  EXPECT_EQ(v.status, Status::ok) << v.detail;
+  ASSERT_EQ(m_checks.size(), 4u);
+  EXPECT_TRUE(m_checks[3].passed);
+}
+
+TEST_F(JudgeTest, UnwrittenElements) {
+  reference();
+  for (std::uint64_t s : {1, 2, 3, 1}) {
+    auto y = answer(s);
+    y[3] = poison();
+    add_run(m_cand, "cand", s, y);
+  }
+  Verdict v = judge();
+  EXPECT_EQ(v.status, Status::unwritten_output);
+  EXPECT_NE(v.detail.find("1 unwritten"), std::string::npos) << v.detail;
+}
+
+TEST_F(JudgeTest, ModifiedInputWinsOverEverything) {
+  reference();
+  add_run(m_cand, "cand", 1, answer(1));
+  add_run(m_cand, "cand", 2, answer(2), {"x"});
+  add_run(m_cand, "cand", 3, {0, 0, 0, 0});
+  add_run(m_cand, "cand", 1, answer(1));
+  Verdict v = judge();
+  EXPECT_EQ(v.status, Status::input_modified);
+  EXPECT_NE(v.detail.find("'x'"), std::string::npos);
+}
+
+TEST_F(JudgeTest, AnswerOfAnEarlierCallIsACachedResult) {
+  reference();
+  add_run(m_cand, "cand", 1, answer(1));
+  add_run(m_cand, "cand", 2, answer(1));  // same pointers, stale answer
+  add_run(m_cand, "cand", 3, answer(1));
+  add_run(m_cand, "cand", 1, answer(1));
+  Verdict v = judge();
+  EXPECT_EQ(v.status, Status::cached_result) << v.detail;
+}
+
+TEST_F(JudgeTest, NothingWrittenOnALaterCallIsACachedResult) {
+  reference();
+  add_run(m_cand, "cand", 1, answer(1));
+  std::vector<float> untouched(4, poison());
+  add_run(m_cand, "cand", 2, untouched);
+  add_run(m_cand, "cand", 3, untouched);
+  add_run(m_cand, "cand", 1, untouched);
+  EXPECT_EQ(judge().status, Status::cached_result);
+}
+
+TEST_F(JudgeTest, SameSeedDisagreeingIsNondeterministic) {
+  reference();
+  add_run(m_cand, "cand", 1, answer(1));
+  add_run(m_cand, "cand", 2, answer(2));
+  add_run(m_cand, "cand", 3, answer(3));
+  auto y = answer(1);
+  y[2] += 1.0f;
+  add_run(m_cand, "cand", 1, y);
+  Verdict v = judge();
+  EXPECT_EQ(v.status, Status::nondeterministic) << v.detail;
+}
+
+TEST_F(JudgeTest, WrongEverywhereIsWrongResult) {
+  reference();
+  for (std::uint64_t s : {1, 2, 3, 1}) add_run(m_cand, "cand", s, {0, 0, 0, 0});
+  EXPECT_EQ(judge().status, Status::wrong_result);
+}
+
+TEST_F(JudgeTest, MissingRunsAreACrash) {
+  reference();
+  add_run(m_cand, "cand", 1, answer(1));
+  EXPECT_EQ(judge().status, Status::crashed);
+}
+
+TEST(JudgeProcess, MapsHowTheProcessEnded) {
+  ProcessResult p;
+  p.timed_out = true;
+  EXPECT_EQ(judge_process(p, nullptr).status, Status::timed_out);
+  p = {};
+  p.signaled = true;
+  p.signal = 11;
+  EXPECT_EQ(judge_process(p, nullptr).status, Status::crashed);
+  p = {};
+  p.exit_code = 3;
+  HarnessReport r;
+  r.error = {"cuda_error", "kernel execution: cudaErrorIllegalAddress", 2, "correctness"};
+  Verdict v = judge_process(p, &r);
+  EXPECT_EQ(v.status, Status::crashed);
+  EXPECT_NE(v.detail.find("run 2"), std::string::npos);
+  r.error.kind = "launch_error";
+  EXPECT_EQ(judge_process(p, &r).status, Status::launch_failed);
+  r.error.kind = "harness_error";
+  EXPECT_EQ(judge_process(p, &r).status, Status::harness_error);
+  EXPECT_EQ(judge_process(p, nullptr).status, Status::crashed);
+  p.exit_code = 0;
+  r.error = {};
+  EXPECT_EQ(judge_process(p, &r).status, Status::ok);
+}
+
+TEST(JudgeTiming, WorkOutsideTheTimedRegion) {
+  HarnessReport r;
+  r.sizes = {{"s", {}, false}};
+  TimingReport t;
+  t.runs = 100;
+  t.median_ns = 10000;
+  t.untimed_runs = 90;
+  t.untimed_detail = "run 0: hidden";
+  r.timings = {t};
+  EXPECT_EQ(judge_timing(r).status, Status::untimed_work);
+  r.timings[0].untimed_runs = 0;
+  r.timings[0].foreign_activities = 1;
+  EXPECT_EQ(judge_timing(r).status, Status::untimed_work);
+}
+
+TEST(JudgeTiming, FasterOnRepeatedInputsIsCaching) {
+  HarnessReport r;
+  r.sizes = {{"s", {}, false}};
+  TimingReport t;
+  t.runs = 100;
+  t.median_ns = 500000;
+  t.repeat_runs = 15;
+  t.repeat_median_ns = 20000;
+  r.timings = {t};
+  EXPECT_EQ(judge_timing(r).status, Status::cached_result);
+  r.timings[0].repeat_median_ns = 495000;  // noise, not caching
+  EXPECT_EQ(judge_timing(r).status, Status::ok);
+  r.timings[0].median_ns = 3000;  // tiny kernels: a microsecond is not evidence
+  r.timings[0].repeat_median_ns = 2000;
+  EXPECT_EQ(judge_timing(r).status, Status::ok);
+}
+
+TEST(CompareTiming, GeometricMeanSpeedup) {
+  HarnessReport ref, cand;
+  ref.sizes = cand.sizes = {{"a", {}, false}, {"b", {}, false}};
+  TimingReport t;
+  t.size = 0;
+  t.median_ns = 400;
+  ref.timings.push_back(t);
+  t.median_ns = 100;
+  cand.timings.push_back(t);
+  t.size = 1;
+  t.median_ns = 100;
+  ref.timings.push_back(t);
+  cand.timings.push_back(t);
+  double speedup = 0;
+  auto rows = compare_timing(ref, cand, &speedup);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_DOUBLE_EQ(rows[0].speedup, 4.0);
+  EXPECT_DOUBLE_EQ(speedup, 2.0);
+}
+
+}  // namespace
+}  // namespace kernelblaster

@@ -1,0 +1,95 @@
+#include "common/protocol.h"
+
+#include <gtest/gtest.h>
+
+#include "common/stats.h"
+#include "eval/plan_builder.h"
+#include "eval/result.h"
+
+namespace kernelblaster {
+namespace {
+
+TEST(Protocol, PlanRoundTrips) {
+  Plan p;
+  p.runs = {{0, 11}, {1, 12}};
+  p.timing.budget_ms = 123;
+  p.timing.sizes = {1};
+  p.lock_dir = "/tmp/locks";
+  Plan q = plan_from_json(plan_to_json(p));
+  ASSERT_EQ(q.runs.size(), 2u);
+  EXPECT_EQ(q.runs[1].seed, 12u);
+  EXPECT_EQ(q.timing.budget_ms, 123);
+  EXPECT_EQ(q.timing.sizes, std::vector<int>{1});
+  EXPECT_EQ(q.lock_dir, "/tmp/locks");
+}
+
+TEST(Protocol, MissingKeysTakeDefaults) {
+  Plan p = plan_from_json(R"({"runs": [{"size": 0, "seed": 5}]})");
+  EXPECT_TRUE(p.timing.enabled);
+  EXPECT_EQ(p.timing.min_runs, TimingRequest{}.min_runs);
+}
+
+TEST(Protocol, MalformedReportIsAnError) {
+  EXPECT_THROW(report_from_json("{\"runs\": 3"), std::runtime_error);
+  EXPECT_THROW(report_from_json("{\"runs\": \"many\"}"), std::runtime_error);
+}
+
+TEST(PlanBuilder, SizesForwardThenBackwardWithTheFirstSeed) {
+  std::vector<SizeDecl> sizes = {{"a", {}, false}, {"b", {}, false}, {"v", {}, true}};
+  auto runs = correctness_runs(sizes, {7, 8, 9}, false);
+  ASSERT_EQ(runs.size(), 8u);
+  EXPECT_EQ(runs[0].size, 0);
+  EXPECT_EQ(runs[2].seed, 9u);
+  EXPECT_EQ(runs[3].size, 1);
+  EXPECT_EQ(runs[6].size, 1);  // reversed: b then a
+  EXPECT_EQ(runs[6].seed, 7u);
+  EXPECT_EQ(runs[7].size, 0);
+  EXPECT_EQ(correctness_runs(sizes, {7, 8, 9}, true).size(), 12u);
+}
+
+TEST(PlanBuilder, SeedsAreDistinctAndFreshUnlessFixed) {
+  auto a = make_seeds(5, 0), b = make_seeds(5, 0);
+  EXPECT_EQ(a.size(), 5u);
+  EXPECT_NE(a, b);
+  EXPECT_EQ(make_seeds(3, 100), (std::vector<std::uint64_t>{100, 101, 102}));
+}
+
+TEST(Stats, QuantilesInterpolate) {
+  Summary s = summarize({5, 1, 4, 2, 3});
+  EXPECT_EQ(s.median, 3);
+  EXPECT_EQ(s.q1, 2);
+  EXPECT_EQ(s.q3, 4);
+  EXPECT_EQ(s.min, 1);
+  Summary even = summarize({1, 2, 3, 4});
+  EXPECT_DOUBLE_EQ(even.median, 2.5);
+  EXPECT_DOUBLE_EQ(even.q1, 1.75);
+  EXPECT_EQ(summarize({}).n, 0);
+}
+
+TEST(Result, StatusNamesRoundTrip) {
+  for (Status s : {Status::ok, Status::crashed, Status::untimed_work, Status::cached_result, Status::inaccurate}) {
+    Status back;
+    ASSERT_TRUE(status_from_name(status_name(s), &back));
+    EXPECT_EQ(back, s);
+  }
+  Status x;
+  EXPECT_FALSE(status_from_name("fine", &x));
+}
+
+TEST(Result, JsonCarriesTheVerdict) {
+  EvalResult r;
+  r.status = Status::unwritten_output;
+  r.detail = "output 'y'";
+  SizeTiming t;
+  t.size = "large";
+  t.median_us = 42;
+  r.timing = {t};
+  std::string j = result_to_json(r);
+  EXPECT_NE(j.find("\"status\": \"unwritten_output\""), std::string::npos);
+  EXPECT_NE(j.find("\"accepted\": false"), std::string::npos);
+  EXPECT_NE(j.find("\"median_us\": 42"), std::string::npos);
+  EXPECT_NE(result_to_text(r).find("unwritten_output"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kernelblaster
