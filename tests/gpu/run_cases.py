@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""GPU acceptance tests of the measurement engine, run by CTest (label gpu).
+
+  run_cases.py TOOL adversarial   every case in tests/adversarial/cases.json
+                                  must end with its expected status
+  run_cases.py TOOL self SEEDS    every example judged against itself over
+                                  SEEDS seeds must be accepted (no false
+                                  rejection)
+
+Exits 77 (CTest's skip) where `kernelblaster eval` says there is no GPU.
+"""
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+INCLUDE = os.path.join(ROOT, "examples", "kernels", "include")
+EXAMPLES = ["vector_add", "softmax", "rmsnorm", "transpose", "matmul"]
+
+
+def evaluate(tool, source, harness, candidate=None, extra=()):
+    cmd = [tool, "eval", "--json", "--source", os.path.join(ROOT, source),
+           "--harness", os.path.join(ROOT, harness), "-I", INCLUDE, "--timeout", "20"]
+    if candidate:
+        cmd += ["--candidate", os.path.join(ROOT, candidate)]
+    cmd += list(extra)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    if proc.returncode == 77:
+        print("skipped: " + proc.stderr.strip())
+        sys.exit(77)
+    if proc.returncode not in (0, 1):
+        return {"status": "tool_error", "detail": proc.stderr.strip()}
+    return json.loads(proc.stdout)
+
+
+def adversarial(tool):
+    with open(os.path.join(ROOT, "tests", "adversarial", "cases.json")) as f:
+        cases = json.load(f)["cases"]
+    passed = failed = 0
+    for case in cases:
+        result = evaluate(tool, case["source"], case["harness"], case["candidate"])
+        allowed = [case["expect"]] + case.get("also_ok", [])
+        good = result["status"] in allowed
+        passed, failed = passed + good, failed + (not good)
+        print(f"{'PASS' if good else 'FAIL'} {case['name']}: {result['status']} "
+              f"(expected {'/'.join(allowed)}) {result.get('detail', '')[:200]}")
+    return passed, failed
+
+
+def self_check(tool, seeds):
+    passed = failed = 0
+    for name in EXAMPLES:
+        result = evaluate(tool, f"examples/kernels/src/{name}.cu", f"examples/kernels/harness/{name}_harness.cu",
+                          extra=["--seeds", str(seeds), "--no-timing"])
+        good = result["status"] == "ok"
+        runs = len(result.get("checks", []))
+        passed, failed = passed + good, failed + (not good)
+        print(f"{'PASS' if good else 'FAIL'} {name} against itself: {result['status']} over {runs} runs "
+              f"{result.get('detail', '')[:200]}")
+    return passed, failed
+
+
+def main():
+    tool, mode = sys.argv[1], sys.argv[2]
+    if mode == "adversarial":
+        passed, failed = adversarial(tool)
+    elif mode == "self":
+        passed, failed = self_check(tool, int(sys.argv[3]))
+    else:
+        sys.exit(f"unknown mode {mode}")
+    print(f"{passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
