@@ -6,6 +6,10 @@
   run_cases.py TOOL self SEEDS    every example judged against itself over
                                   SEEDS seeds must be accepted (no false
                                   rejection)
+  run_cases.py TOOL kernelbench   every problem in tests/kernelbench: init.cu
+                                  and candidate_good.cu accepted,
+                                  candidate_bad.cu rejected as wrong_result
+                                  (skipped where libtorch is not found)
 
 Exits 77 (CTest's skip) where `kernelblaster eval` says there is no GPU.
 """
@@ -61,10 +65,40 @@ def self_check(tool, seeds):
     return passed, failed
 
 
+def kernelbench(tool):
+    passed = failed = 0
+    base = os.path.join(ROOT, "tests", "kernelbench")
+    for problem in sorted(os.listdir(base)):
+        pdir = os.path.join(base, problem)
+        for cand, expect in ((None, "ok"), ("candidate_good.cu", "ok"), ("candidate_bad.cu", "wrong_result")):
+            if cand and not os.path.exists(os.path.join(pdir, cand)):
+                continue
+            cmd = [tool, "eval", "--json", "--kernelbench", pdir, "--timeout", "120"]
+            if cand:
+                cmd += ["--candidate", os.path.join(pdir, cand)]
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+            if proc.returncode == 77:
+                print("skipped: " + proc.stderr.strip())
+                sys.exit(77)
+            result = json.loads(proc.stdout) if proc.returncode in (0, 1) else {"status": "tool_error",
+                                                                                "detail": proc.stderr.strip()}
+            if "libtorch not found" in result.get("detail", ""):
+                print("skipped: " + result["detail"])
+                sys.exit(77)
+            good = result["status"] == expect
+            passed, failed = passed + good, failed + (not good)
+            speed = f" speedup {result['speedup']:.2f}x" if result.get("speedup") else ""
+            print(f"{'PASS' if good else 'FAIL'} {problem} {cand or 'init.cu'}: {result['status']} "
+                  f"(expected {expect}){speed} {result.get('detail', '')[:300]}")
+    return passed, failed
+
+
 def main():
     tool, mode = sys.argv[1], sys.argv[2]
     if mode == "adversarial":
         passed, failed = adversarial(tool)
+    elif mode == "kernelbench":
+        passed, failed = kernelbench(tool)
     elif mode == "self":
         passed, failed = self_check(tool, int(sys.argv[3]))
     else:

@@ -2,20 +2,28 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <unistd.h>
 
 #include "cli/args.h"
 #include "eval/evaluator.h"
+#include "eval/plan_builder.h"
+#include "kernelbench/evaluate.h"
 
 namespace kernelblaster {
 namespace {
 
 const char* kHelp = R"(usage: kernelblaster eval --source ORIGINAL.cu --harness HARNESS.cu [--candidate CANDIDATE.cu] [options]
+       kernelblaster eval --kernelbench PROBLEM_DIR [--candidate CANDIDATE.cu] [options]
 
 Builds the harness against the original source (the reference) and against the
 candidate, runs each in its own process on the same fresh seeds, and reports
 whether the candidate is correct and how much faster it is. Without
 --candidate, the original is judged against itself.
 
+  --kernelbench DIR     a KernelBench-CUDA problem (init.cu + libtorch driver.cpp);
+                        libtorch from --torch-prefix, KERNELBLASTER_TORCH_PREFIX
+                        or python3's torch
   --arch sm_XY          GPU architecture (default: the GPU's own)
   -I DIR, -D NAME[=V]   include directories and definitions for nvcc
   --nvcc-flag FLAG      an extra nvcc flag (repeatable)
@@ -34,6 +42,40 @@ whether the candidate is correct and how much faster it is. Without
 Exit status: 0 accepted, 1 rejected, 2 bad usage, 77 no GPU on this machine.
 )";
 
+EvalResult evaluate_kernelbench_problem(const EvalRequest& req, const std::string& dir, const std::string& torch_prefix,
+                                       const Toolchain& tc, GpuProbe& probe) {
+  GpuInfo gpu = probe.probe(req.device);
+  EvalResult result;
+  if (!gpu.present) {
+    result.status = Status::no_gpu;
+    result.detail = gpu.reason;
+    return result;
+  }
+  kernelbench::KernelBenchRequest kb;
+  kb.problem_dir = dir;
+  kb.candidate_path = req.candidate;
+  kb.nvcc = tc.nvcc;
+  kb.arch = req.compile.arch.empty() ? gpu.arch : req.compile.arch;
+  kb.extra_nvcc_flags = req.compile.flags;
+  kb.torch_prefix = torch_prefix;
+  kb.seeds = req.seeds;
+  kb.base_seed = make_seeds(1, req.seed_base).front();
+  kb.timeout_s = req.run_timeout_s;
+  kb.timing_budget_ms = req.budget_ms;
+  kb.timing = req.timing;
+  kb.harness_lib = tc.harness_lib;
+  kb.harness_include_dir = tc.include_dir;
+  kb.shim_lib = tc.harness_lib;  // the KernelBench shim is part of the harness runtime
+  kb.cuda_lib_dir = tc.cuda_lib_dir;
+  std::string tmpl = "/tmp/kernelblaster-kb-XXXXXX";
+  kb.work_dir = req.work_dir.empty() ? (::mkdtemp(tmpl.data()) ? tmpl : std::string()) : req.work_dir;
+  if (kb.work_dir.empty()) throw std::runtime_error("cannot create a work directory in /tmp");
+  result = kernelbench::evaluate_kernelbench(kb);
+  result.device = gpu.name;
+  if (req.work_dir.empty() && !req.keep_work_dir) std::filesystem::remove_all(kb.work_dir);
+  return result;
+}
+
 }  // namespace
 
 int eval_command(const std::vector<std::string>& argv, const std::string& self_exe) {
@@ -44,17 +86,22 @@ int eval_command(const std::vector<std::string>& argv, const std::string& self_e
     }
   EvalRequest req;
   bool json = false;
+  std::string kernelbench_dir, torch_prefix;
   try {
     Args args(argv,
-              {"--source", "--harness", "--candidate", "--arch", "-I", "-D", "--nvcc-flag", "--manifest", "--seeds",
+              {"--source", "--harness", "--candidate", "--kernelbench", "--torch-prefix", "--arch", "-I", "-D", "--nvcc-flag", "--manifest", "--seeds",
                "--seed", "--budget-ms", "--timeout", "--max-speedup", "--device", "--work-dir"},
               {"--json", "--keep", "--no-timing"});
     json = args.flag("--json");
     req.source = args.value("--source");
     req.harness = args.value("--harness");
     req.candidate = args.value("--candidate");
-    if (req.source.empty()) throw UsageError("--source is required");
-    if (req.harness.empty()) throw UsageError("--harness is required");
+    kernelbench_dir = args.value("--kernelbench");
+    torch_prefix = args.value("--torch-prefix");
+    if (kernelbench_dir.empty() && req.source.empty()) throw UsageError("--source (or --kernelbench) is required");
+    if (kernelbench_dir.empty() && req.harness.empty()) throw UsageError("--harness is required");
+    if (!kernelbench_dir.empty() && (!req.source.empty() || !req.harness.empty()))
+      throw UsageError("--kernelbench takes the place of --source and --harness");
     if (!args.value("--manifest").empty()) req.compile = settings_from_manifest(args.value("--manifest"));
     if (!args.value("--arch").empty()) req.compile.arch = args.value("--arch");
     for (const auto& v : args.values("-I")) req.compile.include_dirs.push_back(v);
@@ -79,10 +126,11 @@ int eval_command(const std::vector<std::string>& argv, const std::string& self_e
   req.lock_dir = lock_dir && *lock_dir ? lock_dir : "/tmp/kernelblaster-locks";
 
   CudaGpuProbe probe;
-  Evaluator evaluator(find_toolchain(self_exe), probe);
+  Toolchain toolchain = find_toolchain(self_exe);
   EvalResult result;
   try {
-    result = evaluator.evaluate(req);
+    result = kernelbench_dir.empty() ? Evaluator(toolchain, probe).evaluate(req)
+                                     : evaluate_kernelbench_problem(req, kernelbench_dir, torch_prefix, toolchain, probe);
   } catch (const std::exception& x) {
     std::fprintf(stderr, "kernelblaster eval: %s\n", x.what());
     return 2;
