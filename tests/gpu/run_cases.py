@@ -17,6 +17,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 INCLUDE = os.path.join(ROOT, "examples", "kernels", "include")
@@ -73,7 +74,9 @@ def kernelbench(tool):
         for cand, expect in ((None, "ok"), ("candidate_good.cu", "ok"), ("candidate_bad.cu", "wrong_result")):
             if cand and not os.path.exists(os.path.join(pdir, cand)):
                 continue
-            cmd = [tool, "eval", "--json", "--kernelbench", pdir, "--timeout", "120"]
+            # One work directory per problem: the driver object is built once.
+            work = os.path.join(tempfile.gettempdir(), f"kernelblaster-kbtest-{os.getpid()}", problem)
+            cmd = [tool, "eval", "--json", "--kernelbench", pdir, "--timeout", "120", "--work-dir", work]
             if cand:
                 cmd += ["--candidate", os.path.join(pdir, cand)]
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
