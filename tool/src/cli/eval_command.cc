@@ -63,6 +63,7 @@ EvalResult evaluate_kernelbench_problem(const EvalRequest& req, const std::strin
   kb.timeout_s = req.run_timeout_s;
   kb.timing_budget_ms = req.budget_ms;
   kb.timing = req.timing;
+  kb.implausible_speedup = req.implausible_speedup;
   kb.harness_lib = tc.harness_lib;
   kb.harness_include_dir = tc.include_dir;
   kb.shim_lib = tc.harness_lib;  // the KernelBench shim is part of the harness runtime

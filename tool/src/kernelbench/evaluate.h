@@ -26,6 +26,7 @@ struct KernelBenchRequest {
   double compile_timeout_s = 600;
   double timing_budget_ms = 300;
   bool timing = true;
+  double implausible_speedup = 20;  // re-verify above this
   std::string harness_lib;          // libkernelblaster_harness.a
   std::string harness_include_dir;  // tool/include
   std::string shim_lib;             // libkb_kernelbench_shim.a; empty: compile it from source_dir
