@@ -181,10 +181,17 @@ TEST(JudgeTiming, WorkOutsideTheTimedRegion) {
   t.untimed_runs = 90;
   t.untimed_detail = "run 0: hidden";
   r.timings = {t};
-  EXPECT_EQ(judge_timing(r).status, Status::untimed_work);
+  EXPECT_EQ(judge_untimed(r).status, Status::untimed_work);
   r.timings[0].untimed_runs = 0;
   r.timings[0].foreign_activities = 1;
-  EXPECT_EQ(judge_timing(r).status, Status::untimed_work);
+  EXPECT_EQ(judge_untimed(r).status, Status::untimed_work);
+  r.timings[0].foreign_activities = 0;
+  EXPECT_EQ(judge_untimed(r).status, Status::ok);
+  r.foreign_activities = 2;  // left behind by a correctness run
+  r.foreign_detail = "GPU work launched by another thread outside the timed region";
+  Verdict v = judge_untimed(r);
+  EXPECT_EQ(v.status, Status::untimed_work);
+  EXPECT_NE(v.detail.find("correctness runs"), std::string::npos);
 }
 
 TEST(JudgeTiming, FasterOnRepeatedInputsIsCaching) {

@@ -20,8 +20,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingReport, size, method, runs
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceInfo, name, cc_major, cc_minor, sm_count, l2_bytes,
                                                 memory_bytes, driver_version, uuid)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HarnessError, kind, message, run, phase)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HarnessReport, harness, device, sizes, buffers, runs, timings, notes,
-                                                error, wall_s)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HarnessReport, harness, device, sizes, buffers, runs, timings,
+                                                foreign_activities, foreign_detail, notes, error, wall_s)
 
 namespace {
 template <class T>

@@ -110,6 +110,10 @@ struct HarnessReport {
   std::vector<BufferDecl> buffers;
   std::vector<RunReport> runs;
   std::vector<TimingReport> timings;
+  // GPU work of correctness runs launched by another thread after the
+  // launcher returned (attributed like timed runs).
+  int foreign_activities = 0;
+  std::string foreign_detail;
   std::vector<std::string> notes;
   HarnessError error;
   double wall_s = 0;

@@ -70,6 +70,8 @@ Round play(const std::string& ref_bin, const std::string& cand_bin, const Plan& 
   HarnessRun cand = run_harness(cand_bin, plan, work + "/candidate/" + tag, timeout_s);
   round.verdict = judge_process(cand.process, cand.has_report ? &cand.report : nullptr);
   if (round.verdict.status != Status::ok) return round;
+  round.verdict = judge_untimed(cand.report);
+  if (round.verdict.status != Status::ok) return round;
   try {
     round.verdict = judge_correctness(ref.report, ref.out_dir, cand.report, cand.out_dir, &round.checks);
   } catch (const std::exception& x) {

@@ -146,7 +146,10 @@ Verdict judge_correctness(const HarnessReport& ref, const std::string& ref_dir, 
   return first_failure;
 }
 
-Verdict judge_timing(const HarnessReport& cand) {
+Verdict judge_untimed(const HarnessReport& cand) {
+  if (cand.foreign_activities > 0)
+    return {Status::untimed_work, "correctness runs: " + cand.foreign_detail + " (" +
+                                      std::to_string(cand.foreign_activities) + " activities)"};
   for (const TimingReport& t : cand.timings) {
     std::string size = t.size < static_cast<int>(cand.sizes.size()) ? cand.sizes[t.size].label : "?";
     if (t.foreign_activities > 0 || t.untimed_runs > 0)
@@ -154,6 +157,13 @@ Verdict judge_timing(const HarnessReport& cand) {
                                         std::to_string(t.untimed_runs) + " of " + std::to_string(t.runs) +
                                         " runs escaped the event bracket, " + std::to_string(t.foreign_activities) +
                                         " activities outside any timed run)"};
+  }
+  return {};
+}
+
+Verdict judge_timing(const HarnessReport& cand) {
+  for (const TimingReport& t : cand.timings) {
+    std::string size = t.size < static_cast<int>(cand.sizes.size()) ? cand.sizes[t.size].label : "?";
     // Honest kernels take as long on repeated inputs as on fresh ones (both
     // with a flushed L2); a result cache keyed by input content does not.
     if (t.repeat_runs > 0 && t.repeat_median_ns > 0 && t.repeat_median_ns * 1.3 < t.median_ns &&

@@ -26,9 +26,13 @@ Verdict judge_process(const ProcessResult& process, const HarnessReport* report)
 Verdict judge_correctness(const HarnessReport& ref, const std::string& ref_dir, const HarnessReport& cand,
                           const std::string& cand_dir, std::vector<RunCheck>* checks);
 
-// Timing evidence of foul play: work outside the timed region, or runs on
-// repeated inputs much faster than on fresh ones (results cached by input
-// fingerprint).
+// GPU work outside the region the launcher call covers: left to another
+// thread after the call returned, or on a stream the event bracket never
+// saw. Judged before the outputs, whose failures it explains.
+Verdict judge_untimed(const HarnessReport& cand);
+
+// Runs on repeated inputs much faster than on fresh ones: results cached by
+// input fingerprint.
 Verdict judge_timing(const HarnessReport& cand);
 
 // Per-size timing and the geometric-mean speedup of candidate over reference.

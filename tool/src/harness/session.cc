@@ -94,10 +94,9 @@ class Session {
   void setup() {
     m_report.error.phase = "setup";
     check(cudaSetDevice(m_plan.device), "select device " + std::to_string(m_plan.device));
-    if (m_plan.timing.enabled) {
-      std::string why;
-      if (!m_tracer.start(&why)) m_report.notes.push_back(why + "; timing uses CUDA events only");
-    }
+    // Traced always: correctness runs are checked for work left to other threads too.
+    std::string why;
+    if (!m_tracer.start(&why)) m_report.notes.push_back(why + "; timing uses CUDA events only");
     cudaDeviceProp prop{};
     check(cudaGetDeviceProperties(&prop, m_plan.device), "device properties");
     DeviceInfo& d = m_report.device;
@@ -129,6 +128,7 @@ class Session {
 
   void correctness() {
     m_report.error.phase = "correctness";
+    std::vector<TimedWindow> windows;
     for (std::size_t k = 0; k < m_plan.runs.size(); ++k) {
       m_report.error.run = static_cast<int>(k);
       const RunRequest& req = m_plan.runs[k];
@@ -140,9 +140,14 @@ class Session {
       check(cudaDeviceSynchronize(), "input preparation");
       std::vector<std::uint64_t> before = input_checksums(set);
       SessionCall call(m_spec, m_spec.sizes[req.size], set);
+      TimedWindow window;
+      window.begin = m_tracer.active() ? m_tracer.now() : 0;
       m_spec.launch(call);
       check(cudaGetLastError(), "kernel launch");
       check(cudaDeviceSynchronize(), "kernel execution");
+      window.end = m_tracer.active() ? m_tracer.now() : 0;
+      window.event_ns = 1e18;  // not event-bracketed: only foreign work is of interest here
+      windows.push_back(window);
       RunReport run;
       run.index = static_cast<int>(k);
       run.size = req.size;
@@ -169,6 +174,16 @@ class Session {
       m_report.runs.push_back(std::move(run));
     }
     m_report.error.run = -1;
+    if (m_tracer.active()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));  // let deferred work surface
+      check(cudaDeviceSynchronize(), "trailing work");
+      std::vector<GpuActivity> gpu;
+      std::unordered_map<std::uint32_t, ApiCall> api;
+      m_tracer.drain(&gpu, &api);
+      Attribution attr = attribute_activity(windows, gpu, api, ActivityTracer::current_thread());
+      m_report.foreign_activities = attr.foreign;
+      m_report.foreign_detail = attr.first_foreign;
+    }
   }
 
   void timing() {
