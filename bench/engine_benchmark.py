@@ -28,7 +28,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 INCLUDE = os.path.join(ROOT, "examples", "kernels", "include")
 EXAMPLES = ["vector_add", "softmax", "rmsnorm", "transpose", "matmul"]
-RUNTIME_KERNELS = ("generate_kernel", "checksum_kernel")  # the harness runtime's own work
+RUNTIME_KERNELS = ("generate_kernel", "checksum_kernel", "flush_kernel")  # the harness runtime's own work
 
 
 def run_eval(tool, name, work_dir):

@@ -7,6 +7,8 @@ namespace kernelblaster {
 
 // Reads a whole file; throws std::runtime_error naming the path on failure.
 std::string read_file(const std::string& path);
+// Writes a scratch file (no fsync): for data that is worthless after a crash.
+void write_file(const std::string& path, const std::string& content);
 // Writes through a temporary file in the same directory and renames it over
 // `path`, so readers see the old or the new content, never a torn file.
 void write_file_atomic(const std::string& path, const std::string& content);

@@ -1,7 +1,11 @@
 #include "eval/judge.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <map>
+#include <mutex>
+#include <thread>
 #include <stdexcept>
 
 #include "common/file_util.h"
@@ -65,6 +69,44 @@ std::string describe_error(const OutputError& e, int run, const std::string& siz
   return buf;
 }
 
+// Compares every (run, output) pair, several at a time: on large outputs the
+// comparison, not the GPU, dominates an evaluation.
+std::vector<std::vector<OutputError>> compare_all_runs(const HarnessReport& ref, const std::string& ref_dir,
+                                                       const HarnessReport& cand, const std::string& cand_dir) {
+  std::vector<std::vector<OutputError>> errors(ref.runs.size());
+  std::vector<std::pair<std::size_t, std::size_t>> tasks;
+  for (std::size_t k = 0; k < ref.runs.size(); ++k) {
+    errors[k].resize(ref.runs[k].outputs.size());
+    for (std::size_t o = 0; o < ref.runs[k].outputs.size(); ++o) tasks.emplace_back(k, o);
+  }
+  std::atomic<std::size_t> next{0};
+  std::mutex failure_mutex;
+  std::string failure;
+  auto worker = [&] {
+    for (std::size_t t; (t = next++) < tasks.size();) {
+      auto [k, o] = tasks[t];
+      const OutputDump& rd = ref.runs[k].outputs[o];
+      try {
+        const OutputDump* cd = nullptr;
+        for (const OutputDump& d : cand.runs[k].outputs)
+          if (d.name == rd.name) cd = &d;
+        if (!cd) throw std::runtime_error("candidate run " + std::to_string(k) + " has no dump of '" + rd.name + "'");
+        Dump r = load(ref, ref_dir, rd), c = load(cand, cand_dir, *cd);
+        errors[k][o] = compare_output(rd.name, view(r), view(c), buffer_decl(ref, rd.name).tolerance, c.poison);
+      } catch (const std::exception& x) {
+        std::lock_guard<std::mutex> lock(failure_mutex);
+        if (failure.empty()) failure = x.what();
+      }
+    }
+  };
+  unsigned n = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  for (unsigned i = 0; i < n; ++i) pool.emplace_back(worker);
+  for (std::thread& t : pool) t.join();
+  if (!failure.empty()) throw std::runtime_error(failure);
+  return errors;
+}
+
 }  // namespace
 
 Verdict judge_correctness(const HarnessReport& ref, const std::string& ref_dir, const HarnessReport& cand,
@@ -72,6 +114,7 @@ Verdict judge_correctness(const HarnessReport& ref, const std::string& ref_dir, 
   if (cand.runs.size() != ref.runs.size())
     return {Status::crashed, "candidate finished " + std::to_string(cand.runs.size()) + " of " +
                                  std::to_string(ref.runs.size()) + " runs"};
+  std::vector<std::vector<OutputError>> errors = compare_all_runs(ref, ref_dir, cand, cand_dir);
   Verdict first_failure;
   Verdict cached, modified, nondet;
   // (size, seed) -> whether some run of it passed / failed
@@ -92,19 +135,19 @@ Verdict judge_correctness(const HarnessReport& ref, const std::string& ref_dir, 
                                                 std::to_string(k) + " (size " + check.size + ")"};
     }
     Verdict run_verdict;
-    for (const OutputDump& rd : rr.outputs) {
-      const OutputDump* cd = nullptr;
-      for (const OutputDump& d : cr.outputs)
-        if (d.name == rd.name) cd = &d;
-      if (!cd) return {Status::crashed, "candidate run " + std::to_string(k) + " has no dump of '" + rd.name + "'"};
+    for (std::size_t o = 0; o < rr.outputs.size(); ++o) {
+      const OutputDump& rd = rr.outputs[o];
       const ToleranceSpec& tol = buffer_decl(ref, rd.name).tolerance;
-      Dump r = load(ref, ref_dir, rd), c = load(cand, cand_dir, *cd);
-      OutputError e = compare_output(rd.name, view(r), view(c), tol, c.poison);
+      const OutputError& e = errors[k][o];
       bool ok = within_tolerance(e, tol);
       check.errors.push_back(e);
       if (ok) continue;
       check.passed = false;
       if (cached.status == Status::ok) {
+        const OutputDump* cd = nullptr;
+        for (const OutputDump& d : cr.outputs)
+          if (d.name == rd.name) cd = &d;
+        Dump c = load(cand, cand_dir, *cd);
         // Stale answers: the whole output left untouched, or equal to what an
         // earlier run of the same size (other inputs) should have produced.
         for (std::size_t j = 0; j < k && cached.status == Status::ok; ++j) {

@@ -15,6 +15,10 @@ void generate_on_device(void* device_ptr, DType dtype, std::int64_t count, const
                         std::uint64_t seed, std::uint64_t stream_id);
 // An order-independent 64-bit fingerprint of `bytes` bytes of device memory.
 std::uint64_t checksum_on_device(const void* device_ptr, std::size_t bytes);
+// Evicts the L2 by reading `bytes` (at least twice the L2) of a scratch
+// buffer. Reading, not writing: a memset would leave the L2 full of dirty
+// lines whose write-back then lands inside the next timed kernel.
+void flush_l2_on_device(const void* scratch, std::size_t bytes);
 // Name hash used as the generator's stream id, so two buffers never share values.
 std::uint64_t stream_id_of(const char* name);
 
