@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Command-line behaviour of `kernelblaster` and of a harness program, on any
+machine: usage errors are one line and exit 2; with no GPU, `eval` and the
+harness exit 77 with one line saying why; with a GPU, `eval` judges the
+bundled example.
+
+  cli_test.py TOOL HARNESS_BINARY
+"""
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+failures = []
+passed = []
+
+
+def run(cmd):
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+
+
+def expect(name, cond, proc):
+    if not cond:
+        failures.append(f"{name}: exit {proc.returncode}, stdout {proc.stdout[-300:]!r}, stderr {proc.stderr[-300:]!r}")
+    if cond:
+        passed.append(name)
+    print(("ok   " if cond else "FAIL ") + name)
+
+
+def one_line(text):
+    return len(text.strip().splitlines()) == 1
+
+
+def main():
+    tool, harness = sys.argv[1], sys.argv[2]
+    p = run([tool])
+    expect("no command is a usage error", p.returncode == 2 and "usage" in p.stderr, p)
+    p = run([tool, "frobnicate"])
+    expect("unknown command is a usage error", p.returncode == 2 and "unknown command" in p.stderr, p)
+    p = run([tool, "eval", "--help"])
+    expect("eval --help", p.returncode == 0 and "--candidate" in p.stdout, p)
+    p = run([tool, "eval", "--bogus"])
+    expect("unknown option: one line, exit 2", p.returncode == 2 and one_line(p.stderr) and "--bogus" in p.stderr, p)
+    p = run([tool, "eval", "--source", "/nonexistent.cu", "--harness", "/nonexistent_h.cu"])
+    expect("missing file: one line, exit 2", p.returncode == 2 and one_line(p.stderr) and "no such file" in p.stderr, p)
+    p = run([tool, "eval", "--source", "a.cu", "--harness", "b.cu", "--seeds", "2"])
+    expect("fewer than 3 seeds refused", p.returncode == 2 and "at least 3" in p.stderr, p)
+    p = run([tool, "eval", "--kernelbench", "x", "--source", "a.cu"])
+    expect("--kernelbench excludes --source", p.returncode == 2 and one_line(p.stderr), p)
+
+    p = run([harness, "--describe"])
+    ok = p.returncode == 0
+    if ok:
+        d = json.loads(p.stdout)
+        ok = d["harness"] == "softmax" and [s["label"] for s in d["sizes"]] == ["small", "large", "odd"] \
+            and d["buffers"][1]["role"] == "output" and d["buffers"][1]["tolerance"]["rel_l2"] == 1e-5
+    expect("harness --describe prints its declaration without a GPU", ok, p)
+    p = run([harness, "--plan", "only-plan.json"])
+    expect("harness: --plan without --out is a usage error", p.returncode == 2, p)
+
+    example = [tool, "eval", "--json", "--source", f"{ROOT}/examples/kernels/src/softmax.cu",
+               "--harness", f"{ROOT}/examples/kernels/harness/softmax_harness.cu",
+               "-I", f"{ROOT}/examples/kernels/include",
+               "--candidate", f"{ROOT}/tests/adversarial/good/softmax_online_warp.cu"]
+    p = run(example)
+    if p.returncode == 77:
+        expect("eval without a GPU: exit 77, one line", one_line(p.stderr) and "no CUDA GPU" in p.stderr, p)
+        h = run([harness])
+        expect("harness without a GPU: exit 77, one line", h.returncode == 77 and one_line(h.stderr), h)
+    else:
+        ok = p.returncode == 0 and json.loads(p.stdout)["status"] == "ok"
+        expect("eval on a GPU accepts the honest softmax rewrite", ok, p)
+
+    print(f"{len(passed)} passed, {len(failures)} failed")
+    for f in failures:
+        print(f)
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
