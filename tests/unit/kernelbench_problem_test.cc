@@ -2,6 +2,8 @@
 // the timing wrapper and the messages for a missing or misnamed launcher.
 #include <gtest/gtest.h>
 
+#include "common/compiler_output.h"
+
 #include <algorithm>
 #include <string>
 

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "common/compiler_output.h"
 #include "common/file_util.h"
 #include "kernelblaster/build_paths.h"
 
@@ -80,15 +81,6 @@ std::vector<std::string> harness_build_command(const Toolchain& tc, const Compil
   cmd.insert(cmd.end(), {harness, kernel_source, tc.harness_lib, "-L" + tc.cuda_lib_dir, "-lcupti", "-ldl",
                          "-Xlinker", "-rpath=" + tc.cuda_lib_dir, "-o", output});
   return cmd;
-}
-
-std::string first_error_line(const std::string& out) {
-  std::istringstream in(out);
-  for (std::string line; std::getline(in, line);)
-    if (line.find("error") != std::string::npos) return line;
-  ProcessResult tail;
-  tail.output = out;
-  return tail.output_tail(1);
 }
 
 BuildOutcome build_harness(const Toolchain& tc, const CompileSettings& cs, const std::string& harness,

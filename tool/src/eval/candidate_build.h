@@ -50,7 +50,4 @@ struct BuildOutcome {
 BuildOutcome build_harness(const Toolchain& tc, const CompileSettings& cs, const std::string& harness,
                            const std::string& kernel_source, const std::string& scratch_dir, double timeout_s);
 
-// The first compiler line that reports an error, or the output's tail.
-std::string first_error_line(const std::string& compiler_output);
-
 }  // namespace kernelblaster

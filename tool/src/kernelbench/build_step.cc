@@ -1,5 +1,7 @@
 #include "kernelbench/build_step.h"
 
+#include "common/compiler_output.h"
+
 #include <filesystem>
 #include <fstream>
 #include <functional>

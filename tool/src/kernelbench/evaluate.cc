@@ -337,6 +337,7 @@ EvalResult evaluate_kernelbench(const KernelBenchRequest& req) {
     result.status = Status::untimed_work;
     result.detail = ct.untimed_detail.empty() ? std::to_string(ct.foreign_activities) + " GPU activities outside the timed runs"
                                               : ct.untimed_detail;
+    result.speedup = 0;  // as on the native path: a rejected candidate reports no speedup
   }
   return finish(result);
 }

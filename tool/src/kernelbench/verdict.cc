@@ -78,17 +78,4 @@ bool parse_shim_timing(const std::string& json_text, ShimTiming* out, std::strin
   }
 }
 
-std::string first_error_line(const std::string& output) {
-  std::vector<std::string> lines = lines_of(output);
-  const char* markers[] = {"error:", "error :", ": error", "undefined reference", "cannot find -l", "fatal error"};
-  for (const std::string& line : lines) {
-    if (line.find("collect2") != std::string::npos) continue;
-    for (const char* m : markers)
-      if (line.find(m) != std::string::npos) return line;
-  }
-  for (auto it = lines.rbegin(); it != lines.rend(); ++it)
-    if (!it->empty()) return *it;
-  return "";
-}
-
 }  // namespace kernelblaster::kernelbench

@@ -28,7 +28,4 @@ struct ShimTiming {
 
 bool parse_shim_timing(const std::string& json_text, ShimTiming* out, std::string* why);
 
-// The first line of compiler or linker output that states an error.
-std::string first_error_line(const std::string& output);
-
 }  // namespace kernelblaster::kernelbench
