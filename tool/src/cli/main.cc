@@ -3,11 +3,12 @@
 #include <unistd.h>
 
 #include <climits>
+#include <map>
 #include <cstdio>
 #include <string>
 #include <vector>
 
-#include "cli/eval_command.h"
+#include "cli/commands.h"
 #include "kernelblaster/build_paths.h"
 
 namespace {
@@ -16,6 +17,12 @@ const char* kUsage = R"(usage: kernelblaster <command> [options]
 
 commands:
   eval      judge a candidate kernel source against the original (correctness, speed)
+  tune      search tunable parameters and flags of a source for the fastest verified version
+  kb        validate, show, summarize or merge knowledge-base files
+  policy    check a Lua selection policy, or replay it on recorded measurements
+  gpu       describe this machine's GPUs, measure their roofline ceilings
+  build     produce a target's tuned source at build time (called by the CMake module)
+  gate      CTest gate: a tuned source is still correct and still fast enough
   version   print the version
 
 Run 'kernelblaster <command> --help' for a command's options.
@@ -36,7 +43,14 @@ int main(int argc, char** argv) {
   }
   std::string command = argv[1];
   std::vector<std::string> rest(argv + 2, argv + argc);
-  if (command == "eval") return kernelblaster::eval_command(rest, self_exe());
+  using Command = int (*)(const kernelblaster::CommandArgs&, const std::string&);
+  const std::map<std::string, Command> commands = {
+      {"eval", kernelblaster::eval_command},     {"tune", kernelblaster::tune_command},
+      {"kb", kernelblaster::kb_command},         {"policy", kernelblaster::policy_command},
+      {"gpu", kernelblaster::gpu_command},       {"build", kernelblaster::build_command},
+      {"gate", kernelblaster::gate_command},
+  };
+  if (auto it = commands.find(command); it != commands.end()) return it->second(rest, self_exe());
   if (command == "version" || command == "--version") {
     std::printf("kernelblaster %s\n", KB_VERSION);
     return 0;

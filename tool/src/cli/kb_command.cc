@@ -1,0 +1,13 @@
+// Placeholder until the command lands; its owner replaces this file.
+#include <cstdio>
+
+#include "cli/commands.h"
+
+namespace kernelblaster {
+
+int kb_command(const CommandArgs&, const std::string&) {
+  std::fputs("kernelblaster kb: not available in this build\n", stderr);
+  return 2;
+}
+
+}  // namespace kernelblaster

@@ -1,0 +1,126 @@
+// The knowledge base (KB): performance states and how to recognise them,
+// optimization techniques, and what each technique achieved in each state on
+// each GPU architecture. A plain value type; files and locking live in
+// kb_store.h, the recognition of states in classifier.h.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace kernelblaster::kb {
+
+inline constexpr int kSchemaVersion = 1;
+
+// One test on a named metric ("dram_throughput_pct", ">=", 60).
+// op is one of < <= > >= == !=.
+struct Condition {
+  std::string metric;
+  std::string op;
+  double value = 0;
+};
+
+// A performance state. Its rule holds when every condition holds; when
+// several states match, the highest priority wins (then the first listed).
+struct State {
+  std::string id;           // "memory_bandwidth_bound"
+  std::string name;         // "Memory-bandwidth bound"
+  std::string signature;    // what the profile looks like, in words
+  std::vector<Condition> rule;
+  int priority = 0;
+};
+
+struct Technique {
+  std::string id;           // "vectorized_memory_access"
+  std::string name;
+  std::string category;     // "memory", "compute", "parallelism", "launch", "compiler"
+  std::string description;  // what it is
+  std::string how_to;       // how to apply it (what an LLM or a person is told)
+  std::vector<std::string> helps_states;  // state ids where it usually pays off
+};
+
+// Statistics of measured outcomes. The mean and variance are of the speedup
+// over the base the technique was applied to, over the verified tries only
+// (Welford: m2 is the sum of squared deviations). predicted and confidence
+// are derived (see kb::refresh_prediction), kept in the file for readers.
+struct Stats {
+  std::int64_t tries = 0;      // every attempt, failures included
+  std::int64_t successes = 0;  // verified and faster than the base
+  std::int64_t measured = 0;   // verified attempts with a measured speedup
+  double mean = 0;
+  double m2 = 0;
+  double predicted = 1.0;      // expected speedup if tried again
+  double confidence = 0;       // 0..1
+  std::vector<std::string> notes;  // newest last; capped
+  double variance() const { return measured > 1 ? m2 / static_cast<double>(measured - 1) : 0.0; }
+};
+
+// Statistics key. `setting` is empty for a technique as a whole, or one
+// tunable value such as "BLOCK_SIZE=256" or a flag such as "-use_fast_math",
+// so the tuner learns which settings win for which state and architecture.
+struct StatsKey {
+  std::string state, technique, arch, setting;
+  bool operator<(const StatsKey& o) const {
+    return std::tie(state, technique, arch, setting) < std::tie(o.state, o.technique, o.arch, o.setting);
+  }
+  bool operator==(const StatsKey& o) const = default;
+};
+
+// Technique `from` applied, then technique `to` on the result.
+struct TransitionKey {
+  std::string from, to, arch;
+  bool operator<(const TransitionKey& o) const { return std::tie(from, to, arch) < std::tie(o.from, o.to, o.arch); }
+  bool operator==(const TransitionKey& o) const = default;
+};
+
+struct KnowledgeBase {
+  int schema_version = kSchemaVersion;
+  std::vector<State> states;
+  std::vector<Technique> techniques;
+  std::map<StatsKey, Stats> stats;
+  std::map<TransitionKey, Stats> transitions;
+
+  const State* find_state(const std::string& id) const;
+  const Technique* find_technique(const std::string& id) const;
+};
+
+// One measured attempt, as the tuner or the agent reports it.
+struct Outcome {
+  std::string state;
+  std::string technique;
+  std::string arch;                 // "sm_90"
+  std::string setting;              // see StatsKey
+  std::string previous_technique;   // for transition statistics; may be empty
+  bool verified = false;            // passed the engine's correctness checks
+  double speedup = 0;               // over the base; meaningful when verified
+  std::string note;                 // optional free text
+};
+
+// A refused KB file: which file, which key (a JSON pointer such as
+// "/stats/3/mean"), and why. what() is the one line to print.
+class KbError : public std::runtime_error {
+ public:
+  KbError(std::string file, std::string key, std::string reason);
+  const std::string& file() const { return m_file; }
+  const std::string& key() const { return m_key; }
+  const std::string& reason() const { return m_reason; }
+
+ private:
+  std::string m_file, m_key, m_reason;
+};
+
+// Adds one outcome to the matching statistics (and transition, if any).
+void record(KnowledgeBase& kb, const Outcome& outcome);
+// Combines the statistics of two independent KBs: counts add, means and
+// variances combine exactly (Chan et al.), notes are concatenated and capped.
+// States and techniques missing from `into` are added from `from`.
+void merge_into(KnowledgeBase& into, const KnowledgeBase& from);
+// Combined statistics of a and b, as merge_into does for one entry.
+Stats combine(const Stats& a, const Stats& b);
+// Recomputes predicted and confidence from the counts and moments.
+void refresh_prediction(Stats& s);
+
+}  // namespace kernelblaster::kb

@@ -1,0 +1,29 @@
+// A policy written in Lua 5.4, run in a sandbox: only the base, table, string,
+// math and utf8 libraries (no io, os, package, debug, load of bytecode or
+// string.dump), an instruction-count hook, a wall-clock deadline per call and
+// an allocator with a byte cap.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "policy/policy.h"
+
+namespace kernelblaster::policy {
+
+struct SandboxLimits {
+  std::int64_t instructions = 20'000'000;  // per call
+  double seconds = 1.0;                    // wall clock per call
+  std::size_t memory_bytes = 32u << 20;
+};
+
+// Loads a script from text (never bytecode). Throws PolicyError with a
+// one-line reason when it does not compile, errors at load, exceeds a limit
+// or does not define select().
+std::unique_ptr<Policy> load_lua_policy(const std::string& name, const std::string& text,
+                                        const SandboxLimits& limits = {});
+std::unique_ptr<Policy> load_lua_policy_file(const std::string& path, const SandboxLimits& limits = {});
+
+}  // namespace kernelblaster::policy
