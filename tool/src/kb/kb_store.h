@@ -34,6 +34,11 @@ KnowledgeBase load_layered(const std::string& seed_path, const std::string& user
 // compacts to the size caps, and writes atomically. A malformed existing file
 // is refused with KbError and left untouched.
 void update_kb(const std::string& path, const std::function<void(KnowledgeBase&)>& change);
+// update_kb with explicit size caps (tests use small ones).
+void update_kb(const std::string& path, const std::function<void(KnowledgeBase&)>& change, const KbCaps& caps);
+// Writes `kb` to `path` atomically (temp file, fsync, rename, fsync of the
+// directory), without locking: for new files such as `kb merge --output`.
+void save_kb(const std::string& path, const KnowledgeBase& kb);
 // update_kb with record() for each outcome.
 void record_outcomes(const std::string& path, const std::vector<Outcome>& outcomes);
 

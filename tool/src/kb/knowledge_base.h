@@ -4,6 +4,7 @@
 // kb_store.h, the recognition of states in classifier.h.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <stdexcept>
@@ -111,6 +112,28 @@ class KbError : public std::runtime_error {
  private:
   std::string m_file, m_key, m_reason;
 };
+
+// The prior behind refresh_prediction: a technique is assumed to change
+// nothing (speedup 1.0) until measurements say otherwise. kPriorWeight is how
+// many tries that assumption is worth; kConfidenceWeight sets how fast
+// confidence grows with tries (tries / (tries + kConfidenceWeight)).
+inline constexpr double kPriorWeight = 2.0;
+inline constexpr double kConfidenceWeight = 4.0;
+
+// Size caps that keep a KB file bounded (see compact()).
+struct KbCaps {
+  std::size_t max_notes = 8;           // per entry, the newest are kept
+  std::size_t max_note_chars = 500;    // longer notes are cut
+  std::size_t max_stats = 20000;       // statistics entries
+  std::size_t max_transitions = 5000;  // transition entries
+};
+
+// Appends a note (cut to the cap), dropping the oldest beyond the cap.
+// Empty notes are ignored.
+void add_note(Stats& s, const std::string& note, const KbCaps& caps = {});
+// Enforces the caps: cuts notes, and drops the least-tried entries (ties:
+// fewest measured, then the greatest key) until the counts fit.
+void compact(KnowledgeBase& kb, const KbCaps& caps = {});
 
 // Adds one outcome to the matching statistics (and transition, if any).
 void record(KnowledgeBase& kb, const Outcome& outcome);

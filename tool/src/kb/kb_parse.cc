@@ -1,0 +1,282 @@
+// parse_kb: the JSON document -> KnowledgeBase, refusing anything malformed
+// with the file, the JSON pointer of the offending key, and the reason.
+//
+// Schema version 1:
+//   {"schema_version": 1,
+//    "states": [{"id", "name", "signature", "priority", "rule": [{"metric", "op", "value"}]}],
+//    "techniques": [{"id", "name", "category", "description", "how_to", "helps_states": []}],
+//    "stats": [{"state", "technique", "arch", "setting", "tries", "successes", "measured",
+//               "mean", "m2", "predicted", "confidence", "notes": []}],
+//    "transitions": [{"from", "to", "arch", ...the statistics fields...}]}
+// Missing optional keys take their defaults; unknown keys are refused (a
+// typo would otherwise be lost silently) except those beginning with "_",
+// which are free for comments. predicted and confidence are recomputed.
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <set>
+
+#include "kb/classifier.h"
+#include "kb/kb_migrate.h"
+#include "kb/kb_store.h"
+
+namespace kernelblaster::kb {
+namespace {
+
+using nlohmann::json;
+
+class Reader {
+ public:
+  explicit Reader(const std::string& file) : m_file(file) {}
+
+  [[noreturn]] void fail(const std::string& ptr, const std::string& reason) const { throw KbError(m_file, ptr, reason); }
+
+  void expect_object(const json& v, const std::string& ptr) const {
+    if (!v.is_object()) fail(ptr, std::string("expected an object, got ") + v.type_name());
+  }
+  void expect_array(const json& v, const std::string& ptr) const {
+    if (!v.is_array()) fail(ptr, std::string("expected an array, got ") + v.type_name());
+  }
+
+  void check_keys(const json& obj, const std::string& ptr, const std::set<std::string>& allowed) const {
+    for (const auto& [k, v] : obj.items())
+      if (!allowed.count(k) && (k.empty() || k[0] != '_')) fail(ptr + "/" + detail::pointer_token(k), "unknown key");
+  }
+
+  std::string string(const json& obj, const std::string& ptr, const char* key, bool required) const {
+    std::string p = ptr + "/" + key;
+    if (!obj.contains(key)) {
+      if (required) fail(p, "missing");
+      return {};
+    }
+    const json& v = obj[key];
+    if (!v.is_string()) fail(p, std::string("expected a string, got ") + v.type_name());
+    std::string s = v.get<std::string>();
+    if (required && s.empty()) fail(p, "must not be empty");
+    return s;
+  }
+
+  std::int64_t count(const json& obj, const std::string& ptr, const char* key) const {
+    if (!obj.contains(key)) return 0;
+    const json& v = obj[key];
+    bool ok = v.is_number_unsigned() ? v.get<std::uint64_t>() <= static_cast<std::uint64_t>(INT64_MAX)
+                                     : v.is_number_integer() && v.get<std::int64_t>() >= 0;
+    if (!ok) fail(ptr + "/" + key, "must be a non-negative integer, got " + v.dump());
+    return v.get<std::int64_t>();
+  }
+
+  std::int64_t integer(const json& obj, const std::string& ptr, const char* key) const {
+    if (!obj.contains(key)) return 0;
+    const json& v = obj[key];
+    if (!v.is_number_integer()) fail(ptr + "/" + key, "must be an integer, got " + v.dump());
+    return v.get<std::int64_t>();
+  }
+
+  double number(const json& obj, const std::string& ptr, const char* key, double fallback, bool required) const {
+    std::string p = ptr + "/" + key;
+    if (!obj.contains(key)) {
+      if (required) fail(p, "missing");
+      return fallback;
+    }
+    const json& v = obj[key];
+    if (!v.is_number()) fail(p, std::string("expected a number, got ") + v.type_name());
+    double d = v.get<double>();
+    if (!std::isfinite(d)) fail(p, "must be finite");
+    return d;
+  }
+
+  std::vector<std::string> strings(const json& obj, const std::string& ptr, const char* key) const {
+    std::vector<std::string> out;
+    if (!obj.contains(key)) return out;
+    std::string p = ptr + "/" + key;
+    const json& v = obj[key];
+    expect_array(v, p);
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (!v[i].is_string()) fail(p + "/" + std::to_string(i), std::string("expected a string, got ") + v[i].type_name());
+      out.push_back(v[i].get<std::string>());
+    }
+    return out;
+  }
+
+ private:
+  const std::string& m_file;
+};
+
+Condition read_condition(const Reader& r, const json& c, const std::string& ptr) {
+  r.expect_object(c, ptr);
+  r.check_keys(c, ptr, {"metric", "op", "value"});
+  Condition out;
+  out.metric = r.string(c, ptr, "metric", true);
+  out.op = r.string(c, ptr, "op", true);
+  if (!is_known_op(out.op)) r.fail(ptr + "/op", "unknown operator '" + out.op + "' (use one of < <= > >= == !=)");
+  out.value = r.number(c, ptr, "value", 0, true);
+  return out;
+}
+
+State read_state(const Reader& r, const json& s, const std::string& ptr) {
+  r.expect_object(s, ptr);
+  r.check_keys(s, ptr, {"id", "name", "signature", "rule", "priority"});
+  State out;
+  out.id = r.string(s, ptr, "id", true);
+  out.name = r.string(s, ptr, "name", false);
+  out.signature = r.string(s, ptr, "signature", false);
+  std::int64_t priority = r.integer(s, ptr, "priority");
+  if (priority < -1000000 || priority > 1000000) r.fail(ptr + "/priority", "must be within -1000000..1000000");
+  out.priority = static_cast<int>(priority);
+  if (s.contains("rule")) {
+    const json& rule = s["rule"];
+    r.expect_array(rule, ptr + "/rule");
+    for (std::size_t i = 0; i < rule.size(); ++i)
+      out.rule.push_back(read_condition(r, rule[i], ptr + "/rule/" + std::to_string(i)));
+  }
+  return out;
+}
+
+Technique read_technique(const Reader& r, const json& t, const std::string& ptr) {
+  r.expect_object(t, ptr);
+  r.check_keys(t, ptr, {"id", "name", "category", "description", "how_to", "helps_states"});
+  Technique out;
+  out.id = r.string(t, ptr, "id", true);
+  out.name = r.string(t, ptr, "name", false);
+  out.category = r.string(t, ptr, "category", false);
+  out.description = r.string(t, ptr, "description", false);
+  out.how_to = r.string(t, ptr, "how_to", false);
+  out.helps_states = r.strings(t, ptr, "helps_states");
+  return out;
+}
+
+// The statistics fields shared by stats and transitions entries.
+Stats read_stats_fields(const Reader& r, const json& e, const std::string& ptr) {
+  Stats s;
+  s.tries = r.count(e, ptr, "tries");
+  s.successes = r.count(e, ptr, "successes");
+  s.measured = r.count(e, ptr, "measured");
+  s.mean = r.number(e, ptr, "mean", 0, false);
+  s.m2 = r.number(e, ptr, "m2", 0, false);
+  r.number(e, ptr, "predicted", 1, false);   // type-checked, then recomputed
+  r.number(e, ptr, "confidence", 0, false);
+  s.notes = r.strings(e, ptr, "notes");
+  if (s.measured > s.tries)
+    r.fail(ptr + "/measured", "measured (" + std::to_string(s.measured) + ") exceeds tries (" + std::to_string(s.tries) + ")");
+  if (s.successes > s.measured)
+    r.fail(ptr + "/successes",
+           "successes (" + std::to_string(s.successes) + ") exceed measured (" + std::to_string(s.measured) + ")");
+  if (s.m2 < 0) r.fail(ptr + "/m2", "must not be negative");
+  if (s.measured == 0 && (s.mean != 0 || s.m2 != 0)) r.fail(ptr + "/mean", "must be 0 (with m2) when nothing was measured");
+  refresh_prediction(s);
+  return s;
+}
+
+const std::set<std::string> kStatsFields = {"tries", "successes", "measured", "mean", "m2", "predicted", "confidence", "notes"};
+
+std::set<std::string> with_fields(std::set<std::string> keys) {
+  keys.insert(kStatsFields.begin(), kStatsFields.end());
+  return keys;
+}
+
+KnowledgeBase read_current(const Reader& r, const json& doc) {
+  r.check_keys(doc, "", {"schema_version", "states", "techniques", "stats", "transitions"});
+  KnowledgeBase kb;
+  std::map<std::string, std::string> seen;  // id -> pointer of its first use
+  if (doc.contains("states")) {
+    r.expect_array(doc["states"], "/states");
+    for (std::size_t i = 0; i < doc["states"].size(); ++i) {
+      std::string ptr = "/states/" + std::to_string(i);
+      State s = read_state(r, doc["states"][i], ptr);
+      if (auto [it, fresh] = seen.emplace(s.id, ptr); !fresh)
+        r.fail(ptr + "/id", "duplicate state id '" + s.id + "' (first at " + it->second + ")");
+      kb.states.push_back(std::move(s));
+    }
+  }
+  seen.clear();
+  if (doc.contains("techniques")) {
+    r.expect_array(doc["techniques"], "/techniques");
+    for (std::size_t i = 0; i < doc["techniques"].size(); ++i) {
+      std::string ptr = "/techniques/" + std::to_string(i);
+      Technique t = read_technique(r, doc["techniques"][i], ptr);
+      if (auto [it, fresh] = seen.emplace(t.id, ptr); !fresh)
+        r.fail(ptr + "/id", "duplicate technique id '" + t.id + "' (first at " + it->second + ")");
+      kb.techniques.push_back(std::move(t));
+    }
+  }
+  if (doc.contains("stats")) {
+    r.expect_array(doc["stats"], "/stats");
+    std::map<StatsKey, std::string> first;
+    for (std::size_t i = 0; i < doc["stats"].size(); ++i) {
+      std::string ptr = "/stats/" + std::to_string(i);
+      const json& e = doc["stats"][i];
+      r.expect_object(e, ptr);
+      r.check_keys(e, ptr, with_fields({"state", "technique", "arch", "setting"}));
+      StatsKey key{r.string(e, ptr, "state", true), r.string(e, ptr, "technique", true), r.string(e, ptr, "arch", true),
+                   r.string(e, ptr, "setting", false)};
+      if (auto [it, fresh] = first.emplace(key, ptr); !fresh)
+        r.fail(ptr, "duplicate statistics entry for this state, technique, arch and setting (first at " + it->second + ")");
+      kb.stats.emplace(key, read_stats_fields(r, e, ptr));
+    }
+  }
+  if (doc.contains("transitions")) {
+    r.expect_array(doc["transitions"], "/transitions");
+    std::map<TransitionKey, std::string> first;
+    for (std::size_t i = 0; i < doc["transitions"].size(); ++i) {
+      std::string ptr = "/transitions/" + std::to_string(i);
+      const json& e = doc["transitions"][i];
+      r.expect_object(e, ptr);
+      r.check_keys(e, ptr, with_fields({"from", "to", "arch"}));
+      TransitionKey key{r.string(e, ptr, "from", true), r.string(e, ptr, "to", true), r.string(e, ptr, "arch", true)};
+      if (auto [it, fresh] = first.emplace(key, ptr); !fresh)
+        r.fail(ptr, "duplicate transition entry for this from, to and arch (first at " + it->second + ")");
+      kb.transitions.emplace(key, read_stats_fields(r, e, ptr));
+    }
+  }
+  return kb;
+}
+
+// nlohmann's parse messages start with "[json.exception.parse_error.101] ".
+std::string parse_reason(const std::string& what) {
+  std::string s = what;
+  if (s.rfind("[json.exception.", 0) == 0 && s.find("] ") != std::string::npos) s = s.substr(s.find("] ") + 2);
+  return "not valid JSON: " + s;
+}
+
+// Names an entry of a migrated document by the key it had in the old file.
+std::string old_pointer(const std::string& ptr, const std::vector<detail::MovedEntry>& moved) {
+  for (const auto& m : moved) {
+    const std::string& p = m.new_pointer;
+    if (ptr.compare(0, p.size(), p) == 0 && (ptr.size() == p.size() || ptr[p.size()] == '/'))
+      return m.old_pointer + ptr.substr(p.size());
+  }
+  return ptr;
+}
+
+}  // namespace
+
+KnowledgeBase parse_kb(const std::string& text, const std::string& file) {
+  Reader r(file);
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw KbError(file, "", parse_reason(e.what()));
+  }
+  r.expect_object(doc, "");
+  int version = 0;  // files without the key predate versioning
+  if (doc.contains("schema_version")) {
+    const json& v = doc["schema_version"];
+    if (!v.is_number_integer() || v.get<std::int64_t>() < 0)
+      r.fail("/schema_version", "must be a non-negative integer, got " + v.dump());
+    if (v.get<std::int64_t>() > kSchemaVersion)
+      r.fail("/schema_version", "schema version " + v.dump() + " is newer than this tool reads (" +
+                                    std::to_string(kSchemaVersion) + "); upgrade kernelblaster");
+    version = static_cast<int>(v.get<std::int64_t>());
+  }
+  if (version == kSchemaVersion) return read_current(r, doc);
+  std::vector<detail::MovedEntry> moved;
+  json current = detail::migrate(std::move(doc), version, file, moved);
+  try {
+    return read_current(r, current);
+  } catch (const KbError& e) {
+    throw KbError(e.file(), old_pointer(e.key(), moved), e.reason());
+  }
+}
+
+}  // namespace kernelblaster::kb
