@@ -15,6 +15,7 @@ int eval_command(const CommandArgs& args, const std::string& self_exe);    // ev
 int tune_command(const CommandArgs& args, const std::string& self_exe);    // tune_command.cc
 int kb_command(const CommandArgs& args, const std::string& self_exe);      // kb_command.cc
 int policy_command(const CommandArgs& args, const std::string& self_exe);  // policy_command.cc
+int policy_replay_command(const CommandArgs& args, const std::string& self_exe);  // policy_replay_command.cc
 int gpu_command(const CommandArgs& args, const std::string& self_exe);     // gpu_command.cc
 int build_command(const CommandArgs& args, const std::string& self_exe);   // build_command.cc
 int gate_command(const CommandArgs& args, const std::string& self_exe);    // gate_command.cc

@@ -26,4 +26,15 @@ std::unique_ptr<Policy> load_lua_policy(const std::string& name, const std::stri
                                         const SandboxLimits& limits = {});
 std::unique_ptr<Policy> load_lua_policy_file(const std::string& path, const SandboxLimits& limits = {});
 
+// The policy's name for a script path: its file name without ".lua".
+std::string policy_name_for_path(const std::string& path);
+
+// What a tuning run uses: the script guarded by the default policy. A script
+// that fails to load (missing file, syntax error, no select()) is logged once
+// through `log` and the default is used from the start; never throws.
+std::unique_ptr<GuardedPolicy> guard_lua_policy(const std::string& name, const std::string& text,
+                                                void (*log)(const std::string&), const SandboxLimits& limits = {});
+std::unique_ptr<GuardedPolicy> guard_lua_policy_file(const std::string& path, void (*log)(const std::string&),
+                                                     const SandboxLimits& limits = {});
+
 }  // namespace kernelblaster::policy

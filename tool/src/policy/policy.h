@@ -40,6 +40,10 @@ struct HistoryEntry {
   double speedup = 0;     // over the original; 0 unless status is ok
   double median_us = 0;
   bool accepted = false;  // became the base
+  // The measured action's technique and settings (an action leaves
+  // ctx.actions once tried), so a policy can learn which settings worked.
+  std::string technique;
+  std::map<std::string, std::string> settings;
 };
 
 struct Context {
@@ -81,6 +85,10 @@ class GuardedPolicy final : public Policy {
  public:
   GuardedPolicy(std::unique_ptr<Policy> user, std::unique_ptr<Policy> fallback,
                 void (*log)(const std::string&));
+  // A user policy that could not even be loaded: logs `load_failure` once
+  // and uses `fallback` from the start (fell_back() is true).
+  GuardedPolicy(std::string user_name, std::string load_failure, std::unique_ptr<Policy> fallback,
+                void (*log)(const std::string&));
   std::string name() const override;
   std::vector<std::string> select(const Context& ctx) override;
   std::optional<bool> accept(const Context& ctx, const HistoryEntry& result) override;
@@ -93,6 +101,13 @@ class GuardedPolicy final : public Policy {
   void (*m_log)(const std::string&);
   bool m_failed = false;
   std::string m_failure;
+  std::string m_user_name;
+  void fail(const std::string& reason);
 };
+
+// Checks a selection against the contract (each id one of ctx.actions, no
+// duplicates, non-empty unless ctx.actions is empty); throws PolicyError
+// "<policy>: select() returned ..." otherwise.
+void check_selection(const Context& ctx, const std::vector<std::string>& ids, const std::string& policy_name);
 
 }  // namespace kernelblaster::policy

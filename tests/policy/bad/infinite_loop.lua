@@ -1,0 +1,2 @@
+-- expect: infinite_loop: select\(\): instruction limit exceeded$
+function select(ctx) while true do end end

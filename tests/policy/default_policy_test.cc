@@ -1,0 +1,68 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+
+#include "policy/default_policy.h"
+#include "policy/sample_contexts.h"
+
+namespace kernelblaster::policy {
+namespace {
+
+TEST(DefaultPolicy, WeightsFollowPredictedGainAndUncertainty) {
+  KbEstimate unknown;  // predicted 1.0, no confidence
+  KbEstimate good{10, 8, 1.4, 1.4, 0.9};
+  KbEstimate bad{10, 1, 0.7, 0.7, 0.9};
+  EXPECT_NEAR(selection_weight(unknown), 0.1, 1e-12);
+  EXPECT_GT(selection_weight(good), 3 * selection_weight(unknown));
+  EXPECT_GT(selection_weight(bad), 0);  // every action keeps a chance
+  EXPECT_LT(selection_weight(bad), selection_weight(unknown));
+  KbEstimate nan{0, 0, 1, std::nan(""), 0};
+  EXPECT_GT(selection_weight(nan), 0);
+}
+
+TEST(DefaultPolicy, OrdersEveryActionDeterministically) {
+  Context ctx = sample_contexts(3).front().ctx;
+  auto p = make_default_policy();
+  std::vector<std::string> order = p->select(ctx);
+  EXPECT_EQ(order.size(), ctx.actions.size());
+  EXPECT_EQ(make_default_policy()->select(ctx), order);
+  ctx.seed = 4;
+  EXPECT_NE(p->select(ctx), order);
+}
+
+TEST(DefaultPolicy, FirstPickFollowsTheWeights) {
+  Context ctx;
+  for (double predicted : {1.0, 1.5}) {
+    Action a;
+    a.id = predicted > 1 ? "good" : "unknown";
+    a.kb.predicted_speedup = predicted;
+    a.kb.confidence = predicted > 1 ? 1.0 : 0.0;
+    ctx.actions.push_back(a);
+  }
+  // Weights 0.1 and 0.5: "good" first with probability 5/6.
+  std::map<std::string, int> first;
+  for (std::uint64_t seed = 0; seed < 3000; ++seed) {
+    ctx.seed = seed;
+    first[weighted_random_order(ctx).front()]++;
+  }
+  EXPECT_NEAR(first["good"] / 3000.0, 5.0 / 6.0, 0.03);
+}
+
+TEST(DefaultPolicy, AcceptsImprovementsAndStopsWhenEmpty) {
+  std::vector<SampleContext> samples = sample_contexts(1);
+  const Context& ctx = samples[2].ctx;  // with history, best 1.31
+  auto p = make_default_policy();
+  HistoryEntry better{"x", "ok", 1.4, 10, false, "", {}};
+  HistoryEntry worse{"x", "ok", 1.2, 10, false, "", {}};
+  HistoryEntry wrong{"x", "wrong_result", 0, 0, false, "", {}};
+  EXPECT_EQ(p->accept(ctx, better), true);
+  EXPECT_EQ(p->accept(ctx, worse), false);
+  EXPECT_EQ(p->accept(ctx, wrong), false);
+  EXPECT_EQ(p->stop(ctx), std::nullopt);
+  EXPECT_EQ(p->stop(samples[3].ctx), true);
+  EXPECT_TRUE(p->select(samples[3].ctx).empty());
+}
+
+}  // namespace
+}  // namespace kernelblaster::policy

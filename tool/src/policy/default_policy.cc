@@ -1,0 +1,72 @@
+#include "policy/default_policy.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace kernelblaster::policy {
+namespace {
+
+constexpr double kWeightFloor = 0.02;
+constexpr double kExplorationBonus = 0.1;
+
+// splitmix64: a tiny generator whose output is the same on every platform
+// (std:: distributions are not), which replay needs.
+std::uint64_t splitmix64(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+class DefaultPolicy final : public Policy {
+ public:
+  std::string name() const override { return "default"; }
+
+  std::vector<std::string> select(const Context& ctx) override { return weighted_random_order(ctx); }
+
+  // A verified result that beats the best so far becomes the base.
+  std::optional<bool> accept(const Context& ctx, const HistoryEntry& result) override {
+    return result.status == "ok" && result.speedup > ctx.best_speedup;
+  }
+
+  // Nothing left to try ends the search; otherwise the budget decides.
+  std::optional<bool> stop(const Context& ctx) override {
+    if (ctx.actions.empty()) return true;
+    return std::nullopt;
+  }
+};
+
+}  // namespace
+
+double selection_weight(const KbEstimate& kb) {
+  double confidence = std::clamp(kb.confidence, 0.0, 1.0);
+  double gain = kb.predicted_speedup - 1.0;
+  double w = gain + kExplorationBonus * (1.0 - confidence);
+  return std::isfinite(w) ? std::max(kWeightFloor, w) : kWeightFloor;
+}
+
+std::vector<std::string> weighted_random_order(const Context& ctx) {
+  std::uint64_t state = ctx.seed * 0xD1B54A32D192ED03ull + ctx.history.size();
+  splitmix64(state);
+  struct Keyed {
+    double key;
+    const std::string* id;
+  };
+  std::vector<Keyed> keyed;
+  keyed.reserve(ctx.actions.size());
+  for (const Action& a : ctx.actions) {
+    double u = (static_cast<double>(splitmix64(state) >> 11) + 1.0) * 0x1.0p-53;  // (0, 1]
+    keyed.push_back({std::log(u) / selection_weight(a.kb), &a.id});
+  }
+  std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
+    return a.key != b.key ? a.key > b.key : *a.id < *b.id;
+  });
+  std::vector<std::string> ids;
+  ids.reserve(keyed.size());
+  for (const Keyed& k : keyed) ids.push_back(*k.id);
+  return ids;
+}
+
+std::unique_ptr<Policy> make_default_policy() { return std::make_unique<DefaultPolicy>(); }
+
+}  // namespace kernelblaster::policy
