@@ -4,6 +4,8 @@
 // add nothing to the dot product.
 #include <kbexamples/kernels.h>
 
+// kernelblaster: tunable TILE 8 16 32 64 technique=block_size_adaptation
+// kernelblaster: constraint TILE * TILE <= 1024
 #ifndef TILE
 #define TILE 16
 #endif

@@ -2,6 +2,7 @@
 // One block per row; the sum of squares is a shared-memory tree reduction.
 #include <kbexamples/kernels.h>
 
+// kernelblaster: tunable BLOCK_SIZE 32 64 128 256 512 1024 technique=block_size_adaptation
 #ifndef BLOCK_SIZE
 #define BLOCK_SIZE 256  // must be a power of two for the tree reduction
 #endif

@@ -7,6 +7,7 @@
 
 #include <cfloat>
 
+// kernelblaster: tunable BLOCK_SIZE 32 64 128 256 512 1024 technique=block_size_adaptation
 #ifndef BLOCK_SIZE
 #define BLOCK_SIZE 256  // must be a power of two for the tree reduction
 #endif

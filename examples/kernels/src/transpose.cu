@@ -1,6 +1,8 @@
 // Naive matrix transpose: reads are coalesced, writes are strided by `rows`.
 #include <kbexamples/kernels.h>
 
+// kernelblaster: tunable TILE 8 16 32 technique=block_size_adaptation
+// kernelblaster: constraint TILE * TILE <= 1024
 #ifndef TILE
 #define TILE 16
 #endif

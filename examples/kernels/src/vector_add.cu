@@ -1,6 +1,7 @@
 // Elementwise vector add: one thread per element.
 #include <kbexamples/kernels.h>
 
+// kernelblaster: tunable BLOCK_SIZE 64 128 256 512 1024 technique=block_size_adaptation
 #ifndef BLOCK_SIZE
 #define BLOCK_SIZE 256
 #endif

@@ -1,13 +1,131 @@
-// Placeholder until the command lands; its owner replaces this file.
 #include <cstdio>
+#include <sstream>
 
+#include "cli/args.h"
 #include "cli/commands.h"
+#include "eval/gpu_probe.h"
+#include "search/space_decl.h"
+#include "search/tuner.h"
 
 namespace kernelblaster {
+namespace {
 
-int tune_command(const CommandArgs&, const std::string&) {
-  std::fputs("kernelblaster tune: not available in this build\n", stderr);
-  return 2;
+const char* kHelp = R"(usage: kernelblaster tune --source FILE.cu --harness HARNESS.cu [options]
+
+Searches the tunable parameters declared in the source (// kernelblaster:
+tunable ...) and nvcc flags for the fastest configuration that the engine
+verifies against the original, re-verifies the winner with fresh seeds, and
+writes it to --out. Progress goes to stderr.
+
+  --manifest FILE       compile settings, tunables and constraints as JSON
+  -I DIR, -D NAME[=V]   include directories and definitions for nvcc
+  --arch sm_XY          GPU architecture (default: the GPU's own)
+  --out FILE            where the tuned source goes (written only on success)
+  --log FILE            the run log: every evaluation (replay reads it)
+  --budget SECONDS      no new measurement starts after this (default 120)
+  --max-evals N         configurations to try at most (default: no cap)
+  --policy FILE.lua     selection policy (default: the built-in one)
+  --kb FILE             the KB to warm-start from and to teach (default:
+                        KERNELBLASTER_KB or ~/.cache/kernelblaster/kb.json)
+  --min-speedup X       write only a winner at least this fast (default 1.02)
+  --seed N              seed of the policy's choices (default 0)
+  --devices 0,1         GPUs to measure on, one measurement each at a time
+                        (default: every visible GPU)
+  --no-flags            tune the declared tunables only, no nvcc flags
+  --quiet               no progress lines
+  --json                print a summary as JSON on stdout
+
+Exit status: 0 tuned source written, 1 nothing worth writing (one line says
+why), 2 bad usage, 77 no GPU on this machine.
+)";
+
+void print_line(const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); }
+
+std::vector<int> parse_devices(const std::string& list) {
+  std::vector<int> out;
+  std::istringstream in(list);
+  for (std::string item; std::getline(in, item, ',');) {
+    std::size_t used = 0;
+    int d = -1;
+    try {
+      d = std::stoi(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != item.size() || d < 0) throw UsageError("--devices needs GPU numbers like 0,1, got '" + list + "'");
+    out.push_back(d);
+  }
+  if (out.empty()) throw UsageError("--devices needs GPU numbers like 0,1");
+  return out;
+}
+
+}  // namespace
+
+int tune_command(const CommandArgs& argv, const std::string& self_exe) {
+  for (const std::string& a : argv)
+    if (a == "--help" || a == "-h") {
+      std::fputs(kHelp, stdout);
+      return 0;
+    }
+  search::TuneOptions opt;
+  bool json = false;
+  try {
+    Args args(argv,
+              {"--source", "--harness", "--manifest", "-I", "-D", "--arch", "--out", "--log", "--budget",
+               "--max-evals", "--policy", "--kb", "--min-speedup", "--seed", "--devices"},
+              {"--no-flags", "--quiet", "--json"});
+    json = args.flag("--json");
+    opt.source = args.value("--source");
+    opt.harness = args.value("--harness");
+    if (opt.source.empty()) throw UsageError("--source is required");
+    if (opt.harness.empty()) throw UsageError("--harness is required");
+    opt.manifest = args.value("--manifest");
+    opt.include_dirs = args.values("-I");
+    opt.definitions = args.values("-D");
+    opt.arch = args.value("--arch");
+    opt.out = args.value("--out");
+    opt.log = args.value("--log");
+    opt.budget_s = args.number("--budget", 120);
+    double max_evals = args.number("--max-evals", 0);
+    opt.policy = args.value("--policy");
+    opt.kb = args.value("--kb");
+    opt.min_speedup = args.number("--min-speedup", 1.02);
+    double seed = args.number("--seed", 0);
+    if (!args.value("--devices").empty()) opt.devices = parse_devices(args.value("--devices"));
+    opt.no_flags = args.flag("--no-flags");
+    opt.quiet = args.flag("--quiet");
+    if (opt.budget_s <= 0) throw UsageError("--budget must be positive");
+    if (max_evals < 0 || max_evals != static_cast<int>(max_evals)) throw UsageError("--max-evals needs a whole number >= 0");
+    if (seed < 0 || seed != static_cast<double>(static_cast<std::uint64_t>(seed)))
+      throw UsageError("--seed needs a whole number >= 0");
+    if (opt.min_speedup <= 0) throw UsageError("--min-speedup must be positive");
+    opt.max_evals = static_cast<int>(max_evals);
+    opt.seed = static_cast<std::uint64_t>(seed);
+  } catch (const std::exception& x) {
+    std::fprintf(stderr, "kernelblaster tune: %s (see --help)\n", x.what());
+    return 2;
+  }
+  CudaGpuProbe probe;
+  search::TuneSummary s;
+  try {
+    s = search::run_tune(opt, self_exe, probe, print_line);
+  } catch (const std::exception& x) {
+    std::fprintf(stderr, "kernelblaster tune: %s\n", x.what());
+    return 2;
+  }
+  if (s.exit_code == 77) {
+    std::fprintf(stderr, "kernelblaster tune: skipped: %s\n", s.reason.c_str());
+    return 77;
+  }
+  if (json) std::printf("%s\n", search::tune_summary_to_json(s).c_str());
+  if (s.exit_code == 0) {
+    if (!json)
+      std::printf("tuned %s: %.3fx over the original (re-verified) with %s%s\n", s.source.c_str(), s.speedup,
+                  s.out.empty() ? "no --out given" : "", s.out.empty() ? "" : s.out.c_str());
+  } else {
+    std::fprintf(stderr, "kernelblaster tune: not tuned: %s\n", s.reason.c_str());
+  }
+  return s.exit_code;
 }
 
 }  // namespace kernelblaster

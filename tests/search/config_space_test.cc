@@ -1,0 +1,119 @@
+#include "search/config_space.h"
+
+#include <gtest/gtest.h>
+
+#include "search/candidate_source.h"
+#include "search/directives.h"
+#include "search/flag_space.h"
+#include "search/sass_hash.h"
+
+using namespace kernelblaster::search;
+
+namespace {
+
+SpaceDecl decl_of(const std::string& text) { return parse_directives(text, "k.cu", "sm_90"); }
+
+const char* kTwo = R"(// kernelblaster: tunable BLOCK_SIZE 64 128 256 512 1024
+#ifndef BLOCK_SIZE
+#define BLOCK_SIZE 256
+#endif
+// kernelblaster: tunable ITEMS 1 2 4 8
+#ifndef ITEMS
+#define ITEMS 1
+#endif
+// kernelblaster: constraint BLOCK_SIZE * ITEMS <= 2048
+)";
+
+}  // namespace
+
+TEST(ConfigSpace, ProductFilteredByConstraintsWithoutTheOriginal) {
+  SpaceDecl d = decl_of(kTwo);
+  ConfigSpace s = enumerate_space(d, {});
+  EXPECT_EQ(s.combinations, 20u);
+  // BLOCK_SIZE*ITEMS <= 2048 drops 512x8, 1024x4, 1024x8: 17 valid, 16 candidates.
+  EXPECT_EQ(s.valid, 17u);
+  EXPECT_EQ(s.configs.size(), 16u);
+  EXPECT_TRUE(s.original.is_default());
+  EXPECT_EQ(s.original.id, "default");
+  for (const Configuration& c : s.configs) {
+    EXPECT_FALSE(c.is_default());
+    EXPECT_LE(std::stoi(c.values.at("BLOCK_SIZE")) * std::stoi(c.values.at("ITEMS")), 2048) << c.id;
+  }
+  EXPECT_FALSE(s.capped);
+}
+
+TEST(ConfigSpace, FlagsMultiplyTheSpace) {
+  SpaceDecl d = decl_of(kTwo);
+  ConfigSpace s = enumerate_space(d, default_flag_dimensions("sm_90"));
+  EXPECT_EQ(s.combinations, 20u * 16u);
+  EXPECT_EQ(s.valid, 17u * 16u);
+  EXPECT_EQ(s.configs.size(), 17u * 16u - 1u);
+  // Every flag appears, and its setting key is the flag itself.
+  bool seen = false;
+  for (const Configuration& c : s.configs)
+    if (c.id == "BLOCK_SIZE=128,-use_fast_math,-arch=sm_90a") {
+      seen = true;
+      ASSERT_EQ(c.settings.size(), 3u);
+      EXPECT_EQ(c.settings[1].key(), "-use_fast_math");
+      EXPECT_EQ(c.settings[1].technique, "fast_math");
+      EXPECT_EQ(c.settings[2].technique, "arch_specific_codegen");
+      EXPECT_EQ(c.flags, (std::vector<std::string>{"-use_fast_math", "-arch=sm_90a"}));
+    }
+  EXPECT_TRUE(seen);
+}
+
+TEST(ConfigSpace, CapThinsEvenlyAndDeterministically) {
+  SpaceDecl d = decl_of(kTwo);
+  ConfigSpace a = enumerate_space(d, default_flag_dimensions("sm_90"), 50);
+  ConfigSpace b = enumerate_space(d, default_flag_dimensions("sm_90"), 50);
+  EXPECT_TRUE(a.capped);
+  ASSERT_EQ(a.configs.size(), 50u);
+  for (std::size_t i = 0; i < a.configs.size(); ++i) EXPECT_EQ(a.configs[i].id, b.configs[i].id);
+}
+
+TEST(ConfigSpace, ConstraintOnNonIntegerValuesIsAnError) {
+  SpaceDecl d = decl_of("// kernelblaster: tunable T float double\n#ifndef T\n#define T float\n#endif\n"
+                        "// kernelblaster: constraint T > 1\n");
+  EXPECT_THROW(enumerate_space(d, {}), SpaceError);
+}
+
+TEST(CandidateSource, DefinesThenLineThenTheOriginal) {
+  SpaceDecl d = decl_of(kTwo);
+  Configuration c = make_configuration(d.tunables, {{"BLOCK_SIZE", "128"}, {"ITEMS", "1"}}, {"-use_fast_math"});
+  EXPECT_EQ(c.id, "BLOCK_SIZE=128,-use_fast_math");
+  std::string text = candidate_source(kTwo, "/src/k.cu", c);
+  EXPECT_EQ(text, std::string("#define BLOCK_SIZE 128\n#line 1 \"/src/k.cu\"\n") + kTwo);
+  // A tunable the target also defines with -D is undefined first.
+  std::string undef = candidate_source("x\n", "/src/k.cu", c, {"BLOCK_SIZE=512", "OTHER"});
+  EXPECT_EQ(undef, "#undef BLOCK_SIZE\n#define BLOCK_SIZE 128\n#line 1 \"/src/k.cu\"\nx\n");
+  // The original is the original.
+  EXPECT_EQ(candidate_source("x\n", "/src/k.cu", make_configuration(d.tunables, {}, {})), "#line 1 \"/src/k.cu\"\nx\n");
+}
+
+TEST(CandidateSource, FlagsGoToCompileSettingsAndArchReplaces) {
+  SpaceDecl d = decl_of(kTwo);
+  kernelblaster::CompileSettings base;
+  base.arch = "sm_90";
+  base.flags = {"-DUSER"};
+  Configuration c = make_configuration(d.tunables, {}, {"--maxrregcount=64", "-Xptxas=-dlcm=cg", "-arch=sm_90a"});
+  kernelblaster::CompileSettings cs = candidate_settings(base, c);
+  EXPECT_EQ(cs.arch, "sm_90a");
+  EXPECT_EQ(cs.flags, (std::vector<std::string>{"-DUSER", "--maxrregcount=64", "-Xptxas=-dlcm=cg"}));
+}
+
+TEST(SassHash, NormalizedListingIgnoresHeadersAndArchVariant) {
+  const std::string body =
+      "\t\tFunction : _Z6kernelPf\n"
+      "        /*0000*/                   LDC R1, c[0x0][0x28] ;         /* 0x00000a00ff017b82 */\n"
+      "                                                                /* 0x000fe20000000800 */\n"
+      "        /*0010*/                   EXIT ;                          /* 0x000000000000794d */\n";
+  std::string a = "\nFatbin elf code:\n================\narch = sm_90\ncode version = [1,8]\nhost = linux\n"
+                  "\tcode for sm_90\n" + body;
+  std::string b = "\nFatbin elf code:\n================\narch = sm_90a\ncode version = [1,8]\nhost = linux\n"
+                  "\tcode for sm_90a\n" + body;
+  EXPECT_EQ(hash_text(normalize_sass(a)), hash_text(normalize_sass(b)));
+  std::string c = a;
+  c.replace(c.find("EXIT"), 4, "BRA ");
+  EXPECT_NE(hash_text(normalize_sass(a)), hash_text(normalize_sass(c)));
+  EXPECT_EQ(hash_text("").size(), 16u);
+}

@@ -1,0 +1,169 @@
+#include "search/search_loop.h"
+
+#include <gtest/gtest.h>
+
+#include "fakes.h"
+#include "search/directives.h"
+
+using namespace kernelblaster::search;
+using namespace kernelblaster::search::testing;
+
+namespace {
+
+// BLOCK_SIZE ∈ {64,128,256*,512,1024} and fast math on/off: 9 candidates,
+// in enumeration order.
+ConfigSpace small_space() {
+  SpaceDecl d = parse_directives(
+      "// kernelblaster: tunable BLOCK_SIZE 64 128 256 512 1024\n#ifndef BLOCK_SIZE\n#define BLOCK_SIZE 256\n#endif\n"
+      "// kernelblaster: flags fast_math\n",
+      "k.cu", "sm_90");
+  return enumerate_space(d, d.flags);
+}
+
+LoopOutcome run(const ConfigSpace& space, Measurer& m, kernelblaster::policy::Policy& p, FakeClock& clock,
+                LoopOptions opt = {}) {
+  SearchLoop loop(space, {}, m, p, [&clock] { return clock.now(); });
+  return loop.run(opt);
+}
+
+}  // namespace
+
+TEST(SearchLoop, ExhaustsTheSpaceAndKeepsTheFastestVerified) {
+  ConfigSpace space = small_space();
+  ASSERT_EQ(space.configs.size(), 9u);
+  FakeMeasurer m;
+  m.results["BLOCK_SIZE=128"] = ok(1.2);
+  m.results["BLOCK_SIZE=512"] = failed("wrong_result", "y[3] off");
+  m.results["BLOCK_SIZE=512,-use_fast_math"] = failed("inaccurate");
+  m.results["BLOCK_SIZE=1024"] = ok(1.5);
+  m.results["BLOCK_SIZE=64"] = failed("compile_failed", "k.cu:3: error");
+  m.results["BLOCK_SIZE=1024,-use_fast_math"] = ok(1.4);
+  InOrderPolicy p;
+  FakeClock clock;
+  LoopOutcome out = run(space, m, p, clock);
+  EXPECT_EQ(out.stop_reason, "space exhausted");
+  ASSERT_EQ(out.evaluations.size(), 9u);
+  EXPECT_EQ(out.measured, 9);
+  ASSERT_GE(out.best, 0);
+  EXPECT_EQ(out.evaluations[out.best].id, "BLOCK_SIZE=1024");
+  EXPECT_DOUBLE_EQ(out.evaluations[out.best].speedup, 1.5);
+  // Failures are results: recorded with their status and no speedup.
+  int failures = 0;
+  for (const EvaluationRecord& r : out.evaluations)
+    if (r.status != "ok") {
+      ++failures;
+      EXPECT_EQ(r.speedup, 0.0);
+      EXPECT_FALSE(r.accepted);
+    }
+  EXPECT_EQ(failures, 3);
+  // The history the policy sees grows one entry per result.
+  EXPECT_EQ(p.seen.back().history.size(), 8u);
+  EXPECT_EQ(p.seen.back().actions.size(), 1u);
+}
+
+TEST(SearchLoop, StopsAtTheBudget) {
+  ConfigSpace space = small_space();
+  FakeMeasurer m;
+  FakeClock clock;
+  m.clock = &clock;
+  m.millis_per_measurement = 10'000;
+  InOrderPolicy p;
+  LoopOptions opt;
+  opt.budget_s = 35;  // measurements start at 0, 10, 20, 30 s
+  LoopOutcome out = run(space, m, p, clock, opt);
+  EXPECT_EQ(out.stop_reason, "deadline");
+  EXPECT_EQ(out.evaluations.size(), 4u);
+}
+
+TEST(SearchLoop, StopsAtTheEvaluationCapAndWhenThePolicySays) {
+  ConfigSpace space = small_space();
+  FakeMeasurer m;
+  FakeClock clock;
+  InOrderPolicy p;
+  LoopOptions opt;
+  opt.max_evals = 3;
+  LoopOutcome capped = run(space, m, p, clock, opt);
+  EXPECT_EQ(capped.stop_reason, "evaluation cap");
+  EXPECT_EQ(capped.evaluations.size(), 3u);
+  InOrderPolicy stopper;
+  stopper.stop_after = 2;
+  LoopOutcome stopped = run(space, m, stopper, clock);
+  EXPECT_EQ(stopped.stop_reason, "policy");
+  EXPECT_EQ(stopped.evaluations.size(), 2u);
+}
+
+TEST(SearchLoop, APolicyCanRefuseAResult) {
+  ConfigSpace space = small_space();
+  FakeMeasurer m;
+  m.results["BLOCK_SIZE=128"] = ok(1.2);
+  m.results["BLOCK_SIZE=128,-use_fast_math"] = ok(1.9);
+  FakeClock clock;
+  InOrderPolicy p;
+  p.refuse = {"BLOCK_SIZE=128,-use_fast_math"};
+  LoopOutcome out = run(space, m, p, clock);
+  ASSERT_GE(out.best, 0);
+  EXPECT_EQ(out.evaluations[out.best].id, "BLOCK_SIZE=128");
+}
+
+TEST(SearchLoop, IdenticalMachineCodeIsMeasuredOnce) {
+  ConfigSpace space = small_space();
+  FakeMeasurer m;
+  m.results["BLOCK_SIZE=64"] = ok(1.1);
+  m.hashes["BLOCK_SIZE=64"] = "aaaa";
+  m.hashes["BLOCK_SIZE=64,-use_fast_math"] = "aaaa";  // fast math changed nothing
+  m.hashes["default"] = "orig";
+  m.hashes["-use_fast_math"] = "orig";                 // the original's code
+  FakeClock clock;
+  InOrderPolicy p;
+  LoopOutcome out = run(space, m, p, clock);
+  EXPECT_EQ(out.evaluations.size(), 9u);
+  EXPECT_EQ(out.measured, 7);
+  EXPECT_EQ(out.duplicates, 2);
+  EXPECT_EQ(std::count(m.measured.begin(), m.measured.end(), "BLOCK_SIZE=64,-use_fast_math"), 0);
+  EXPECT_EQ(std::count(m.measured.begin(), m.measured.end(), "-use_fast_math"), 0);
+  for (const EvaluationRecord& r : out.evaluations) {
+    if (r.id == "BLOCK_SIZE=64,-use_fast_math") {
+      EXPECT_EQ(r.duplicate_of, "BLOCK_SIZE=64");
+      EXPECT_DOUBLE_EQ(r.speedup, 1.1);
+    }
+    if (r.id == "-use_fast_math") {
+      EXPECT_EQ(r.duplicate_of, "default");
+      EXPECT_DOUBLE_EQ(r.speedup, 1.0);
+      EXPECT_FALSE(r.accepted);
+    }
+  }
+}
+
+TEST(SearchLoop, SpreadsOverDevicesNeverTwoOnOne) {
+  ConfigSpace space = small_space();
+  FakeMeasurer m;
+  m.sleep_ms = 20;
+  m.hashes["BLOCK_SIZE=1024"] = "same";
+  m.hashes["BLOCK_SIZE=1024,-use_fast_math"] = "same";  // may wait for its twin in flight
+  m.results["BLOCK_SIZE=1024"] = ok(1.3);
+  FakeClock clock;
+  InOrderPolicy p;
+  LoopOptions opt;
+  opt.devices = {0, 1, 2};
+  LoopOutcome out = run(space, m, p, clock, opt);
+  EXPECT_EQ(out.evaluations.size(), 9u);
+  EXPECT_EQ(out.measured, 8);
+  EXPECT_FALSE(m.overlap_on_one_device);
+  EXPECT_GT(m.max_active_total, 1);
+  EXPECT_LE(m.max_active_total, 3);
+  EXPECT_EQ(m.per_device.size(), 3u);
+  for (const EvaluationRecord& r : out.evaluations)
+    if (r.id == "BLOCK_SIZE=1024,-use_fast_math") EXPECT_DOUBLE_EQ(r.speedup, 1.3);
+}
+
+TEST(SearchLoop, ActionsCarryTheFullConfiguration) {
+  ConfigSpace space = small_space();
+  kernelblaster::policy::KbEstimate kb;
+  kb.predicted_speedup = 1.3;
+  kernelblaster::policy::Action a = action_of(space.configs.back(), kb);
+  EXPECT_EQ(a.id, "BLOCK_SIZE=1024,-use_fast_math");
+  EXPECT_EQ(a.technique, "block_size_adaptation+fast_math");
+  EXPECT_EQ(a.settings.at("BLOCK_SIZE"), "1024");
+  EXPECT_EQ(a.settings.at("flags"), "-use_fast_math");
+  EXPECT_DOUBLE_EQ(a.kb.predicted_speedup, 1.3);
+}

@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""The command line of `kernelblaster tune` and `kernelblaster policy replay`
+on any machine: usage errors exit 2 with one line, no GPU exits 77 with one
+line (CUDA_VISIBLE_DEVICES is emptied so this holds on a GPU machine too),
+and a replay of the synthetic recording prints a report.
+
+  tune_cli_test.py TOOL REPO_ROOT DATA_DIR
+"""
+import json
+import os
+import subprocess
+import sys
+
+tool, root, data = sys.argv[1], sys.argv[2], sys.argv[3]
+src = os.path.join(root, "examples", "kernels", "src", "softmax.cu")
+harness = os.path.join(root, "examples", "kernels", "harness", "softmax_harness.cu")
+failures = []
+
+
+def run(args, env_extra=None):
+    env = dict(os.environ)
+    env.update(env_extra or {})
+    return subprocess.run([tool] + args, capture_output=True, text=True, timeout=60, env=env)
+
+
+def expect(name, proc, code, stderr_has=None, one_line=True):
+    ok = proc.returncode == code
+    lines = [l for l in proc.stderr.splitlines() if l.strip()]
+    if one_line and code != 0 and len(lines) != 1:
+        ok = False
+    if stderr_has and stderr_has not in proc.stderr:
+        ok = False
+    print(f"{'PASS' if ok else 'FAIL'} {name}: exit {proc.returncode} (expected {code}) {proc.stderr.strip()[:200]}")
+    if not ok:
+        failures.append(name)
+
+
+expect("tune --help", run(["tune", "--help"]), 0, one_line=False)
+expect("tune without --source", run(["tune", "--harness", harness]), 2, "--source is required")
+expect("tune without --harness", run(["tune", "--source", src]), 2, "--harness is required")
+expect("tune unknown option", run(["tune", "--source", src, "--harness", harness, "--bogus"]), 2, "unknown option")
+expect("tune bad --devices", run(["tune", "--source", src, "--harness", harness, "--devices", "0,x"]), 2, "--devices")
+expect("tune bad --budget", run(["tune", "--source", src, "--harness", harness, "--budget", "-1"]), 2, "--budget")
+expect("tune bad --max-evals", run(["tune", "--source", src, "--harness", harness, "--max-evals", "1.5"]), 2,
+       "--max-evals")
+expect("tune missing source", run(["tune", "--source", "/nonexistent.cu", "--harness", harness]), 2, "no such file")
+no_gpu = {"CUDA_VISIBLE_DEVICES": ""}
+out = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"kb_tune_cli_{os.getpid()}.cu")
+p = run(["tune", "--source", src, "--harness", harness, "--out", out, "--json"], no_gpu)
+expect("tune without a GPU", p, 77, "skipped")
+if os.path.exists(out):
+    print("FAIL tune without a GPU wrote --out")
+    failures.append("no output without a GPU")
+
+expect("replay --help", run(["policy", "replay", "--help"]), 0, one_line=False)
+expect("replay without --results", run(["policy", "replay"]), 2, "--results is required")
+expect("replay malformed results", run(["policy", "replay", "--results", harness]), 2, "malformed run log")
+expect("replay missing policy", run(["policy", "replay", "--results", os.path.join(data, "synthetic_recording.json"),
+                                     "--policy", "/nonexistent.lua"]), 2, "no such policy")
+p = run(["policy", "replay", "--results", os.path.join(data, "synthetic_recording.json"), "--seeds", "3", "--json"])
+expect("replay synthetic", p, 0, one_line=False)
+if p.returncode == 0:
+    report = json.loads(p.stdout)
+    good = len(report["seeds"]) == 3 and report["space_size"] == 9 and abs(report["recorded_best"] - 1.269) < 1e-9
+    print(f"{'PASS' if good else 'FAIL'} replay report fields")
+    if not good:
+        failures.append("replay report")
+
+print(f"{len(failures)} failed")
+sys.exit(1 if failures else 0)

@@ -1,0 +1,94 @@
+#include <cstdio>
+#include <filesystem>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "common/file_util.h"
+#include "kb/kb_store.h"
+#include "search/kb_bridge.h"
+#include "search/policy_choice.h"
+#include "search/replay.h"
+
+namespace kernelblaster {
+namespace {
+
+const char* kHelp = R"(usage: kernelblaster policy replay --results RECORDED.json [--policy FILE.lua|default] [options]
+
+Runs the tuner's search loop with a policy against a recorded run (the --log
+of `kernelblaster tune`, ideally an exhaustive one) instead of a GPU, once per
+seed, and reports how many evaluations the policy needed to come within the
+band of the recorded best, the best it reached, and how much of the space it
+evaluated.
+
+  --policy FILE.lua     the policy (default: the built-in one)
+  --results FILE        the recorded run
+  --kb FILE             warm-start estimates from this KB only (default: an
+                        empty KB, so a replay depends on nothing else)
+  --learn               after the first seed, record what it evaluated into
+                        --kb, as a tuning run would
+  --seeds N             policy seeds, 1..N (default 10)
+  --max-evals N         stop each run after N evaluations (default: none)
+  --band X              "within X of the best" (default 0.05)
+  --json                print the report as JSON
+
+Exit status: 0 done, 2 bad usage or unreadable input.
+)";
+
+void print_line(const std::string& s) { std::fprintf(stderr, "kernelblaster policy replay: %s\n", s.c_str()); }
+
+}  // namespace
+
+int policy_replay_command(const CommandArgs& argv, const std::string& self_exe) {
+  (void)self_exe;
+  for (const std::string& a : argv)
+    if (a == "--help" || a == "-h") {
+      std::fputs(kHelp, stdout);
+      return 0;
+    }
+  try {
+    Args args(argv, {"--policy", "--results", "--kb", "--seeds", "--max-evals", "--band"}, {"--json", "--learn"});
+    std::string results = args.value("--results");
+    if (results.empty()) throw UsageError("--results is required");
+    std::string policy_path = args.value("--policy", "default");
+    std::string kb_path = args.value("--kb");
+    bool learn = args.flag("--learn");
+    if (learn && kb_path.empty()) throw UsageError("--learn needs --kb");
+    search::ReplayOptions ro;
+    double seeds = args.number("--seeds", 10), max_evals = args.number("--max-evals", 0);
+    if (seeds < 1 || seeds != static_cast<int>(seeds)) throw UsageError("--seeds needs a whole number >= 1");
+    if (max_evals < 0 || max_evals != static_cast<int>(max_evals)) throw UsageError("--max-evals needs a whole number >= 0");
+    ro.seeds = static_cast<int>(seeds);
+    ro.max_evals = static_cast<int>(max_evals);
+    ro.band = args.number("--band", 0.05);
+    if (ro.band < 0 || ro.band >= 1) throw UsageError("--band must be in [0, 1)");
+    if (policy_path != "default" && !std::filesystem::is_regular_file(policy_path))
+      throw UsageError("no such policy file: " + policy_path);
+
+    search::RunLog log = search::run_log_from_json(read_file(results), results);
+    kb::KnowledgeBase knowledge;
+    if (!kb_path.empty() && std::filesystem::exists(kb_path)) knowledge = kb::load_kb(kb_path);
+    bool warned = false;
+    auto make_policy = [&](bool* fell_back) {
+      // One line about a broken script, not one per seed.
+      search::PolicyChoice c = search::choose_policy(policy_path, warned ? nullptr : print_line);
+      warned = warned || c.failed_to_load;
+      *fell_back = c.failed_to_load;
+      return std::move(c.policy);
+    };
+    search::ReplayReport report = search::replay(log, knowledge, make_policy, ro);
+    if (learn && !report.runs.empty()) {
+      std::vector<kb::Outcome> outcomes = search::outcomes_of(search::replayed_log(log, report.runs.front()));
+      if (!outcomes.empty()) kb::record_outcomes(kb_path, outcomes);
+    }
+    std::fputs((args.flag("--json") ? search::replay_report_to_json(report) + "\n"
+                                    : search::replay_report_to_text(report))
+                   .c_str(),
+               stdout);
+    return 0;
+  } catch (const std::exception& x) {
+    std::fprintf(stderr, "kernelblaster policy replay: %s (see --help)\n", x.what());
+    return 2;
+  }
+}
+
+}  // namespace kernelblaster

@@ -1,0 +1,39 @@
+#include "search/candidate_source.h"
+
+#include <filesystem>
+
+namespace kernelblaster::search {
+
+std::string candidate_source(const std::string& original_text, const std::string& original_path,
+                             const Configuration& config, const std::vector<std::string>& base_definitions) {
+  std::string out;
+  for (const Setting& s : config.settings) {
+    if (s.flag) continue;
+    for (const std::string& d : base_definitions)
+      if (d == s.name || d.rfind(s.name + "=", 0) == 0) {
+        out += "#undef " + s.name + "\n";
+        break;
+      }
+    out += "#define " + s.name + " " + s.value + "\n";
+  }
+  std::string path = std::filesystem::absolute(original_path).lexically_normal().string();
+  std::string escaped;
+  for (char c : path) {
+    if (c == '"' || c == '\\') escaped += '\\';
+    escaped += c;
+  }
+  out += "#line 1 \"" + escaped + "\"\n";
+  out += original_text;
+  return out;
+}
+
+CompileSettings candidate_settings(const CompileSettings& base, const Configuration& config) {
+  CompileSettings cs = base;
+  for (const std::string& f : config.flags) {
+    if (f.rfind("-arch=", 0) == 0) cs.arch = f.substr(6);
+    else cs.flags.push_back(f);
+  }
+  return cs;
+}
+
+}  // namespace kernelblaster::search

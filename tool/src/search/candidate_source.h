@@ -1,0 +1,23 @@
+// The text and compile settings of one configuration's candidate. The text
+// is `#define NAME VALUE` for each non-default tunable, then
+// `#line 1 "<absolute original path>"`, then the original unchanged, so
+// compiler messages point at the user's file.
+#pragma once
+
+#include <string>
+
+#include "eval/candidate_build.h"
+#include "search/config_space.h"
+
+namespace kernelblaster::search {
+
+// `base_definitions` are the -D of the target; a tunable also defined there
+// gets an #undef first so the candidate's value wins without a warning.
+std::string candidate_source(const std::string& original_text, const std::string& original_path,
+                             const Configuration& config, const std::vector<std::string>& base_definitions = {});
+
+// The target's settings plus the configuration's flags; "-arch=X" replaces
+// the architecture instead of being appended.
+CompileSettings candidate_settings(const CompileSettings& base, const Configuration& config);
+
+}  // namespace kernelblaster::search

@@ -1,0 +1,56 @@
+// The configuration space: the product of the tunables' values and the flag
+// dimensions, filtered by the constraints, capped at kMaxConfigurations.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "search/space_decl.h"
+
+namespace kernelblaster::search {
+
+// Above this many valid configurations the space is thinned to an evenly
+// strided subset (deterministic, in enumeration order) of this size.
+inline constexpr std::size_t kMaxConfigurations = 1024;
+// Above this many raw combinations the declaration is refused outright.
+inline constexpr std::size_t kMaxCombinations = 10'000'000;
+
+// One non-default choice of a configuration.
+struct Setting {
+  std::string name;       // tunable name or flag dimension
+  std::string value;      // tunable value, or the nvcc flag
+  std::string technique;  // KB technique id
+  bool flag = false;
+  // The KB's setting key: "NAME=VALUE" for a tunable, the flag itself for a flag.
+  std::string key() const { return flag ? value : name + "=" + value; }
+};
+
+struct Configuration {
+  std::string id;                             // non-default settings' keys joined by ","; "default"
+  std::map<std::string, std::string> values;  // every tunable → its value
+  std::vector<std::string> flags;             // non-default flags, in dimension order
+  std::vector<Setting> settings;              // non-default: tunables first, then flags
+  bool is_default() const { return settings.empty(); }
+};
+
+struct ConfigSpace {
+  Configuration original;               // every default: the source as written
+  std::vector<Configuration> configs;   // the candidates (the original excluded)
+  std::size_t combinations = 0;         // raw product, the original included
+  std::size_t valid = 0;                // after the constraints, the original included
+  bool capped = false;                  // thinned to kMaxConfigurations
+};
+
+// Throws SpaceError for a space too large to enumerate, or a constraint on a
+// tunable whose values are not all integers.
+ConfigSpace enumerate_space(const SpaceDecl& decl, const std::vector<FlagDimension>& flags,
+                            std::size_t cap = kMaxConfigurations);
+
+// The configuration with these tunable values and flags (unknown flags get
+// flag_technique). Values missing from `values` take the default.
+Configuration make_configuration(const std::vector<Tunable>& tunables, const std::map<std::string, std::string>& values,
+                                 const std::vector<std::string>& flags);
+
+}  // namespace kernelblaster::search

@@ -1,0 +1,38 @@
+// The seam between the search loop and what measures a configuration: the
+// engine on real GPUs (engine_measurer.h) or a recorded run (replay.h).
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "search/config_space.h"
+
+namespace kernelblaster::search {
+
+struct Measurement {
+  std::string status = "ok";        // the engine's status name; a failure is a result
+  std::string detail;               // one line
+  double speedup = 0;               // over the original (median based); 0 unless ok
+  double median_us = 0;             // the candidate's, geometric mean over timed sizes
+  double reference_median_us = 0;   // the original's, same sizes
+  double compile_s = 0;
+  double eval_s = 0;
+  bool verified() const { return status == "ok"; }
+};
+
+class Measurer {
+ public:
+  virtual ~Measurer() = default;
+  // A hint that `config` will probably be measured soon: start building it.
+  // Returns at once.
+  virtual void prepare(const Configuration& config) { (void)config; }
+  // A hash of the configuration's machine code (SASS), waiting for its build;
+  // empty when unknown (no hasher, or it does not compile). Two
+  // configurations with one non-empty hash are measured once.
+  virtual std::string machine_code(const Configuration& config) = 0;
+  // Measures `config` on `device`. Called from several threads at once, but
+  // never twice at once for one device. Never throws for a bad candidate.
+  virtual Measurement measure(const Configuration& config, int device) = 0;
+};
+
+}  // namespace kernelblaster::search

@@ -1,0 +1,175 @@
+#include "search/replay.h"
+
+#include <cstdio>
+#include <set>
+#include <nlohmann/json.hpp>
+
+#include "search/kb_bridge.h"
+
+namespace kernelblaster::search {
+
+ReplayMeasurer::ReplayMeasurer(const RunLog& log) : m_original_hash(log.original_sass_hash) {
+  for (const EvaluationRecord& r : log.evaluations) m_recorded.emplace(r.id, r);
+}
+
+std::string ReplayMeasurer::machine_code(const Configuration& config) {
+  if (config.is_default()) return m_original_hash;
+  auto it = m_recorded.find(config.id);
+  return it == m_recorded.end() ? "" : it->second.sass_hash;
+}
+
+Measurement ReplayMeasurer::measure(const Configuration& config, int) {
+  Measurement m;
+  auto it = m_recorded.find(config.id);
+  if (it == m_recorded.end()) {
+    m.status = "not_recorded";
+    m.detail = "the recording has no result for " + config.id;
+    return m;
+  }
+  const EvaluationRecord& r = it->second;
+  m.status = r.status;
+  m.detail = r.detail;
+  m.speedup = r.speedup;
+  m.median_us = r.median_us;
+  m.reference_median_us = r.reference_median_us;
+  m.compile_s = r.compile_s;
+  m.eval_s = r.eval_s;
+  return m;
+}
+
+ConfigSpace recorded_space(const RunLog& log) {
+  ConfigSpace space;
+  space.original = make_configuration(log.tunables, {}, {});
+  std::set<std::string> seen;
+  for (const EvaluationRecord& r : log.evaluations) {
+    Configuration c = make_configuration(log.tunables, r.settings, r.flags);
+    if (c.is_default() || !seen.insert(c.id).second) continue;
+    space.configs.push_back(std::move(c));
+  }
+  space.valid = space.configs.size() + 1;
+  space.combinations = space.valid;
+  return space;
+}
+
+double recorded_best(const RunLog& log) {
+  double best = 1.0;
+  for (const EvaluationRecord& r : log.evaluations)
+    if (r.status == "ok" && r.speedup > best) best = r.speedup;
+  return best;
+}
+
+ReplayReport replay(const RunLog& log, const kb::KnowledgeBase& kb,
+                    const std::function<std::unique_ptr<policy::Policy>(bool* fell_back)>& make_policy,
+                    const ReplayOptions& options) {
+  ReplayReport report;
+  report.kernel = log.kernel;
+  report.band = options.band;
+  report.recorded_best = recorded_best(log);
+  ConfigSpace space = recorded_space(log);
+  report.space_size = std::max(space.configs.size(), log.space_size);
+  std::vector<policy::KbEstimate> estimates;
+  for (const Configuration& c : space.configs) estimates.push_back(estimate(kb, log.state, log.arch, c));
+  const double target = (1.0 - options.band) * report.recorded_best;
+  double sum_to_band = 0, sum_best = 0, sum_evaluated = 0;
+  for (int i = 0; i < options.seeds; ++i) {
+    SeedRun run;
+    run.seed = options.first_seed + static_cast<std::uint64_t>(i);
+    std::unique_ptr<policy::Policy> policy = make_policy(&run.fell_back);
+    if (report.policy.empty()) report.policy = policy->name();
+    ReplayMeasurer measurer(log);
+    SearchLoop loop(space, estimates, measurer, *policy, [] { return 0.0; });
+    LoopOptions lo;
+    lo.max_evals = options.max_evals;
+    lo.budget_s = 0;  // no deadline: a replay costs no GPU time
+    lo.seed = run.seed;
+    lo.kernel = log.kernel;
+    lo.state = log.state;
+    lo.arch = log.arch;
+    lo.gpu = log.gpu;
+    lo.metrics = log.metrics;
+    lo.prefetch = 0;
+    run.outcome = loop.run(lo);
+    // A fallback can also happen during the run; the factory's flag says
+    // whether the script loaded, the guarded policy whether it kept working.
+    if (auto* g = dynamic_cast<policy::GuardedPolicy*>(policy.get()); g && g->fell_back()) run.fell_back = true;
+    run.evaluations = static_cast<int>(run.outcome.evaluations.size());
+    run.duplicates = run.outcome.duplicates;
+    run.stop_reason = run.outcome.stop_reason;
+    double best = 1.0;
+    if (best >= target) run.to_band = 0;
+    for (const EvaluationRecord& r : run.outcome.evaluations) {
+      if (r.accepted && r.speedup > best) best = r.speedup;
+      if (run.to_band < 0 && best >= target) run.to_band = r.n;
+    }
+    run.best = best;
+    report.fell_back = report.fell_back || run.fell_back;
+    report.reached += run.to_band >= 0;
+    sum_to_band += run.to_band >= 0 ? run.to_band : static_cast<double>(report.space_size);
+    sum_best += best;
+    sum_evaluated += report.space_size ? static_cast<double>(run.evaluations) / report.space_size : 0.0;
+    report.runs.push_back(std::move(run));
+  }
+  if (options.seeds > 0) {
+    report.mean_to_band = sum_to_band / options.seeds;
+    report.mean_best = sum_best / options.seeds;
+    report.mean_fraction_evaluated = sum_evaluated / options.seeds;
+    report.mean_fraction_to_band = report.space_size ? report.mean_to_band / report.space_size : 0.0;
+  }
+  return report;
+}
+
+RunLog replayed_log(const RunLog& recorded, const SeedRun& run) {
+  RunLog log = recorded;
+  log.evaluations = run.outcome.evaluations;
+  return log;
+}
+
+std::string replay_report_to_json(const ReplayReport& r) {
+  nlohmann::json j;
+  j["kernel"] = r.kernel;
+  j["policy"] = r.policy;
+  j["space_size"] = r.space_size;
+  j["recorded_best"] = r.recorded_best;
+  j["band"] = r.band;
+  j["mean_evaluations_to_band"] = r.mean_to_band;
+  j["mean_fraction_to_band"] = r.mean_fraction_to_band;
+  j["mean_best"] = r.mean_best;
+  j["mean_fraction_evaluated"] = r.mean_fraction_evaluated;
+  j["seeds_reaching_band"] = r.reached;
+  j["fell_back_to_default"] = r.fell_back;
+  j["seeds"] = nlohmann::json::array();
+  for (const SeedRun& s : r.runs)
+    j["seeds"].push_back({{"seed", s.seed},
+                          {"evaluations", s.evaluations},
+                          {"evaluations_to_band", s.to_band >= 0 ? nlohmann::json(s.to_band) : nlohmann::json()},
+                          {"best", s.best},
+                          {"fraction_evaluated",
+                           r.space_size ? static_cast<double>(s.evaluations) / r.space_size : 0.0},
+                          {"duplicates", s.duplicates},
+                          {"stop_reason", s.stop_reason},
+                          {"fell_back_to_default", s.fell_back}});
+  return j.dump(2);
+}
+
+std::string replay_report_to_text(const ReplayReport& r) {
+  std::string out;
+  char line[256];
+  std::snprintf(line, sizeof line, "%s: policy %s, %zu configurations, recorded best %.3fx, band %.0f%%\n",
+                r.kernel.c_str(), r.policy.c_str(), r.space_size, r.recorded_best, r.band * 100);
+  out += line;
+  for (const SeedRun& s : r.runs) {
+    std::string band = s.to_band >= 0 ? std::to_string(s.to_band) : std::string("never");
+    std::snprintf(line, sizeof line, "  seed %-4llu to band %-6s best %.3fx  evaluated %d (%.0f%%)%s\n",
+                  static_cast<unsigned long long>(s.seed), band.c_str(), s.best, s.evaluations,
+                  r.space_size ? 100.0 * s.evaluations / r.space_size : 0.0,
+                  s.fell_back ? "  [fell back to the default policy]" : "");
+    out += line;
+  }
+  std::snprintf(line, sizeof line,
+                "mean: %.1f evaluations to the band (%.1f%% of the space; %d/%zu seeds reached it), best %.3fx\n",
+                r.mean_to_band, 100 * r.mean_fraction_to_band, r.reached, r.runs.size(), r.mean_best);
+  out += line;
+  return out;
+}
+
+}  // namespace kernelblaster::search

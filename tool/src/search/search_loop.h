@@ -1,0 +1,72 @@
+// The search: ask the policy for the next configuration, build it (ahead,
+// on the CPU pool), measure it on a free GPU, tell the policy, keep the
+// fastest verified configuration it accepts. Stops at the deadline, at the
+// evaluation cap, when the space is exhausted or when the policy says so.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "policy/policy.h"
+#include "search/config_space.h"
+#include "search/measurer.h"
+#include "search/run_log.h"
+
+namespace kernelblaster::search {
+
+struct LoopOptions {
+  int max_evals = 0;                    // configurations to select; 0: no cap
+  double budget_s = 120;                // no new measurement starts after this; <= 0: no deadline
+  std::vector<int> devices = {0};       // one measurement at a time on each
+  int prefetch = 4;                     // further picks of the policy prepared ahead
+  std::uint64_t seed = 0;
+  // What the policy's context says about the kernel.
+  std::string kernel, state = "unclassified", arch, gpu;
+  std::map<std::string, double> metrics;
+};
+
+struct LoopProgress {
+  int done = 0;         // evaluations completed
+  int total = 0;        // what the run can reach: the space, or the cap
+  double best_speedup = 1.0;
+  std::string best_id;  // empty: none yet
+  const EvaluationRecord* last = nullptr;
+};
+
+struct LoopOutcome {
+  std::vector<EvaluationRecord> evaluations;  // in completion order
+  int best = -1;                              // index into evaluations; -1: none verified and accepted
+  int duplicates = 0;
+  int measured = 0;
+  std::string stop_reason;                    // "space exhausted", "evaluation cap", "deadline", "policy"
+  double seconds = 0;
+};
+
+class SearchLoop {
+ public:
+  // `estimates` (one per config of `space`) are what the KB says; `clock`
+  // returns seconds on any monotonic scale.
+  SearchLoop(const ConfigSpace& space, std::vector<policy::KbEstimate> estimates, Measurer& measurer,
+             policy::Policy& policy, std::function<double()> clock);
+  LoopOutcome run(const LoopOptions& options, const std::function<void(const LoopProgress&)>& progress = {});
+
+ private:
+  const ConfigSpace& m_space;
+  std::vector<policy::KbEstimate> m_estimates;
+  Measurer& m_measurer;
+  policy::Policy& m_policy;
+  std::function<double()> m_clock;
+};
+
+// The action a configuration stands for in a policy context: id, technique
+// (the settings' techniques, "+"-joined), every tunable value, and its flags
+// under "flags" (space-separated).
+policy::Action action_of(const Configuration& config, const policy::KbEstimate& kb);
+
+// The steady clock in seconds.
+double steady_seconds();
+
+}  // namespace kernelblaster::search

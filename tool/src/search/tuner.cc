@@ -1,0 +1,316 @@
+#include "search/tuner.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "common/file_util.h"
+#include "eval/candidate_build.h"
+#include "eval/evaluator.h"
+#include "kb/classifier.h"
+#include "kb/kb_store.h"
+#include "search/config_space.h"
+#include "search/directives.h"
+#include "search/engine_measurer.h"
+#include "search/flag_space.h"
+#include "search/kb_bridge.h"
+#include "search/manifest_space.h"
+#include "search/policy_choice.h"
+#include "search/run_log.h"
+#include "search/search_loop.h"
+
+namespace fs = std::filesystem;
+
+namespace kernelblaster::search {
+namespace {
+
+std::string utc_now() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+std::string format_speedup(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2fx", x);
+  return buf;
+}
+
+// Every visible GPU: devices answer the probe from 0 up.
+std::vector<int> visible_devices(GpuProbe& probe) {
+  std::vector<int> out;
+  for (int d = 0; d < 64 && probe.probe(d).present; ++d) out.push_back(d);
+  return out;
+}
+
+// The original's cheap profile, judged against itself without timing: the
+// metrics that classify its state. Empty when the profiler has nothing.
+std::map<std::string, double> original_metrics(const Toolchain& tc, GpuProbe& probe, const EngineTarget& t,
+                                               const std::string& reference_binary, int device) {
+  EvalRequest req;
+  req.source = t.source;
+  req.harness = t.harness;
+  req.compile = t.compile;
+  req.timing = false;
+  req.profile = "cheap";
+  req.device = device;
+  req.lock_dir = t.lock_dir;
+  req.run_timeout_s = t.run_timeout_s;
+  req.reference_binary = reference_binary;
+  req.candidate_binary = reference_binary;
+  try {
+    EvalResult r = Evaluator(tc, probe).evaluate(req);
+    if (!r.profile.empty()) return r.profile.front().metrics;
+  } catch (const std::exception&) {
+  }
+  return {};
+}
+
+}  // namespace
+
+TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuProbe& probe,
+                     void (*log_line)(const std::string&)) {
+  auto say = [&](const std::string& s) {
+    if (log_line) log_line(s);
+  };
+  TuneSummary sum;
+  sum.source = opt.source;
+  sum.out = opt.out;
+  for (const std::string* p : {&opt.source, &opt.harness})
+    if (!fs::is_regular_file(*p)) throw std::runtime_error("no such file: " + *p);
+  const std::string source = fs::absolute(opt.source).lexically_normal().string();
+  const std::string text = read_file(source);
+  const std::string kernel = fs::path(source).filename().string();
+
+  int first_device = opt.devices.empty() ? 0 : opt.devices.front();
+  GpuInfo gpu = probe.probe(first_device);
+  if (!gpu.present) {
+    sum.exit_code = 77;
+    sum.status = "no_gpu";
+    sum.reason = gpu.reason.empty() ? "no GPU" : gpu.reason;
+    return sum;
+  }
+  sum.gpu = gpu.name;
+  sum.devices = opt.devices.empty() ? visible_devices(probe) : opt.devices;
+  for (int d : sum.devices)
+    if (!probe.probe(d).present) throw std::runtime_error("--devices: no GPU " + std::to_string(d));
+
+  // Compile settings of the target, as `kernelblaster eval` takes them.
+  CompileSettings cs;
+  if (!opt.manifest.empty()) cs = settings_from_manifest(opt.manifest);
+  if (!opt.arch.empty()) cs.arch = opt.arch;
+  if (cs.arch.empty()) cs.arch = gpu.arch;
+  sum.arch = cs.arch;
+  for (const auto& d : opt.include_dirs) cs.include_dirs.push_back(d);
+  for (const auto& d : opt.definitions) cs.definitions.push_back(d);
+  for (std::string& d : cs.include_dirs) d = fs::absolute(d).string();
+  cs.include_dirs.push_back(fs::path(source).parent_path().string());
+
+  // The space.
+  SpaceDecl decl = parse_directives(text, source, cs.arch);
+  if (!opt.manifest.empty()) add_manifest_space(decl, opt.manifest, text, source, cs.definitions);
+  std::vector<FlagDimension> flags;
+  if (!opt.no_flags) flags = decl.flags_declared ? decl.flags : default_flag_dimensions(cs.arch);
+  ConfigSpace space = enumerate_space(decl, flags);
+  sum.space_size = static_cast<int>(space.configs.size());
+  if (space.configs.empty()) {
+    sum.exit_code = 1;
+    sum.status = "no_gain";
+    sum.reason = "nothing to tune: " + kernel + " declares no tunables and flags are off";
+    return sum;
+  }
+  if (space.capped)
+    say("[tune] " + kernel + ": " + std::to_string(space.valid - 1) + " configurations, searching an evenly spread " +
+        std::to_string(space.configs.size()));
+
+  // The KB: a broken or missing KB never stops tuning.
+  std::string kb_path = !opt.kb.empty() ? opt.kb : kb::default_user_kb_path();
+  kb::KnowledgeBase knowledge;
+  try {
+    std::string seed_path;
+    try {
+      seed_path = kb::seed_kb_path(self_exe);
+    } catch (const std::exception&) {
+    }
+    knowledge = seed_path.empty() && !fs::exists(kb_path) ? kb::KnowledgeBase{}
+                : seed_path.empty()                       ? kb::load_kb(kb_path)
+                                                          : kb::load_layered(seed_path, kb_path);
+  } catch (const std::exception& e) {
+    say(std::string("[tune] knowledge base not used: ") + e.what());
+  }
+
+  // Scratch space and the engine.
+  std::string tmpl = (fs::temp_directory_path() / "kernelblaster-tune-XXXXXX").string();
+  if (!::mkdtemp(tmpl.data())) throw std::runtime_error("cannot create a work directory in /tmp");
+  struct Cleanup {
+    std::string dir;
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  } cleanup{tmpl};
+  EngineTarget target;
+  target.source = source;
+  target.source_text = text;
+  target.harness = fs::absolute(opt.harness).string();
+  target.compile = cs;
+  target.work_dir = tmpl;
+  const char* lock_dir = std::getenv("KERNELBLASTER_LOCK_DIR");
+  target.lock_dir = lock_dir && *lock_dir ? lock_dir : "/tmp/kernelblaster-locks";
+  target.seeds = opt.seeds;
+  target.budget_ms = opt.budget_ms;
+  target.run_timeout_s = opt.run_timeout_s;
+  Toolchain tc = find_toolchain(self_exe);
+  CompilePool pool;
+  CuobjdumpSassHasher hasher(tc);
+  EngineMeasurer measurer(tc, probe, pool, &hasher, target);
+  const double t0 = steady_seconds();
+  std::string why;
+  if (!measurer.build_reference(&why)) {
+    sum.exit_code = 1;
+    sum.status = "failed";
+    sum.reason = "the original does not build with its harness: " + why;
+    return sum;
+  }
+
+  RunLog log;
+  log.kernel = kernel;
+  log.source = source;
+  log.arch = cs.arch;
+  log.gpu = gpu.name;
+  log.date = utc_now();
+  log.tunables = decl.tunables;
+  for (const Constraint& c : decl.constraints) log.constraints.push_back(c.text());
+  log.flag_dimensions = flags;
+  log.space_size = space.configs.size();
+  log.space_capped = space.capped;
+  log.metrics = original_metrics(tc, probe, target, measurer.reference_binary(), sum.devices.front());
+  if (!log.metrics.empty()) log.state = kb::classify(knowledge, log.metrics).state;
+  sum.state = log.state;
+
+  std::vector<policy::KbEstimate> estimates;
+  for (const Configuration& c : space.configs) estimates.push_back(estimate(knowledge, log.state, cs.arch, c));
+  PolicyChoice choice = choose_policy(opt.policy, log_line);
+  log.policy = choice.name;
+  sum.policy = choice.name;
+
+  SearchLoop loop(space, estimates, measurer, *choice.policy, steady_seconds);
+  LoopOptions lo;
+  lo.max_evals = opt.max_evals;
+  lo.budget_s = opt.budget_s;
+  lo.devices = sum.devices;
+  lo.prefetch = std::max(2, pool.threads());
+  lo.seed = opt.seed;
+  lo.kernel = kernel;
+  lo.state = log.state;
+  lo.arch = cs.arch;
+  lo.gpu = gpu.name;
+  lo.metrics = log.metrics;
+  auto progress = [&](const LoopProgress& p) {
+    if (opt.quiet) return;
+    std::string line = "[tune] " + kernel + "  " + std::to_string(p.done) + "/" + std::to_string(p.total) +
+                       "  best " + format_speedup(p.best_speedup);
+    if (!p.best_id.empty()) line += " (" + p.best_id + ")";
+    if (p.last && p.last->status != "ok") line += "  [" + p.last->id + ": " + p.last->status + "]";
+    say(line);
+  };
+  LoopOutcome outcome = loop.run(lo, progress);
+  sum.fell_back_to_default = choice.fell_back();
+  sum.evaluations = static_cast<int>(outcome.evaluations.size());
+  sum.duplicates = outcome.duplicates;
+  log.evaluations = outcome.evaluations;
+  for (const EvaluationRecord& r : outcome.evaluations)
+    if (r.reference_median_us > 0 && r.duplicate_of.empty()) {
+      log.reference_median_us = r.reference_median_us;
+      break;
+    }
+  log.original_sass_hash = measurer.machine_code(space.original);
+  sum.reference_median_us = log.reference_median_us;
+
+  auto finish = [&] {
+    sum.seconds = steady_seconds() - t0;
+    if (!opt.log.empty()) write_file_atomic(opt.log, run_log_to_json(log) + "\n");
+    try {
+      std::vector<kb::Outcome> outcomes = outcomes_of(log);
+      if (!outcomes.empty()) kb::record_outcomes(kb_path, outcomes);
+    } catch (const std::exception& e) {
+      say(std::string("[tune] the knowledge base did not learn from this run: ") + e.what());
+    }
+    return sum;
+  };
+
+  if (outcome.best < 0) {
+    sum.exit_code = 1;
+    sum.status = "no_gain";
+    sum.reason = "no verified configuration beat the original in " + std::to_string(sum.evaluations) + " evaluations";
+    return finish();
+  }
+  const EvaluationRecord& best = outcome.evaluations[outcome.best];
+  Configuration winner = make_configuration(decl.tunables, best.settings, best.flags);
+  log.best = best.id;
+  log.best_speedup = best.speedup;
+  sum.search_speedup = best.speedup;
+  sum.best_median_us = best.median_us;
+  sum.config = winner.values;
+  sum.flags = winner.flags;
+  if (best.speedup < opt.min_speedup) {
+    sum.exit_code = 1;
+    sum.status = "no_gain";
+    sum.reason = "best " + format_speedup(best.speedup) + " (" + best.id + ") is below --min-speedup " +
+                 format_speedup(opt.min_speedup);
+    return finish();
+  }
+  // Believe the winner only after a fresh look: more seeds, new ones.
+  if (!opt.quiet) say("[tune] " + kernel + "  re-verifying " + best.id + " with fresh seeds");
+  EvalResult again = measurer.evaluate(winner, sum.devices.front(), std::max(3, 2 * opt.seeds));
+  if (again.status != Status::ok) {
+    sum.exit_code = 1;
+    sum.status = "failed";
+    sum.reason = "the winner " + best.id + " failed re-verification: " + status_name(again.status) + ": " + again.detail;
+    return finish();
+  }
+  sum.speedup = again.speedup;
+  medians_of(again, &sum.best_median_us, &sum.reference_median_us);
+  if (again.speedup < opt.min_speedup) {
+    sum.exit_code = 1;
+    sum.status = "no_gain";
+    sum.reason = "the winner " + best.id + " re-measured at " + format_speedup(again.speedup) +
+                 ", below --min-speedup " + format_speedup(opt.min_speedup);
+    return finish();
+  }
+  if (!opt.out.empty()) write_file_atomic(opt.out, measurer.source_of(winner));
+  sum.exit_code = 0;
+  sum.status = "tuned";
+  return finish();
+}
+
+std::string tune_summary_to_json(const TuneSummary& s) {
+  nlohmann::json j;
+  j["status"] = s.status;
+  if (!s.reason.empty()) j["reason"] = s.reason;
+  j["source"] = s.source;
+  j["out"] = s.exit_code == 0 ? s.out : "";
+  j["speedup"] = s.speedup;
+  j["search_speedup"] = s.search_speedup;
+  j["config"] = s.config;
+  j["flags"] = s.flags;
+  j["evaluations"] = s.evaluations;
+  j["duplicates"] = s.duplicates;
+  j["space_size"] = s.space_size;
+  j["seconds"] = s.seconds;
+  j["reference_median_us"] = s.reference_median_us;
+  j["best_median_us"] = s.best_median_us;
+  j["gpu"] = s.gpu;
+  j["arch"] = s.arch;
+  j["devices"] = s.devices;
+  j["state"] = s.state;
+  j["policy"] = s.policy;
+  j["fell_back_to_default"] = s.fell_back_to_default;
+  return j.dump(2);
+}
+
+}  // namespace kernelblaster::search

@@ -1,0 +1,61 @@
+// One tuning run of a source + harness, what `kernelblaster tune` does:
+// declare the space, warm-start from the KB, search, re-verify the winner
+// with fresh seeds, write it, and let the KB learn from every outcome.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "eval/gpu_probe.h"
+
+namespace kernelblaster::search {
+
+struct TuneOptions {
+  std::string source, harness, manifest;
+  std::vector<std::string> include_dirs, definitions;
+  std::string arch;              // empty: the GPU's own
+  std::string out;               // the tuned source; written only on success
+  std::string log;               // the run log (written whatever the outcome)
+  double budget_s = 120;
+  int max_evals = 0;             // 0: no cap
+  std::string policy;            // Lua file; empty or "default": the built-in one
+  std::string kb;                // user KB; empty: KERNELBLASTER_KB or the default path
+  double min_speedup = 1.02;
+  std::uint64_t seed = 0;
+  std::vector<int> devices;      // empty: every visible GPU
+  bool no_flags = false;
+  bool quiet = false;
+  int seeds = 3;                 // per measurement
+  double budget_ms = 300;        // timed runs per size per measurement
+  double run_timeout_s = 60;
+};
+
+struct TuneSummary {
+  int exit_code = 2;             // 0 written, 1 not worth it / failed to tune, 77 no GPU
+  std::string status;            // "tuned", "no_gain", "failed", "no_gpu"
+  std::string reason;            // one line when not tuned
+  std::string source;
+  std::string out;
+  double speedup = 0;            // re-verified, over the original
+  double search_speedup = 0;     // what the search measured
+  std::map<std::string, std::string> config;  // every tunable of the winner
+  std::vector<std::string> flags;             // nvcc flags the tuned source needs ("-arch=sm_90a" included)
+  int evaluations = 0, duplicates = 0, space_size = 0;
+  double seconds = 0;
+  double reference_median_us = 0, best_median_us = 0;
+  std::string gpu, arch, state = "unclassified", policy;
+  bool fell_back_to_default = false;
+  std::vector<int> devices;
+};
+
+// `log_line` prints one line of progress or warning (stderr in the tool).
+// Throws std::runtime_error for misuse (missing files, malformed
+// declarations): the command turns it into one line and exit 2.
+TuneSummary run_tune(const TuneOptions& options, const std::string& self_exe, GpuProbe& probe,
+                     void (*log_line)(const std::string&));
+
+std::string tune_summary_to_json(const TuneSummary& s);
+
+}  // namespace kernelblaster::search
