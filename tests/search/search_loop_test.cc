@@ -59,6 +59,15 @@ TEST(SearchLoop, ExhaustsTheSpaceAndKeepsTheFastestVerified) {
   // The history the policy sees grows one entry per result.
   EXPECT_EQ(p.seen.back().history.size(), 8u);
   EXPECT_EQ(p.seen.back().actions.size(), 1u);
+  // A tried action has left ctx.actions; its history entry keeps its settings.
+  bool saw_block_128 = false;
+  for (const auto& h : p.seen.back().history)
+    if (h.action_id == "BLOCK_SIZE=128") {
+      saw_block_128 = true;
+      EXPECT_EQ(h.settings.at("BLOCK_SIZE"), "128");
+      EXPECT_FALSE(h.technique.empty());
+    }
+  EXPECT_TRUE(saw_block_128);
 }
 
 TEST(SearchLoop, StopsAtTheBudget) {

@@ -102,6 +102,12 @@ LoopOutcome SearchLoop::run(const LoopOptions& opt, const std::function<void(con
 
   auto conclude = [&](EvaluationRecord rec) {
     policy::HistoryEntry h{rec.id, rec.status, rec.speedup, rec.median_us, false};
+    // Tried actions leave ctx.actions: the history keeps what they were.
+    if (auto it = index_of.find(rec.id); it != index_of.end()) {
+      policy::Action a = action_of(configs[it->second], {});
+      h.technique = a.technique;
+      h.settings = a.settings;
+    }
     std::optional<bool> verdict = m_policy.accept(context(), h);
     bool verified = rec.status == "ok";
     rec.accepted = verified && (verdict ? *verdict : rec.speedup > best_speedup);
