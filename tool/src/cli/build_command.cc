@@ -1,13 +1,178 @@
-// Placeholder until the command lands; its owner replaces this file.
+// `kernelblaster build`: the build step behind kernelblaster_optimize(). The
+// CMake module runs it once per optimized source; the decisions are in
+// cache/build_step.h, this file wires the real GPU, tuner and nvcc to them.
 #include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
 
+#include "cache/build_step.h"
+#include "cache/results_cache.h"
+#include "cache/sha256.h"
+#include "cache/tune_runner.h"
+#include "cli/args.h"
 #include "cli/commands.h"
+#include "common/file_util.h"
+#include "common/subprocess.h"
+#include "eval/candidate_build.h"
+#include "kb/kb_store.h"
+#include "kernelblaster/build_paths.h"
+
+namespace fs = std::filesystem;
 
 namespace kernelblaster {
+namespace {
 
-int build_command(const CommandArgs&, const std::string&) {
-  std::fputs("kernelblaster build: not available in this build\n", stderr);
-  return 2;
+const char* kHelp = R"(usage: kernelblaster build --manifest M --source S --harness H --out O [options]
+
+Writes the source a target compiles in place of S: the tuned version for
+this GPU (from the results cache, the lockfile, or a tuning run), else S
+itself behind a #line directive. O (and --rsp) are rewritten only when their
+content changes, so an unchanged rebuild recompiles nothing. Prints one line
+saying what was used and why. Fails only for bad usage, an unreadable
+source, or --strict without a verified result.
+
+  --manifest FILE       compile settings of the target (arch, include_dirs, definitions, flags)
+  --source FILE         the original kernel source
+  --harness FILE        its native harness
+  --out FILE            the source to compile
+  --rsp FILE            nvcc options file for the flags the result needs
+  --stamp FILE          touched on every run
+  --depfile FILE        write the headers S includes (Makefile syntax)
+  --mode M              AUTO (tune on a miss when a GPU is present), APPLY (cached
+                        or locked results only), TUNE (tune even on a hit), OFF
+  --cache-dir DIR       results cache (default KERNELBLASTER_CACHE_DIR, else
+                        ${XDG_CACHE_HOME:-~/.cache}/kernelblaster/results)
+  --lockfile FILE       kernelblaster.lock.json to read (and update with --update-lockfile)
+  --update-lockfile     record a tuning run's result in the lockfile
+  --target-gpu NAME     the GPU to build for without it: a name ("NVIDIA H200"),
+                        a fingerprint id, or an architecture (sm_90)
+  --budget S            tuning budget in seconds (default 60)
+  --min-speedup X       keep and apply results at least this fast (default: the tuner's own)
+  --policy FILE.lua     selection policy for the tuner
+  --kb FILE             the user knowledge base for the tuner
+  --strict              fail when no verified result is available
+  --dry-run             decide, but neither tune nor write anything
+  --json                print the decision as JSON instead of the line
+
+Exit status: 0 done (whatever was used), 1 --strict and no verified result, 2 bad usage.
+)";
+
+std::string nvcc_version_text(const std::string& nvcc) {
+  ProcessOptions opt;
+  opt.timeout_s = 30;
+  ProcessResult r = run_process({nvcc, "--version"}, opt);
+  if (!r.ok()) return "";
+  // The release line ("Cuda compilation tools, release 13.0, V13.0.88"):
+  // the same compiler installed on two machines has the same key.
+  for (std::size_t at = 0; at < r.output.size();) {
+    std::size_t end = r.output.find('\n', at);
+    std::string line = r.output.substr(at, end == std::string::npos ? std::string::npos : end - at);
+    if (line.find("release") != std::string::npos) return line;
+    if (end == std::string::npos) break;
+    at = end + 1;
+  }
+  return r.output;
+}
+
+// The seed KB and the KB schema: the part of the KB that is the same on
+// every machine (the user's own KB changes with every run and is left out).
+std::string kb_version(const std::string& self_exe) {
+  cache::Sha256 h;
+  h.field("kb-schema-" + std::to_string(kb::kSchemaVersion));
+  try {
+    h.field(read_file(kb::seed_kb_path(self_exe)));
+  } catch (const std::exception&) {
+    h.field("no-seed-kb");
+  }
+  return h.hex();
+}
+
+std::string report_json(const cache::BuildReport& rep, const cache::BuildRequest& req) {
+  nlohmann::json j = {{"source", req.source},  {"action", rep.action}, {"origin", rep.origin},
+                      {"key", rep.key},        {"gpu", rep.selector},  {"line", rep.line},
+                      {"headers", rep.headers}, {"wrote_source", rep.wrote_source}};
+  if (rep.result) j["speedup"] = rep.result->speedup;
+  return j.dump(2);
+}
+
+}  // namespace
+
+int build_command(const CommandArgs& argv, const std::string& self_exe) {
+  for (const std::string& a : argv)
+    if (a == "--help" || a == "-h") {
+      std::fputs(kHelp, stdout);
+      return 0;
+    }
+  cache::BuildRequest req;
+  bool json = false;
+  try {
+    Args args(argv,
+              {"--manifest", "--source", "--harness", "--out", "--rsp", "--stamp", "--depfile", "--mode", "--cache-dir",
+               "--lockfile", "--target-gpu", "--budget", "--min-speedup", "--policy", "--kb"},
+              {"--strict", "--update-lockfile", "--dry-run", "--json"});
+    json = args.flag("--json");
+    req.source = args.value("--source");
+    req.harness = args.value("--harness");
+    req.manifest = args.value("--manifest");
+    req.out = args.value("--out");
+    req.rsp = args.value("--rsp");
+    req.stamp = args.value("--stamp");
+    req.depfile = args.value("--depfile");
+    if (req.source.empty() || req.out.empty()) throw UsageError("--source and --out are required");
+    if (!cache::mode_from_name(args.value("--mode", "AUTO"), &req.mode))
+      throw UsageError("--mode must be AUTO, APPLY, TUNE or OFF, not '" + args.value("--mode") + "'");
+    req.cache_dir = args.value("--cache-dir");
+    if (req.cache_dir.empty()) req.cache_dir = cache::ResultsCache::default_dir();
+    req.cache_max_bytes = cache::ResultsCache::default_max_bytes();
+    req.lockfile = args.value("--lockfile");
+    const char* update_env = std::getenv("KERNELBLASTER_UPDATE_LOCKFILE");
+    req.update_lockfile = args.flag("--update-lockfile") ||
+                          (update_env && *update_env && std::string(update_env) != "0" && std::string(update_env) != "OFF");
+    req.target_gpu = args.value("--target-gpu");
+    req.budget_s = args.number("--budget", 60);
+    req.min_speedup = args.number("--min-speedup", 0);
+    req.policy = args.value("--policy");
+    req.kb = args.value("--kb");
+    req.strict = args.flag("--strict");
+    req.dry_run = args.flag("--dry-run");
+    if (req.budget_s <= 0) throw UsageError("--budget must be positive");
+    if (req.mode != cache::Mode::off && req.harness.empty()) throw UsageError("--harness is required");
+    if (!req.manifest.empty()) {
+      CompileSettings cs = settings_from_manifest(req.manifest);
+      req.arch = cs.arch;
+      req.include_dirs = cs.include_dirs;
+      req.definitions = cs.definitions;
+      req.flags = cs.flags;
+    }
+  } catch (const std::exception& x) {
+    std::fprintf(stderr, "kernelblaster build: %s (see --help)\n", x.what());
+    return 2;
+  }
+
+  Toolchain tc = find_toolchain(self_exe);
+  cache::BuildEnvironment env;
+  env.probe_gpu = [](std::string* why) { return cache::probe_gpu_fingerprint(0, why); };
+  env.tune = [&](const cache::TuneRequest& tr) { return cache::run_tuner(self_exe, tr); };
+  env.nvcc_version = [&] { return nvcc_version_text(tc.nvcc); };
+  env.tool_version = KB_VERSION;
+  env.kb_version = kb_version(self_exe);
+  std::error_code ec;
+  env.skip_include_prefixes = {fs::weakly_canonical(fs::path(KB_CUDA_BIN_DIR) / "..", ec).string() + "/"};
+
+  cache::BuildReport rep;
+  try {
+    rep = cache::run_build_step(req, env);
+  } catch (const std::exception& x) {
+    std::fprintf(stderr, "kernelblaster build: %s\n", x.what());
+    return 2;
+  }
+  std::printf("%s\n", json ? report_json(rep, req).c_str() : rep.line.c_str());
+  std::fflush(stdout);
+  if (rep.strict_failure) {
+    std::fprintf(stderr, "kernelblaster build: %s: no verified result and STRICT is set\n", req.source.c_str());
+    return 1;
+  }
+  return 0;
 }
 
 }  // namespace kernelblaster

@@ -1,0 +1,500 @@
+# KernelBlaster.cmake: kernelblaster_optimize(), the one line that tunes a
+# target's CUDA kernels at build time.
+#
+# Provided by `add_subdirectory(<kernelblaster checkout>)` and by
+# `find_package(KernelBlaster)` after `cmake --install`. Both define the
+# executable target KernelBlaster::kernelblaster that the build steps run.
+include_guard(GLOBAL)
+
+set(KERNELBLASTER_MODE "" CACHE STRING
+  "Overrides the MODE of every kernelblaster_optimize() call: AUTO, APPLY, TUNE or OFF (empty: each call's own)")
+set_property(CACHE KERNELBLASTER_MODE PROPERTY STRINGS "" AUTO APPLY TUNE OFF)
+set(KERNELBLASTER_CACHE_DIR "$ENV{KERNELBLASTER_CACHE_DIR}" CACHE PATH
+  "Results cache (empty: \${XDG_CACHE_HOME:-~/.cache}/kernelblaster/results)")
+set(KERNELBLASTER_TARGET_GPU "$ENV{KERNELBLASTER_TARGET_GPU}" CACHE STRING
+  "GPU to build for when this machine has none (or another one): a name such as 'NVIDIA H200', or an architecture such as sm_90")
+set(KERNELBLASTER_LOCKFILE "" CACHE FILEPATH
+  "Lockfile of committed results (empty: kernelblaster.lock.json beside the CMakeLists.txt that calls kernelblaster_optimize())")
+option(KERNELBLASTER_UPDATE_LOCKFILE "Record the results of tuning runs in the lockfile" OFF)
+set(KERNELBLASTER_EXECUTABLE "" CACHE FILEPATH
+  "A kernelblaster executable to run instead of KernelBlaster::kernelblaster (empty: the target)")
+option(KERNELBLASTER_REPORT_CONFIGURE_TIME "Print the configure time each kernelblaster_optimize() call adds" OFF)
+mark_as_advanced(KERNELBLASTER_EXECUTABLE KERNELBLASTER_REPORT_CONFIGURE_TIME)
+
+# Build steps that may tune share one Ninja pool of size 1: the engine's
+# per-GPU lock already keeps timings apart, the pool keeps a parallel build
+# from queueing several tuning runs (and their compiles) at once.
+set_property(GLOBAL APPEND PROPERTY JOB_POOLS kernelblaster_gpu=1)
+
+#[=======================================================================[.md:
+kernelblaster_optimize
+----------------------
+Tunes the CUDA sources of a target at build time and compiles the tuned
+versions instead of the originals.
+
+```cmake
+kernelblaster_optimize(<target>
+                       [SOURCES <src>...] [HARNESS <harness.cu>...] [HARNESS_DIR <dir>]
+                       [MODE AUTO|APPLY|TUNE|OFF] [BUDGET <seconds>] [MIN_SPEEDUP <x>]
+                       [POLICY <file.lua>] [KB <kb.json>] [TARGET_GPU <name|sm_XY>]
+                       [LOCKFILE <file>] [NO_TESTS] [STRICT])
+```
+
+* `<target>`: a library or executable created in the same directory, with
+  at least one CUDA source. Sources may still be added after the call (the
+  target is processed at the end of the directory).
+* `SOURCES`: the CUDA sources to optimize (default: every CUDA source of
+  the target that has a harness). Relative paths are relative to the
+  current source directory. Each must be a source of the target.
+* `HARNESS`: native harness sources, one per source, paired in order with
+  `SOURCES` (lists of equal length). With a single CUDA source, `SOURCES`
+  may be left out.
+* `HARNESS_DIR`: where `<stem>_harness.cu` is found for each source
+  `<stem>.cu` (default: `harness/` in the current source directory). Without
+  `SOURCES`, sources that have no harness there are left alone.
+* `MODE`: `AUTO` (default) tunes on a cache miss when a GPU is present;
+  `APPLY` only applies cached or locked results; `TUNE` tunes even on a hit;
+  `OFF` compiles the originals and adds nothing. The cache variable
+  `KERNELBLASTER_MODE` overrides it for every call.
+* `BUDGET`: seconds of tuning per source (default 60).
+* `MIN_SPEEDUP`: the least speedup a tuning result must show to be kept and
+  used, and the threshold of the speed gate (default: the tuner's own
+  threshold, 1.02, for results; 1.0, "not slower", for the gate).
+* `POLICY`: a Lua selection policy for the tuner (part of the cache key).
+* `KB`: the user knowledge base the tuner reads and updates.
+* `TARGET_GPU`: the GPU to build for when this machine has no GPU or another
+  one, as a name (`"NVIDIA H200"`), a fingerprint id or an architecture
+  (`sm_90`). Default: `KERNELBLASTER_TARGET_GPU`, else the target's first
+  CUDA architecture.
+* `LOCKFILE`: the lockfile to read (default: `KERNELBLASTER_LOCKFILE`, else
+  `kernelblaster.lock.json` in the current source directory).
+* `NO_TESTS`: register no CTest gates.
+* `STRICT`: fail the build when a source has no verified result for the
+  GPU (no GPU and nothing cached, a tuning error). Without it the build always
+  goes on with the original source and says why.
+
+Generated files live in `${CMAKE_CURRENT_BINARY_DIR}/kernelblaster_generated/<target>/`:
+`manifest.json` (the target's compile settings, written at generate time),
+and per source the compiled `<name>.cu` (it starts with a `#line` back to the
+original), `<name>.cu.rsp` (nvcc flags the result needs) and a stamp.
+#]=======================================================================]
+function(kernelblaster_optimize target)
+  string(TIMESTAMP _kb_t0 "%s%f")
+  set(_options NO_TESTS STRICT)
+  set(_one MODE BUDGET MIN_SPEEDUP POLICY KB TARGET_GPU HARNESS_DIR LOCKFILE)
+  set(_multi SOURCES HARNESS)
+  cmake_parse_arguments(PARSE_ARGV 1 _kb "${_options}" "${_one}" "${_multi}")
+  set(_who "kernelblaster_optimize(${target})")
+
+  if(_kb_UNPARSED_ARGUMENTS)
+    list(JOIN _kb_UNPARSED_ARGUMENTS " " _bad)
+    list(JOIN _options " " _o)
+    list(JOIN _one " " _1)
+    list(JOIN _multi " " _m)
+    message(FATAL_ERROR "${_who}: unknown argument(s): ${_bad}\n"
+      "Keywords: ${_m} ${_1} ${_o}")
+  endif()
+  if(_kb_KEYWORDS_MISSING_VALUES)
+    list(JOIN _kb_KEYWORDS_MISSING_VALUES " " _bad)
+    message(FATAL_ERROR "${_who}: keyword(s) given without a value: ${_bad}")
+  endif()
+  if(NOT TARGET "${target}")
+    message(FATAL_ERROR "${_who}: there is no target named '${target}'. "
+      "Create it (add_library/add_executable) before calling kernelblaster_optimize().")
+  endif()
+  get_target_property(_imported ${target} IMPORTED)
+  get_target_property(_aliased ${target} ALIASED_TARGET)
+  get_target_property(_type ${target} TYPE)
+  if(_imported OR _aliased)
+    message(FATAL_ERROR "${_who}: '${target}' is an imported or alias target; pass the target that compiles the sources.")
+  endif()
+  if(NOT _type MATCHES "^(STATIC_LIBRARY|SHARED_LIBRARY|MODULE_LIBRARY|OBJECT_LIBRARY|EXECUTABLE)$")
+    message(FATAL_ERROR "${_who}: '${target}' is a ${_type}; it must be a library or executable that compiles CUDA sources.")
+  endif()
+  get_target_property(_target_dir ${target} SOURCE_DIR)
+  if(NOT _target_dir STREQUAL CMAKE_CURRENT_SOURCE_DIR)
+    message(FATAL_ERROR "${_who}: call it in the directory that creates '${target}' (${_target_dir}).")
+  endif()
+  get_target_property(_done ${target} _KERNELBLASTER_OPTIMIZED)
+  if(_done)
+    message(FATAL_ERROR "${_who}: called twice for the same target.")
+  endif()
+
+  set(_mode AUTO)
+  if(DEFINED _kb_MODE)
+    string(TOUPPER "${_kb_MODE}" _mode)
+  endif()
+  if(NOT _mode MATCHES "^(AUTO|APPLY|TUNE|OFF)$")
+    message(FATAL_ERROR "${_who}: MODE must be AUTO, APPLY, TUNE or OFF, not '${_kb_MODE}'.")
+  endif()
+  if(NOT KERNELBLASTER_MODE STREQUAL "")
+    string(TOUPPER "${KERNELBLASTER_MODE}" _override)
+    if(NOT _override MATCHES "^(AUTO|APPLY|TUNE|OFF)$")
+      message(FATAL_ERROR "KERNELBLASTER_MODE must be AUTO, APPLY, TUNE, OFF or empty, not '${KERNELBLASTER_MODE}'.")
+    endif()
+    set(_mode ${_override})
+  endif()
+  set(_budget 60)
+  if(DEFINED _kb_BUDGET)
+    if(NOT _kb_BUDGET MATCHES "^[0-9]+(\\.[0-9]+)?$" OR _kb_BUDGET EQUAL 0)
+      message(FATAL_ERROR "${_who}: BUDGET must be a positive number of seconds, not '${_kb_BUDGET}'.")
+    endif()
+    set(_budget ${_kb_BUDGET})
+  endif()
+  set(_min_speedup "")
+  if(DEFINED _kb_MIN_SPEEDUP)
+    if(NOT _kb_MIN_SPEEDUP MATCHES "^[0-9]+(\\.[0-9]+)?$")
+      message(FATAL_ERROR "${_who}: MIN_SPEEDUP must be a number such as 1.1, not '${_kb_MIN_SPEEDUP}'.")
+    endif()
+    set(_min_speedup ${_kb_MIN_SPEEDUP})
+  endif()
+  foreach(_kw POLICY KB)
+    if(DEFINED _kb_${_kw})
+      get_filename_component(_kb_${_kw} "${_kb_${_kw}}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    endif()
+  endforeach()
+  if(DEFINED _kb_POLICY AND NOT EXISTS "${_kb_POLICY}")
+    message(FATAL_ERROR "${_who}: POLICY file ${_kb_POLICY} does not exist.")
+  endif()
+
+  set(_harnesses "")
+  foreach(_h IN LISTS _kb_HARNESS)
+    get_filename_component(_h "${_h}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    if(NOT EXISTS "${_h}")
+      message(FATAL_ERROR "${_who}: HARNESS file ${_h} does not exist.")
+    endif()
+    list(APPEND _harnesses "${_h}")
+  endforeach()
+  set(_sources "")
+  foreach(_s IN LISTS _kb_SOURCES)
+    get_filename_component(_s "${_s}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    list(APPEND _sources "${_s}")
+  endforeach()
+  list(LENGTH _harnesses _nh)
+  list(LENGTH _sources _ns)
+  if(_nh GREATER 0 AND _ns GREATER 0 AND NOT _nh EQUAL _ns)
+    message(FATAL_ERROR "${_who}: SOURCES has ${_ns} entries but HARNESS has ${_nh}; give one harness per source, in the same order.")
+  endif()
+  if(_nh GREATER 0 AND DEFINED _kb_HARNESS_DIR)
+    message(FATAL_ERROR "${_who}: give HARNESS or HARNESS_DIR, not both.")
+  endif()
+  set(_harness_dir "${CMAKE_CURRENT_SOURCE_DIR}/harness")
+  if(DEFINED _kb_HARNESS_DIR)
+    get_filename_component(_harness_dir "${_kb_HARNESS_DIR}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    if(NOT IS_DIRECTORY "${_harness_dir}")
+      message(FATAL_ERROR "${_who}: HARNESS_DIR ${_harness_dir} is not a directory.")
+    endif()
+  elseif(_nh EQUAL 0 AND NOT IS_DIRECTORY "${_harness_dir}")
+    message(FATAL_ERROR "${_who}: no HARNESS given and no harness directory ${_harness_dir}; "
+      "pass HARNESS <file>... or HARNESS_DIR <dir> holding <stem>_harness.cu per source.")
+  endif()
+
+  set(_target_gpu "${KERNELBLASTER_TARGET_GPU}")
+  if(DEFINED _kb_TARGET_GPU)
+    set(_target_gpu "${_kb_TARGET_GPU}")
+  endif()
+  set(_lockfile "${CMAKE_CURRENT_SOURCE_DIR}/kernelblaster.lock.json")
+  if(DEFINED _kb_LOCKFILE)
+    get_filename_component(_lockfile "${_kb_LOCKFILE}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  elseif(NOT KERNELBLASTER_LOCKFILE STREQUAL "")
+    set(_lockfile "${KERNELBLASTER_LOCKFILE}")
+  endif()
+
+  set(_tool "")
+  set(_tool_target "")
+  if(NOT KERNELBLASTER_EXECUTABLE STREQUAL "")
+    set(_tool "${KERNELBLASTER_EXECUTABLE}")
+  elseif(TARGET KernelBlaster::kernelblaster)
+    set(_tool "$<TARGET_FILE:KernelBlaster::kernelblaster>")
+    set(_tool_target KernelBlaster::kernelblaster)
+  elseif(NOT _mode STREQUAL "OFF")
+    message(FATAL_ERROR "${_who}: no kernelblaster executable: use find_package(KernelBlaster) or "
+      "add_subdirectory(<kernelblaster checkout>) first, or set KERNELBLASTER_EXECUTABLE.")
+  endif()
+
+  set_target_properties(${target} PROPERTIES
+    _KERNELBLASTER_OPTIMIZED TRUE
+    _KERNELBLASTER_MODE "${_mode}"
+    _KERNELBLASTER_BUDGET "${_budget}"
+    _KERNELBLASTER_MIN_SPEEDUP "${_min_speedup}"
+    _KERNELBLASTER_POLICY "${_kb_POLICY}"
+    _KERNELBLASTER_KB "${_kb_KB}"
+    _KERNELBLASTER_TARGET_GPU "${_target_gpu}"
+    _KERNELBLASTER_LOCKFILE "${_lockfile}"
+    _KERNELBLASTER_SOURCES "${_sources}"
+    _KERNELBLASTER_HARNESSES "${_harnesses}"
+    _KERNELBLASTER_HARNESS_DIR "${_harness_dir}"
+    _KERNELBLASTER_NO_TESTS "${_kb_NO_TESTS}"
+    _KERNELBLASTER_STRICT "${_kb_STRICT}"
+    _KERNELBLASTER_TOOL "${_tool}"
+    _KERNELBLASTER_TOOL_TARGET "${_tool_target}")
+  string(TIMESTAMP _kb_t1 "%s%f")
+  math(EXPR _kb_call_us "${_kb_t1} - ${_kb_t0}")
+  set_property(TARGET ${target} PROPERTY _KERNELBLASTER_CALL_US ${_kb_call_us})
+  # At the end of this directory, so target_sources() after the call count.
+  # (A deferred call evaluates its arguments when it runs: bind the name now.)
+  cmake_language(EVAL CODE "cmake_language(DEFER CALL _kernelblaster_process_target [==[${target}]==])")
+endfunction()
+
+# The CUDA sources of `target` as absolute paths, in `out_abs`, and the
+# SOURCES entries they came from in `out_entries` (same order).
+function(_kernelblaster_cuda_sources target out_abs out_entries)
+  get_target_property(_srcs ${target} SOURCES)
+  get_target_property(_dir ${target} SOURCE_DIR)
+  set(_abs "")
+  set(_entries "")
+  foreach(_s IN LISTS _srcs)
+    if(_s MATCHES "^\\$<")  # generator expressions: not known before generate time
+      continue()
+    endif()
+    get_filename_component(_a "${_s}" ABSOLUTE BASE_DIR "${_dir}")
+    get_source_file_property(_lang "${_a}" LANGUAGE)
+    if(_s MATCHES "\\.cu$" OR _lang STREQUAL "CUDA")
+      list(APPEND _abs "${_a}")
+      list(APPEND _entries "${_s}")
+    endif()
+  endforeach()
+  set(${out_abs} "${_abs}" PARENT_SCOPE)
+  set(${out_entries} "${_entries}" PARENT_SCOPE)
+endfunction()
+
+# The first numbered entry of CUDA_ARCHITECTURES as sm_XY, or "" ("native",
+# "all", unset: the tuner measures for the GPU at hand).
+function(_kernelblaster_target_arch target out)
+  get_target_property(_archs ${target} CUDA_ARCHITECTURES)
+  set(_arch "")
+  foreach(_a IN LISTS _archs)
+    if(_a MATCHES "^([0-9]+[af]?)(-real|-virtual)?$")
+      set(_arch "sm_${CMAKE_MATCH_1}")
+      break()
+    endif()
+  endforeach()
+  set(${out} "${_arch}" PARENT_SCOPE)
+endfunction()
+
+function(_kernelblaster_process_target target)
+  string(TIMESTAMP _t0 "%s%f")
+  set(_who "kernelblaster_optimize(${target})")
+  foreach(_p MODE BUDGET MIN_SPEEDUP POLICY KB TARGET_GPU LOCKFILE SOURCES HARNESSES HARNESS_DIR NO_TESTS STRICT TOOL TOOL_TARGET CALL_US)
+    get_target_property(_${_p} ${target} _KERNELBLASTER_${_p})
+    if(_${_p} MATCHES "-NOTFOUND$")
+      set(_${_p} "")
+    endif()
+  endforeach()
+
+  _kernelblaster_cuda_sources(${target} _cuda _entries)
+  if(NOT _cuda)
+    message(FATAL_ERROR "${_who}: target '${target}' has no CUDA sources (.cu files or LANGUAGE CUDA).")
+  endif()
+
+  # Pair each source to optimize with its harness.
+  set(_pairs_src "")
+  set(_pairs_harness "")
+  if(_SOURCES)
+    foreach(_s IN LISTS _SOURCES)
+      if(NOT _s IN_LIST _cuda)
+        message(FATAL_ERROR "${_who}: ${_s} is not a CUDA source of target '${target}'.")
+      endif()
+    endforeach()
+  endif()
+  if(_HARNESSES)
+    if(_SOURCES)
+      set(_pairs_src ${_SOURCES})
+    else()
+      list(LENGTH _cuda _n)
+      list(LENGTH _HARNESSES _nh)
+      if(NOT _n EQUAL 1 OR NOT _nh EQUAL 1)
+        message(FATAL_ERROR "${_who}: '${target}' has ${_n} CUDA sources; with HARNESS, list the sources to optimize "
+          "in SOURCES, one per harness, in the same order.")
+      endif()
+      set(_pairs_src ${_cuda})
+    endif()
+    set(_pairs_harness ${_HARNESSES})
+  else()
+    set(_candidates ${_cuda})
+    if(_SOURCES)
+      set(_candidates ${_SOURCES})
+    endif()
+    foreach(_s IN LISTS _candidates)
+      get_filename_component(_stem "${_s}" NAME_WE)
+      set(_h "${_HARNESS_DIR}/${_stem}_harness.cu")
+      if(EXISTS "${_h}")
+        list(APPEND _pairs_src "${_s}")
+        list(APPEND _pairs_harness "${_h}")
+      elseif(_SOURCES)
+        message(FATAL_ERROR "${_who}: no harness for ${_s}: expected ${_h}.")
+      endif()
+    endforeach()
+    if(NOT _pairs_src)
+      message(FATAL_ERROR "${_who}: no CUDA source of '${target}' has a harness in ${_HARNESS_DIR} "
+        "(expected <stem>_harness.cu beside each <stem>.cu's name).")
+    endif()
+  endif()
+
+  if(_MODE STREQUAL "OFF")
+    if(KERNELBLASTER_REPORT_CONFIGURE_TIME)
+      message(STATUS "kernelblaster: ${target}: MODE OFF, the original sources are compiled")
+    endif()
+    return()
+  endif()
+
+  set(_gen "${CMAKE_CURRENT_BINARY_DIR}/kernelblaster_generated/${target}")
+  set(_manifest "${_gen}/manifest.json")
+  _kernelblaster_target_arch(${target} _arch)
+
+  # The manifest: the target's own compile settings, complete only at
+  # generate time, hence generator expressions. The directories of the
+  # optimized sources come first: the compiled copies live elsewhere but
+  # include their neighbours.
+  set(_src_dirs "")
+  foreach(_s IN LISTS _pairs_src)
+    get_filename_component(_d "${_s}" DIRECTORY)
+    list(APPEND _src_dirs "${_d}")
+  endforeach()
+  list(REMOVE_DUPLICATES _src_dirs)
+  set(_flags "")
+  if(CMAKE_CUDA_FLAGS)
+    separate_arguments(_flags UNIX_COMMAND "${CMAKE_CUDA_FLAGS}")
+  endif()
+  if(CMAKE_BUILD_TYPE)
+    string(TOUPPER "${CMAKE_BUILD_TYPE}" _cfg)
+    if(CMAKE_CUDA_FLAGS_${_cfg})
+      separate_arguments(_cfg_flags UNIX_COMMAND "${CMAKE_CUDA_FLAGS_${_cfg}}")
+      list(APPEND _flags ${_cfg_flags})
+    endif()
+  endif()
+  set(_q "\",\"")
+  list(JOIN _src_dirs "${_q}" _src_dirs_json)
+  set(_flags_json "")
+  set(_opts_sep "")
+  if(_flags)
+    list(JOIN _flags "${_q}" _flags_json)
+    set(_flags_json "\"${_flags_json}\"")
+    set(_opts_sep ",")
+  endif()
+  set(_incs "$<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>")
+  set(_defs "$<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>")
+  set(_opts "$<TARGET_PROPERTY:${target},COMPILE_OPTIONS>")
+  file(GENERATE OUTPUT "${_manifest}" CONTENT
+"{
+  \"target\": \"${target}\",
+  \"arch\": \"${_arch}\",
+  \"include_dirs\": [\"${_src_dirs_json}\"$<$<BOOL:${_incs}>:,\"$<JOIN:${_incs},${_q}>\">],
+  \"definitions\": [$<$<BOOL:${_defs}>:\"$<JOIN:${_defs},${_q}>\">],
+  \"flags\": [${_flags_json}$<$<BOOL:${_opts}>:${_opts_sep}\"$<JOIN:${_opts},${_q}>\">]
+}
+" TARGET ${target})
+
+  set(_common_args --manifest "${_manifest}" --budget ${_BUDGET})
+  set(_gate_min_speedup 1.0)
+  if(NOT _MIN_SPEEDUP STREQUAL "")
+    list(APPEND _common_args --min-speedup ${_MIN_SPEEDUP})
+    set(_gate_min_speedup ${_MIN_SPEEDUP})
+  endif()
+  if(NOT KERNELBLASTER_CACHE_DIR STREQUAL "")
+    list(APPEND _common_args --cache-dir "${KERNELBLASTER_CACHE_DIR}")
+  endif()
+  list(APPEND _common_args --lockfile "${_LOCKFILE}")
+  if(KERNELBLASTER_UPDATE_LOCKFILE)
+    list(APPEND _common_args --update-lockfile)
+  endif()
+  if(NOT _TARGET_GPU STREQUAL "")
+    list(APPEND _common_args --target-gpu "${_TARGET_GPU}")
+  endif()
+  if(_POLICY)
+    list(APPEND _common_args --policy "${_POLICY}")
+  endif()
+  if(_KB)
+    list(APPEND _common_args --kb "${_KB}")
+  endif()
+  if(_STRICT)
+    list(APPEND _common_args --strict)
+  endif()
+  set(_pool "")
+  if(CMAKE_GENERATOR MATCHES "Ninja")
+    set(_pool JOB_POOL kernelblaster_gpu)
+  endif()
+
+  get_target_property(_target_sources ${target} SOURCES)
+  get_target_property(_target_dir ${target} SOURCE_DIR)
+  set(_tune_commands "")
+  foreach(_s _h IN ZIP_LISTS _pairs_src _pairs_harness)
+    file(RELATIVE_PATH _rel "${_target_dir}" "${_s}")
+    if(_rel MATCHES "^\\.\\./")
+      get_filename_component(_rel "${_s}" NAME)
+    endif()
+    set(_out "${_gen}/${_rel}")
+    set(_rsp "${_out}.rsp")
+    set(_stamp "${_out}.stamp")
+    set(_dep "${_out}.d")
+    set(_per_source --source "${_s}" --harness "${_h}" --out "${_out}" --rsp "${_rsp}")
+    set(_depends "${_s}" "${_h}" "${_manifest}")
+    if(_POLICY)
+      list(APPEND _depends "${_POLICY}")
+    endif()
+    if(EXISTS "${_LOCKFILE}")
+      list(APPEND _depends "${_LOCKFILE}")
+    endif()
+    add_custom_command(
+      OUTPUT "${_stamp}"
+      BYPRODUCTS "${_out}" "${_rsp}"
+      COMMAND "${_TOOL}" build ${_per_source} --stamp "${_stamp}" --depfile "${_dep}" --mode ${_MODE} ${_common_args}
+      DEPENDS ${_depends} ${_TOOL_TARGET}
+      DEPFILE "${_dep}"
+      ${_pool}
+      COMMENT "KernelBlaster: ${_rel}"
+      VERBATIM)
+    list(APPEND _tune_commands COMMAND "${_TOOL}" build ${_per_source} --mode TUNE ${_common_args})
+
+    # The compiled copy takes the original's place in the target.
+    set(_new_sources "")
+    foreach(_e IN LISTS _target_sources)
+      get_filename_component(_a "${_e}" ABSOLUTE BASE_DIR "${_target_dir}")
+      if(_a STREQUAL _s AND NOT _e MATCHES "^\\$<")
+        # The stamp is what attaches the build step to the target; the copy
+        # and its options file are byproducts, rewritten only on change.
+        list(APPEND _new_sources "${_out}" "${_stamp}")
+      else()
+        list(APPEND _new_sources "${_e}")
+      endif()
+    endforeach()
+    set(_target_sources ${_new_sources})
+    get_filename_component(_src_dir "${_s}" DIRECTORY)
+    set_source_files_properties("${_out}" PROPERTIES
+      GENERATED TRUE
+      LANGUAGE CUDA
+      INCLUDE_DIRECTORIES "${_src_dir}"
+      COMPILE_OPTIONS "--options-file=${_rsp}"
+      OBJECT_DEPENDS "${_rsp}")
+
+    if(NOT _NO_TESTS)
+      get_filename_component(_name "${_s}" NAME)
+      set(_gate "${_TOOL}" gate --source "${_s}" --tuned "${_out}" --harness "${_h}" --manifest "${_manifest}" --rsp "${_rsp}")
+      add_test(NAME kernelblaster.${target}.${_name}.correctness COMMAND ${_gate} --check correctness)
+      add_test(NAME kernelblaster.${target}.${_name}.speed COMMAND ${_gate} --check speed --min-speedup ${_gate_min_speedup})
+      set_tests_properties(kernelblaster.${target}.${_name}.correctness kernelblaster.${target}.${_name}.speed PROPERTIES
+        LABELS "kernelblaster;gpu" SKIP_RETURN_CODE 77 RESOURCE_LOCK kernelblaster_gpu TIMEOUT 1800)
+    endif()
+  endforeach()
+  set_property(TARGET ${target} PROPERTY SOURCES ${_target_sources})
+
+  # Long runs on demand, with the tuner's live progress on the terminal.
+  add_custom_target(kernelblaster_tune_${target} ${_tune_commands}
+    DEPENDS "${_manifest}" USES_TERMINAL VERBATIM
+    COMMENT "KernelBlaster: tuning ${target}")
+  if(_TOOL_TARGET)
+    add_dependencies(kernelblaster_tune_${target} ${_TOOL_TARGET})
+  endif()
+  if(NOT TARGET kernelblaster_tune)
+    add_custom_target(kernelblaster_tune COMMENT "KernelBlaster: tuned every optimized target")
+  endif()
+  add_dependencies(kernelblaster_tune kernelblaster_tune_${target})
+
+  if(KERNELBLASTER_REPORT_CONFIGURE_TIME)
+    string(TIMESTAMP _t1 "%s%f")
+    math(EXPR _us "${_t1} - ${_t0} + ${_CALL_US}")
+    math(EXPR _ms "${_us} / 1000")
+    list(LENGTH _pairs_src _n)
+    message(STATUS "kernelblaster: ${target}: ${_n} sources, configure time ${_ms} ms (${_us} us)")
+  endif()
+endfunction()

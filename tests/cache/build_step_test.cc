@@ -1,0 +1,218 @@
+#include "cache/build_step.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cache/lockfile.h"
+#include "cache/results_cache.h"
+#include "test_dir.h"
+
+namespace kernelblaster::cache {
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+class BuildStepTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    m_source = m_dir.write("proj/src/k.cu", "#include \"k.h\"\n#ifndef BLOCK\n#define BLOCK 256\n#endif\n");
+    m_dir.write("proj/src/k.h", "#pragma once\n");
+    m_req.source = m_source;
+    m_req.harness = m_dir.write("proj/harness/k_harness.cu", "int main() {}\n");
+    m_req.out = m_dir.path("gen/k.cu");
+    m_req.rsp = m_dir.path("gen/k.cu.rsp");
+    m_req.stamp = m_dir.path("gen/k.cu.stamp");
+    m_req.depfile = m_dir.path("gen/k.cu.d");
+    m_req.cache_dir = m_dir.path("cache");
+    m_req.lockfile = m_dir.path("proj/kernelblaster.lock.json");
+    m_req.arch = "sm_90";
+    m_env.tool_version = "test";
+    m_env.kb_version = "kb";
+    m_env.nvcc_version = [] { return std::string("nvcc test"); };
+    m_env.probe_gpu = [this](std::string* why) -> std::optional<GpuFingerprint> {
+      if (m_gpu) return *m_gpu;
+      *why = "no GPU here";
+      return std::nullopt;
+    };
+    m_env.tune = [this](const TuneRequest& tr) {
+      ++m_tunes;
+      TuneOutcome t = m_tune_outcome;
+      if (t.exit_code == 0)
+        t.tuned_text = "#define BLOCK 128\n#line 1 \"" + tr.source + "\"\n" + slurp(tr.source);
+      return t;
+    };
+    m_tune_outcome.exit_code = 0;
+    m_tune_outcome.speedup = 1.4;
+    m_tune_outcome.config = {{"BLOCK", "128"}};
+    m_tune_outcome.flags = {"-use_fast_math"};
+    m_tune_outcome.seconds = 12;
+  }
+
+  BuildReport run() { return run_build_step(m_req, m_env); }
+
+  testing::TestDir m_dir;
+  std::string m_source;
+  BuildRequest m_req;
+  BuildEnvironment m_env;
+  std::optional<GpuFingerprint> m_gpu;
+  TuneOutcome m_tune_outcome;
+  int m_tunes = 0;
+};
+
+TEST_F(BuildStepTest, NoGpuUsesTheOriginalAndSaysSo) {
+  BuildReport r = run();
+  EXPECT_EQ(r.line, "kernelblaster: k.cu: no GPU and no cached result for sm_90; using the original");
+  EXPECT_EQ(r.action, "original");
+  EXPECT_EQ(slurp(m_req.out), "#line 1 \"" + m_source + "\"\n" + slurp(m_source));
+  EXPECT_EQ(slurp(m_req.rsp), "");
+  EXPECT_NE(slurp(m_req.depfile).find("k.h"), std::string::npos);
+  EXPECT_FALSE(r.strict_failure);
+  EXPECT_EQ(m_tunes, 0);
+  m_req.strict = true;
+  EXPECT_TRUE(run().strict_failure);
+}
+
+TEST_F(BuildStepTest, TunesOnAMissThenHitsTheCacheWithoutRewriting) {
+  m_gpu = testing::h200();
+  BuildReport first = run();
+  EXPECT_EQ(m_tunes, 1);
+  EXPECT_EQ(first.action, "tuned");
+  EXPECT_EQ(first.line, "kernelblaster: k.cu: tuned on NVIDIA H200 in 12 s: 1.40x, BLOCK=128, -use_fast_math");
+  EXPECT_EQ(slurp(m_req.out).rfind("#define BLOCK 128\n#line 1 ", 0), 0u);
+  EXPECT_EQ(slurp(m_req.rsp), "-use_fast_math\n");
+  EXPECT_TRUE(first.wrote_source);
+
+  BuildReport second = run();
+  EXPECT_EQ(m_tunes, 1);
+  EXPECT_EQ(second.origin, "cache");
+  EXPECT_NE(second.line.find("applied tuned result for NVIDIA H200 from the cache (1.40x, BLOCK=128, -use_fast_math)"),
+            std::string::npos);
+  EXPECT_FALSE(second.wrote_source);  // unchanged: nothing to recompile
+
+  // The same cached result serves a machine without the GPU that names it.
+  m_gpu.reset();
+  m_req.target_gpu = "NVIDIA H200";
+  EXPECT_EQ(run().origin, "cache");
+}
+
+TEST_F(BuildStepTest, NothingBetterIsRememberedToo) {
+  m_gpu = testing::h200();
+  m_tune_outcome.exit_code = 1;
+  EXPECT_NE(run().line.find("nothing beat the original; using the original"), std::string::npos);
+  BuildReport again = run();
+  EXPECT_EQ(m_tunes, 1);
+  EXPECT_EQ(again.origin, "cache");
+  EXPECT_EQ(again.action, "original");
+  EXPECT_FALSE(again.strict_failure);
+}
+
+TEST_F(BuildStepTest, ApplyNeverTunesAndTuneAlwaysDoes) {
+  m_gpu = testing::h200();
+  m_req.mode = Mode::apply;
+  EXPECT_NE(run().line.find("MODE APPLY does not tune"), std::string::npos);
+  EXPECT_EQ(m_tunes, 0);
+  m_req.mode = Mode::automatic;
+  run();
+  m_req.mode = Mode::tune;
+  run();
+  EXPECT_EQ(m_tunes, 2);
+}
+
+TEST_F(BuildStepTest, TunerFailureFallsBackUnlessStrict) {
+  m_gpu = testing::h200();
+  m_tune_outcome.exit_code = 2;
+  m_tune_outcome.error = "kernelblaster tune exit 2";
+  BuildReport r = run();
+  EXPECT_EQ(r.line, "kernelblaster: k.cu: tuning failed (kernelblaster tune exit 2); using the original");
+  EXPECT_FALSE(r.strict_failure);
+  m_req.strict = true;
+  EXPECT_TRUE(run().strict_failure);
+}
+
+TEST_F(BuildStepTest, AnotherGpuThanTheTargetIsNotTunedOn) {
+  m_gpu = GpuFingerprint{"NVIDIA A100-SXM4-80GB", 8, 0, 108, 13};
+  m_req.target_gpu = "NVIDIA H200";
+  BuildReport r = run();
+  EXPECT_EQ(m_tunes, 0);
+  EXPECT_NE(r.line.find("is not the target NVIDIA H200"), std::string::npos);
+}
+
+TEST_F(BuildStepTest, LockfileIsUpdatedAppliedAndRefusedWhenStale) {
+  m_gpu = testing::h200();
+  m_req.update_lockfile = true;
+  BuildReport tuned = run();
+  Lockfile lock = read_lockfile(m_req.lockfile);
+  ASSERT_EQ(lock.sources.count("src/k.cu"), 1u);
+  EXPECT_EQ(lock.sources["src/k.cu"][testing::h200().id()].key, tuned.key);
+
+  // A CI machine: no GPU, an empty cache, the committed lockfile.
+  m_gpu.reset();
+  m_req.update_lockfile = false;
+  m_req.target_gpu = "sm_90";
+  m_req.cache_dir = m_dir.path("empty-cache");
+  std::filesystem::remove(m_req.out);
+  BuildReport applied = run();
+  EXPECT_EQ(applied.origin, "lockfile");
+  EXPECT_NE(applied.line.find("applied tuned result for NVIDIA H200 from kernelblaster.lock.json (1.40x"), std::string::npos);
+  EXPECT_EQ(slurp(m_req.out).rfind("#define BLOCK 128\n", 0), 0u);
+
+  // The source changes: the entry no longer describes it.
+  std::ofstream(m_source, std::ios::app) << "// edited\n";
+  BuildReport stale = run();
+  EXPECT_EQ(stale.action, "original");
+  EXPECT_NE(stale.line.find("kernelblaster.lock.json entry for NVIDIA H200 is stale"), std::string::npos);
+  EXPECT_EQ(slurp(m_req.rsp), "");
+}
+
+TEST_F(BuildStepTest, MinSpeedupFiltersResults) {
+  m_gpu = testing::h200();
+  run();
+  m_req.min_speedup = 2.0;
+  BuildReport r = run();
+  EXPECT_EQ(r.action, "original");
+  EXPECT_NE(r.line.find("below MIN_SPEEDUP 2.00"), std::string::npos);
+}
+
+TEST_F(BuildStepTest, KeyFollowsHeadersAndFlags) {
+  std::string k0 = run().key;
+  m_dir.write("proj/src/k.h", "#pragma once\nint changed;\n");
+  std::string k1 = run().key;
+  EXPECT_NE(k0, k1);
+  m_req.flags = {"-lineinfo"};
+  EXPECT_NE(run().key, k1);
+}
+
+TEST(BuildMode, Names) {
+  Mode m;
+  EXPECT_TRUE(mode_from_name("auto", &m));
+  EXPECT_EQ(m, Mode::automatic);
+  EXPECT_TRUE(mode_from_name("TUNE", &m));
+  EXPECT_EQ(m, Mode::tune);
+  EXPECT_FALSE(mode_from_name("FAST", &m));
+}
+
+}  // namespace
+}  // namespace kernelblaster::cache
+
+namespace kernelblaster::cache {
+namespace {
+
+TEST_F(BuildStepTest, TuneWithoutAGpuKeepsKnownResults) {
+  m_gpu = testing::h200();
+  run();  // tuned and cached
+  m_gpu.reset();
+  m_req.mode = Mode::tune;
+  m_req.target_gpu = "NVIDIA H200";
+  BuildReport r = run();
+  EXPECT_EQ(r.origin, "cache");
+  EXPECT_EQ(r.action, "applied");
+  EXPECT_EQ(m_tunes, 1);
+}
+
+}  // namespace
+}  // namespace kernelblaster::cache

@@ -1,0 +1,92 @@
+#include "cache/lockfile.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+#include <vector>
+
+#include "test_dir.h"
+
+namespace kernelblaster::cache {
+namespace {
+
+TunedResult entry(const std::string& source, const GpuFingerprint& gpu, const std::string& key) {
+  TunedResult r;
+  r.key = key;
+  r.source = source;
+  r.improved = true;
+  r.defines = {{"BLOCK_SIZE", "64"}};
+  r.flags = {"-use_fast_math"};
+  r.speedup = 1.2;
+  r.gpu = gpu;
+  r.measured_at = "2026-11-21T00:00:00Z";
+  return r;
+}
+
+TEST(Lockfile, MissingFileIsEmpty) {
+  testing::TestDir d;
+  EXPECT_TRUE(read_lockfile(d.path("none.json")).sources.empty());
+}
+
+TEST(Lockfile, WriteReadRoundTrip) {
+  testing::TestDir d;
+  std::string path = d.path("kernelblaster.lock.json");
+  update_lockfile(path, entry("src/a.cu", testing::h200(), "k1"));
+  GpuFingerprint a100{"NVIDIA A100-SXM4-80GB", 8, 0, 108, 13};
+  update_lockfile(path, entry("src/a.cu", a100, "k2"));
+  update_lockfile(path, entry("src/b.cu", testing::h200(), "k3"));
+  Lockfile lock = read_lockfile(path);
+  ASSERT_EQ(lock.sources.size(), 2u);
+  ASSERT_EQ(lock.sources["src/a.cu"].size(), 2u);
+  const TunedResult& r = lock.sources["src/a.cu"][testing::h200().id()];
+  EXPECT_EQ(r.key, "k1");
+  EXPECT_EQ(r.flags, std::vector<std::string>{"-use_fast_math"});
+  EXPECT_EQ(r.gpu.name, "NVIDIA H200");
+  EXPECT_EQ(r.gpu.sm_count, 132);
+  // Stable output: writing what was read gives the same bytes.
+  EXPECT_EQ(serialize_lockfile(read_lockfile(path)), serialize_lockfile(lock));
+}
+
+TEST(Lockfile, SelectByNameIdOrArchitecture) {
+  Lockfile lock;
+  GpuFingerprint h100{"NVIDIA H100 80GB HBM3", 9, 0, 132, 13};
+  lock.sources["a.cu"][h100.id()] = entry("a.cu", h100, "k100");
+  lock.sources["a.cu"][testing::h200().id()] = entry("a.cu", testing::h200(), "k200");
+  EXPECT_EQ(select_entry(lock, "a.cu", "NVIDIA H200")->key, "k200");
+  EXPECT_EQ(select_entry(lock, "a.cu", testing::h200().id())->key, "k200");
+  EXPECT_EQ(select_entry(lock, "a.cu", "nvidia h100 80gb hbm3")->key, "k100");
+  EXPECT_TRUE(select_entry(lock, "a.cu", "sm_90"));  // either sm_90 entry
+  EXPECT_FALSE(select_entry(lock, "a.cu", "sm_100"));
+  EXPECT_FALSE(select_entry(lock, "b.cu", "NVIDIA H200"));
+}
+
+TEST(Lockfile, MalformedFileIsRefusedAndKept) {
+  testing::TestDir d;
+  std::string path = d.write("kernelblaster.lock.json", "{\"sources\": [1, 2]}");
+  EXPECT_THROW(read_lockfile(path), std::runtime_error);
+  EXPECT_THROW(update_lockfile(path, entry("a.cu", testing::h200(), "k")), std::runtime_error);
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "{\"sources\": [1, 2]}");
+}
+
+TEST(Lockfile, ConcurrentUpdatesLoseNothing) {
+  testing::TestDir d;
+  std::string path = d.path("kernelblaster.lock.json");
+  std::vector<std::thread> writers;
+  for (int t = 0; t < 4; ++t)
+    writers.emplace_back([&, t] {
+      for (int i = 0; i < 5; ++i)
+        update_lockfile(path, entry("src/k" + std::to_string(t * 5 + i) + ".cu", testing::h200(), "k"));
+    });
+  for (auto& w : writers) w.join();
+  EXPECT_EQ(read_lockfile(path).sources.size(), 20u);
+}
+
+TEST(Lockfile, SourceNamesAreRelativeToTheLockfile) {
+  EXPECT_EQ(lockfile_source_name("/p/kernelblaster.lock.json", "/p/src/a.cu"), "src/a.cu");
+  EXPECT_EQ(lockfile_source_name("/p/kernelblaster.lock.json", "/q/a.cu"), "/q/a.cu");
+}
+
+}  // namespace
+}  // namespace kernelblaster::cache

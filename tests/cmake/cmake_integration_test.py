@@ -1,0 +1,377 @@
+#!/usr/bin/env python3
+"""Integration tests of kernelblaster_optimize(): configure and build small
+CUDA projects that use it, on a machine without a GPU.
+
+usage: cmake_integration_test.py CASE --source-dir DIR --prefix DIR --tool EXE --work DIR [--generator G]
+CASE: errors | subdirectory | find_package | configure_time | makefiles
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+ARGS = None
+SAMPLE = None
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def run(cmd, ok=True, env=None, cwd=None):
+    e = dict(os.environ)
+    e.pop("KERNELBLASTER_CACHE_DIR", None)
+    e.pop("KERNELBLASTER_TARGET_GPU", None)
+    e.pop("KERNELBLASTER_UPDATE_LOCKFILE", None)
+    if env:
+        e.update(env)
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=e, cwd=cwd)
+    if ok and p.returncode != 0:
+        print(p.stdout)
+        fail("command failed (exit %d): %s" % (p.returncode, " ".join(cmd)))
+    return p
+
+
+def configure(build, extra, source=None, ok=True):
+    cmd = ["cmake", "-S", source or SAMPLE, "-B", build, "-G", ARGS.generator,
+           "-DCMAKE_BUILD_TYPE=Release"] + extra
+    return run(cmd, ok=ok)
+
+
+def build(build_dir, target="kbsample"):
+    return run(["cmake", "--build", build_dir, "--target", target]).stdout
+
+
+def kb_lines(output):
+    return [l for l in output.splitlines() if l.startswith("kernelblaster: ")]
+
+
+def expect_lines(output, expected):
+    """expected: {source name: regex}; exactly one line per listed source, none for others."""
+    lines = kb_lines(output)
+    seen = {}
+    for l in lines:
+        name = l.split(":")[1].strip()
+        seen.setdefault(name, []).append(l)
+    if set(seen) != set(expected):
+        print(output)
+        fail("the tool ran for %s, expected %s" % (sorted(seen), sorted(expected)))
+    for name, regex in expected.items():
+        if len(seen[name]) != 1:
+            fail("%d lines for %s: %s" % (len(seen[name]), name, seen[name]))
+        if not re.search(regex, seen[name][0]):
+            fail("line for %s: %r does not match %r" % (name, seen[name][0], regex))
+
+
+def expect_no_work(build_dir):
+    # A real run, not -n: the glob check of an add_subdirectory'd KernelBlaster
+    # (CONFIGURE_DEPENDS) always looks dirty to a dry run.
+    out = run(["ninja", "-C", build_dir, "kbsample"]).stdout
+    work = [l for l in out.splitlines() if re.match(r"^\[\d+/\d+\]", l) and "Re-checking globbed" not in l]
+    if work or kb_lines(out) or ("no work to do" not in out):
+        print(out)
+        fail("a rebuild with nothing changed still has work to do")
+
+
+def gen_dir(build_dir):
+    return os.path.join(build_dir, "kernelblaster_generated", "kbsample")
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def copy_sample(dest):
+    """A writable copy of the sample, so edits never touch the source tree."""
+    shutil.rmtree(dest, ignore_errors=True)
+    shutil.copytree(SAMPLE, dest)
+    return dest
+
+
+# ---------------------------------------------------------------- cases
+
+ERRORS = {
+    "unknown_keyword": r"kernelblaster_optimize\(kbsample\): unknown argument\(s\): BUDGIT 30",
+    "missing_target": r"there is no target named 'no_such_target'",
+    "bad_mode": r"MODE must be AUTO, APPLY, TUNE or OFF, not 'FAST'",
+    "bad_budget": r"BUDGET must be a positive number of seconds, not 'soon'",
+    "bad_min_speedup": r"MIN_SPEEDUP must be a number such as 1.1, not '1.1x'",
+    "missing_harness": r"HARNESS file .*nope_harness.cu does not exist",
+    "source_not_in_target": r"src/other.cu is not a CUDA source of target 'kbsample'",
+    "unpaired": r"SOURCES has 2 entries but HARNESS has 1",
+    "no_cuda": r"target 'kbsample_host' has no CUDA sources",
+}
+
+
+def case_errors():
+    b = os.path.join(ARGS.work, "build")
+    shutil.rmtree(b, ignore_errors=True)
+    configure(b, ["-DCMAKE_PREFIX_PATH=" + ARGS.prefix])
+    for case, regex in ERRORS.items():
+        p = configure(b, ["-DKBSAMPLE_CASE=" + case], ok=False)
+        text = re.sub(r"\s+", " ", p.stdout)
+        if p.returncode == 0:
+            fail("%s: configure succeeded" % case)
+        if not re.search(regex, text):
+            print(p.stdout)
+            fail("%s: the error does not say %r" % (case, regex))
+        print("ok: %s -> %s" % (case, regex))
+    p = configure(b, ["-DKBSAMPLE_CASE=good", "-DKERNELBLASTER_MODE=SOMETIMES"], ok=False)
+    if p.returncode == 0 or "KERNELBLASTER_MODE must be AUTO, APPLY, TUNE, OFF or empty" not in p.stdout:
+        print(p.stdout)
+        fail("a bad KERNELBLASTER_MODE was accepted")
+    print("ok: bad KERNELBLASTER_MODE")
+
+
+def case_subdirectory():
+    src = copy_sample(os.path.join(ARGS.work, "src"))
+    b = os.path.join(ARGS.work, "build")
+    shutil.rmtree(b, ignore_errors=True)
+    cache = os.path.join(ARGS.work, "cache")
+    common = ["-DKBSAMPLE_VIA=subdirectory", "-DKBSAMPLE_KERNELBLASTER_DIR=" + ARGS.source_dir,
+              "-DKERNELBLASTER_CACHE_DIR=" + cache]
+    # Without KERNELBLASTER_EXECUTABLE the build step runs the tool this
+    # checkout builds: CMake must order that build first.
+    configure(b, common, source=src)
+    q = run(["ninja", "-C", b, "-t", "query", os.path.join(gen_dir(b), "src", "scale.cu.stamp")]).stdout
+    if not re.search(r"input:.*\n(\s+.*\n)*\s+\|?\s*kernelblaster/tool/src/cli/kernelblaster\b", q):
+        print(q)
+        fail("the build step does not depend on the kernelblaster tool target")
+    print("ok: the build step depends on the kernelblaster target")
+    # Build with the already built tool, so the test does not rebuild it.
+    configure(b, common + ["-DKERNELBLASTER_EXECUTABLE=" + ARGS.tool], source=src)
+    out = build(b)
+    no_gpu = r"no GPU and no cached result for sm_90; using the original"
+    expect_lines(out, {"scale.cu": no_gpu, "shift.cu": no_gpu})
+    text = read(os.path.join(gen_dir(b), "src", "scale.cu"))
+    if not text.startswith('#line 1 "%s"\n' % os.path.join(src, "src", "scale.cu")):
+        fail("the compiled copy does not begin with a #line to the original: %r" % text[:120])
+    print("ok: first build uses the originals and says so")
+    ninja_text = read(os.path.join(b, "build.ninja"))
+    stamp_edge = re.search(r"^build [^\n]*scale\.cu\.stamp[^\n]*: CUSTOM_COMMAND[^\n]*\n((?:  [^\n]*\n)*)", ninja_text, re.M)
+    if not stamp_edge or "pool = kernelblaster_gpu" not in stamp_edge.group(1) or "restat = 1" not in stamp_edge.group(1):
+        fail("the build step is not in the kernelblaster_gpu pool with restat")
+    print("ok: build steps share the kernelblaster_gpu pool (size 1) and restat")
+
+    expect_no_work(b)
+    print("ok: a rebuild with nothing changed has no work")
+
+    with open(os.path.join(src, "src", "shift.cu"), "a") as f:
+        f.write("// an edit\n")
+    out = build(b)
+    expect_lines(out, {"shift.cu": no_gpu})
+    if "scale.cu.o" in out:
+        fail("editing shift.cu recompiled scale.cu")
+    print("ok: editing one kernel re-runs the tool for it only")
+
+    time.sleep(1.1)
+    hdr = os.path.join(src, "src", "detail.cuh")
+    write(hdr, read(hdr) + "// header edit\n")
+    out = build(b)
+    expect_lines(out, {"scale.cu": no_gpu})
+    print("ok: editing a header re-runs the tool for the source that includes it (depfile)")
+
+    # The tool runs again (its input changed) but writes nothing new: no
+    # recompilation (restat).
+    lock = os.path.join(src, "kernelblaster.lock.json")
+    write(lock, json.dumps({"kernelblaster_lockfile": 1, "sources": {}}))
+    configure(b, common + ["-DKERNELBLASTER_EXECUTABLE=" + ARGS.tool], source=src)
+    build(b)
+    time.sleep(1.1)
+    write(lock, json.dumps({"kernelblaster_lockfile": 1, "sources": {}}, indent=1))
+    out = build(b)
+    expect_lines(out, {"scale.cu": no_gpu, "shift.cu": no_gpu})
+    if re.search(r"Building CUDA object", out):
+        print(out)
+        fail("an unchanged tuned source was recompiled")
+    print("ok: re-running the tool with an unchanged result recompiles nothing")
+
+
+def key_of(tool, build_dir, source_rel, src_root, target_gpu):
+    g = gen_dir(build_dir)
+    p = run([tool, "build", "--dry-run", "--json", "--manifest", os.path.join(g, "manifest.json"),
+             "--source", os.path.join(src_root, source_rel),
+             "--harness", os.path.join(src_root, "harness", os.path.basename(source_rel).replace(".cu", "_harness.cu")),
+             "--out", os.path.join(g, source_rel), "--target-gpu", target_gpu,
+             "--cache-dir", os.path.join(ARGS.work, "unused-cache")])
+    return json.loads(p.stdout)["key"]
+
+
+H200 = {"id": "nvidia-h200_sm90_132sm_drv13", "name": "NVIDIA H200", "arch": "sm_90",
+        "compute_capability": "9.0", "sm_count": 132, "driver_major": 13}
+
+
+def case_find_package():
+    src = copy_sample(os.path.join(ARGS.work, "src"))
+    b = os.path.join(ARGS.work, "build")
+    shutil.rmtree(b, ignore_errors=True)
+    cache = os.path.join(ARGS.work, "cache")
+    shutil.rmtree(cache, ignore_errors=True)
+    lockfile = os.path.join(src, "kernelblaster.lock.json")  # the default: beside the CMakeLists.txt
+    tool = os.path.join(ARGS.prefix, "bin", "kernelblaster")
+    common = ["-DCMAKE_PREFIX_PATH=" + ARGS.prefix, "-DKERNELBLASTER_CACHE_DIR=" + cache]
+    configure(b, common, source=src)
+    if tool not in read(os.path.join(b, "build.ninja")):
+        fail("the build does not run the installed tool " + tool)
+    out = build(b)
+    no_gpu = r"no GPU and no cached result for sm_90; using the original"
+    expect_lines(out, {"scale.cu": no_gpu, "shift.cu": no_gpu})
+    print("ok: find_package build uses the originals and says so")
+
+    # A cache entry measured on an H200, and a lockfile entry, prepared here.
+    scale_key = key_of(tool, b, "src/scale.cu", src, "NVIDIA H200")
+    shift_key = key_of(tool, b, "src/shift.cu", src, "NVIDIA H200")
+    write(os.path.join(cache, H200["id"], "gpu.json"), json.dumps(H200))
+    write(os.path.join(cache, H200["id"], scale_key + ".json"), json.dumps({
+        "key": scale_key, "source": "scale.cu", "improved": True, "defines": [["BLOCK_SIZE", "128"]],
+        "flags": [], "config": {"BLOCK_SIZE": "128"}, "speedup": 1.3, "gpu": H200,
+        "measured_at": "2026-11-21T00:00:00Z", "tool_version": "0.1.0"}))
+    shift_rel = "src/shift.cu"
+    lock = {"kernelblaster_lockfile": 1, "sources": {shift_rel: {H200["id"]: {
+        "key": shift_key, "improved": True, "defines": [["KBSAMPLE_TUNED", "1"]], "flags": ["-use_fast_math"],
+        "config": {}, "speedup": 1.25, "gpu": H200, "measured_at": "2026-11-21T00:00:00Z",
+        "tool_version": "0.1.0"}}}}
+    write(lockfile, json.dumps(lock, indent=2))
+
+    configure(b, common + ["-DKERNELBLASTER_TARGET_GPU=NVIDIA H200"], source=src)
+    out = build(b)
+    expect_lines(out, {
+        "scale.cu": r"applied tuned result for NVIDIA H200 from the cache \(1\.30x, BLOCK_SIZE=128\)",
+        "shift.cu": r"applied tuned result for NVIDIA H200 from kernelblaster.lock.json \(1\.25x, KBSAMPLE_TUNED=1, -use_fast_math\)"})
+    scale = read(os.path.join(gen_dir(b), "src", "scale.cu"))
+    if not scale.startswith('#define BLOCK_SIZE 128\n#line 1 "%s"\n' % os.path.join(src, "src", "scale.cu")):
+        fail("the tuned scale.cu is not the cached result: %r" % scale[:200])
+    if read(os.path.join(gen_dir(b), "src", "shift.cu.rsp")).split() != ["-use_fast_math"]:
+        fail("the lockfile's flags are not in shift.cu.rsp")
+    cmds = run(["ninja", "-C", b, "-t", "commands", "kbsample"]).stdout
+    if not re.search(r"nvcc .*--options-file=\S*shift.cu.rsp", cmds):
+        fail("the compile of shift.cu does not read its options file")
+    print("ok: cache and lockfile entries are applied for TARGET_GPU without a GPU")
+
+    # The same entries by architecture.
+    configure(b, common + ["-DKERNELBLASTER_TARGET_GPU=sm_90"], source=src)
+    out = build(b)
+    expect_lines(out, {"scale.cu": r"from the cache", "shift.cu": r"from kernelblaster.lock.json"})
+    print("ok: entries are found by architecture too")
+
+    # The explicit tuning target runs the tool in TUNE mode on the terminal.
+    out = build(b, "kernelblaster_tune_kbsample")
+    expect_lines(out, {"scale.cu": r"from the cache", "shift.cu": r"from kernelblaster.lock.json"})
+    if "kernelblaster_tune_kbsample" not in run(["ninja", "-C", b, "-t", "targets", "all"]).stdout or \
+            "kernelblaster_tune:" not in run(["ninja", "-C", b, "-t", "targets", "all"]).stdout:
+        fail("no kernelblaster_tune targets")
+    print("ok: kernelblaster_tune_<target> and kernelblaster_tune exist and run")
+
+    # A stale lockfile entry (measured on other content) is refused.
+    lock["sources"][shift_rel][H200["id"]]["key"] = "0" * 64
+    write(lockfile, json.dumps(lock, indent=2))
+    out = build(b)
+    expect_lines(out, {"scale.cu": r"from the cache",
+                       "shift.cu": r"kernelblaster.lock.json entry for NVIDIA H200 is stale .*; no GPU and no cached result for sm_90; using the original"})
+    if read(os.path.join(gen_dir(b), "src", "shift.cu.rsp")).strip():
+        fail("the stale entry's flags are still applied")
+    print("ok: a stale lockfile entry is not applied and the line says so")
+
+    # MODE OFF: the originals, no build step at all.
+    configure(b, common + ["-DKERNELBLASTER_MODE=OFF"], source=src)
+    out = build(b)
+    if kb_lines(out) or "kernelblaster_generated" in run(["ninja", "-C", b, "-t", "commands", "kbsample"]).stdout:
+        fail("MODE OFF still runs the build step")
+    print("ok: MODE OFF compiles the originals")
+
+    # STRICT without a result fails the build with the reason.
+    configure(b, common + ["-DKERNELBLASTER_MODE=", "-DKERNELBLASTER_TARGET_GPU=NVIDIA B200"], source=src)
+    p = run([tool, "build", "--strict", "--manifest", os.path.join(gen_dir(b), "manifest.json"),
+             "--source", os.path.join(src, "src", "shift.cu"), "--harness", os.path.join(src, "harness", "shift_harness.cu"),
+             "--out", os.path.join(ARGS.work, "strict.cu"), "--cache-dir", cache], ok=False)
+    if p.returncode != 1 or "STRICT" not in p.stdout:
+        print(p.stdout)
+        fail("--strict without a result did not fail")
+    print("ok: STRICT fails without a verified result")
+
+    # The gates are registered, labelled and skip without a GPU.
+    t = run(["ctest", "--test-dir", b, "-N", "-L", "kernelblaster"]).stdout
+    for name in ("kernelblaster.kbsample.scale.cu.correctness", "kernelblaster.kbsample.shift.cu.speed"):
+        if name not in t:
+            print(t)
+            fail("no CTest gate " + name)
+    r = run(["ctest", "--test-dir", b, "-R", "scale.cu.correctness", "--output-on-failure"], ok=False)
+    if r.returncode != 0 or "Skipped" not in r.stdout:
+        print(r.stdout)
+        fail("the correctness gate does not skip without a GPU")
+    print("ok: CTest gates registered and skipped without a GPU")
+
+
+def case_configure_time():
+    b = os.path.join(ARGS.work, "build")
+    shutil.rmtree(b, ignore_errors=True)
+    p = configure(b, ["-DCMAKE_PREFIX_PATH=" + ARGS.prefix, "-DKERNELBLASTER_REPORT_CONFIGURE_TIME=ON"],
+                  source=os.path.join(ARGS.source_dir, "examples", "kernels"))
+    m = re.search(r"kernelblaster: kbexamples: (\d+) sources, configure time (\d+) ms \((\d+) us\)", p.stdout)
+    if not m:
+        print(p.stdout)
+        fail("no configure time reported for examples/kernels")
+    n, ms, us = int(m.group(1)), int(m.group(2)), int(m.group(3))
+    print("configure time of kernelblaster_optimize(kbexamples), %d sources: %.1f ms" % (n, us / 1000.0))
+    if n != 5:
+        fail("expected the 5 example kernels, got %d" % n)
+    if us >= 1000000:
+        fail("kernelblaster_optimize() added %d ms of configure time (limit 1000)" % ms)
+
+
+def case_makefiles():
+    """The same build step under the Makefile generator: depfile and no
+    recompilation when the tool rewrites nothing."""
+    src = copy_sample(os.path.join(ARGS.work, "src"))
+    b = os.path.join(ARGS.work, "build")
+    shutil.rmtree(b, ignore_errors=True)
+    run(["cmake", "-S", src, "-B", b, "-G", "Unix Makefiles", "-DCMAKE_PREFIX_PATH=" + ARGS.prefix,
+         "-DKERNELBLASTER_CACHE_DIR=" + os.path.join(ARGS.work, "cache")])
+    no_gpu = r"no GPU and no cached result for sm_90; using the original"
+    expect_lines(build(b), {"scale.cu": no_gpu, "shift.cu": no_gpu})
+    out = build(b)
+    if kb_lines(out) or "Building" in out:
+        fail("a Makefile rebuild with nothing changed did work:\n" + out)
+    time.sleep(1.1)
+    hdr = os.path.join(src, "src", "detail.cuh")
+    write(hdr, read(hdr) + "// header edit\n")
+    expect_lines(build(b), {"scale.cu": no_gpu})
+    time.sleep(1.1)
+    os.utime(os.path.join(gen_dir(b), "manifest.json"))
+    out = build(b)
+    expect_lines(out, {"scale.cu": no_gpu, "shift.cu": no_gpu})
+    if "Building" in out:
+        fail("an unchanged result was recompiled under Makefiles:\n" + out)
+    print("ok: Makefiles: no-op rebuild, depfile, no recompilation for an unchanged result")
+
+
+def main():
+    global ARGS, SAMPLE
+    ap = argparse.ArgumentParser()
+    ap.add_argument("case", choices=["errors", "subdirectory", "find_package", "configure_time", "makefiles"])
+    ap.add_argument("--source-dir", required=True)
+    ap.add_argument("--prefix", required=True)
+    ap.add_argument("--tool", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--generator", default="Ninja")
+    ARGS = ap.parse_args()
+    SAMPLE = os.path.join(ARGS.source_dir, "tests", "cmake", "projects", "sample")
+    os.makedirs(ARGS.work, exist_ok=True)
+    globals()["case_" + ARGS.case]()
+    print("PASS")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,4 @@
+#pragma once
+#ifndef BLOCK_SIZE
+#define BLOCK_SIZE 256
+#endif

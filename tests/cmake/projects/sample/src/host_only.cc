@@ -1,0 +1,1 @@
+int kbsample_host_only() { return 1; }

@@ -1,0 +1,223 @@
+#include "cache/build_step.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+
+#include "cache/content_key.h"
+#include "cache/lockfile.h"
+#include "cache/result_json.h"
+#include "cache/results_cache.h"
+#include "cache/sha256.h"
+#include "common/file_util.h"
+
+namespace fs = std::filesystem;
+
+namespace kernelblaster::cache {
+
+namespace {
+
+std::string gpu_label(const GpuFingerprint& gpu) { return gpu.name.empty() ? gpu.id() : gpu.name; }
+
+std::string rsp_text(const std::vector<std::string>& flags) {
+  std::string out;
+  for (const auto& f : flags) out += (f.find_first_of(" \t") == std::string::npos ? f : "\"" + f + "\"") + "\n";
+  return out;
+}
+
+std::string one_decimal_seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f s", s);
+  return buf;
+}
+
+TunedResult result_from_tuning(const TuneOutcome& t, const BuildRequest& req, const std::string& source_name,
+                               const std::string& key, const GpuFingerprint& gpu, const std::string& original_text,
+                               const std::string& tool_version) {
+  TunedResult r;
+  r.key = key;
+  r.source = source_name;
+  r.improved = t.exit_code == 0;
+  if (r.improved) {
+    absorb_tuned_text(r, t.tuned_text, fs::absolute(req.source).lexically_normal().string(), original_text);
+    r.flags = t.flags;
+    r.config = t.config;
+    r.speedup = t.speedup;
+  }
+  r.reference_median_us = t.reference_median_us;
+  r.median_us = t.median_us;
+  r.q1_us = t.q1_us;
+  r.q3_us = t.q3_us;
+  r.gpu = gpu;
+  r.measured_at = utc_now_iso8601();
+  r.tool_version = tool_version;
+  return r;
+}
+
+}  // namespace
+
+bool mode_from_name(const std::string& name, Mode* out) {
+  std::string n = name;
+  std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  if (n == "AUTO") *out = Mode::automatic;
+  else if (n == "APPLY") *out = Mode::apply;
+  else if (n == "TUNE") *out = Mode::tune;
+  else if (n == "OFF") *out = Mode::off;
+  else return false;
+  return true;
+}
+
+bool write_if_changed(const std::string& path, const std::string& content) {
+  std::error_code ec;
+  if (fs::exists(path, ec)) {
+    try {
+      if (read_file(path) == content) return false;
+    } catch (const std::exception&) {
+    }
+  }
+  if (fs::path parent = fs::path(path).parent_path(); !parent.empty()) fs::create_directories(parent, ec);
+  write_file_atomic(path, content);
+  return true;
+}
+
+BuildReport run_build_step(const BuildRequest& req, const BuildEnvironment& env) {
+  BuildReport rep;
+  const std::string original_text = read_file(req.source);
+  const std::string original_path = fs::absolute(req.source).lexically_normal().string();
+  const std::string name = fs::path(req.source).filename().string();
+  const std::string prefix = "kernelblaster: " + name + ": ";
+  const std::string lockfile_name = req.lockfile.empty() ? "" : fs::path(req.lockfile).filename().string();
+
+  std::vector<std::string> search_dirs = req.include_dirs;
+  rep.headers = scan_includes(req.source, search_dirs, env.skip_include_prefixes);
+  if (!req.depfile.empty() && !req.dry_run) {
+    std::vector<std::string> deps = {original_path};
+    deps.insert(deps.end(), rep.headers.begin(), rep.headers.end());
+    write_if_changed(req.depfile, make_depfile(req.stamp.empty() ? req.out : req.stamp, deps));
+  }
+
+  // Whatever happens below ends here: the chosen text, its flags, one line.
+  auto finish = [&](const std::optional<TunedResult>& r, const std::string& why, bool verified_outcome) {
+    bool use = r && r->improved;
+    std::string text = use ? render_tuned(*r, original_path, original_text) : render_original(original_path, original_text);
+    std::vector<std::string> flags = use ? r->flags : std::vector<std::string>{};
+    rep.result = r;
+    rep.action = use ? (rep.origin == "tuning" ? "tuned" : "applied") : "original";
+    rep.line = prefix + why;
+    rep.strict_failure = req.strict && !use && !verified_outcome;
+    if (!req.dry_run) {
+      rep.wrote_source = write_if_changed(req.out, text);
+      if (!req.rsp.empty()) write_if_changed(req.rsp, rsp_text(flags));
+      if (!req.stamp.empty()) write_file(req.stamp, rep.key + "\n" + rep.line + "\n");
+    }
+    return rep;
+  };
+
+  if (req.mode == Mode::off) return finish(std::nullopt, "MODE OFF; using the original", true);
+
+  KeyInputs key_in;
+  key_in.tool_version = env.tool_version;
+  key_in.kb_version = env.kb_version;
+  key_in.policy_hash = req.policy.empty() ? "" : sha256_hex(read_file(req.policy));
+  key_in.nvcc_version = env.nvcc_version ? env.nvcc_version() : "";
+  key_in.arch = req.arch;
+  key_in.source_text = original_text;
+  for (const auto& h : rep.headers) {
+    try {
+      key_in.header_texts.push_back(read_file(h));
+    } catch (const std::exception&) {
+    }
+  }
+  key_in.definitions = req.definitions;
+  key_in.flags = req.flags;
+  rep.key = content_key(key_in);
+
+  std::string why_no_gpu;
+  std::optional<GpuFingerprint> gpu = env.probe_gpu ? env.probe_gpu(&why_no_gpu) : std::nullopt;
+  // A GPU other than the named target is no place to measure for it.
+  const bool local = gpu && (req.target_gpu.empty() || gpu_matches(*gpu, req.target_gpu));
+  rep.selector = local ? gpu->id() : (!req.target_gpu.empty() ? req.target_gpu : req.arch);
+  const std::string target_label = local ? gpu_label(*gpu) : rep.selector;
+  const std::string source_name =
+      req.lockfile.empty() ? name : lockfile_source_name(req.lockfile, req.source);
+
+  ResultsCache cache(req.cache_dir, req.cache_max_bytes);
+  std::optional<TunedResult> found;
+  std::string stale_note;
+  // TUNE skips the lookups only where it can tune; elsewhere it must not
+  // throw away a known result.
+  if (!(req.mode == Mode::tune && local) && !rep.selector.empty()) {
+    found = local ? cache.find(*gpu, rep.key) : cache.find_for(rep.selector, rep.key);
+    if (found) {
+      rep.origin = "cache";
+    } else if (!req.lockfile.empty()) {
+      try {
+        Lockfile lock = read_lockfile(req.lockfile);
+        if (auto entry = select_entry(lock, source_name, rep.selector)) {
+          if (entry->key == rep.key) {
+            found = entry;
+            rep.origin = "lockfile";
+          } else {
+            stale_note = "the " + lockfile_name + " entry for " + gpu_label(entry->gpu) +
+                         " is stale (the source, a header, the flags or the tool changed since it was measured)";
+          }
+        }
+      } catch (const std::exception& e) {
+        stale_note = std::string("cannot use the lockfile: ") + e.what();
+      }
+    }
+  }
+
+  if (found) {
+    const std::string where = rep.origin == "cache" ? "the cache" : lockfile_name;
+    const std::string when = found->measured_at.empty() ? "" : " measured " + found->measured_at.substr(0, 10);
+    if (!found->improved)
+      return finish(found, "nothing beat the original on " + gpu_label(found->gpu) + " (" + where + when + "); using the original", true);
+    if (found->speedup < req.min_speedup) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.2fx is below MIN_SPEEDUP %.2f", found->speedup, req.min_speedup);
+      return finish(std::nullopt, "the result for " + gpu_label(found->gpu) + " in " + where + " is " + buf + "; using the original", true);
+    }
+    return finish(found, "applied tuned result for " + gpu_label(found->gpu) + " from " + where + " (" + describe(*found) + ")", true);
+  }
+
+  std::string lead = stale_note.empty() ? "" : stale_note + "; ";
+  if (!local) {
+    if (gpu) return finish(std::nullopt, lead + "this machine's GPU (" + gpu_label(*gpu) + ") is not the target " + req.target_gpu + " and no result for it is cached or locked; using the original", false);
+    if (rep.selector.empty())
+      return finish(std::nullopt, lead + "no GPU, and no target GPU or architecture to look results up for; using the original", false);
+    return finish(std::nullopt, lead + "no GPU and no cached result for " + target_label + "; using the original", false);
+  }
+  if (req.mode == Mode::apply)
+    return finish(std::nullopt, lead + "no cached or locked result for " + target_label + " (MODE APPLY does not tune); using the original", false);
+  if (req.dry_run) return finish(std::nullopt, lead + "would tune on " + target_label, false);
+
+  fs::path tuned_out = fs::path(req.stamp.empty() ? req.out : req.stamp).replace_extension(".tuned.cu");
+  TuneRequest tr{req.source, req.harness, req.manifest, tuned_out.string(), req.policy, req.kb, req.budget_s, req.min_speedup};
+  TuneOutcome t = env.tune ? env.tune(tr) : TuneOutcome{};
+  rep.origin = "tuning";
+  if (t.exit_code == 0 || t.exit_code == 1) {
+    TunedResult r = result_from_tuning(t, req, source_name, rep.key, *gpu, original_text, env.tool_version);
+    std::string store_note;
+    try {
+      cache.store(r);
+    } catch (const std::exception& e) {
+      store_note = std::string(" (not cached: ") + e.what() + ")";
+    }
+    if (req.update_lockfile && !req.lockfile.empty()) {
+      try {
+        update_lockfile(req.lockfile, r);
+      } catch (const std::exception& e) {
+        store_note += std::string(" (lockfile not updated: ") + e.what() + ")";
+      }
+    }
+    const std::string took = "tuned on " + gpu_label(*gpu) + " in " + one_decimal_seconds(t.seconds) + ": ";
+    if (!r.improved) return finish(r, lead + took + "nothing beat the original; using the original" + store_note, true);
+    return finish(r, lead + took + describe(r) + store_note, true);
+  }
+  std::string reason = t.exit_code == 77 ? "the tuner found no GPU" : "tuning failed (" + t.error + ")";
+  return finish(std::nullopt, lead + reason + "; using the original", false);
+}
+
+}  // namespace kernelblaster::cache

@@ -1,0 +1,95 @@
+// One source's build step, as `kernelblaster build` runs it for the CMake
+// module: find the best result for this GPU (cache, lockfile, or a tuning
+// run), write the source the target compiles and its flags file only when
+// their content changes, and say in one line what happened and why.
+// Everything outside (the GPU, the tuner, nvcc) comes through seams, so the
+// decisions are tested without a GPU.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cache/gpu_fingerprint.h"
+#include "cache/tuned_result.h"
+
+namespace kernelblaster::cache {
+
+enum class Mode { automatic, apply, tune, off };
+// "AUTO", "APPLY", "TUNE", "OFF" (any case); false for anything else.
+bool mode_from_name(const std::string& name, Mode* out);
+
+struct BuildRequest {
+  std::string source;    // the original
+  std::string harness;
+  std::string manifest;  // handed to the tuner
+  std::string out;       // the source the target compiles
+  std::string rsp;       // nvcc options file with the flags the result needs
+  std::string stamp;     // touched on every run (the custom command's output)
+  std::string depfile;   // optional: the headers the source includes
+  Mode mode = Mode::automatic;
+  std::string cache_dir;
+  std::uint64_t cache_max_bytes = 256ull << 20;
+  std::string lockfile;  // optional
+  bool update_lockfile = false;
+  std::string target_gpu;  // a GPU name, fingerprint id or architecture
+  double budget_s = 60;
+  double min_speedup = 0;  // 0: the tuner's own threshold
+  std::string policy;    // Lua policy file (optional)
+  std::string kb;        // user KB file (optional, handed to the tuner)
+  bool strict = false;
+  bool dry_run = false;  // decide, but neither tune nor write
+  // From the manifest: what the key covers.
+  std::string arch;
+  std::vector<std::string> include_dirs, definitions, flags;
+};
+
+struct TuneRequest {
+  std::string source, harness, manifest, out, policy, kb;
+  double budget_s = 60;
+  double min_speedup = 0;  // 0: not passed, the tuner's default
+};
+
+struct TuneOutcome {
+  int exit_code = 2;  // 0 improved, 1 nothing beat the original, 77 no GPU, else failed
+  std::string error;  // why, when it failed
+  std::string tuned_text;
+  std::map<std::string, std::string> config;
+  std::vector<std::string> flags;
+  double speedup = 1, seconds = 0;
+  double reference_median_us = 0, median_us = 0, q1_us = 0, q3_us = 0;
+};
+
+struct BuildEnvironment {
+  std::function<std::optional<GpuFingerprint>(std::string* why_not)> probe_gpu;
+  std::function<TuneOutcome(const TuneRequest&)> tune;
+  std::function<std::string()> nvcc_version;
+  std::string tool_version;
+  std::string kb_version;
+  std::vector<std::string> skip_include_prefixes;  // the CUDA toolkit's headers
+};
+
+struct BuildReport {
+  std::string line;        // "kernelblaster: softmax.cu: ..." (no newline)
+  std::string action;      // "applied", "tuned", "original"
+  std::string origin;      // "cache", "lockfile", "tuning", "" (none)
+  std::string key;
+  std::string selector;    // the GPU results were looked up for
+  std::vector<std::string> headers;
+  bool wrote_source = false;
+  bool strict_failure = false;  // no verified result and --strict
+  std::optional<TunedResult> result;
+};
+
+// Throws std::runtime_error only when the original source cannot be read
+// (the build fails anyway then); every other problem ends in the original
+// source and a line saying why.
+BuildReport run_build_step(const BuildRequest& req, const BuildEnvironment& env);
+
+// Writes `content` to `path` only if it differs, atomically; true if written.
+bool write_if_changed(const std::string& path, const std::string& content);
+
+}  // namespace kernelblaster::cache

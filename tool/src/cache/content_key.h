@@ -1,0 +1,40 @@
+// The content key of a tuning result: everything that can change what the
+// tuner would find or what the result means. Equal keys mean the cached
+// result is still the one that was measured.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace kernelblaster::cache {
+
+struct KeyInputs {
+  std::string tool_version;
+  std::string kb_version;     // seed KB content hash and KB schema
+  std::string policy_hash;    // of the Lua policy file; empty: the built-in policy
+  std::string nvcc_version;   // `nvcc --version` output
+  std::string arch;           // "sm_90"
+  std::string source_text;
+  std::vector<std::string> header_texts;  // every header the source includes, transitively
+  std::vector<std::string> definitions;   // in order
+  std::vector<std::string> flags;         // in order
+};
+
+// Hex SHA-256. Headers count by content, not by path, so the same project
+// checked out elsewhere (a CI machine) has the same key; include directories
+// themselves are left out for the same reason.
+std::string content_key(const KeyInputs& in);
+
+// The project headers `source` includes, transitively: #include "x" is looked
+// up beside the including file, then in `include_dirs`; #include <x> in
+// `include_dirs` only. Headers under `skip_prefixes` (the CUDA toolkit, whose
+// version the key holds anyway) and ones not found are left out. Absolute
+// paths, first-seen order, no duplicates. Conditional includes count whether
+// or not they are compiled: one header too many only costs a rebuild.
+std::vector<std::string> scan_includes(const std::string& source, const std::vector<std::string>& include_dirs,
+                                       const std::vector<std::string>& skip_prefixes = {});
+
+// A depfile (Makefile syntax) saying `target` depends on `deps`.
+std::string make_depfile(const std::string& target, const std::vector<std::string>& deps);
+
+}  // namespace kernelblaster::cache

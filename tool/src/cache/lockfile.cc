@@ -1,0 +1,82 @@
+#include "cache/lockfile.h"
+
+#include <filesystem>
+#include <stdexcept>
+
+#include "cache/file_lock.h"
+#include "cache/result_json.h"
+#include "common/file_util.h"
+
+namespace fs = std::filesystem;
+
+namespace kernelblaster::cache {
+
+Lockfile read_lockfile(const std::string& path) {
+  Lockfile lock;
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return lock;
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(read_file(path));
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error("lockfile " + path + " is not valid JSON: " + e.what());
+  }
+  if (!j.is_object() || !j.contains("sources") || !j["sources"].is_object())
+    throw std::runtime_error("lockfile " + path + " has no \"sources\" object");
+  if (j.value("kernelblaster_lockfile", 0) > kLockfileVersion)
+    throw std::runtime_error("lockfile " + path + " was written by a newer KernelBlaster");
+  for (const auto& [source, per_gpu] : j["sources"].items()) {
+    if (!per_gpu.is_object()) throw std::runtime_error("lockfile " + path + ": entry \"" + source + "\" is not an object");
+    for (const auto& [gpu_id, entry] : per_gpu.items()) {
+      TunedResult r = result_from_json(entry, "lockfile " + path + " (" + source + ", " + gpu_id + ")");
+      r.source = source;
+      lock.sources[source][gpu_id] = std::move(r);
+    }
+  }
+  return lock;
+}
+
+std::string serialize_lockfile(const Lockfile& lock) {
+  nlohmann::json sources = nlohmann::json::object();
+  for (const auto& [source, per_gpu] : lock.sources)
+    for (const auto& [gpu_id, r] : per_gpu) {
+      nlohmann::json e = result_to_json(r);
+      e.erase("source");  // the key already says it
+      sources[source][gpu_id] = e;
+    }
+  nlohmann::json j = {{"kernelblaster_lockfile", kLockfileVersion}, {"sources", sources}};
+  return j.dump(2) + "\n";
+}
+
+void update_lockfile(const std::string& path, const TunedResult& r) {
+  FileLock guard(path + ".lock");
+  Lockfile lock = read_lockfile(path);
+  lock.sources[r.source][r.gpu.id()] = r;
+  write_file_atomic(path, serialize_lockfile(lock));
+}
+
+std::optional<TunedResult> select_entry(const Lockfile& lock, const std::string& source, const std::string& selector) {
+  auto it = lock.sources.find(source);
+  if (it == lock.sources.end()) return std::nullopt;
+  std::optional<TunedResult> best;
+  int best_rank = 99;
+  for (const auto& [gpu_id, r] : it->second) {
+    int rank = selector == gpu_id ? 0 : gpu_match_rank(r.gpu, selector);
+    if (rank >= 0 && rank < best_rank) {
+      best = r;
+      best_rank = rank;
+    }
+  }
+  return best;
+}
+
+std::string lockfile_source_name(const std::string& lockfile_path, const std::string& source) {
+  std::error_code ec;
+  fs::path base = fs::weakly_canonical(fs::absolute(lockfile_path), ec).parent_path();
+  fs::path src = fs::weakly_canonical(fs::absolute(source), ec);
+  fs::path rel = src.lexically_relative(base);
+  if (rel.empty() || *rel.begin() == "..") return src.generic_string();
+  return rel.generic_string();
+}
+
+}  // namespace kernelblaster::cache

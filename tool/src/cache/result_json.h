@@ -1,0 +1,22 @@
+// JSON form of TunedResult and GpuFingerprint, shared by the cache entries
+// and the lockfile. The only place these types meet nlohmann::json.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "cache/gpu_fingerprint.h"
+#include "cache/tuned_result.h"
+
+namespace kernelblaster::cache {
+
+nlohmann::json gpu_to_json(const GpuFingerprint& gpu);
+GpuFingerprint gpu_from_json(const nlohmann::json& j);  // missing keys stay default
+
+nlohmann::json result_to_json(const TunedResult& r);
+// Throws std::runtime_error (naming `where`) for a value that is not an object.
+TunedResult result_from_json(const nlohmann::json& j, const std::string& where);
+
+// UTC now as "2026-11-21T10:00:00Z".
+std::string utc_now_iso8601();
+
+}  // namespace kernelblaster::cache
