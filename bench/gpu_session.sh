@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The GPU-machine measurements behind bench/RESULTS.md, in stages (each fits
+# the device tool's 10-minute command limit). Run from the repository root on
+# a machine with a GPU; results go to $OUT (default bench/out).
+#   bench/gpu_session.sh build        build and install the tool (/tmp/kb)
+#   bench/gpu_session.sh record K D   exhaustive tuning run of example K on devices D ("0" or "0,1")
+#   bench/gpu_session.sh cmake        the examples with MODE AUTO from an empty cache: tuning time,
+#                                     speedups, the lockfile; then warm vs plain build times; CTest gates
+#   bench/gpu_session.sh gputests     the tool's own GPU test suite
+set -uo pipefail
+OUT=${OUT:-bench/out}
+mkdir -p "$OUT"
+TOOL=/tmp/kb/bin/kernelblaster
+stage=${1:?stage}
+case "$stage" in
+  build)
+    cmake -S . -B /tmp/b -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DKERNELBLASTER_BUILD_TESTS=OFF >/dev/null &&
+      cmake --build /tmp/b -j"$(nproc)" 2>&1 | tail -2 && cmake --install /tmp/b --prefix /tmp/kb >/dev/null &&
+      $TOOL gpu info
+    ;;
+  record)
+    k=${2:?kernel}; devs=${3:-0}; tag=${k}-dev${devs//,/_}
+    start=$(date +%s%N)
+    $TOOL tune --source examples/kernels/src/$k.cu --harness examples/kernels/harness/${k}_harness.cu \
+      -I examples/kernels/include --policy policies/exhaustive.lua --max-evals 0 --budget 540 \
+      --kb /tmp/kb-record-$k.json --log "$OUT/$tag.json" --devices "$devs" --quiet --json >"$OUT/$tag.summary.json"
+    echo "rc=$? wall_ms=$(( ($(date +%s%N) - $start) / 1000000 ))" | tee "$OUT/$tag.wall"
+    python3 -c "import json,sys; d=json.load(open('$OUT/$tag.summary.json')); print({k: d.get(k) for k in ('status','speedup','config','flags','evaluations','duplicates','seconds','gpu')})"
+    ;;
+  cmake)
+    rm -rf /tmp/ex /tmp/plain /tmp/warm /tmp/kbcache
+    cmake -S examples/kernels -B /tmp/ex -G Ninja -DCMAKE_PREFIX_PATH=/tmp/kb -DKERNELBLASTER_CACHE_DIR=/tmp/kbcache \
+      -DKERNELBLASTER_UPDATE_LOCKFILE=ON >/dev/null
+    s=$(date +%s%N); cmake --build /tmp/ex 2>&1 | tee "$OUT/cmake-auto-build.log" | grep -E "kernelblaster:|tune\]" | tail -20
+    echo "auto_build_ms=$(( ($(date +%s%N) - $s) / 1000000 ))" | tee -a "$OUT/cmake-times.txt"
+    s=$(date +%s%N); cmake --build /tmp/ex | tail -1; echo "noop_rebuild_ms=$(( ($(date +%s%N) - $s) / 1000000 ))" | tee -a "$OUT/cmake-times.txt"
+    cmake -S examples/kernels -B /tmp/plain -G Ninja -DCMAKE_PREFIX_PATH=/tmp/kb -DKERNELBLASTER_MODE=OFF >/dev/null
+    s=$(date +%s%N); cmake --build /tmp/plain >/dev/null; echo "plain_build_ms=$(( ($(date +%s%N) - $s) / 1000000 ))" | tee -a "$OUT/cmake-times.txt"
+    cmake -S examples/kernels -B /tmp/warm -G Ninja -DCMAKE_PREFIX_PATH=/tmp/kb -DKERNELBLASTER_CACHE_DIR=/tmp/kbcache >/dev/null
+    s=$(date +%s%N); cmake --build /tmp/warm 2>&1 | grep "kernelblaster:"; echo "warm_build_ms=$(( ($(date +%s%N) - $s) / 1000000 ))" | tee -a "$OUT/cmake-times.txt"
+    ctest --test-dir /tmp/ex -L kernelblaster 2>&1 | tail -15 | tee "$OUT/cmake-gates.txt"
+    cp examples/kernels/kernelblaster.lock.json "$OUT/" 2>/dev/null || echo "no lockfile written"
+    ;;
+  gputests)
+    cmake -S . -B build-gpu -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null && cmake --build build-gpu -j"$(nproc)" 2>&1 | tail -1 &&
+      ctest --test-dir build-gpu -L gpu --output-on-failure 2>&1 | tail -40 | tee "$OUT/gputests.txt"
+    ;;
+  *) echo "unknown stage $stage"; exit 2 ;;
+esac
