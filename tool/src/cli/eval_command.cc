@@ -37,6 +37,10 @@ whether the candidate is correct and how much faster it is. Without
   --device N            CUDA device (default 0)
   --work-dir DIR        keep scratch builds and dumps here
   --keep                keep the temporary work directory
+  --profile[=cheap|full]  profile an accepted candidate after timing, in a
+                        process of its own: cheap (default) is one replay pass,
+                        full the whole metric set; metrics as in
+                        tool/src/profile/METRICS.md (--json: "profile")
   --json                print the result as JSON
 
 Exit status: 0 accepted, 1 rejected, 2 bad usage, 77 no GPU on this machine.
@@ -87,10 +91,20 @@ int eval_command(const std::vector<std::string>& argv, const std::string& self_e
     }
   EvalRequest req;
   bool json = false;
+  // --profile alone means cheap; --profile=full / --profile full pick the set.
+  CommandArgs argv_in;
+  for (std::size_t i = 0; i < argv.size(); ++i) {
+    if (argv[i] != "--profile") {
+      argv_in.push_back(argv[i]);
+      continue;
+    }
+    bool named = i + 1 < argv.size() && (argv[i + 1] == "cheap" || argv[i + 1] == "full" || argv[i + 1] == "none");
+    argv_in.push_back("--profile=" + (named ? argv[++i] : std::string("cheap")));
+  }
   std::string kernelbench_dir, torch_prefix;
   try {
-    Args args(argv,
-              {"--source", "--harness", "--candidate", "--kernelbench", "--torch-prefix", "--arch", "-I", "-D", "--nvcc-flag", "--manifest", "--seeds",
+    Args args(argv_in,
+              {"--profile", "--source", "--harness", "--candidate", "--kernelbench", "--torch-prefix", "--arch", "-I", "-D", "--nvcc-flag", "--manifest", "--seeds",
                "--seed", "--budget-ms", "--timeout", "--max-speedup", "--device", "--work-dir"},
               {"--json", "--keep", "--no-timing"});
     json = args.flag("--json");
@@ -117,6 +131,11 @@ int eval_command(const std::vector<std::string>& argv, const std::string& self_e
     req.device = static_cast<int>(args.number("--device", 0));
     req.work_dir = args.value("--work-dir");
     req.keep_work_dir = args.flag("--keep");
+    req.profile = args.value("--profile", "none");
+    if (req.profile != "none" && req.profile != "cheap" && req.profile != "full")
+      throw UsageError("--profile takes cheap or full, not '" + req.profile + "'");
+    if (req.profile != "none" && !kernelbench_dir.empty())
+      throw UsageError("--profile works with native harnesses (--source/--harness) only");
     if (req.seeds < 3) throw UsageError("--seeds must be at least 3");
     if (req.run_timeout_s <= 0 || req.budget_ms <= 0) throw UsageError("--timeout and --budget-ms must be positive");
   } catch (const std::exception& x) {

@@ -1,13 +1,136 @@
-// Placeholder until the command lands; its owner replaces this file.
+// kernelblaster gpu info | ceilings: what the GPU is, whether it gives
+// hardware counters, and its roofline ceilings (measured once, cached per
+// GPU fingerprint). The GPU work runs in kernelblaster-gpu, next to the tool.
 #include <cstdio>
+#include <ctime>
+#include <string>
 
+#include "cli/args.h"
 #include "cli/commands.h"
+#include "profile/ceilings_cache.h"
+#include "profile/gpu_helper.h"
 
 namespace kernelblaster {
+namespace {
 
-int gpu_command(const CommandArgs&, const std::string&) {
-  std::fputs("kernelblaster gpu: not available in this build\n", stderr);
-  return 2;
+const char* kHelp = R"(usage: kernelblaster gpu info [--device N] [--json]
+       kernelblaster gpu ceilings [--device N] [--refresh] [--cache-dir DIR] [--json]
+
+info       the GPU's name, compute capability, SMs, memory, driver, and whether
+           the profiler may read hardware counters here (and why not)
+ceilings   the roofline ceilings of the GPU: device-to-device copy bandwidth,
+           FP32, FP16 (half2) and tensor-core (mma f16->f32) throughput.
+           Measured once per GPU fingerprint (name, compute capability, SMs,
+           driver major) and cached as JSON under the cache directory
+           (KERNELBLASTER_CACHE_DIR, else ${XDG_CACHE_HOME:-~/.cache}/kernelblaster);
+           --refresh measures again.
+
+Exit status: 0 ok, 2 bad usage or failure, 77 no GPU on this machine.
+)";
+
+std::string now_iso8601() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+void print_info(const profile::GpuFacts& f) {
+  std::printf("%s (sm_%d%d, %d SMs, %.1f GiB, L2 %.0f MiB)\n", f.fingerprint.name.c_str(), f.fingerprint.cc_major,
+              f.fingerprint.cc_minor, f.fingerprint.sm_count, f.memory_bytes / 1073741824.0, f.l2_bytes / 1048576.0);
+  std::printf("driver %s (CUDA %d.%d), max SM clock %.0f MHz, memory %.0f MHz x %d bit\n",
+              f.driver_version.empty() ? "?" : f.driver_version.c_str(), f.cuda_driver_version / 1000,
+              (f.cuda_driver_version % 1000) / 10, f.sm_clock_max_mhz, f.memory_clock_mhz, f.memory_bus_bits);
+  if (f.counters_supported) std::printf("hardware counters: available (chip %s)\n", f.chip.c_str());
+  else std::printf("hardware counters: unavailable (%s)\n", f.counters_reason.c_str());
+  std::printf("fingerprint: %s\n", f.fingerprint.key().c_str());
+}
+
+void print_ceilings(const profile::CachedCeilings& c, bool cached, const std::string& path) {
+  std::printf("%s: %s\n", c.gpu.name.c_str(), cached ? "cached" : "measured now");
+  std::printf("  copy bandwidth %10.1f GB/s  (cudaMemcpy %.1f, copy kernel %.1f)\n", c.ceilings.dram_gbs,
+              c.copy_memcpy_gbs, c.copy_kernel_gbs);
+  std::printf("  FP32           %10.1f GFLOP/s\n", c.ceilings.fp32_gflops);
+  std::printf("  FP16 (half2)   %10.1f GFLOP/s\n", c.ceilings.fp16_gflops);
+  std::printf("  tensor (mma)   %10.1f GFLOP/s\n", c.ceilings.tensor_gflops);
+  std::printf("  measured %s; %s\n", c.measured_at.c_str(), path.c_str());
+}
+
+}  // namespace
+
+int gpu_command(const CommandArgs& argv, const std::string& self_exe) {
+  for (const std::string& a : argv)
+    if (a == "--help" || a == "-h") {
+      std::fputs(kHelp, stdout);
+      return 0;
+    }
+  std::string mode, cache_dir;
+  bool json = false, refresh = false;
+  int device = 0;
+  try {
+    if (argv.empty()) throw UsageError("say info or ceilings");
+    mode = argv[0];
+    if (mode != "info" && mode != "ceilings") throw UsageError("unknown gpu subcommand '" + mode + "'");
+    Args args(CommandArgs(argv.begin() + 1, argv.end()), {"--device", "--cache-dir"}, {"--json", "--refresh"});
+    json = args.flag("--json");
+    refresh = args.flag("--refresh");
+    if (mode == "info" && (refresh || !args.value("--cache-dir").empty()))
+      throw UsageError("--refresh and --cache-dir belong to 'gpu ceilings'");
+    double d = args.number("--device", 0);
+    if (d < 0 || d != static_cast<int>(d)) throw UsageError("--device must be a GPU index");
+    device = static_cast<int>(d);
+    cache_dir = args.value("--cache-dir", profile::default_cache_dir());
+  } catch (const std::exception& x) {
+    std::fprintf(stderr, "kernelblaster gpu: %s (see --help)\n", x.what());
+    return 2;
+  }
+
+  std::string helper = profile::find_gpu_helper(self_exe);
+  profile::HelperOutcome info = profile::run_gpu_helper(helper, "info", device, 60);
+  if (info.exit_code != 0) {
+    std::fprintf(stderr, "kernelblaster gpu: %s%s\n", info.exit_code == 77 ? "skipped: " : "", info.message.c_str());
+    return info.exit_code == 77 ? 77 : 2;
+  }
+  if (mode == "info") {
+    if (json) std::printf("%s\n", profile::gpu_facts_to_json(info.facts, false).c_str());
+    else print_info(info.facts);
+    return 0;
+  }
+
+  try {
+    profile::CeilingsCache cache(cache_dir);
+    std::optional<profile::CachedCeilings> entry;
+    bool cached = false;
+    if (!refresh) {
+      try {
+        entry = cache.load(info.facts.fingerprint);
+        cached = entry.has_value();
+      } catch (const std::exception& x) {
+        // A damaged entry is measured again and replaced, never trusted.
+        std::fprintf(stderr, "kernelblaster gpu: ignoring the cached ceilings: %s\n", x.what());
+      }
+    }
+    if (!entry) {
+      profile::HelperOutcome measured = profile::run_gpu_helper(helper, "ceilings", device, 300);
+      if (measured.exit_code != 0) {
+        std::fprintf(stderr, "kernelblaster gpu: %s\n", measured.message.c_str());
+        return measured.exit_code == 77 ? 77 : 2;
+      }
+      measured.facts.fingerprint = info.facts.fingerprint;
+      entry = profile::ceilings_from_facts(measured.facts, now_iso8601());
+      cache.store(*entry);
+    }
+    std::string path = cache.path_for(entry->gpu);
+    if (json) {
+      std::printf("%s\n", profile::ceilings_report_json(*entry, cached, path).c_str());
+    } else {
+      print_ceilings(*entry, cached, path);
+    }
+  } catch (const std::exception& x) {
+    std::fprintf(stderr, "kernelblaster gpu: %s\n", x.what());
+    return 2;
+  }
+  return 0;
 }
 
 }  // namespace kernelblaster

@@ -27,9 +27,20 @@ struct TimingRequest {
   std::vector<int> sizes;       // empty: every timed (non-validation) size
 };
 
+// One profiled call of the launcher, after everything else in the plan and
+// never timed. Empty `metrics` with size >= 0: launch facts only.
+struct ProfileRequest {
+  int size = -1;                     // size index to profile; -1: no profiling
+  std::string set;                   // "cheap" or "full": names the metric set (config image cache key)
+  std::vector<std::string> metrics;  // CUPTI metric names to collect
+  std::uint64_t seed = 0x6b62'7072;  // inputs of the profiled call
+  int max_kernels = 256;             // kernels (ranges) profiled per call
+};
+
 struct Plan {
   std::vector<RunRequest> runs;  // correctness runs, executed in this order
   TimingRequest timing;
+  ProfileRequest profile;
   std::string lock_dir;          // empty: no inter-process GPU lock
   double lock_timeout_s = 600.0;
   int device = 0;
@@ -103,6 +114,26 @@ struct HarnessError {
   std::string phase; // "setup", "correctness", "timing"
 };
 
+// One kernel of the profiled call, in launch order.
+struct ProfiledKernel {
+  std::string name;                        // as the driver names it (mangled)
+  std::map<std::string, double> counters;  // CUPTI metric name -> value
+  std::map<std::string, double> launch;    // launch and occupancy facts, under METRICS.md names
+};
+
+struct ProfileReport {
+  bool requested = false;
+  std::string set;
+  std::string chip;                   // e.g. "GH100"
+  int passes = 0;                     // replay passes the metric set needed
+  std::string note;                   // empty when counters were collected; else why not
+  std::vector<std::string> missing;   // metric names the chip rejected
+  std::vector<ProfiledKernel> kernels;
+  double flops = -1, bytes = -1;      // the harness's declared work at the profiled size; < 0: not declared
+  double wall_s = 0;
+  std::map<std::string, double> phase_s;  // where wall_s went (setup steps, passes, evaluation)
+};
+
 struct HarnessReport {
   std::string harness;
   DeviceInfo device;
@@ -110,6 +141,7 @@ struct HarnessReport {
   std::vector<BufferDecl> buffers;
   std::vector<RunReport> runs;
   std::vector<TimingReport> timings;
+  ProfileReport profile;
   // GPU work of correctness runs launched by another thread after the
   // launcher returned (attributed like timed runs).
   int foreign_activities = 0;

@@ -10,6 +10,9 @@
 #include "common/protocol.h"
 #include "eval/judge.h"
 #include "eval/plan_builder.h"
+#include "profile/ceilings_cache.h"
+#include "profile/driver_version.h"
+#include "profile/kernel_metrics.h"
 
 namespace fs = std::filesystem;
 
@@ -54,11 +57,13 @@ struct Round {
   std::vector<RunCheck> checks;
   std::vector<SizeTiming> timing;
   double speedup = 0;
+  HarnessReport candidate;  // the candidate's report, when it wrote one (its profile, its device)
 };
 
-// One plan through both builds and the judges.
+// One plan through both builds and the judges. `profile` (size >= 0) is
+// asked of the candidate only, after its timing in the same process.
 Round play(const std::string& ref_bin, const std::string& cand_bin, const Plan& plan, const std::string& work,
-           const std::string& tag, double timeout_s) {
+           const std::string& tag, double timeout_s, const ProfileRequest& profile = {}) {
   Round round;
   HarnessRun ref = run_harness(ref_bin, plan, work + "/reference/" + tag, timeout_s);
   Verdict rv = judge_process(ref.process, ref.has_report ? &ref.report : nullptr);
@@ -67,7 +72,10 @@ Round play(const std::string& ref_bin, const std::string& cand_bin, const Plan& 
                                                    ": " + rv.detail};
     return round;
   }
-  HarnessRun cand = run_harness(cand_bin, plan, work + "/candidate/" + tag, timeout_s);
+  Plan cand_plan = plan;
+  cand_plan.profile = profile;
+  HarnessRun cand = run_harness(cand_bin, cand_plan, work + "/candidate/" + tag, timeout_s);
+  if (cand.has_report) round.candidate = cand.report;
   round.verdict = judge_process(cand.process, cand.has_report ? &cand.report : nullptr);
   if (round.verdict.status != Status::ok) return round;
   round.verdict = judge_untimed(cand.report);
@@ -81,6 +89,43 @@ Round play(const std::string& ref_bin, const std::string& cand_bin, const Plan& 
   round.verdict = judge_timing(cand.report);
   round.timing = compare_timing(ref.report, cand.report, &round.speedup);
   return round;
+}
+
+// The candidate's profile, from the profiled call its main-round process
+// made after timing: counters, launch and compile-time facts, roofline.
+void add_profile(const HarnessReport& cand, const std::string& build_log, const std::string& size_label,
+                 EvalResult& res) {
+  const ProfileReport& pr = cand.profile;
+  res.profile_seconds = pr.wall_s;
+  if (!pr.requested) {
+    res.profile_note = "profiling failed: the candidate's report has no profile";
+    return;
+  }
+  profile::ProfileInputs in;
+  in.report = &pr;
+  std::map<std::string, profile::PtxasFacts> ptxas = profile::parse_ptxas_verbose(build_log);
+  if (!ptxas.empty()) in.ptxas = &ptxas;
+  profile::GpuFingerprint gpu{cand.device.name, cand.device.cc_major, cand.device.cc_minor, cand.device.sm_count,
+                              profile::version_major(profile::kernel_driver_version())};
+  try {
+    if (auto cached = profile::CeilingsCache(profile::default_cache_dir()).load(gpu)) in.ceilings = cached->ceilings;
+  } catch (const std::exception& x) {
+    res.notes.push_back(std::string("ceilings cache ignored: ") + x.what());
+  }
+  if (!in.ceilings && (pr.flops >= 0 || pr.bytes >= 0))
+    res.notes.push_back("no ceilings cached for this GPU (run `kernelblaster gpu ceilings`): roofline percentages absent");
+  for (const SizeTiming& t : res.timing)
+    if (t.size == size_label) {
+      in.call_median_us = t.median_us;
+      in.kernels_per_run = t.kernels_per_run;
+    }
+  res.profile = profile::build_kernel_profiles(in);
+  res.profile_note = pr.note;
+  if (!pr.missing.empty()) {
+    std::string names;
+    for (const std::string& m : pr.missing) names += (names.empty() ? "" : ", ") + m;
+    res.notes.push_back("metrics the chip rejected (absent from the profile): " + names);
+  }
 }
 
 }  // namespace
@@ -107,6 +152,9 @@ EvalResult Evaluator::evaluate(const EvalRequest& req) {
   // nvcc runs inside each scratch directory: every path must be absolute.
   for (std::string& d : cs.include_dirs) d = fs::absolute(d).string();
   cs.include_dirs.push_back(fs::absolute(req.source).parent_path().string());
+  // Compile-time facts for the profile (registers, spills): ptxas says them
+  // in the build log; the binary is the same either way.
+  if (req.profile != "none") cs.flags.insert(cs.flags.end(), {"-Xptxas", "-v"});
 
   std::string work = req.work_dir;
   bool temporary = work.empty();
@@ -118,11 +166,21 @@ EvalResult Evaluator::evaluate(const EvalRequest& req) {
   work = fs::absolute(work).string();
   fs::create_directories(work);
 
+  auto prebuilt = [](const std::string& binary) {
+    BuildOutcome b;
+    b.ok = fs::is_regular_file(binary);
+    b.binary = binary;
+    if (!b.ok) b.first_error = "prebuilt harness " + binary + " is missing";
+    return b;
+  };
   auto ref_build = std::async(std::launch::async, [&] {
+    if (!req.reference_binary.empty()) return prebuilt(req.reference_binary);
     return build_harness(m_toolchain, cs, req.harness, req.source, work + "/reference", req.build_timeout_s);
   });
-  BuildOutcome cand_build = build_harness(m_toolchain, cs, req.harness, candidate, work + "/candidate",
-                                          req.build_timeout_s);
+  BuildOutcome cand_build = !req.candidate_binary.empty()
+                                ? prebuilt(req.candidate_binary)
+                                : build_harness(m_toolchain, cs, req.harness, candidate, work + "/candidate",
+                                                req.build_timeout_s);
   BuildOutcome ref = ref_build.get();
   res.compile_seconds = std::max(ref.seconds, cand_build.seconds);
   auto finish = [&](EvalResult& r) -> EvalResult& {
@@ -161,7 +219,20 @@ EvalResult Evaluator::evaluate(const EvalRequest& req) {
   plan.timing.budget_ms = req.budget_ms;
   plan.lock_dir = req.lock_dir;
   plan.device = req.device;
-  Round round = play(ref.binary, cand_build.binary, plan, work, "main", req.run_timeout_s);
+  // Profiling rides in the candidate's main-round process, after its timing
+  // (a process of its own would cost a second CUDA context: over 0.5 s).
+  ProfileRequest profiled;
+  if (req.profile != "none") profiled = profile_request(decl, req.profile);
+  Round round = play(ref.binary, cand_build.binary, plan, work, "main", req.run_timeout_s, profiled);
+  std::string profile_failure;
+  if (profiled.size >= 0 && (round.verdict.status == Status::crashed || round.verdict.status == Status::timed_out)) {
+    // The verdict must be the one without the profiler: play again unprofiled.
+    profile_failure = std::string("profiling failed: the profiled process ") + status_name(round.verdict.status) +
+                      "; verdict and timing from an unprofiled run";
+    round = play(ref.binary, cand_build.binary, plan, work, "main-unprofiled", req.run_timeout_s);
+    if (round.verdict.status != Status::ok) profile_failure.clear();  // it fails without the profiler too
+  }
+  HarnessReport profiled_report = round.candidate;
 
   if (round.verdict.status == Status::ok && round.speedup > req.implausible_speedup) {
     // Too good to believe on one look: more seeds, the validation sizes, a
@@ -184,6 +255,9 @@ EvalResult Evaluator::evaluate(const EvalRequest& req) {
   res.checks = std::move(round.checks);
   res.timing = std::move(round.timing);
   res.speedup = res.status == Status::ok ? round.speedup : 0.0;
+  if (!profile_failure.empty()) res.profile_note = profile_failure;
+  else if (res.status == Status::ok && profiled.size >= 0)
+    add_profile(profiled_report, cand_build.log, decl.sizes[static_cast<std::size_t>(profiled.size)].label, res);
   return finish(res);
 }
 

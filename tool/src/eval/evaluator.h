@@ -28,6 +28,14 @@ struct EvalRequest {
   std::string work_dir;                // scratch root; empty: a temporary directory
   bool keep_work_dir = false;
   std::string lock_dir;                // per-GPU lock directory
+  // "none" | "cheap" (one-pass counters) | "full": an accepted candidate is
+  // profiled in a process of its own after timing (EvalResult::profile).
+  std::string profile = "none";
+  // Harness programs the caller already built from `source` and `candidate`
+  // with `compile` (the tuner builds many candidates once, in parallel, and
+  // the reference once for all): a non-empty path skips that build.
+  std::string reference_binary;
+  std::string candidate_binary;
 };
 
 class Evaluator {

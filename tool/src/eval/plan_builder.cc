@@ -3,6 +3,8 @@
 #include <random>
 #include <set>
 
+#include "profile/metric_sets.h"
+
 namespace kernelblaster {
 
 std::vector<RunRequest> correctness_runs(const std::vector<SizeDecl>& sizes, const std::vector<std::uint64_t>& seeds,
@@ -16,6 +18,26 @@ std::vector<RunRequest> correctness_runs(const std::vector<SizeDecl>& sizes, con
   if (!seeds.empty())
     for (auto it = order.rbegin(); it != order.rend(); ++it) runs.push_back({*it, seeds.front()});
   return runs;
+}
+
+ProfileRequest profile_request(const HarnessReport& decl, const std::string& set) {
+  ProfileRequest req;
+  req.set = set;
+  if (auto s = profile::metric_set_from_name(set)) req.metrics = profile::cupti_metrics(*s);
+  double best = -1;
+  for (std::size_t i = 0; i < decl.sizes.size(); ++i) {
+    if (decl.sizes[i].validation_only) continue;
+    double elements = 0;
+    for (const BufferDecl& b : decl.buffers) {
+      auto it = b.elements_per_size.find(decl.sizes[i].label);
+      if (it != b.elements_per_size.end()) elements += static_cast<double>(it->second);
+    }
+    if (elements > best) {
+      best = elements;
+      req.size = static_cast<int>(i);
+    }
+  }
+  return req;
 }
 
 std::vector<std::uint64_t> make_seeds(int count, std::uint64_t base) {

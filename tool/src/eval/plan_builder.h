@@ -13,6 +13,10 @@ namespace kernelblaster {
 std::vector<RunRequest> correctness_runs(const std::vector<SizeDecl>& sizes, const std::vector<std::uint64_t>& seeds,
                                          bool include_validation_sizes);
 
+// The profiled call: the largest timed size (most elements over all
+// buffers) with the CUPTI metrics of `set` ("cheap" or "full").
+ProfileRequest profile_request(const HarnessReport& declaration, const std::string& set);
+
 // `count` distinct non-zero seeds from `base`, or fresh random ones when base is 0.
 std::vector<std::uint64_t> make_seeds(int count, std::uint64_t base);
 

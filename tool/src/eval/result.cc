@@ -42,6 +42,7 @@ bool status_from_name(const std::string& name, Status* out) {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(OutputError, output, rel_l2, max_abs, worst_excess, mismatched,
                                    nonfinite_mismatch, unwritten, first_bad)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunCheck, run, size, seed, passed, errors, inputs_modified)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelProfile, name, metrics)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SizeTiming, size, method, runs, median_us, q1_us, q3_us, min_us, event_median_us,
                                    kernels_per_run, repeat_median_us, sm_clock_mhz, reference_median_us, speedup)
 
@@ -58,6 +59,9 @@ std::string result_to_json(const EvalResult& r) {
   j["notes"] = r.notes;
   j["eval_seconds"] = r.eval_seconds;
   j["compile_seconds"] = r.compile_seconds;
+  j["profile"] = r.profile;
+  j["profile_note"] = r.profile_note;
+  j["profile_seconds"] = r.profile_seconds;
   return j.dump(2);
 }
 
@@ -80,6 +84,22 @@ std::string result_to_text(const EvalResult& r) {
     std::snprintf(line, sizeof line, "speedup: %.3fx%s\n", r.speedup, r.reverified ? " (re-verified)" : "");
     out += line;
   }
+  if (!r.profile.empty()) {
+    // The dominant kernel, in a few numbers; --json has everything.
+    const KernelProfile& k = r.profile.front();
+    out += "profile: " + k.name + "\n";
+    std::string line_out;
+    for (const char* key : {"duration_us", "dram_throughput_pct", "achieved_occupancy_pct", "theoretical_occupancy_pct",
+                            "l2_hit_rate_pct", "ipc", "registers_per_thread", "bandwidth_pct_of_peak",
+                            "flops_pct_of_peak"}) {
+      auto it = k.metrics.find(key);
+      if (it == k.metrics.end()) continue;
+      std::snprintf(line, sizeof line, "%s%s %.4g", line_out.empty() ? "  " : ", ", key, it->second);
+      line_out += line;
+    }
+    if (!line_out.empty()) out += line_out + "\n";
+  }
+  if (!r.profile_note.empty()) out += "profile note: " + r.profile_note + "\n";
   for (const std::string& n : r.notes) out += "note: " + n + "\n";
   if (!r.device.empty()) out += "device: " + r.device + "\n";
   return out;

@@ -2,6 +2,7 @@
 // result, never an exception (KTT's ResultStatus habit).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,13 @@ struct SizeTiming {
   double speedup = 0;        // reference median / candidate median
 };
 
+// One kernel of the candidate's profiled call: metrics under the names of
+// tool/src/profile/METRICS.md; a metric not collected is absent.
+struct KernelProfile {
+  std::string name;
+  std::map<std::string, double> metrics;
+};
+
 struct EvalResult {
   Status status = Status::ok;
   std::string detail;        // one line: what was caught, where
@@ -73,6 +81,11 @@ struct EvalResult {
   std::vector<std::string> notes;
   double eval_seconds = 0;   // compile excluded
   double compile_seconds = 0;
+  // The candidate's kernels from one profiled call of the largest size,
+  // dominant kernel first (EvalRequest::profile); never used as timing.
+  std::vector<KernelProfile> profile;
+  std::string profile_note;  // empty when counters were collected; else one line why not
+  double profile_seconds = 0;
 };
 
 std::string result_to_json(const EvalResult& r);

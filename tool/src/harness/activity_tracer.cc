@@ -15,6 +15,8 @@ std::mutex g_mutex;
 std::vector<GpuActivity> g_gpu;
 std::unordered_map<std::uint32_t, ApiCall> g_api;
 std::uint64_t g_dropped = 0;
+bool g_keep_launches = false;
+std::vector<KernelLaunchRecord> g_launches;
 
 constexpr std::size_t kBufferBytes = 8u << 20;
 
@@ -33,6 +35,20 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
       case CUPTI_ACTIVITY_KIND_KERNEL: {
         auto* k = reinterpret_cast<CUpti_ActivityKernel10*>(record);
         g_gpu.push_back({k->start, k->end, k->correlationId});
+        if (g_keep_launches) {
+          KernelLaunchRecord l;
+          l.correlation_id = k->correlationId;
+          l.name = k->name ? k->name : "";
+          l.start = k->start;
+          l.end = k->end;
+          l.registers_per_thread = k->registersPerThread;
+          l.static_smem_bytes = k->staticSharedMemory;
+          l.dynamic_smem_bytes = k->dynamicSharedMemory;
+          l.local_mem_per_thread_bytes = k->localMemoryPerThread;
+          l.grid_x = k->gridX, l.grid_y = k->gridY, l.grid_z = k->gridZ;
+          l.block_x = k->blockX, l.block_y = k->blockY, l.block_z = k->blockZ;
+          g_launches.push_back(std::move(l));
+        }
         break;
       }
       case CUPTI_ACTIVITY_KIND_MEMCPY: {
@@ -113,6 +129,19 @@ void ActivityTracer::drain(std::vector<GpuActivity>* gpu, std::unordered_map<std
   api->swap(g_api);
   g_gpu.clear();
   g_api.clear();
+}
+
+void ActivityTracer::set_keep_launches(bool keep) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_keep_launches = keep;
+}
+
+std::vector<KernelLaunchRecord> ActivityTracer::drain_launches() {
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  std::lock_guard<std::mutex> lock(g_mutex);
+  std::vector<KernelLaunchRecord> out;
+  out.swap(g_launches);
+  return out;
 }
 
 }  // namespace kernelblaster

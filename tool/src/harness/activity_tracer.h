@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "harness/activity_windows.h"
+#include "harness/kernel_launch.h"
 
 namespace kernelblaster {
 
@@ -26,6 +27,10 @@ class ActivityTracer {
   // Flushes CUPTI's buffers (the caller synchronizes the device first) and
   // hands over everything recorded since the last call.
   void drain(std::vector<GpuActivity>* gpu, std::unordered_map<std::uint32_t, ApiCall>* api);
+  // Launch facts of the kernels recorded since the last call, only while
+  // set_keep_launches(true) (the profile pass asks; timing never pays).
+  void set_keep_launches(bool keep);
+  std::vector<KernelLaunchRecord> drain_launches();
 
  private:
   bool m_active = false;

@@ -1,0 +1,54 @@
+// In-process hardware counters for one call of the launcher, with CUPTI's
+// Range Profiler (cupti_range_profiler.h, CUDA 12.6+; the session API is
+// deprecated in CUDA 13). AutoRange + UserReplay: each kernel the call
+// launches is one range; the call runs once per pass, each time after
+// `prepare` (fresh inputs, poisoned outputs, L2 flushed), so every pass sees
+// the same inputs and a cold L2, as Nsight Compute's cache control gives.
+// (Kernel replay would not flush between passes: a 2-pass metric such as the
+// L2 hit rate then mixes a cold and a warm pass, and read above 100%.)
+// Only kernels between start and stop are profiled: the runtime's helpers
+// run in `prepare`, outside.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kernelblaster {
+
+struct RangeProfile {
+  std::vector<std::map<std::string, double>> ranges;  // one per kernel, launch order
+  std::size_t dropped = 0;                            // ranges beyond max_ranges
+  std::string error;                                  // why nothing (or not all) was collected
+};
+
+class RangeProfiler {
+ public:
+  RangeProfiler();
+  ~RangeProfiler();
+  RangeProfiler(const RangeProfiler&) = delete;
+  RangeProfiler& operator=(const RangeProfiler&) = delete;
+
+  // Checks that `device` (current, with a context) allows counters and
+  // builds the config image of `metrics`. Returns false with a one-line
+  // reason (insufficient privileges, vGPU/MIG/WSL, unsupported chip, ...).
+  // Never throws.
+  bool prepare(int device, const std::vector<std::string>& metrics, int max_ranges, std::string* why_not);
+  const std::string& chip() const;
+  int passes() const;
+  const std::vector<std::string>& missing() const;  // names the chip rejected
+  // Seconds spent per step so far ("init", "host_config", "enable", "passes", "evaluate").
+  const std::map<std::string, double>& phase_seconds() const;
+
+  // Profiles the kernels `call` launches (both synchronize themselves).
+  RangeProfile profile(const std::function<void()>& prepare, const std::function<void()>& call);
+
+ private:
+  struct State;
+  std::unique_ptr<State> m;
+};
+
+}  // namespace kernelblaster

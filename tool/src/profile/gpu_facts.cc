@@ -1,0 +1,82 @@
+#include "profile/gpu_facts.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+namespace kernelblaster::profile {
+
+GpuFacts gpu_facts_from_json(const std::string& text) {
+  GpuFacts f;
+  try {
+    nlohmann::json j = nlohmann::json::parse(text);
+    f.fingerprint.name = j.at("name").get<std::string>();
+    f.fingerprint.cc_major = j.at("cc_major").get<int>();
+    f.fingerprint.cc_minor = j.at("cc_minor").get<int>();
+    f.fingerprint.sm_count = j.at("sm_count").get<int>();
+    f.fingerprint.driver_major = j.value("driver_major", 0);
+    f.memory_bytes = j.value("memory_bytes", 0LL);
+    f.l2_bytes = j.value("l2_bytes", 0LL);
+    f.sm_clock_max_mhz = j.value("sm_clock_max_mhz", 0.0);
+    f.memory_clock_mhz = j.value("memory_clock_mhz", 0.0);
+    f.memory_bus_bits = j.value("memory_bus_bits", 0);
+    f.cuda_driver_version = j.value("cuda_driver_version", 0);
+    f.driver_version = j.value("driver_version", "");
+    if (j.contains("counters")) {
+      const nlohmann::json& c = j["counters"];
+      f.counters_supported = c.value("supported", false);
+      f.counters_reason = c.value("reason", "");
+      f.chip = c.value("chip", "");
+    }
+    f.copy_memcpy_gbs = j.value("copy_memcpy_gbs", 0.0);
+    f.copy_kernel_gbs = j.value("copy_kernel_gbs", 0.0);
+    f.fp32_gflops = j.value("fp32_gflops", 0.0);
+    f.fp16_gflops = j.value("fp16_gflops", 0.0);
+    f.tensor_gflops = j.value("tensor_gflops", 0.0);
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(std::string("malformed GPU facts: ") + e.what());
+  }
+  return f;
+}
+
+std::string gpu_facts_to_json(const GpuFacts& f, bool with_ceilings) {
+  nlohmann::json j;
+  j["name"] = f.fingerprint.name;
+  j["cc"] = std::to_string(f.fingerprint.cc_major) + "." + std::to_string(f.fingerprint.cc_minor);
+  j["sm_count"] = f.fingerprint.sm_count;
+  j["memory_bytes"] = f.memory_bytes;
+  j["l2_bytes"] = f.l2_bytes;
+  j["sm_clock_max_mhz"] = f.sm_clock_max_mhz;
+  j["memory_clock_mhz"] = f.memory_clock_mhz;
+  j["memory_bus_bits"] = f.memory_bus_bits;
+  j["driver_version"] = f.driver_version;
+  j["cuda_driver_version"] = f.cuda_driver_version;
+  j["chip"] = f.chip;
+  j["counters"] = {{"supported", f.counters_supported}, {"reason", f.counters_reason}};
+  j["fingerprint"] = f.fingerprint.key();
+  if (with_ceilings) {
+    j["copy_memcpy_gbs"] = f.copy_memcpy_gbs;
+    j["copy_kernel_gbs"] = f.copy_kernel_gbs;
+    j["fp32_gflops"] = f.fp32_gflops;
+    j["fp16_gflops"] = f.fp16_gflops;
+    j["tensor_gflops"] = f.tensor_gflops;
+  }
+  return j.dump(2);
+}
+
+CachedCeilings ceilings_from_facts(const GpuFacts& f, const std::string& measured_at) {
+  CachedCeilings c;
+  c.gpu = f.fingerprint;
+  c.ceilings.dram_gbs = std::max(f.copy_memcpy_gbs, f.copy_kernel_gbs);
+  c.ceilings.fp32_gflops = f.fp32_gflops;
+  c.ceilings.fp16_gflops = f.fp16_gflops;
+  c.ceilings.tensor_gflops = f.tensor_gflops;
+  c.copy_memcpy_gbs = f.copy_memcpy_gbs;
+  c.copy_kernel_gbs = f.copy_kernel_gbs;
+  c.measured_at = measured_at;
+  c.method = "kernelblaster-gpu: best of 5 after warm-up; copy = max(cudaMemcpy D2D, float4 copy kernel) of 1 GiB, "
+             "read+write bytes; FP32 fmaf, FP16 __hfma2, tensor mma.sync m16n8k16 f16->f32";
+  return c;
+}
+
+}  // namespace kernelblaster::profile

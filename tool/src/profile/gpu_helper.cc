@@ -1,0 +1,52 @@
+#include "profile/gpu_helper.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "common/file_util.h"
+#include "common/subprocess.h"
+
+namespace fs = std::filesystem;
+
+namespace kernelblaster::profile {
+
+std::string find_gpu_helper(const std::string& self_exe) {
+  if (const char* env = std::getenv("KERNELBLASTER_GPU_HELPER"); env && *env) return env;
+  return (fs::path(self_exe).parent_path() / "kernelblaster-gpu").string();
+}
+
+HelperOutcome run_gpu_helper(const std::string& helper, const std::string& mode, int device, double timeout_s) {
+  HelperOutcome out;
+  if (::access(helper.c_str(), X_OK) != 0) {
+    out.message = "GPU helper not found: " + helper;
+    return out;
+  }
+  std::string tmpl = (fs::temp_directory_path() / "kernelblaster-gpu-XXXXXX").string();
+  if (!::mkdtemp(tmpl.data())) {
+    out.message = "cannot create a temporary directory";
+    return out;
+  }
+  std::string file = tmpl + "/facts.json";
+  ProcessOptions opt;
+  opt.timeout_s = timeout_s;
+  ProcessResult r = run_process({helper, mode, "--device", std::to_string(device), "--out", file}, opt);
+  if (r.ok()) {
+    try {
+      out.facts = gpu_facts_from_json(read_file(file));
+      out.exit_code = 0;
+    } catch (const std::exception& x) {
+      out.message = x.what();
+    }
+  } else if (!r.signaled && !r.timed_out && r.exit_code == 77) {
+    out.exit_code = 77;
+    out.message = "no CUDA GPU on this machine";
+  } else {
+    out.message = "kernelblaster-gpu " + mode + ": " + r.how_it_ended() + ": " + r.output_tail(1);
+  }
+  fs::remove_all(tmpl);
+  return out;
+}
+
+}  // namespace kernelblaster::profile
