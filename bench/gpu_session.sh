@@ -6,6 +6,7 @@
 #   bench/gpu_session.sh record K D   exhaustive tuning run of example K on devices D ("0" or "0,1")
 #   bench/gpu_session.sh cmake        the examples with MODE AUTO from an empty cache: tuning time,
 #                                     speedups, the lockfile; then warm vs plain build times; CTest gates
+#   bench/gpu_session.sh warm         plain build vs warm build (lockfile/cache) of the examples, 3 times
 #   bench/gpu_session.sh gputests     the tool's own GPU test suite
 set -uo pipefail
 OUT=${OUT:-bench/out}
@@ -40,6 +41,19 @@ case "$stage" in
     s=$(date +%s%N); cmake --build /tmp/warm 2>&1 | grep "kernelblaster:"; echo "warm_build_ms=$(( ($(date +%s%N) - $s) / 1000000 ))" | tee -a "$OUT/cmake-times.txt"
     ctest --test-dir /tmp/ex -L kernelblaster 2>&1 | tail -15 | tee "$OUT/cmake-gates.txt"
     cp examples/kernels/kernelblaster.lock.json "$OUT/" 2>/dev/null || echo "no lockfile written"
+    ;;
+  warm)
+    # Warm build (results from the committed lockfile, or the cache) against a plain build of the same project.
+    rm -rf /tmp/plain /tmp/warm /tmp/kbcache-warm
+    cmake -S examples/kernels -B /tmp/plain -G Ninja -DCMAKE_PREFIX_PATH=/tmp/kb -DKERNELBLASTER_MODE=OFF >/dev/null
+    cmake -S examples/kernels -B /tmp/warm -G Ninja -DCMAKE_PREFIX_PATH=/tmp/kb -DKERNELBLASTER_CACHE_DIR=/tmp/kbcache-warm >/dev/null
+    for i in 1 2 3; do
+      cmake --build /tmp/plain --target clean >/dev/null; cmake --build /tmp/warm --target clean >/dev/null
+      s=$(date +%s%N); cmake --build /tmp/plain >/dev/null; p=$(( ($(date +%s%N) - s) / 1000000 ))
+      s=$(date +%s%N); cmake --build /tmp/warm >"$OUT/warm-build-$i.log" 2>&1; w=$(( ($(date +%s%N) - s) / 1000000 ))
+      echo "run $i: plain_build_ms=$p warm_build_ms=$w" | tee -a "$OUT/warm-times.txt"
+    done
+    grep "kernelblaster:" "$OUT/warm-build-3.log"
     ;;
   gputests)
     cmake -S . -B build-gpu -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null && cmake --build build-gpu -j"$(nproc)" 2>&1 | tail -1 &&

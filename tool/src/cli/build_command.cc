@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cache/build_step.h"
+#include "cache/gpu_memo.h"
 #include "cache/results_cache.h"
 #include "cache/sha256.h"
 #include "cache/tune_runner.h"
@@ -151,7 +152,7 @@ int build_command(const CommandArgs& argv, const std::string& self_exe) {
 
   Toolchain tc = find_toolchain(self_exe);
   cache::BuildEnvironment env;
-  env.probe_gpu = [](std::string* why) { return cache::probe_gpu_fingerprint(0, why); };
+  env.probe_gpu = [&](std::string* why) { return cache::probe_gpu_remembered(req.cache_dir, 0, why); };
   env.tune = [&](const cache::TuneRequest& tr) { return cache::run_tuner(self_exe, tr); };
   env.nvcc_version = [&] { return nvcc_version_text(tc.nvcc); };
   env.tool_version = KB_VERSION;
