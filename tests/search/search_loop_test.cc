@@ -176,3 +176,21 @@ TEST(SearchLoop, ActionsCarryTheFullConfiguration) {
   EXPECT_EQ(a.settings.at("flags"), "-use_fast_math");
   EXPECT_DOUBLE_EQ(a.kb.predicted_speedup, 1.3);
 }
+
+TEST(SearchLoop, EqualMachineCodeWithOtherTunableValuesIsStillMeasured) {
+  // A block size used only in the launch (<<<grid, BLOCK_SIZE>>>) leaves the
+  // SASS unchanged; the candidates still differ and must each be measured.
+  ConfigSpace space = small_space();
+  FakeMeasurer m;
+  for (const char* id : {"default", "BLOCK_SIZE=64", "BLOCK_SIZE=128", "BLOCK_SIZE=512", "BLOCK_SIZE=1024"})
+    m.hashes[id] = "same";
+  m.results["BLOCK_SIZE=512"] = ok(1.3);
+  FakeClock clock;
+  InOrderPolicy p;
+  LoopOutcome out = run(space, m, p, clock);
+  for (const char* id : {"BLOCK_SIZE=64", "BLOCK_SIZE=128", "BLOCK_SIZE=512", "BLOCK_SIZE=1024"})
+    EXPECT_EQ(std::count(m.measured.begin(), m.measured.end(), id), 1) << id;
+  EXPECT_EQ(out.duplicates, 0);
+  ASSERT_GE(out.best, 0);
+  EXPECT_EQ(out.evaluations[out.best].id, "BLOCK_SIZE=512");
+}

@@ -69,7 +69,7 @@ LoopOutcome SearchLoop::run(const LoopOptions& opt, const std::function<void(con
   std::size_t untaken = configs.size();
   std::vector<policy::HistoryEntry> history;
   std::map<std::size_t, std::size_t> result_of;    // config → index in outcome.evaluations
-  std::map<std::string, std::size_t> hash_owner;   // SASS hash → the config measured for it
+  std::map<std::string, std::size_t> hash_owner;   // SASS hash + tunable values → the config measured for it
   std::map<std::size_t, std::vector<WaitingDuplicate>> waiting;
   LoopOutcome outcome;
   double best_speedup = 1.0;
@@ -162,7 +162,18 @@ LoopOutcome SearchLoop::run(const LoopOptions& opt, const std::function<void(con
   original_record.id = m_space.original.id;
   original_record.status = "ok";
   original_record.speedup = 1.0;
-  if (std::string h = m_measurer.machine_code(m_space.original); !h.empty()) hash_owner[h] = kOriginal;
+  // Equal machine code is the same candidate only with equal tunable values:
+  // a tunable may change host code too (a launch configuration such as
+  // <<<grid, BLOCK_SIZE>>> is not in the SASS), while the flags searched
+  // (fast math, register cap, cache policy, arch) change device code only.
+  auto dedup_key = [](const Configuration& c, const std::string& sass) {
+    if (sass.empty()) return std::string();
+    std::string key = sass;
+    for (const auto& [name, value] : c.values) key += "|" + name + "=" + value;
+    return key;
+  };
+  if (std::string k = dedup_key(m_space.original, m_measurer.machine_code(m_space.original)); !k.empty())
+    hash_owner[k] = kOriginal;
 
   bool stopping = false;
   for (;;) {
@@ -194,8 +205,8 @@ LoopOutcome SearchLoop::run(const LoopOptions& opt, const std::function<void(con
       for (std::size_t k = 1; k < picks.size() && static_cast<int>(k) <= opt.prefetch; ++k)
         m_measurer.prepare(configs[picks[k]]);
       std::string hash = m_measurer.machine_code(configs[cfg]);
-      if (!hash.empty()) {
-        auto owner = hash_owner.find(hash);
+      if (std::string key = dedup_key(configs[cfg], hash); !key.empty()) {
+        auto owner = hash_owner.find(key);
         if (owner != hash_owner.end()) {
           WaitingDuplicate d{cfg, n, hash};
           auto done = result_of.find(owner->second);
@@ -204,7 +215,7 @@ LoopOutcome SearchLoop::run(const LoopOptions& opt, const std::function<void(con
           else waiting[owner->second].push_back(d);
           continue;
         }
-        hash_owner[hash] = cfg;
+        hash_owner[key] = cfg;
       }
       int device = free_devices.front();
       free_devices.pop_front();
