@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "cache/file_lock.h"
+#include "common/file_lock.h"
 #include "cache/result_json.h"
 #include "common/file_util.h"
 

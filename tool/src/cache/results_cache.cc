@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "cache/file_lock.h"
+#include "common/file_lock.h"
 #include "cache/result_json.h"
 #include "common/file_util.h"
 

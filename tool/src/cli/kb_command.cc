@@ -7,7 +7,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "kb/classifier.h"
-#include "kb/file_lock.h"
+#include "common/file_lock.h"
 #include "kb/kb_report.h"
 #include "kb/kb_store.h"
 
@@ -164,7 +164,7 @@ int merge(const std::vector<std::string>& argv) {
     kb::KnowledgeBase into = kb::load_kb(a);
     apply(into);
     kb::compact(into);
-    kb::FileLock lock(output + ".lock");  // excludes update_kb writers of OUT
+    FileLock lock(output + ".lock");  // excludes update_kb writers of OUT
     std::error_code ec;
     if (std::filesystem::exists(output, ec)) kb::load_kb(output);  // a malformed OUT is refused, not overwritten
     kb::save_kb(output, into);

@@ -6,10 +6,11 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <optional>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kb/file_lock.h"
+#include "common/file_lock.h"
 #include "kb/write_hook.h"
 
 namespace kernelblaster::kb {
@@ -153,7 +154,12 @@ void update_kb(const std::string& path, const std::function<void(KnowledgeBase&)
     fs::create_directories(target.parent_path(), ec);
     if (ec) throw KbError(path, "", "cannot create its directory: " + ec.message());
   }
-  FileLock lock(path + ".lock");
+  std::optional<FileLock> lock;
+  try {
+    lock.emplace(path + ".lock");
+  } catch (const FileLockError& e) {
+    throw KbError(e.path(), "", e.reason());  // refusals of KB files are KbErrors, naming the file
+  }
   // Re-read under the lock: whatever another writer saved before we got the
   // lock is in the file now, and our change is applied on top of it.
   KnowledgeBase kb = exists(path) ? load_kb(path) : KnowledgeBase{};
