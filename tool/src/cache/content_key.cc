@@ -37,7 +37,6 @@ std::string content_key(const KeyInputs& in) {
 std::vector<std::string> scan_includes(const std::string& source, const std::vector<std::string>& include_dirs,
                                        const std::vector<std::string>& skip_prefixes) {
   static const std::regex kInclude(R"(^\s*#\s*include\s*([<"])([^>"]+)[>"])");
-  constexpr std::size_t kMaxHeaders = 4000;  // a runaway include tree is cut, not followed forever
   auto skipped = [&](const std::string& path) {
     return std::any_of(skip_prefixes.begin(), skip_prefixes.end(),
                        [&](const std::string& p) { return !p.empty() && path.rfind(p, 0) == 0; });
@@ -58,8 +57,11 @@ std::vector<std::string> scan_includes(const std::string& source, const std::vec
   std::vector<std::string> headers;
   std::error_code ec;
   std::set<std::string> seen = {fs::weakly_canonical(fs::absolute(source), ec).string()};
+  // Breadth first; `seen` ends every cycle, so the walk is bounded by the
+  // headers that exist, and the key covers all of them (a cap would let an
+  // edit beyond it reuse a stale result).
   std::deque<std::string> todo = {*seen.begin()};
-  while (!todo.empty() && headers.size() < kMaxHeaders) {
+  while (!todo.empty()) {
     std::string file = todo.front();
     todo.pop_front();
     std::ifstream in(file);
