@@ -11,7 +11,8 @@ What it does
   knows little about get an exploration bonus, and even a predicted loss keeps
   a small chance. accept() takes a verified result that beats the best so
   far; stop() ends the search when nothing is left (the budget does the rest).
-  This is the same rule as the built-in default policy.
+  The built-in default policy is a variant: it counts the gain against the
+  run's best so far and keeps the exploration term constant (policies/README.md).
 
 When to use it
   The general-purpose choice: it exploits what the KB knows and keeps

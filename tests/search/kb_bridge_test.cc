@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 
 #include "fakes.h"
@@ -56,7 +57,9 @@ TEST(KbLearning, OneOutcomePerNonDefaultSettingWithTheRightKeys) {
   EXPECT_EQ(out[0].arch, "sm_90");
   EXPECT_EQ(out[0].setting, "BLOCK_SIZE=128");
   EXPECT_TRUE(out[0].verified);
-  EXPECT_DOUBLE_EQ(out[0].speedup, 1.4);
+  // Only ever measured together: the two settings share the 1.4x.
+  EXPECT_NEAR(out[0].speedup, std::sqrt(1.4), 5e-3);
+  EXPECT_NEAR(out[1].speedup, std::sqrt(1.4), 5e-3);
   EXPECT_EQ(out[1].technique, "fast_math");
   EXPECT_EQ(out[1].setting, "-use_fast_math");
   EXPECT_EQ(out[2].setting, "BLOCK_SIZE=64");
@@ -74,7 +77,9 @@ TEST(KbLearning, RecordedOutcomesLandInTheKbFile) {
   auto it = k.stats.find(kb::StatsKey{"memory_bandwidth_bound", "block_size_adaptation", "sm_90", "BLOCK_SIZE=128"});
   ASSERT_NE(it, k.stats.end());
   EXPECT_EQ(it->second.tries, 2);
-  EXPECT_NEAR(it->second.mean, 1.4, 1e-9);
+  // BLOCK_SIZE=128's own effect (1.3x alone; fast math added the rest), not
+  // the mean of the whole configurations' speedups (1.4x).
+  EXPECT_NEAR(it->second.mean, 1.3, 5e-3);
   EXPECT_EQ(k.stats.count(kb::StatsKey{"memory_bandwidth_bound", "fast_math", "sm_90", "-use_fast_math"}), 1u);
   std::filesystem::remove(path);
 }

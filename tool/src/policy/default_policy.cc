@@ -38,10 +38,9 @@ class DefaultPolicy final : public Policy {
 
 }  // namespace
 
-double selection_weight(const KbEstimate& kb) {
-  double confidence = std::clamp(kb.confidence, 0.0, 1.0);
-  double gain = kb.predicted_speedup - 1.0;
-  double w = gain + kExplorationBonus * (1.0 - confidence);
+double selection_weight(const KbEstimate& kb, double best_speedup) {
+  double best = std::isfinite(best_speedup) && best_speedup > 0 ? best_speedup : 1.0;
+  double w = (kb.predicted_speedup / best - 1.0) + kExplorationBonus;
   return std::isfinite(w) ? std::max(kWeightFloor, w) : kWeightFloor;
 }
 
@@ -56,7 +55,7 @@ std::vector<std::string> weighted_random_order(const Context& ctx) {
   keyed.reserve(ctx.actions.size());
   for (const Action& a : ctx.actions) {
     double u = (static_cast<double>(splitmix64(state) >> 11) + 1.0) * 0x1.0p-53;  // (0, 1]
-    keyed.push_back({std::log(u) / selection_weight(a.kb), &a.id});
+    keyed.push_back({std::log(u) / selection_weight(a.kb, ctx.best_speedup), &a.id});
   }
   std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
     return a.key != b.key ? a.key > b.key : *a.id < *b.id;

@@ -14,10 +14,21 @@ namespace kernelblaster::policy {
 std::unique_ptr<Policy> make_default_policy();
 
 // The default policy's pieces, for tools that want the same behaviour:
-//   weight(a) = max(0.02, (predicted_speedup - 1) + 0.1 * (1 - confidence))
-// so a predicted gain draws the search, an action the KB knows little about
-// gets an exploration bonus, and even a predicted loss keeps a small chance.
-double selection_weight(const KbEstimate& kb);
+//   weight(a) = max(0.02, (predicted_speedup / best - 1) + 0.1)
+// where best is the best speedup of this run so far (1.0: the original).
+// The gain that matters is over the configuration the search would
+// otherwise keep, as in the paper, where a technique's predicted speedup is
+// over the kernel it is applied to; the tuner's predictions are over the
+// original, so they are divided by the best. A predicted gain draws the
+// search, a predicted loss pushes an action back (down to a small chance it
+// always keeps), and an action predicted neutral weighs 0.1 whether the KB
+// has never seen it or has seen it neutral many times: the KB's statistics
+// come from other kernels, a setting neutral there may pay off here, so a
+// known-neutral action must not rank below an unknown one, nor sink to the
+// floor with the known-harmful ones. How much evidence the KB has is
+// already in predicted_speedup, which kb::refresh_prediction shrinks towards
+// 1.0 when tries are few; the confidence is not used.
+double selection_weight(const KbEstimate& kb, double best_speedup = 1.0);
 // Every action of ctx, in a weighted random order without replacement
 // (Efraimidis-Spirakis keys u^(1/w)): the first is drawn with probability
 // proportional to its weight, and so on. Deterministic for a given ctx.seed

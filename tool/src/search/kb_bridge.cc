@@ -1,34 +1,52 @@
 #include "search/kb_bridge.h"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
+
+#include "search/setting_effects.h"
 
 namespace kernelblaster::search {
 namespace {
 
-struct Lookup {
-  kb::Stats stats;
-  double confidence_scale = 0;  // 0: nothing known
+// A setting's observations, each weighted by how much its state counts.
+struct Evidence {
+  double tries = 0, measured = 0, measured_sum = 0;
+  std::int64_t raw_tries = 0, successes = 0;
+  kb::Stats pooled;  // every matching entry, unweighted: for the standard error
 };
 
-Lookup lookup(const kb::KnowledgeBase& kb, const std::string& state, const std::string& arch, const Setting& s) {
-  Lookup out;
-  auto exact = kb.stats.find(kb::StatsKey{state, s.technique, arch, s.key()});
-  if (exact != kb.stats.end() && exact->second.tries > 0) {
-    out.stats = exact->second;
-    out.confidence_scale = 1.0;
-    return out;
+Evidence gather(const kb::KnowledgeBase& kb, const std::string& state, const std::string& arch, const Setting& s) {
+  Evidence e;
+  const std::string key = s.key();
+  for (const auto& [k, stats] : kb.stats) {
+    if (k.arch != arch || k.technique != s.technique || k.setting != key || stats.tries == 0) continue;
+    double w = k.state == state ? 1.0 : kOtherStateWeight;
+    e.tries += w * static_cast<double>(stats.tries);
+    e.measured += w * static_cast<double>(stats.measured);
+    e.measured_sum += w * static_cast<double>(stats.measured) * stats.mean;
+    e.raw_tries += stats.tries;
+    e.successes += stats.successes;
+    e.pooled = e.pooled.tries == 0 ? stats : kb::combine(e.pooled, stats);
   }
-  bool any = false;
-  for (const auto& [key, stats] : kb.stats) {
-    if (key.technique != s.technique || key.arch != arch || key.setting != s.key() || stats.tries == 0) continue;
-    out.stats = any ? kb::combine(out.stats, stats) : stats;
-    any = true;
-  }
-  if (any) {
-    kb::refresh_prediction(out.stats);
-    out.confidence_scale = 0.5;
-  }
-  return out;
+  return e;
+}
+
+// Says nothing about the configuration: neither a success nor a failure.
+bool uninformative(const std::string& status) {
+  return status == "reference_failed" || status == "no_gpu" || status == "harness_error" ||
+         status == "not_recorded";
+}
+
+// The id of `c` with setting `k` back at its default.
+std::string id_without(const RunLog& log, const EvaluationRecord& r, const Setting& k) {
+  std::map<std::string, std::string> values = r.settings;
+  std::vector<std::string> flags = r.flags;
+  if (k.flag)
+    flags.erase(std::remove(flags.begin(), flags.end(), k.value), flags.end());
+  else
+    values.erase(k.name);
+  return make_configuration(log.tunables, values, flags).id;
 }
 
 }  // namespace
@@ -39,34 +57,55 @@ policy::KbEstimate estimate(const kb::KnowledgeBase& kb, const std::string& stat
   if (config.settings.empty()) return e;
   double log_mean = 0, log_pred = 0, confidence = 0;
   for (const Setting& s : config.settings) {
-    Lookup l = lookup(kb, state, arch, s);
-    if (l.confidence_scale == 0) continue;  // neutral: log 1 = 0, confidence 0
-    e.tries += l.stats.tries;
-    e.successes += l.stats.successes;
-    if (l.stats.measured > 0 && l.stats.mean > 0) log_mean += std::log(l.stats.mean);
-    if (l.stats.predicted > 0) log_pred += std::log(l.stats.predicted);
-    confidence += l.stats.confidence * l.confidence_scale;
+    Evidence ev = gather(kb, state, arch, s);
+    if (ev.tries <= 0) continue;  // unknown: effect 1 (log 0), confidence 0
+    e.tries += ev.raw_tries;
+    e.successes += ev.successes;
+    // As kb::refresh_prediction, with weighted counts: an unmeasured try
+    // (a failure) is an observation of 1.0, the prior kPriorWeight more.
+    double predicted = (ev.measured_sum + (ev.tries - ev.measured) + kb::kPriorWeight) / (ev.tries + kb::kPriorWeight);
+    // What the KB cannot tell from measurement noise is no effect: the
+    // predicted effect moves towards none by kNoiseStandardErrors standard
+    // errors of the mean of its measurements.
+    if (ev.pooled.measured > 1) {
+      double margin = kNoiseStandardErrors * std::sqrt(ev.pooled.variance() / static_cast<double>(ev.pooled.measured));
+      double effect = predicted - 1.0;
+      predicted = 1.0 + std::copysign(std::max(0.0, std::abs(effect) - margin), effect);
+    }
+    if (predicted > 0 && std::isfinite(predicted)) log_pred += std::log(predicted);
+    if (ev.measured > 0 && ev.measured_sum > 0) log_mean += std::log(ev.measured_sum / ev.measured);
+    confidence += ev.tries / (ev.tries + kb::kConfidenceWeight);
   }
-  double n = static_cast<double>(config.settings.size());
-  e.mean_speedup = std::exp(log_mean / n);
-  e.predicted_speedup = std::exp(log_pred / n);
-  e.confidence = confidence / n;
+  e.mean_speedup = std::exp(log_mean);
+  e.predicted_speedup = std::exp(log_pred);
+  e.confidence = confidence / static_cast<double>(config.settings.size());
   return e;
 }
 
 std::vector<kb::Outcome> outcomes_of(const RunLog& log) {
+  SettingEffects fit = fit_setting_effects(log);
+  std::map<std::string, std::string> status_of;
+  for (const EvaluationRecord& r : log.evaluations) status_of.emplace(r.id, r.status);
   std::vector<kb::Outcome> out;
-  for (const EvaluationRecord& r : log.evaluations) {
-    if (r.status == "reference_failed" || r.status == "no_gpu" || r.status == "harness_error") continue;
+  for (std::size_t i = 0; i < log.evaluations.size(); ++i) {
+    const EvaluationRecord& r = log.evaluations[i];
+    if (uninformative(r.status)) continue;
     Configuration c = make_configuration(log.tunables, r.settings, r.flags);
+    bool verified = r.status == "ok" && std::isfinite(r.speedup) && r.speedup > 0;
     for (const Setting& s : c.settings) {
       kb::Outcome o;
       o.state = log.state.empty() ? "unclassified" : log.state;
       o.technique = s.technique;
       o.arch = log.arch;
       o.setting = s.key();
-      o.verified = r.status == "ok";
-      o.speedup = o.verified ? r.speedup : 0.0;
+      o.verified = verified;
+      if (verified) {
+        o.speedup = std::exp(fit.log_effect[o.setting] + fit.residual[i]);
+      } else {
+        auto base = status_of.find(id_without(log, r, s));
+        if (base != status_of.end() && base->second != "ok" && !uninformative(base->second)) continue;
+        o.speedup = 0.0;
+      }
       out.push_back(std::move(o));
     }
   }
