@@ -23,15 +23,29 @@ void medians_of(const EvalResult& r, double* candidate_us, double* reference_us)
   *reference_us = n ? std::exp(lr / n) : 0.0;
 }
 
+namespace {
+
+Measurement measurement_of(const EvalResult& r) {
+  Measurement m;
+  m.status = status_name(r.status);
+  m.detail = r.detail;
+  m.speedup = r.status == Status::ok ? r.speedup : 0.0;
+  medians_of(r, &m.median_us, &m.reference_median_us);
+  m.eval_s = r.eval_seconds;
+  return m;
+}
+
+}  // namespace
+
 EngineMeasurer::EngineMeasurer(Toolchain toolchain, GpuProbe& probe, CompilePool& pool, SassHasher* hasher,
                                EngineTarget target)
-    : m_toolchain(std::move(toolchain)), m_probe(probe), m_pool(pool), m_hasher(hasher),
-      m_target(std::move(target)) {}
+    : m_toolchain(std::move(toolchain)), m_probe(probe), m_hasher(hasher), m_target(std::move(target)),
+      m_pool(pool), m_builds(pool, m_target.work_dir + "/candidates",
+                             [this](const Configuration& c, const std::string& dir) { return build(c, dir); }) {}
 
 EngineMeasurer::~EngineMeasurer() {
-  m_closing = true;
-  std::lock_guard<std::mutex> lock(m_mutex);
-  for (auto& [id, future] : m_builds) future.wait();
+  m_builds.close();  // the reference's hash may wait in the pool behind builds nobody needs now
+  if (m_reference_hash.valid()) m_reference_hash.wait();
 }
 
 bool EngineMeasurer::build_reference(std::string* why) {
@@ -43,6 +57,10 @@ bool EngineMeasurer::build_reference(std::string* why) {
     return false;
   }
   m_reference_binary = b.binary;
+  // The search needs it first thing (candidates with the original's code are
+  // not measured): hash while the caller goes on (the original's profile).
+  if (m_hasher)
+    m_reference_hash = m_pool.submit([hasher = m_hasher, binary = b.binary] { return hasher->hash(binary); });
   return true;
 }
 
@@ -54,46 +72,28 @@ CompileSettings EngineMeasurer::settings_of(const Configuration& config) const {
   return candidate_settings(m_target.compile, config);
 }
 
-std::shared_future<EngineMeasurer::Build> EngineMeasurer::build_of(const Configuration& config) {
-  std::lock_guard<std::mutex> lock(m_mutex);
-  auto it = m_builds.find(config.id);
-  if (it != m_builds.end()) return it->second;
-  std::string dir = m_target.work_dir + "/candidates/" + std::to_string(m_next++);
-  std::string text = source_of(config);
-  CompileSettings cs = settings_of(config);
+CandidateBuild EngineMeasurer::build(const Configuration& config, const std::string& dir) {
+  CandidateBuild b;
   // Named after the original, so messages and profiles show the user's file name.
-  std::string path = dir + "/" + fs::path(m_target.source).filename().string();
-  auto future = m_pool.submit([this, dir, text, cs, path] {
-    Build b;
-    b.source_path = path;
-    if (m_closing) {
-      b.outcome.first_error = "not built: the run ended";
-      return b;
-    }
-    fs::create_directories(dir);
-    write_file(path, text);
-    b.outcome = build_harness(m_toolchain, cs, m_target.harness, path, dir, m_target.build_timeout_s);
-    if (b.outcome.ok && m_hasher) b.hash = m_hasher->hash(b.outcome.binary);
-    return b;
-  });
-  m_builds.emplace(config.id, future);
-  return future;
+  b.source_path = dir + "/" + fs::path(m_target.source).filename().string();
+  fs::create_directories(dir);
+  write_file(b.source_path, source_of(config));
+  b.outcome = build_harness(m_toolchain, settings_of(config), m_target.harness, b.source_path, dir,
+                            m_target.build_timeout_s);
+  if (b.outcome.ok && m_hasher) b.hash = m_hasher->hash(b.outcome.binary);
+  return b;
 }
 
 void EngineMeasurer::prepare(const Configuration& config) {
-  if (!config.is_default()) build_of(config);
+  if (!config.is_default()) m_builds.get(config);
 }
 
 std::string EngineMeasurer::machine_code(const Configuration& config) {
-  if (config.is_default()) {
-    if (m_reference_hash.empty() && m_hasher && !m_reference_binary.empty())
-      m_reference_hash = m_hasher->hash(m_reference_binary);
-    return m_reference_hash;
-  }
-  return build_of(config).get().hash;
+  if (config.is_default()) return m_reference_hash.valid() ? m_reference_hash.get() : std::string();
+  return m_builds.get(config).get().hash;
 }
 
-EvalRequest EngineMeasurer::request_for(const Build& build, int device) const {
+EvalRequest EngineMeasurer::request_for(const CandidateBuild& build, int device) const {
   EvalRequest req;
   req.source = m_target.source;
   req.candidate = build.source_path;
@@ -111,25 +111,25 @@ EvalRequest EngineMeasurer::request_for(const Build& build, int device) const {
 }
 
 Measurement EngineMeasurer::measure(const Configuration& config, int device) {
-  Build b = build_of(config).get();
-  Measurement m;
-  m.compile_s = b.outcome.seconds;
+  CandidateBuild b = m_builds.get(config).get();
   if (!b.outcome.ok) {
+    Measurement m;
+    m.compile_s = b.outcome.seconds;
     m.status = "compile_failed";
     m.detail = b.outcome.first_error;
     return m;
   }
-  EvalResult r = Evaluator(m_toolchain, m_probe).evaluate(request_for(b, device));
-  m.status = status_name(r.status);
-  m.detail = r.detail;
-  m.speedup = r.status == Status::ok ? r.speedup : 0.0;
-  medians_of(r, &m.median_us, &m.reference_median_us);
-  m.eval_s = r.eval_seconds;
+  Measurement m = measurement_of(Evaluator(m_toolchain, m_probe).evaluate(request_for(b, device)));
+  m.compile_s = b.outcome.seconds;
   return m;
 }
 
+Measurement EngineMeasurer::remeasure(const Configuration& config, int device, int seeds) {
+  return measurement_of(evaluate(config, device, seeds));
+}
+
 EvalResult EngineMeasurer::evaluate(const Configuration& config, int device, int seeds) {
-  Build b = build_of(config).get();
+  CandidateBuild b = m_builds.get(config).get();
   if (!b.outcome.ok) {
     EvalResult r;
     r.status = Status::compile_failed;
@@ -143,3 +143,4 @@ EvalResult EngineMeasurer::evaluate(const Configuration& config, int device, int
 }
 
 }  // namespace kernelblaster::search
+

@@ -1,18 +1,16 @@
 // Measures configurations with the engine: candidates are written and built
-// on the CPU pool as soon as they are prepared, the reference is built once,
-// and each measurement is a full `kernelblaster eval` of prebuilt programs
-// on one GPU (the harness holds that GPU's lock while it runs).
+// on the CPU pool as soon as they are prepared (once each: build_cache.h),
+// the reference is built once, and each measurement is a full
+// `kernelblaster eval` of prebuilt programs on one GPU (the harness holds
+// that GPU's lock while it runs).
 #pragma once
 
-#include <atomic>
-#include <cstdint>
 #include <future>
-#include <map>
-#include <mutex>
 #include <string>
 
 #include "eval/candidate_build.h"
 #include "eval/evaluator.h"
+#include "search/build_cache.h"
 #include "search/compile_pool.h"
 #include "search/measurer.h"
 #include "search/sass_hash.h"
@@ -36,46 +34,43 @@ class EngineMeasurer final : public Measurer {
  public:
   // `hasher` may be null: no de-duplication.
   EngineMeasurer(Toolchain toolchain, GpuProbe& probe, CompilePool& pool, SassHasher* hasher, EngineTarget target);
-  // Builds not started yet are skipped; running ones are waited for (their
-  // jobs refer to this object).
+  // Waits for the jobs it started that are running (they use this object
+  // and the hasher); builds not started are skipped.
   ~EngineMeasurer() override;
 
-  // Builds the reference program (and hashes it). Returns false with the
-  // compiler's first error line when the original does not build.
+  // Builds the reference program; its hash follows on the pool, off the
+  // caller's path. Returns false with the compiler's first error line when
+  // the original does not build. Candidates may be prepared before it.
   bool build_reference(std::string* why);
   const std::string& reference_binary() const { return m_reference_binary; }
 
   void prepare(const Configuration& config) override;
   std::string machine_code(const Configuration& config) override;
   Measurement measure(const Configuration& config, int device) override;
+  Measurement remeasure(const Configuration& config, int device, int seeds) override;
 
-  // A full evaluation of `config`'s built program with `seeds` fresh seeds:
-  // the re-verification of the winner before it is written.
+  // A full evaluation of `config`'s built program with `seeds` fresh seeds.
   EvalResult evaluate(const Configuration& config, int device, int seeds);
   // The candidate's source text and compile settings.
   std::string source_of(const Configuration& config) const;
   CompileSettings settings_of(const Configuration& config) const;
+  // Candidates whose build was requested (prepared, speculated or measured).
+  int builds_requested() const { return m_builds.requested(); }
 
  private:
-  struct Build {
-    BuildOutcome outcome;
-    std::string source_path;
-    std::string hash;
-  };
-  std::shared_future<Build> build_of(const Configuration& config);
-  EvalRequest request_for(const Build& build, int device) const;
+  CandidateBuild build(const Configuration& config, const std::string& dir);
+  EvalRequest request_for(const CandidateBuild& build, int device) const;
 
   Toolchain m_toolchain;
   GpuProbe& m_probe;
-  CompilePool& m_pool;
   SassHasher* m_hasher;
   EngineTarget m_target;
   std::string m_reference_binary;
-  std::string m_reference_hash;
-  std::mutex m_mutex;
-  std::map<std::string, std::shared_future<Build>> m_builds;
-  int m_next = 0;
-  std::atomic<bool> m_closing{false};
+  std::shared_future<std::string> m_reference_hash;
+  CompilePool& m_pool;
+  // Last: destroyed first, so builds still running finish while everything
+  // they use is alive.
+  BuildCache m_builds;
 };
 
 // Geometric mean of the candidate's and the reference's medians over the

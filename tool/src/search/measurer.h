@@ -33,6 +33,17 @@ class Measurer {
   // Measures `config` on `device`. Called from several threads at once, but
   // never twice at once for one device. Never throws for a bad candidate.
   virtual Measurement measure(const Configuration& config, int device) = 0;
+  // A fresh look at `config` on `device` before it is believed: `seeds`
+  // new random seeds, none the search used (re-verification of the winner).
+  // Same threading contract as measure(). A measurer that cannot look again
+  // (a recorded run) says so as a failed result.
+  virtual Measurement remeasure(const Configuration& config, int device, int seeds) {
+    (void)config, (void)device, (void)seeds;
+    Measurement m;
+    m.status = "tool_error";
+    m.detail = "this measurer cannot measure again";
+    return m;
+  }
 };
 
 }  // namespace kernelblaster::search

@@ -37,6 +37,7 @@ std::string run_log_to_json(const RunLog& log) {
   j["original_sass_hash"] = log.original_sass_hash;
   j["best"] = log.best;
   j["best_speedup"] = log.best_speedup;
+  if (!log.phases_s.empty()) j["phases_s"] = log.phases_s;
   j["evaluations"] = json::array();
   for (const EvaluationRecord& r : log.evaluations) {
     json e = {{"n", r.n},
@@ -96,6 +97,7 @@ RunLog run_log_from_json(const std::string& text, const std::string& file) {
     log.original_sass_hash = j.value("original_sass_hash", "");
     log.best = j.value("best", "");
     log.best_speedup = j.value("best_speedup", 0.0);
+    log.phases_s = j.value("phases_s", std::map<std::string, double>{});
     if (!j.contains("evaluations") || !j["evaluations"].is_array())
       throw SpaceError(file + ": a run log needs a list 'evaluations'");
     for (const json& e : j["evaluations"]) {

@@ -52,6 +52,9 @@ struct RunLog {
   std::vector<EvaluationRecord> evaluations;
   std::string best;              // id of the fastest verified accepted configuration; empty: none
   double best_speedup = 0;
+  // Where the run's wall time went: consecutive phases (tune_phases.h), in
+  // seconds. Empty in recordings made before they were logged.
+  std::map<std::string, double> phases_s;
 };
 
 std::string run_log_to_json(const RunLog& log);

@@ -40,6 +40,38 @@ SearchLoop::SearchLoop(const ConfigSpace& space, std::vector<policy::KbEstimate>
 
 namespace {
 
+// The policy's stream for its call after `selected` selections: different
+// for every call, reproducible from the run's seed.
+std::uint64_t context_seed(std::uint64_t run_seed, int selected) {
+  return run_seed * 1'000'003ull + static_cast<std::uint64_t>(selected);
+}
+
+int reachable(const ConfigSpace& space, const LoopOptions& opt) {
+  int size = static_cast<int>(space.configs.size());
+  return opt.max_evals > 0 ? std::min(opt.max_evals, size) : size;
+}
+
+}  // namespace
+
+policy::Context first_context(const ConfigSpace& space, const std::vector<policy::KbEstimate>& estimates,
+                              const LoopOptions& opt) {
+  policy::Context ctx;
+  ctx.kernel = opt.kernel;
+  ctx.state = opt.state;
+  ctx.arch = opt.arch;
+  ctx.gpu = opt.gpu;
+  ctx.metrics = opt.metrics;
+  for (std::size_t i = 0; i < space.configs.size(); ++i)
+    ctx.actions.push_back(action_of(space.configs[i], i < estimates.size() ? estimates[i] : policy::KbEstimate{}));
+  ctx.evaluations_left = reachable(space, opt);
+  ctx.seconds_left = opt.budget_s > 0 ? opt.budget_s : 1e9;
+  ctx.best_speedup = 1.0;
+  ctx.seed = context_seed(opt.seed, 0);
+  return ctx;
+}
+
+namespace {
+
 struct Finished {
   std::size_t config = 0;
   int device = 0;
@@ -60,8 +92,7 @@ LoopOutcome SearchLoop::run(const LoopOptions& opt, const std::function<void(con
   const std::vector<Configuration>& configs = m_space.configs;
   const double t0 = m_clock();
   const double deadline = opt.budget_s > 0 ? t0 + opt.budget_s : std::numeric_limits<double>::infinity();
-  const int total = opt.max_evals > 0 ? std::min<int>(opt.max_evals, static_cast<int>(configs.size()))
-                                      : static_cast<int>(configs.size());
+  const int total = reachable(m_space, opt);
 
   std::map<std::string, std::size_t> index_of;
   for (std::size_t i = 0; i < configs.size(); ++i) index_of[configs[i].id] = i;
@@ -96,7 +127,7 @@ LoopOutcome SearchLoop::run(const LoopOptions& opt, const std::function<void(con
     ctx.seconds_left = std::isinf(deadline) ? 1e9 : std::max(0.0, deadline - m_clock());
     ctx.best_speedup = best_speedup;
     // A different, reproducible stream for every call of the policy.
-    ctx.seed = opt.seed * 1'000'003ull + static_cast<std::uint64_t>(selected);
+    ctx.seed = context_seed(opt.seed, selected);
     return ctx;
   };
 
@@ -202,7 +233,10 @@ LoopOutcome SearchLoop::run(const LoopOptions& opt, const std::function<void(con
       --untaken;
       int n = selected + 1;
       m_measurer.prepare(configs[cfg]);
-      for (std::size_t k = 1; k < picks.size() && static_cast<int>(k) <= opt.prefetch; ++k)
+      // Never further ahead than the run can still select: a build past the
+      // evaluation cap is never used, and the run's end waits for it.
+      const int ahead = std::min(opt.prefetch, total - n);
+      for (std::size_t k = 1; k < picks.size() && static_cast<int>(k) <= ahead; ++k)
         m_measurer.prepare(configs[picks[k]]);
       std::string hash = m_measurer.machine_code(configs[cfg]);
       if (std::string key = dedup_key(configs[cfg], hash); !key.empty()) {

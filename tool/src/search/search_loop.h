@@ -61,6 +61,11 @@ class SearchLoop {
   std::function<double()> m_clock;
 };
 
+// The context of a run's first select(): every configuration untried, no
+// history, the whole budget. What SearchLoop::run shows the policy first.
+policy::Context first_context(const ConfigSpace& space, const std::vector<policy::KbEstimate>& estimates,
+                              const LoopOptions& options);
+
 // The action a configuration stands for in a policy context: id, technique
 // (the settings' techniques, "+"-joined), every tunable value, and its flags
 // under "flags" (space-separated).

@@ -19,8 +19,11 @@
 #include "search/kb_bridge.h"
 #include "search/manifest_space.h"
 #include "search/policy_choice.h"
+#include "search/reverify.h"
 #include "search/run_log.h"
 #include "search/search_loop.h"
+#include "search/speculation.h"
+#include "search/tune_phases.h"
 
 namespace fs = std::filesystem;
 
@@ -77,6 +80,7 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   auto say = [&](const std::string& s) {
     if (log_line) log_line(s);
   };
+  PhaseClock phases(steady_seconds, "setup");
   TuneSummary sum;
   sum.source = opt.source;
   sum.out = opt.out;
@@ -168,14 +172,7 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   CompilePool pool;
   CuobjdumpSassHasher hasher(tc);
   EngineMeasurer measurer(tc, probe, pool, &hasher, target);
-  const double t0 = steady_seconds();
-  std::string why;
-  if (!measurer.build_reference(&why)) {
-    sum.exit_code = 1;
-    sum.status = "failed";
-    sum.reason = "the original does not build with its harness: " + why;
-    return sum;
-  }
+  PolicyChoice choice = choose_policy(opt.policy, log_line);
 
   RunLog log;
   log.kernel = kernel;
@@ -188,17 +185,9 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   log.flag_dimensions = flags;
   log.space_size = space.configs.size();
   log.space_capped = space.capped;
-  log.metrics = original_metrics(tc, probe, target, measurer.reference_binary(), sum.devices.front());
-  if (!log.metrics.empty()) log.state = kb::classify(knowledge, log.metrics).state;
-  sum.state = log.state;
-
-  std::vector<policy::KbEstimate> estimates;
-  for (const Configuration& c : space.configs) estimates.push_back(estimate(knowledge, log.state, cs.arch, c));
-  PolicyChoice choice = choose_policy(opt.policy, log_line);
   log.policy = choice.name;
   sum.policy = choice.name;
 
-  SearchLoop loop(space, estimates, measurer, *choice.policy, steady_seconds);
   LoopOptions lo;
   lo.max_evals = opt.max_evals;
   lo.budget_s = opt.budget_s;
@@ -206,10 +195,45 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   lo.prefetch = std::max(2, pool.threads());
   lo.seed = opt.seed;
   lo.kernel = kernel;
-  lo.state = log.state;
   lo.arch = cs.arch;
   lo.gpu = gpu.name;
+
+  // The GPU work before the search (the original's profile, which decides
+  // the state the policy sees) leaves the CPU pool idle: start compiling
+  // what the policy will probably pick first, asked of a second instance of
+  // it with the state still unknown.
+  std::vector<std::string> guesses;
+  {
+    std::vector<policy::KbEstimate> guess_estimates;
+    for (const Configuration& c : space.configs)
+      guess_estimates.push_back(estimate(knowledge, lo.state, cs.arch, c));
+    PolicyChoice guesser = choose_policy(opt.policy, nullptr);
+    guesses = speculate_builds(measurer, space, guess_estimates, *guesser.policy, lo,
+                               speculative_build_count(pool.threads()));
+  }
+
+  phases.next("reference_build");
+  std::string why;
+  if (!measurer.build_reference(&why)) {
+    sum.exit_code = 1;
+    sum.status = "failed";
+    sum.reason = "the original does not build with its harness: " + why;
+    sum.seconds = phases.elapsed();
+    sum.phases_s = phases.seconds();
+    return sum;
+  }
+
+  phases.next("profile");
+  log.metrics = original_metrics(tc, probe, target, measurer.reference_binary(), sum.devices.front());
+  if (!log.metrics.empty()) log.state = kb::classify(knowledge, log.metrics).state;
+  sum.state = log.state;
+  lo.state = log.state;
   lo.metrics = log.metrics;
+  std::vector<policy::KbEstimate> estimates;
+  for (const Configuration& c : space.configs) estimates.push_back(estimate(knowledge, log.state, cs.arch, c));
+
+  phases.next("loop");
+  SearchLoop loop(space, estimates, measurer, *choice.policy, steady_seconds);
   auto progress = [&](const LoopProgress& p) {
     if (opt.quiet) return;
     std::string line = "[tune] " + kernel + "  " + std::to_string(p.done) + "/" + std::to_string(p.total) +
@@ -230,16 +254,29 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
     }
   log.original_sass_hash = measurer.machine_code(space.original);
   sum.reference_median_us = log.reference_median_us;
+  for (const EvaluationRecord& r : outcome.evaluations)
+    if (r.device >= 0) {
+      sum.first_measurement_s = r.at_s;
+      break;
+    }
+  sum.builds = measurer.builds_requested();
+  sum.speculative_builds = static_cast<int>(guesses.size());
+  for (const std::string& id : guesses)
+    for (const EvaluationRecord& r : outcome.evaluations)
+      if (r.id == id) ++sum.speculative_builds_used;
 
   auto finish = [&] {
-    sum.seconds = steady_seconds() - t0;
-    if (!opt.log.empty()) write_file_atomic(opt.log, run_log_to_json(log) + "\n");
+    phases.next("finish");
     try {
       std::vector<kb::Outcome> outcomes = outcomes_of(log);
       if (!outcomes.empty()) kb::record_outcomes(kb_path, outcomes);
     } catch (const std::exception& e) {
       say(std::string("[tune] the knowledge base did not learn from this run: ") + e.what());
     }
+    // Everything but writing the log itself, which reports it.
+    sum.seconds = phases.elapsed();
+    sum.phases_s = log.phases_s = phases.seconds();
+    if (!opt.log.empty()) write_file_atomic(opt.log, run_log_to_json(log) + "\n");
     return sum;
   };
 
@@ -264,22 +301,32 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
                  format_speedup(opt.min_speedup);
     return finish();
   }
-  // Believe the winner only after a fresh look: more seeds, new ones.
-  if (!opt.quiet) say("[tune] " + kernel + "  re-verifying " + best.id + " with fresh seeds");
-  EvalResult again = measurer.evaluate(winner, sum.devices.front(), std::max(3, 2 * opt.seeds));
-  if (again.status != Status::ok) {
+  // Believe the winner only after a fresh look: twice the seeds, new ones,
+  // spread over every GPU of the run; all must pass, the lowest speedup counts.
+  phases.next("reverify");
+  if (!opt.quiet)
+    say("[tune] " + kernel + "  re-verifying " + best.id + " with fresh seeds on " +
+        std::to_string(sum.devices.size()) + (sum.devices.size() == 1 ? " GPU" : " GPUs"));
+  Reverification again = reverify(measurer, winner, sum.devices, std::max(3, 2 * opt.seeds));
+  for (const DeviceCheck& c : again.checks)
+    sum.reverification.push_back({c.device, c.seeds, c.result.status, c.result.speedup});
+  if (const DeviceCheck* bad = again.failure()) {
     sum.exit_code = 1;
     sum.status = "failed";
-    sum.reason = "the winner " + best.id + " failed re-verification: " + status_name(again.status) + ": " + again.detail;
+    sum.reason = "the winner " + best.id + " failed re-verification on GPU " + std::to_string(bad->device) + ": " +
+                 bad->result.status + ": " + bad->result.detail;
     return finish();
   }
-  sum.speedup = again.speedup;
-  medians_of(again, &sum.best_median_us, &sum.reference_median_us);
-  if (again.speedup < opt.min_speedup) {
+  const DeviceCheck& believed = *again.slowest();
+  sum.speedup = believed.result.speedup;
+  sum.best_median_us = believed.result.median_us;
+  sum.reference_median_us = believed.result.reference_median_us;
+  if (sum.speedup < opt.min_speedup) {
     sum.exit_code = 1;
     sum.status = "no_gain";
-    sum.reason = "the winner " + best.id + " re-measured at " + format_speedup(again.speedup) +
-                 ", below --min-speedup " + format_speedup(opt.min_speedup);
+    sum.reason = "the winner " + best.id + " re-measured at " + format_speedup(sum.speedup) +
+                 (sum.devices.size() > 1 ? " (its lowest over the GPUs)" : "") + ", below --min-speedup " +
+                 format_speedup(opt.min_speedup);
     return finish();
   }
   if (!opt.out.empty()) write_file_atomic(opt.out, measurer.source_of(winner));
@@ -302,6 +349,15 @@ std::string tune_summary_to_json(const TuneSummary& s) {
   j["duplicates"] = s.duplicates;
   j["space_size"] = s.space_size;
   j["seconds"] = s.seconds;
+  j["phases_s"] = s.phases_s;
+  j["first_measurement_s"] = s.first_measurement_s;
+  j["builds"] = s.builds;
+  j["speculative_builds"] = s.speculative_builds;
+  j["speculative_builds_used"] = s.speculative_builds_used;
+  j["reverification"] = nlohmann::json::array();
+  for (const ReverifyCheck& c : s.reverification)
+    j["reverification"].push_back(
+        {{"device", c.device}, {"seeds", c.seeds}, {"status", c.status}, {"speedup", c.speedup}});
   j["reference_median_us"] = s.reference_median_us;
   j["best_median_us"] = s.best_median_us;
   j["gpu"] = s.gpu;

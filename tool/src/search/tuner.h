@@ -1,6 +1,8 @@
 // One tuning run of a source + harness, what `kernelblaster tune` does:
-// declare the space, warm-start from the KB, search, re-verify the winner
-// with fresh seeds, write it, and let the KB learn from every outcome.
+// declare the space, warm-start from the KB, search (compiling the likely
+// first picks while the original is built and profiled), re-verify the
+// winner with fresh seeds on every GPU, write it, and let the KB learn from
+// every outcome.
 #pragma once
 
 #include <cstdint>
@@ -32,18 +34,32 @@ struct TuneOptions {
   double run_timeout_s = 60;
 };
 
+// One device's share of the winner's re-verification.
+struct ReverifyCheck {
+  int device = 0;
+  int seeds = 0;
+  std::string status;
+  double speedup = 0;
+};
+
 struct TuneSummary {
   int exit_code = 2;             // 0 written, 1 not worth it / failed to tune, 77 no GPU
   std::string status;            // "tuned", "no_gain", "failed", "no_gpu"
   std::string reason;            // one line when not tuned
   std::string source;
   std::string out;
-  double speedup = 0;            // re-verified, over the original
+  double speedup = 0;            // re-verified, over the original (the lowest over the GPUs)
   double search_speedup = 0;     // what the search measured
   std::map<std::string, std::string> config;  // every tunable of the winner
   std::vector<std::string> flags;             // nvcc flags the tuned source needs ("-arch=sm_90a" included)
   int evaluations = 0, duplicates = 0, space_size = 0;
-  double seconds = 0;
+  double seconds = 0;                         // the whole run
+  std::map<std::string, double> phases_s;     // where the seconds went (tune_phases.h)
+  double first_measurement_s = 0;             // from the search's start to its first measured result
+  int builds = 0;                             // candidates compiled (or asked to be)
+  int speculative_builds = 0;                 // of those, started on a guess before the search
+  int speculative_builds_used = 0;            // guesses the search then evaluated
+  std::vector<ReverifyCheck> reverification;  // one per GPU; empty when there was no winner to check
   double reference_median_us = 0, best_median_us = 0;
   std::string gpu, arch, state = "unclassified", policy;
   bool fell_back_to_default = false;

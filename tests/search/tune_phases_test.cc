@@ -1,0 +1,78 @@
+#include "search/tune_phases.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "fakes.h"
+#include "search/run_log.h"
+#include "search/tuner.h"
+
+using namespace kernelblaster::search;
+using namespace kernelblaster::search::testing;
+
+TEST(PhaseClock, ConsecutivePhasesAddUpToTheElapsedTime) {
+  FakeClock clock;
+  clock.millis = 5000;  // any origin
+  PhaseClock phases([&] { return clock.now(); }, "setup");
+  clock.millis += 300;
+  phases.next("reference_build");
+  clock.millis += 2500;
+  phases.next("profile");
+  clock.millis += 2000;
+  phases.next("loop");
+  clock.millis += 40000;
+  std::map<std::string, double> s = phases.seconds();  // the current phase up to now
+  EXPECT_DOUBLE_EQ(s["setup"], 0.3);
+  EXPECT_DOUBLE_EQ(s["reference_build"], 2.5);
+  EXPECT_DOUBLE_EQ(s["profile"], 2.0);
+  EXPECT_DOUBLE_EQ(s["loop"], 40.0);
+  EXPECT_EQ(s.size(), 4u);
+  double sum = 0;
+  for (const auto& [name, secs] : s) sum += secs;
+  EXPECT_DOUBLE_EQ(sum, phases.elapsed());
+}
+
+TEST(PhaseClock, APhaseEnteredTwiceAddsUp) {
+  FakeClock clock;
+  PhaseClock phases([&] { return clock.now(); }, "a");
+  clock.millis += 1000;
+  phases.next("b");
+  clock.millis += 500;
+  phases.next("a");
+  clock.millis += 250;
+  EXPECT_DOUBLE_EQ(phases.seconds()["a"], 1.25);
+  EXPECT_DOUBLE_EQ(phases.seconds()["b"], 0.5);
+}
+
+TEST(PhaseClock, PhasesTravelInTheRunLogAndOlderLogsHaveNone) {
+  RunLog log;
+  log.kernel = "k.cu";
+  log.phases_s = {{"setup", 0.4}, {"loop", 45.5}, {"reverify", 2.6}};
+  RunLog back = run_log_from_json(run_log_to_json(log), "x.json");
+  EXPECT_EQ(back.phases_s, log.phases_s);
+  RunLog old = run_log_from_json(R"({"version": 1, "evaluations": []})", "old.json");
+  EXPECT_TRUE(old.phases_s.empty());
+  EXPECT_EQ(nlohmann::json::parse(run_log_to_json(old)).count("phases_s"), 0u);
+}
+
+TEST(TuneSummary, SaysWhereTheTimeWentAndWhatEachGpuReverified) {
+  TuneSummary s;
+  s.status = "tuned";
+  s.exit_code = 0;
+  s.phases_s = {{"loop", 45.5}, {"reverify", 2.6}};
+  s.first_measurement_s = 2.9;
+  s.builds = 39;
+  s.speculative_builds = 15;
+  s.speculative_builds_used = 15;
+  s.reverification = {{0, 3, "ok", 1.06}, {1, 3, "ok", 1.05}};
+  nlohmann::json j = nlohmann::json::parse(tune_summary_to_json(s));
+  EXPECT_DOUBLE_EQ(j.at("phases_s").at("reverify").get<double>(), 2.6);
+  EXPECT_DOUBLE_EQ(j.at("first_measurement_s").get<double>(), 2.9);
+  EXPECT_EQ(j.at("speculative_builds").get<int>(), 15);
+  EXPECT_EQ(j.at("speculative_builds_used").get<int>(), 15);
+  EXPECT_EQ(j.at("builds").get<int>(), 39);
+  ASSERT_EQ(j.at("reverification").size(), 2u);
+  EXPECT_EQ(j["reverification"][1].at("device").get<int>(), 1);
+  EXPECT_EQ(j["reverification"][1].at("seeds").get<int>(), 3);
+  EXPECT_DOUBLE_EQ(j["reverification"][1].at("speedup").get<double>(), 1.05);
+}

@@ -1,0 +1,44 @@
+#include "search/build_cache.h"
+
+namespace kernelblaster::search {
+
+BuildCache::BuildCache(CompilePool& pool, std::string root, Builder build)
+    : m_pool(pool), m_root(std::move(root)), m_build(std::move(build)) {}
+
+BuildCache::~BuildCache() {
+  close();
+  std::lock_guard<std::mutex> lock(m_mutex);
+  for (auto& [id, future] : m_builds) future.wait();
+}
+
+std::shared_future<CandidateBuild> BuildCache::get(const Configuration& config) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  auto it = m_builds.find(config.id);
+  if (it != m_builds.end()) return it->second;
+  std::string dir = m_root + "/" + std::to_string(m_builds.size());
+  auto future = m_pool.submit([this, config, dir] {
+    if (m_closing) {
+      CandidateBuild b;
+      b.outcome.first_error = "not built: the run ended";
+      return b;
+    }
+    try {
+      return m_build(config, dir);
+    } catch (const std::exception& x) {
+      // An unwritable scratch directory is not the candidate's fault, but it
+      // still must not take the run down: the build failed, say why.
+      CandidateBuild b;
+      b.outcome.first_error = std::string("not built: ") + x.what();
+      return b;
+    }
+  });
+  m_builds.emplace(config.id, future);
+  return future;
+}
+
+int BuildCache::requested() const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  return static_cast<int>(m_builds.size());
+}
+
+}  // namespace kernelblaster::search

@@ -1,0 +1,35 @@
+// Where a tuning run's wall time goes, so a measurement can say which part
+// did not shrink with more GPUs. Phases are consecutive: each runs from the
+// end of the one before, so they add up to the run's seconds. A tuning run
+// names them "setup" (the space, the KB, the guesses' builds started),
+// "reference_build", "profile" (the original's, for its state), "loop" (the
+// search), "reverify" (the winner's fresh look) and "finish" (the KB learns).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+
+namespace kernelblaster::search {
+
+class PhaseClock {
+ public:
+  // `clock`: seconds on any monotonic scale. The first phase starts now.
+  PhaseClock(std::function<double()> clock, std::string first);
+  // Ends the current phase and starts `name`.
+  void next(const std::string& name);
+  // Seconds since the first phase began.
+  double elapsed() const;
+  // Every phase that ran, the current one up to now; a phase entered twice
+  // adds up.
+  std::map<std::string, double> seconds() const;
+
+ private:
+  std::function<double()> m_clock;
+  double m_start = 0;
+  double m_phase_start = 0;
+  std::string m_phase;
+  std::map<std::string, double> m_done;
+};
+
+}  // namespace kernelblaster::search
