@@ -14,11 +14,18 @@ For every example kernel (examples/kernels):
     target: |ours - ncu| within 5 % (relative, or 1 percentage point for
     small values);
   * one-pass profiling overhead: eval wall time with --profile=cheap minus
-    without (median of 3 each); target < 0.5 s;
+    without (median of KB_BENCH_EVAL_REPS each, default 3); target < 0.5 s.
+    Also, with less noise (no nvcc in it), the candidate harness run directly
+    with the eval's plan with and without the cheap profile (median of
+    KB_BENCH_HARNESS_REPS each, default 4), and whether its timing medians
+    agree with and without profiling (the profiler's set-up runs on a
+    thread while the kernels are timed);
   * copy bandwidth: `kernelblaster gpu ceilings --refresh` against a plain
     cudaMemcpy D2D timed here with torch (or the helper's own cudaMemcpy
     number when torch is missing); target within 10 %.
-Prints a Markdown table and writes the raw numbers as JSON.
+Prints a Markdown table and writes the raw numbers as JSON (written again
+after every step, so a run cut short keeps what it measured). --same-state
+adds ncu in our cache state (application replay, no ncu cache control).
 """
 import csv
 import datetime
@@ -33,6 +40,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 INCLUDE = os.path.join(ROOT, "examples", "kernels", "include")
 EXAMPLES = ["vector_add", "softmax", "rmsnorm", "transpose", "matmul"]
+EVAL_REPS = int(os.environ.get("KB_BENCH_EVAL_REPS", "3"))  # eval pairs per kernel for the overhead
 RUNTIME_KERNELS = ("generate_kernel", "checksum_kernel", "flush_kernel")
 COMPARED = {  # our name -> the CUPTI/ncu metric behind it
     "dram_throughput_pct": "dram__throughput.avg.pct_of_peak_sustained_elapsed",
@@ -129,67 +137,159 @@ def plain_d2d_gbs():
     return 2 * n / best / 1e9
 
 
+def harness_wall(binary, plan, work, tag, env=None):
+    """Wall time of one harness run with `plan`, and its report."""
+    plan_path = os.path.join(work, f"{tag}_plan.json")
+    out_dir = os.path.join(work, f"{tag}_out")
+    os.makedirs(out_dir, exist_ok=True)
+    with open(plan_path, "w") as f:
+        json.dump(plan, f)
+    t0 = time.monotonic()
+    p = subprocess.run([binary, "--plan", plan_path, "--out", out_dir], capture_output=True, text=True,
+                       env=dict(os.environ, **(env or {})))
+    wall = time.monotonic() - t0
+    report = json.load(open(os.path.join(out_dir, "report.json"))) if p.returncode == 0 else {}
+    return wall, report
+
+
+def harness_overhead(work, cheap_metrics, reps=int(os.environ.get("KB_BENCH_HARNESS_REPS", "4"))):
+    """The candidate harness of `work` with its eval plan, without and with
+    the cheap profile, alternating; medians of wall time and of the timing."""
+    binary = os.path.join(work, "candidate", "harness")
+    base = json.load(open(os.path.join(work, "candidate", "main", "plan.json")))
+    none = dict(base, profile=dict(base["profile"], size=-1, metrics=[], set=""))
+    cheap = dict(base, profile=dict(base["profile"], metrics=cheap_metrics, set="cheap"))
+    variants = (("none", none, None), ("cheap", cheap, None))
+    walls = {v[0]: [] for v in variants}
+    medians = {v[0]: [] for v in variants}
+    phases = {"cheap": []}
+    profile_wall = {"cheap": []}
+    for i in range(reps):
+        for tag, plan, env in variants:
+            wall, rep = harness_wall(binary, plan, work, f"{tag}{i}", env)
+            walls[tag].append(wall)
+            medians[tag].append([t["median_ns"] for t in rep.get("timings", [])])
+            if tag != "none":
+                phases[tag].append(rep.get("profile", {}).get("phase_s"))
+                profile_wall[tag].append(rep.get("profile", {}).get("wall_s"))
+    out = {"walls": walls}
+    for tag in ("cheap",):
+        per_size = []
+        for k in range(len(medians["none"][0]) if medians["none"] and medians["none"][0] else 0):
+            a = statistics.median(m[k] for m in medians["none"])
+            b = statistics.median(m[k] for m in medians[tag] if len(m) > k)
+            per_size.append({"without_us": a / 1e3, "with_us": b / 1e3, "diff_pct": 100 * (b - a) / a})
+        out[tag] = {"overhead_s": statistics.median(walls[tag]) - statistics.median(walls["none"]),
+                    "profile_wall_s": statistics.median(x for x in profile_wall[tag] if x is not None)
+                    if any(x is not None for x in profile_wall[tag]) else None,
+                    "phase_s": phases[tag][len(phases[tag]) // 2] if phases[tag] else None, "timing": per_size}
+    out["overhead_s"] = out["cheap"]["overhead_s"]
+    out["profile_wall_s"] = out["cheap"]["profile_wall_s"]
+    out["timing"] = out["cheap"]["timing"]
+    return out
+
+
 def main():
     tool = os.path.abspath(sys.argv[1])
     out_path = sys.argv[sys.argv.index("--out") + 1] if "--out" in sys.argv else None
     md_path = sys.argv[sys.argv.index("--md") + 1] if "--md" in sys.argv else None
+    same_state = "--same-state" in sys.argv
     cache = tempfile.mkdtemp(prefix="kb-bench-cache-")
     env_cache = {"KERNELBLASTER_CACHE_DIR": cache}
     os.environ.update(env_cache)
     ceil = subprocess.run([tool, "gpu", "ceilings", "--refresh", "--json"], capture_output=True, text=True)
     ceilings = json.loads(ceil.stdout) if ceil.returncode == 0 else {"error": ceil.stderr.strip()}
     results = {"date": datetime.date.today().isoformat(), "ceilings": ceilings, "kernels": {}}
+
+    def save():
+        if out_path:
+            with open(out_path, "w") as f:
+                json.dump(results, f, indent=2)
+
     plain = plain_d2d_gbs()
     if "ceilings" in ceilings:
         ref = plain if plain else ceilings.get("copy_memcpy_gbs")
         results["copy"] = {"ours_gbs": ceilings["ceilings"]["dram_gbs"], "plain_d2d_gbs": ref,
                            "plain_source": "torch copy_" if plain else "helper cudaMemcpy",
                            "within_10pct": abs(ceilings["ceilings"]["dram_gbs"] - ref) <= 0.10 * ref}
+    works = {}
     for name in EXAMPLES:
         work = tempfile.mkdtemp(prefix=f"kb-bench-{name}-")
+        works[name] = work
         full, _ = eval_json(tool, name, ["--profile=full", "--keep", "--budget-ms", "100"], work)
+        results["device"] = full.get("device")
         entry = {"status": full["status"], "profile_note": full.get("profile_note", "")}
         prof = full.get("profile") or []
         dominant = prof[0] if prof else {"name": None, "metrics": {}}
         entry["kernel"] = dominant["name"]
         entry["ours"] = {k: dominant["metrics"].get(k) for k in COMPARED}
         entry["ours_extra"] = {k: dominant["metrics"].get(k) for k in (
-            "duration_us", "dram_bytes_read", "dram_bytes_write", "theoretical_occupancy_pct", "registers_per_thread", "achieved_bandwidth_gbs",
+            "duration_us", "range_duration_us", "l2_writeback_bytes", "l2_writeback_us", "dram_bytes_read",
+            "dram_bytes_write", "theoretical_occupancy_pct", "registers_per_thread", "achieved_bandwidth_gbs",
             "bandwidth_pct_of_peak", "flops_pct_of_peak", "spill_bytes")}
+        entry["metrics_full"] = dominant["metrics"]  # what `kb classify` reads
         plan = json.load(open(os.path.join(work, "candidate", "main", "plan.json")))
         entry["ncu"] = ncu_metrics(os.path.join(work, "candidate", "harness"), plan["profile"]["size"], work)
         entry["match"] = {k: within(entry["ours"][k], entry["ncu"].get(k)) for k in COMPARED}
-        # The same kernel under ncu in our cache state: each pass a fresh run
-        # of the harness (our inputs, our L2 eviction), no ncu cache flush.
-        entry["ncu_same_state"] = ncu_metrics(os.path.join(work, "candidate", "harness"), plan["profile"]["size"],
-                                              work, cache_control="none", replay="application")
-        entry["match_same_state"] = {k: within(entry["ours"][k], entry["ncu_same_state"].get(k)) for k in COMPARED}
+        if same_state:
+            # The same kernel under ncu in our cache state: each pass a fresh run
+            # of the harness (our inputs, our L2 eviction), no ncu cache flush.
+            entry["ncu_same_state"] = ncu_metrics(os.path.join(work, "candidate", "harness"), plan["profile"]["size"],
+                                                  work, cache_control="none", replay="application")
+            entry["match_same_state"] = {k: within(entry["ours"][k], entry["ncu_same_state"].get(k)) for k in COMPARED}
         cand_report = json.load(open(os.path.join(work, "candidate", "main", "report.json")))
-        entry["profile_phase_s"] = cand_report.get("profile", {}).get("phase_s")
+        entry["full_profile_phase_s"] = cand_report.get("profile", {}).get("phase_s")
+        results["kernels"][name] = entry
+        save()
+        print(json.dumps({name: {k: entry[k] for k in ("ours", "ncu", "ours_extra")}}), flush=True)
+
+    # The cheap set's CUPTI names, as the tool puts them in a plan.
+    cheap_work = tempfile.mkdtemp(prefix="kb-bench-cheap-")
+    eval_json(tool, "vector_add", ["--profile=cheap", "--budget-ms", "100"], cheap_work)
+    cheap_metrics = json.load(open(os.path.join(cheap_work, "candidate", "main", "plan.json")))["profile"]["metrics"]
+    for name in EXAMPLES:
+        entry = results["kernels"][name]
+        entry["harness"] = harness_overhead(works[name], cheap_metrics)
+        save()
+        print(json.dumps({name: entry["harness"]}), flush=True)
+    for name in EXAMPLES if EVAL_REPS > 0 else []:
+        entry = results["kernels"][name]
         walls = {"none": [], "cheap": []}
-        for _ in range(3):
+        for _ in range(EVAL_REPS):
             for mode in ("none", "cheap"):
                 r, wall = eval_json(tool, name, ["--budget-ms", "100"] + ([] if mode == "none" else ["--profile=cheap"]))
                 walls[mode].append(wall)
                 if mode == "cheap":
                     entry["cheap_profile_seconds"] = r.get("profile_seconds")
+        entry["eval_walls"] = walls
         entry["overhead_s"] = statistics.median(walls["cheap"]) - statistics.median(walls["none"])
-        results["kernels"][name] = entry
-        print(json.dumps({name: entry}), flush=True)
+        save()
+        print(json.dumps({name: {"overhead_s": entry["overhead_s"], "walls": walls}}), flush=True)
 
     def fmt(v):
         return "-" if v is None else f"{v:.2f}"
 
-    lines = ["| kernel | metric | ours | ncu (cache flush) | within 5% | ncu (our cache state) | within 5% |",
-             "|---|---|---:|---:|---|---:|---|"]
+    cols = "| kernel | metric | ours | ncu (cache flush) | within 5% |"
+    if same_state:
+        cols += " ncu (our cache state) | within 5% |"
+    lines = [cols, "|---|---|---:|---:|---|" + ("---:|---|" if same_state else "")]
     for name, e in results["kernels"].items():
         for k in COMPARED:
-            lines.append(f"| {name} | {k} | {fmt(e['ours'].get(k))} | {fmt(e['ncu'].get(k))} | "
-                         f"{'yes' if e['match'][k] else 'NO'} | {fmt(e['ncu_same_state'].get(k))} | "
-                         f"{'yes' if e['match_same_state'][k] else 'NO'} |")
-    lines += ["", "| kernel | one-pass profiling overhead (s) | profile process (s) |", "|---|---:|---:|"]
+            row = (f"| {name} | {k} | {fmt(e['ours'].get(k))} | {fmt(e['ncu'].get(k))} | "
+                   f"{'yes' if e['match'][k] else 'NO'} |")
+            if same_state:
+                row += (f" {fmt(e['ncu_same_state'].get(k))} | "
+                        f"{'yes' if e['match_same_state'][k] else 'NO'} |")
+            lines.append(row)
+    lines += ["", "| kernel | eval overhead, --profile=cheap (s) | harness overhead (s) | profile in harness (s) "
+              "| timing with/without profiling |",
+              "|---|---:|---:|---:|---|"]
     for name, e in results["kernels"].items():
-        lines.append(f"| {name} | {e['overhead_s']:.3f} | {e.get('cheap_profile_seconds') or 0:.3f} |")
+        h = e.get("harness", {})
+        timing = ", ".join(f"{t['diff_pct']:+.1f}%" for t in h.get("timing", []))
+        ov = e.get("overhead_s")
+        lines.append(f"| {name} | {'-' if ov is None else f'{ov:.3f}'} | {h.get('overhead_s', 0):.3f} | "
+                     f"{h.get('profile_wall_s') or 0:.3f} | {timing} |")
     if "copy" in results:
         c = results["copy"]
         lines += ["", f"Copy bandwidth: ours {c['ours_gbs']:.1f} GB/s vs plain D2D ({c['plain_source']}) "
@@ -202,9 +302,7 @@ def main():
     if md_path:
         with open(md_path, "w") as f:
             f.write(table + "\n")
-    if out_path:
-        with open(out_path, "w") as f:
-            json.dump(results, f, indent=2)
+    save()
 
 
 if __name__ == "__main__":

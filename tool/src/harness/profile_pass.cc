@@ -7,6 +7,8 @@
 #include <map>
 
 #include "harness/range_profiler.h"
+#include "profile/counter_access.h"
+#include "profile/metric_sets.h"
 #include "profile/occupancy.h"
 
 namespace kernelblaster {
@@ -40,7 +42,7 @@ std::map<std::string, double> facts_of(const KernelLaunchRecord& k, const profil
   l.dynamic_smem_bytes = k.dynamic_smem_bytes;
   l.local_mem_per_thread_bytes = k.local_mem_per_thread_bytes;
   std::map<std::string, double> m = profile::launch_metrics(l, profile::theoretical_occupancy(d, l));
-  // Under the profiler the records may carry no timestamps: absent, not 0.
+  // A record without timestamps leaves the duration absent, not 0.
   if (k.end > k.start) m["activity_duration_us"] = (k.end - k.start) / 1e3;
   return m;
 }
@@ -48,21 +50,19 @@ std::map<std::string, double> facts_of(const KernelLaunchRecord& k, const profil
 }  // namespace
 
 ProfileReport run_profile_pass(const ProfileRequest& req, int device, ActivityTracer& tracer,
-                               const ProfileHooks& hooks) {
+                               const ProfileHooks& hooks, ProfilerWarmup& warmup) {
   auto t0 = std::chrono::steady_clock::now();
   ProfileReport report;
   report.requested = true;
   report.set = req.set;
 
-  RangeProfiler profiler;
-  bool counters = false;
+  RangeProfiler* profiler = nullptr;
+  double waited_s = 0;
   if (!req.metrics.empty()) {
     std::string why;
-    counters = profiler.prepare(device, req.metrics, req.max_kernels, &why);
-    report.chip = profiler.chip();
-    report.passes = profiler.passes();
-    report.missing = profiler.missing();
-    if (!counters) report.note = why + "; timing and compile-time facts only";
+    profiler = warmup.wait(&why, &waited_s);
+    if (profiler && !profiler->enabled() && !profiler->enable(&why)) profiler = nullptr;
+    if (!profiler) report.note = profile::no_counters_note(why);
   } else {
     report.note = "no counters requested";
   }
@@ -71,38 +71,44 @@ ProfileReport run_profile_pass(const ProfileRequest& req, int device, ActivityTr
     if (!tracer.start(&why)) report.note += std::string(report.note.empty() ? "" : "; ") + "no launch facts: " + why;
   }
 
-  // Launch facts of the first pass only: the runtime's own kernels (input
-  // generation, L2 flush) run in prepare, outside, and later passes repeat
-  // the same launches.
+  // Launch facts from one unprofiled call with the activity tracer on (its
+  // records then carry timestamps too); the runtime's own kernels (input
+  // generation, L2 flush) run in prepare, before the records are kept.
   std::vector<GpuActivity> gpu;
   std::unordered_map<std::uint32_t, ApiCall> api;
   std::vector<KernelLaunchRecord> launches;
-  bool first = true;
-  auto prepare = [&] {
+  bool called = false;
+  if (tracer.active()) {
     hooks.prepare();
-    if (first && tracer.active()) {
-      tracer.drain(&gpu, &api);
-      tracer.drain_launches();
-      tracer.set_keep_launches(true);
-    }
-  };
-  auto call = [&] {
+    tracer.drain(&gpu, &api);
+    tracer.drain_launches();
+    tracer.set_keep_launches(true);
     hooks.call();
-    if (first && tracer.active()) {
-      launches = tracer.drain_launches();
-      tracer.set_keep_launches(false);
-    }
-    first = false;
-  };
-  RangeProfile ranges;
-  if (counters) {
-    ranges = profiler.profile(prepare, call);
-    if (!ranges.error.empty()) report.note = "counters unavailable: " + ranges.error + "; timing and compile-time facts only";
-  } else {
-    prepare();
-    call();
+    launches = tracer.drain_launches();
+    tracer.set_keep_launches(false);
+    tracer.drain(&gpu, &api);
+    called = true;
   }
-  if (tracer.active()) tracer.drain(&gpu, &api);
+  RangeProfile ranges;
+  std::map<std::string, double> phases;
+  if (profiler) {
+    // The tracer stays off while counters run, so the counted passes see the
+    // range profiler alone. (It was suspected of the extra DRAM writes our
+    // ranges count against Nsight Compute; measured on the H200, stopping it
+    // changed nothing: METRICS.md, "DRAM counts under the range profiler".)
+    tracer.stop();
+    ranges = profiler->profile(hooks.prepare, hooks.call);
+    if (!ranges.error.empty()) report.note = profile::no_counters_note(ranges.error);
+    report.chip = profiler->chip();
+    report.passes = profiler->passes();
+    report.missing = profiler->missing();
+    profiler->release();
+    for (const auto& [name, s] : profiler->phase_seconds()) phases[name] += s;
+  } else if (!called) {
+    hooks.prepare();
+    hooks.call();
+  }
+  phases["wait_setup"] = waited_s;
   // One record per correlation id, in launch order (the order of the ranges).
   std::sort(launches.begin(), launches.end(),
             [](const KernelLaunchRecord& a, const KernelLaunchRecord& b) { return a.correlation_id < b.correlation_id; });
@@ -131,7 +137,7 @@ ProfileReport run_profile_pass(const ProfileRequest& req, int device, ActivityTr
     if (i < ranges.ranges.size()) k.counters = ranges.ranges[i];
     report.kernels.push_back(std::move(k));
   }
-  report.phase_s = profiler.phase_seconds();
+  report.phase_s = phases;
   report.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return report;
 }

@@ -8,7 +8,9 @@
 #include <cupti_target.h>
 
 #include <chrono>
+#include <cstdlib>
 
+#include "profile/counter_access.h"
 #include "profile/cupti_host_config.h"
 
 namespace kernelblaster {
@@ -38,30 +40,6 @@ CUcontext current_context() {
   return reinterpret_cast<GetCurrent>(fn)(&ctx) == CUDA_SUCCESS ? ctx : nullptr;
 }
 
-const char* level(CUpti_Profiler_Support_Level l) {
-  switch (l) {
-    case CUPTI_PROFILER_CONFIGURATION_SUPPORTED: return "supported";
-    case CUPTI_PROFILER_CONFIGURATION_DISABLED: return "disabled";
-    case CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED: return "unsupported";
-    default: return "unknown";
-  }
-}
-
-// Which part of the configuration refuses counters, in words.
-std::string unsupported_reason(const CUpti_Profiler_DeviceSupported_Params& p) {
-  std::string why;
-  auto add = [&](const char* what, CUpti_Profiler_Support_Level l) {
-    if (l != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += std::string(why.empty() ? "" : ", ") + what + " " + level(l);
-  };
-  add("architecture", p.architecture);
-  add("SLI", p.sli);
-  add("vGPU", p.vGpu);
-  add("confidential compute", p.confidentialCompute);
-  add("CMP", p.cmp);
-  add("WSL", p.wsl);
-  return why.empty() ? "device not supported" : why;
-}
-
 }  // namespace
 
 struct RangeProfiler::State {
@@ -70,25 +48,36 @@ struct RangeProfiler::State {
   std::string chip;
   int passes = 0;
   int max_ranges = 256;
+  CUcontext ctx = nullptr;
+  profile::ProfilerFault fault = profile::ProfilerFault::none;
   CUpti_RangeProfiler_Object* object = nullptr;
   std::vector<std::uint8_t> counter_data;
   bool initialized = false;
+  bool configured = false;
   std::map<std::string, double> phases;
 };
 
 RangeProfiler::RangeProfiler() : m(std::make_unique<State>()) {}
 
-RangeProfiler::~RangeProfiler() {
+RangeProfiler::~RangeProfiler() { release(); }
+
+void RangeProfiler::release() {
+  auto t = std::chrono::steady_clock::now();
+  bool any = m->object || m->initialized;
   if (m->object) {
     CUpti_RangeProfiler_Disable_Params d{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
     d.pRangeProfilerObject = m->object;
     cuptiRangeProfilerDisable(&d);
+    m->object = nullptr;
+    m->configured = false;
   }
   m->host.reset();
   if (m->initialized) {
     CUpti_Profiler_DeInitialize_Params p{CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE};
     cuptiProfilerDeInitialize(&p);
+    m->initialized = false;
   }
+  if (any) lap(m->phases, "teardown", t);
 }
 
 const std::string& RangeProfiler::chip() const { return m->chip; }
@@ -98,40 +87,62 @@ const std::map<std::string, double>& RangeProfiler::phase_seconds() const { retu
 
 bool RangeProfiler::prepare(int device, const std::vector<std::string>& metrics, int max_ranges,
                             std::string* why_not) {
+  return setup(device, metrics, max_ranges, why_not) && enable(why_not);
+}
+
+bool RangeProfiler::setup(int device, const std::vector<std::string>& metrics, int max_ranges,
+                          std::string* why_not) {
   auto fail = [&](std::string why) {
-    if (why_not) *why_not = "counters unavailable: " + why;
+    if (why_not) *why_not = std::move(why);
     return false;
   };
   m->max_ranges = max_ranges > 0 ? max_ranges : 256;
+  if (const char* f = std::getenv(profile::kProfilerFaultEnv)) {
+    auto fault = profile::parse_profiler_fault(f);
+    if (!fault) return fail(std::string(profile::kProfilerFaultEnv) + "=" + f + " is not a known fault");
+    m->fault = *fault;
+  }
   auto t = std::chrono::steady_clock::now();
   CUpti_Profiler_Initialize_Params init{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
   CUptiResult r = cuptiProfilerInitialize(&init);
-  if (r != CUPTI_SUCCESS) return fail(cupti_result_text(r));
+  if (r != CUPTI_SUCCESS) return fail(profile::counter_error_text(r));
   m->initialized = true;
+  lap(m->phases, "initialize", t);
 
   CUpti_Profiler_DeviceSupported_Params sup{CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE};
   sup.cuDevice = device;
   sup.api = CUPTI_PROFILER_RANGE_PROFILING;
   r = cuptiProfilerDeviceSupported(&sup);
-  if (r != CUPTI_SUCCESS) return fail(cupti_result_text(r));
-  if (sup.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) return fail(unsupported_reason(sup));
+  if (r != CUPTI_SUCCESS) return fail(profile::counter_error_text(r));
+  if (m->fault == profile::ProfilerFault::virtualized) {
+    // What a vGPU whose hypervisor keeps counters off answers.
+    sup.vGpu = CUPTI_PROFILER_CONFIGURATION_DISABLED;
+    sup.isSupported = CUPTI_PROFILER_CONFIGURATION_DISABLED;
+  }
+  if (sup.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+    return fail(profile::device_support_text(
+        {sup.architecture, sup.sli, sup.vGpu, sup.confidentialCompute, sup.cmp, sup.wsl}));
 
   CUpti_Device_GetChipName_Params chip{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
   chip.deviceIndex = static_cast<std::size_t>(device);
   if ((r = cuptiDeviceGetChipName(&chip)) != CUPTI_SUCCESS) return fail(failed("chip name", r));
   m->chip = chip.pChipName ? chip.pChipName : "";
+  lap(m->phases, "device_check", t);
 
-  CUcontext ctx = current_context();
-  if (!ctx) return fail("no current CUDA context");
+  // The device's primary context, current on this thread too (setup may run
+  // on a thread of its own; since CUDA 12 cudaSetDevice binds it, no GPU work).
+  if (cudaSetDevice(device) != cudaSuccess) return fail("no CUDA context");
+  m->ctx = current_context();
+  if (!m->ctx) return fail("no current CUDA context");
   // The availability image must be read before the profiler is enabled.
   CUpti_Profiler_GetCounterAvailability_Params av{CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
-  av.ctx = ctx;
-  if ((r = cuptiProfilerGetCounterAvailability(&av)) != CUPTI_SUCCESS) return fail(cupti_result_text(r));
+  av.ctx = m->ctx;
+  if ((r = cuptiProfilerGetCounterAvailability(&av)) != CUPTI_SUCCESS) return fail(profile::counter_error_text(r));
   std::vector<std::uint8_t> availability(av.counterAvailabilityImageSize);
   av.pCounterAvailabilityImage = availability.data();
-  if ((r = cuptiProfilerGetCounterAvailability(&av)) != CUPTI_SUCCESS) return fail(cupti_result_text(r));
+  if ((r = cuptiProfilerGetCounterAvailability(&av)) != CUPTI_SUCCESS) return fail(profile::counter_error_text(r));
+  lap(m->phases, "availability", t);
 
-  lap(m->phases, "init", t);
   m->host = std::make_unique<profile::HostConfig>(m->chip, std::move(availability));
   if (!m->host->ok()) return fail(m->host->error());
   m->missing = m->host->add_metrics(metrics);
@@ -140,11 +151,24 @@ bool RangeProfiler::prepare(int device, const std::vector<std::string>& metrics,
   if (image.empty()) return fail(m->host->error());
   m->passes = static_cast<int>(m->host->passes());
   lap(m->phases, "host_config", t);
+  return true;
+}
 
+bool RangeProfiler::enable(std::string* why_not) {
+  auto fail = [&](std::string why) {
+    if (why_not) *why_not = std::move(why);
+    return false;
+  };
+  if (!m->host || !m->ctx) return fail("range profiler not set up");
+  auto t = std::chrono::steady_clock::now();
   CUpti_RangeProfiler_Enable_Params en{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
-  en.ctx = ctx;
-  if ((r = cuptiRangeProfilerEnable(&en)) != CUPTI_SUCCESS) return fail(cupti_result_text(r));
+  en.ctx = m->ctx;
+  // The fault stands in for the driver's answer where counters are restricted.
+  CUptiResult r = m->fault == profile::ProfilerFault::insufficient_privileges ? CUPTI_ERROR_INSUFFICIENT_PRIVILEGES
+                                                                              : cuptiRangeProfilerEnable(&en);
+  if (r != CUPTI_SUCCESS) return fail(profile::counter_error_text(r));
   m->object = en.pRangeProfilerObject;
+  lap(m->phases, "enable", t);
 
   std::vector<const char*> names;
   for (const std::string& n : m->host->metrics()) names.push_back(n.c_str());
@@ -156,24 +180,30 @@ bool RangeProfiler::prepare(int device, const std::vector<std::string>& metrics,
   sz.maxNumRangeTreeNodes = static_cast<std::uint32_t>(m->max_ranges);
   if ((r = cuptiRangeProfilerGetCounterDataSize(&sz)) != CUPTI_SUCCESS) return fail(failed("counter data size", r));
   m->counter_data.assign(sz.counterDataSize, 0);
+  lap(m->phases, "counter_data", t);
+  return true;
+}
+
+bool RangeProfiler::enabled() const { return m->object != nullptr; }
+
+bool RangeProfiler::configure(std::string* why_not) {
+  if (!m->object) {
+    if (why_not) *why_not = "range profiler not enabled";
+    return false;
+  }
+  auto t = std::chrono::steady_clock::now();
+  // A fresh image per profile: ranges of an earlier call never mix in.
   CUpti_RangeProfiler_CounterDataImage_Initialize_Params ci{
       CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
   ci.pRangeProfilerObject = m->object;
   ci.counterDataSize = m->counter_data.size();
   ci.pCounterData = m->counter_data.data();
-  if ((r = cuptiRangeProfilerCounterDataImageInitialize(&ci)) != CUPTI_SUCCESS)
-    return fail(failed("counter data image", r));
-  lap(m->phases, "enable", t);
-  return true;
-}
-
-RangeProfile RangeProfiler::profile(const std::function<void()>& prepare, const std::function<void()>& call) {
-  RangeProfile out;
-  if (!m->object) {
-    out.error = "range profiler not prepared";
-    return out;
+  CUptiResult r = cuptiRangeProfilerCounterDataImageInitialize(&ci);
+  if (r != CUPTI_SUCCESS) {
+    if (why_not) *why_not = failed("counter data image", r);
+    return false;
   }
-  auto t = std::chrono::steady_clock::now();
+  lap(m->phases, "counter_data", t);
   const std::vector<std::uint8_t>& image = m->host->config_image();
   CUpti_RangeProfiler_SetConfig_Params cfg{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
   cfg.pRangeProfilerObject = m->object;
@@ -188,11 +218,21 @@ RangeProfile RangeProfiler::profile(const std::function<void()>& prepare, const 
   cfg.minNestingLevel = 1;
   cfg.passIndex = 0;
   cfg.targetNestingLevel = 1;
-  CUptiResult r = cuptiRangeProfilerSetConfig(&cfg);
-  if (r != CUPTI_SUCCESS) {
-    out.error = failed("set config", r);
-    return out;
+  if ((r = cuptiRangeProfilerSetConfig(&cfg)) != CUPTI_SUCCESS) {
+    if (why_not) *why_not = failed("set config", r);
+    return false;
   }
+  lap(m->phases, "set_config", t);
+  m->configured = true;
+  return true;
+}
+
+RangeProfile RangeProfiler::profile(const std::function<void()>& prepare, const std::function<void()>& call) {
+  RangeProfile out;
+  if (!m->configured && !configure(&out.error)) return out;
+  m->configured = false;  // the next profile() starts from a fresh image
+  auto t = std::chrono::steady_clock::now();
+  CUptiResult r = CUPTI_SUCCESS;
   bool submitted = false;
   for (int pass = 0; pass < 256 && !submitted; ++pass) {
     prepare();
@@ -210,6 +250,7 @@ RangeProfile RangeProfiler::profile(const std::function<void()>& prepare, const 
       return out;
     }
     submitted = stop.isAllPassSubmitted;
+    if (pass == 0) lap(m->phases, "first_pass", t);
   }
   if (!submitted) {
     out.error = "the profiler asked for more than 256 passes";

@@ -8,6 +8,13 @@
 // L2 hit rate then mixes a cold and a warm pass, and read above 100%.)
 // Only kernels between start and stop are profiled: the runtime's helpers
 // run in `prepare`, outside.
+//
+// Two steps, so that the slow one-time work can overlap other work:
+//   setup()   CUPTI initialisation, device check, counter availability and
+//             the host config image: no GPU work, any thread (it binds the
+//             device's primary context itself);
+//   enable()  cuptiRangeProfilerEnable and the counter-data image, on the
+//             thread that profiles, after the timed runs.
 #pragma once
 
 #include <cstddef>
@@ -32,19 +39,34 @@ class RangeProfiler {
   RangeProfiler(const RangeProfiler&) = delete;
   RangeProfiler& operator=(const RangeProfiler&) = delete;
 
-  // Checks that `device` (current, with a context) allows counters and
-  // builds the config image of `metrics`. Returns false with a one-line
-  // reason (insufficient privileges, vGPU/MIG/WSL, unsupported chip, ...).
-  // Never throws.
+  // Checks that `device` allows counters and builds the config image of
+  // `metrics`. Returns false with a one-line reason (insufficient
+  // privileges, vGPU/MIG/WSL, unsupported chip, ...). Never throws. Honours
+  // KERNELBLASTER_FAULT_PROFILER (profile/counter_access.h).
+  bool setup(int device, const std::vector<std::string>& metrics, int max_ranges, std::string* why_not);
+  // Enables the profiler on the device's context. After a successful setup.
+  bool enable(std::string* why_not);
+  // setup() then enable(), on this thread.
   bool prepare(int device, const std::vector<std::string>& metrics, int max_ranges, std::string* why_not);
   const std::string& chip() const;
   int passes() const;
   const std::vector<std::string>& missing() const;  // names the chip rejected
-  // Seconds spent per step so far ("init", "host_config", "enable", "passes", "evaluate").
+  // Seconds spent per step so far ("initialize", "device_check",
+  // "availability", "host_config", "enable", "counter_data", "set_config",
+  // "first_pass", "passes", "evaluate", "teardown").
   const std::map<std::string, double>& phase_seconds() const;
 
+  bool enabled() const;
+  // A fresh counter-data image and cuptiRangeProfilerSetConfig, ahead of
+  // profile() (which does it itself when not done). After enable().
+  bool configure(std::string* why_not);
   // Profiles the kernels `call` launches (both synchronize themselves).
+  // May be called again: each call starts from a fresh counter-data image.
   RangeProfile profile(const std::function<void()>& prepare, const std::function<void()>& call);
+
+  // Disables the profiler and releases CUPTI's profiler state now (else the
+  // destructor does), timed as "teardown".
+  void release();
 
  private:
   struct State;
