@@ -4,14 +4,19 @@
 # a machine with a GPU; results go to $OUT (default bench/out).
 #   bench/gpu_session.sh build        build and install the tool (/tmp/kb)
 #   bench/gpu_session.sh record K D   exhaustive tuning run of example K on devices D ("0" or "0,1")
+#   bench/gpu_session.sh confirm K N "S.."  the default policy on example K, at most N evaluations, an empty KB,
+#                                     once per policy seed S: the GPU check of the replayed policy target
 #   bench/gpu_session.sh cmake        the examples with MODE AUTO from an empty cache: tuning time,
 #                                     speedups, the lockfile; then warm vs plain build times; CTest gates
 #   bench/gpu_session.sh warm         plain build vs warm build (lockfile/cache) of the examples, 3 times
 #   bench/gpu_session.sh gputests     the tool's own GPU test suite
+#   bench/gpu_session.sh profile      issue 4's profiler: the CUPTI-range L2 write-back probe, eval --profile
+#                                     without counters, and bench/profile_vs_ncu.py (the table in RESULTS.md)
 set -uo pipefail
 OUT=${OUT:-bench/out}
 mkdir -p "$OUT"
 TOOL=/tmp/kb/bin/kernelblaster
+PROFILE_ARGS=${PROFILE_ARGS:-}
 stage=${1:?stage}
 case "$stage" in
   build)
@@ -23,10 +28,22 @@ case "$stage" in
     k=${2:?kernel}; devs=${3:-0}; tag=${k}-dev${devs//,/_}
     start=$(date +%s%N)
     $TOOL tune --source examples/kernels/src/$k.cu --harness examples/kernels/harness/${k}_harness.cu \
-      -I examples/kernels/include --policy policies/exhaustive.lua --max-evals 0 --budget 540 \
+      -I examples/kernels/include --policy policies/exhaustive.lua --max-evals 0 --budget "${RECORD_BUDGET:-540}" \
       --kb /tmp/kb-record-$k.json --log "$OUT/$tag.json" --devices "$devs" --quiet --json >"$OUT/$tag.summary.json"
     echo "rc=$? wall_ms=$(( ($(date +%s%N) - $start) / 1000000 ))" | tee "$OUT/$tag.wall"
     python3 -c "import json,sys; d=json.load(open('$OUT/$tag.summary.json')); print({k: d.get(k) for k in ('status','speedup','config','flags','evaluations','duplicates','seconds','gpu')})"
+    ;;
+  confirm)
+    k=${2:?kernel}; n=${3:?max evaluations}; seeds=${4:-"1 2 3"}
+    for s in $seeds; do
+      tag=${k}-confirm-seed$s; rm -f /tmp/kb-confirm-$k-$s.json
+      start=$(date +%s%N)
+      $TOOL tune --source examples/kernels/src/$k.cu --harness examples/kernels/harness/${k}_harness.cu \
+        -I examples/kernels/include --max-evals "$n" --seed "$s" --budget 540 \
+        --kb /tmp/kb-confirm-$k-$s.json --log "$OUT/$tag.json" --devices 0 --quiet --json >"$OUT/$tag.summary.json"
+      echo "rc=$? wall_ms=$(( ($(date +%s%N) - $start) / 1000000 ))" | tee "$OUT/$tag.wall"
+      python3 -c "import json; d=json.load(open('$OUT/$tag.summary.json')); print('seed $s', {k: d.get(k) for k in ('status','speedup','search_speedup','config','flags','evaluations','seconds')})"
+    done
     ;;
   cmake)
     rm -rf /tmp/ex /tmp/plain /tmp/warm /tmp/kbcache
@@ -58,6 +75,14 @@ case "$stage" in
   gputests)
     cmake -S . -B build-gpu -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null && cmake --build build-gpu -j"$(nproc)" 2>&1 | tail -1 &&
       ctest --test-dir build-gpu -L gpu --output-on-failure 2>&1 | tail -40 | tee "$OUT/gputests.txt"
+    ;;
+  profile)
+    cmake -S . -B /tmp/b -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null &&
+      cmake --build /tmp/b -j"$(nproc)" --target kernelblaster kernelblaster-gpu l2_writeback_probe 2>&1 | tail -1 || exit 1
+    /tmp/b/tests/gpu/l2_writeback_probe 2>&1 | tee "$OUT/l2_writeback_probe.txt"
+    python3 tests/gpu/profile_faults_test.py /tmp/b/tool/src/cli/kernelblaster 2>&1 | tee "$OUT/profile_faults.txt"
+    PYTHONUNBUFFERED=1 python3 bench/profile_vs_ncu.py /tmp/b/tool/src/cli/kernelblaster --out "$OUT/profile.json" \
+      --md "$OUT/profile.md" $PROFILE_ARGS 2>&1 | tee "$OUT/profile_vs_ncu.log"
     ;;
   *) echo "unknown stage $stage"; exit 2 ;;
 esac
