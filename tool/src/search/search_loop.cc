@@ -51,16 +51,22 @@ int reachable(const ConfigSpace& space, const LoopOptions& opt) {
   return opt.max_evals > 0 ? std::min(opt.max_evals, size) : size;
 }
 
-}  // namespace
-
-policy::Context first_context(const ConfigSpace& space, const std::vector<policy::KbEstimate>& estimates,
-                              const LoopOptions& opt) {
+// What every context of a run says about the kernel, before its actions.
+policy::Context kernel_context(const LoopOptions& opt) {
   policy::Context ctx;
   ctx.kernel = opt.kernel;
   ctx.state = opt.state;
   ctx.arch = opt.arch;
   ctx.gpu = opt.gpu;
   ctx.metrics = opt.metrics;
+  return ctx;
+}
+
+}  // namespace
+
+policy::Context first_context(const ConfigSpace& space, const std::vector<policy::KbEstimate>& estimates,
+                              const LoopOptions& opt) {
+  policy::Context ctx = kernel_context(opt);
   for (std::size_t i = 0; i < space.configs.size(); ++i)
     ctx.actions.push_back(action_of(space.configs[i], i < estimates.size() ? estimates[i] : policy::KbEstimate{}));
   ctx.evaluations_left = reachable(space, opt);
@@ -113,12 +119,7 @@ LoopOutcome SearchLoop::run(const LoopOptions& opt, const std::function<void(con
   std::deque<Finished> finished;
 
   auto context = [&] {
-    policy::Context ctx;
-    ctx.kernel = opt.kernel;
-    ctx.state = opt.state;
-    ctx.arch = opt.arch;
-    ctx.gpu = opt.gpu;
-    ctx.metrics = opt.metrics;
+    policy::Context ctx = kernel_context(opt);
     for (std::size_t i = 0; i < configs.size(); ++i)
       if (!taken[i]) ctx.actions.push_back(action_of(configs[i], m_estimates[i]));
     ctx.history = history;
