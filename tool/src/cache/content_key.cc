@@ -60,10 +60,10 @@ std::vector<std::string> scan_includes(const std::string& source, const std::vec
   // Breadth first; `seen` ends every cycle, so the walk is bounded by the
   // headers that exist, and the key covers all of them (a cap would let an
   // edit beyond it reuse a stale result).
-  std::deque<std::string> todo = {*seen.begin()};
-  while (!todo.empty()) {
-    std::string file = todo.front();
-    todo.pop_front();
+  std::deque<std::string> pending = {*seen.begin()};
+  while (!pending.empty()) {
+    std::string file = pending.front();
+    pending.pop_front();
     std::ifstream in(file);
     for (std::string line; std::getline(in, line);) {
       if (line.find("include") == std::string::npos) continue;
@@ -72,7 +72,7 @@ std::vector<std::string> scan_includes(const std::string& source, const std::vec
       std::string found = resolve(fs::path(file).parent_path(), m[2].str(), m[1].str() == "\"");
       if (found.empty() || skipped(found) || !seen.insert(found).second) continue;
       headers.push_back(found);
-      todo.push_back(found);
+      pending.push_back(found);
     }
   }
   return headers;
