@@ -73,6 +73,14 @@ std::map<std::string, double> original_metrics(const Toolchain& tc, GpuProbe& pr
   return {};
 }
 
+// The KB's estimate of every configuration of the space, in its order.
+std::vector<policy::KbEstimate> estimates_of(const kb::KnowledgeBase& kb, const std::string& state,
+                                             const std::string& arch, const ConfigSpace& space) {
+  std::vector<policy::KbEstimate> out;
+  for (const Configuration& c : space.configs) out.push_back(estimate(kb, state, arch, c));
+  return out;
+}
+
 }  // namespace
 
 TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuProbe& probe,
@@ -204,11 +212,8 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   // it with the state still unknown.
   std::vector<std::string> guesses;
   {
-    std::vector<policy::KbEstimate> guess_estimates;
-    for (const Configuration& c : space.configs)
-      guess_estimates.push_back(estimate(knowledge, lo.state, cs.arch, c));
     PolicyChoice guesser = choose_policy(opt.policy, nullptr);
-    guesses = speculate_builds(measurer, space, guess_estimates, *guesser.policy, lo,
+    guesses = speculate_builds(measurer, space, estimates_of(knowledge, lo.state, cs.arch, space), *guesser.policy, lo,
                                speculative_build_count(pool.threads()));
   }
 
@@ -229,8 +234,7 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   sum.state = log.state;
   lo.state = log.state;
   lo.metrics = log.metrics;
-  std::vector<policy::KbEstimate> estimates;
-  for (const Configuration& c : space.configs) estimates.push_back(estimate(knowledge, log.state, cs.arch, c));
+  std::vector<policy::KbEstimate> estimates = estimates_of(knowledge, log.state, cs.arch, space);
 
   phases.next("loop");
   SearchLoop loop(space, estimates, measurer, *choice.policy, steady_seconds);
