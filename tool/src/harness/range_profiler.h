@@ -45,7 +45,9 @@ class RangeProfiler {
   // KERNELBLASTER_FAULT_PROFILER (profile/counter_access.h).
   bool setup(int device, const std::vector<std::string>& metrics, int max_ranges, std::string* why_not);
   // Enables the profiler on the device's context. After a successful setup.
-  bool enable(std::string* why_not);
+  // `max_ranges` > 0 lowers setup's limit (the call is known to launch that
+  // many kernels): the counter-data image and CUPTI's first pass grow with it.
+  bool enable(std::string* why_not, int max_ranges = 0);
   // setup() then enable(), on this thread.
   bool prepare(int device, const std::vector<std::string>& metrics, int max_ranges, std::string* why_not);
   const std::string& chip() const;
@@ -53,13 +55,18 @@ class RangeProfiler {
   const std::vector<std::string>& missing() const;  // names the chip rejected
   // Seconds spent per step so far ("initialize", "device_check",
   // "availability", "host_config", "enable", "counter_data", "set_config",
-  // "first_pass", "passes", "evaluate", "teardown").
+  // "first_prepare", "first_start", "first_call", "first_stop", "passes",
+  // "evaluate", "teardown").
   const std::map<std::string, double>& phase_seconds() const;
 
   bool enabled() const;
   // A fresh counter-data image and cuptiRangeProfilerSetConfig, ahead of
   // profile() (which does it itself when not done). After enable().
   bool configure(std::string* why_not);
+  // One throwaway pass over `call` (a trivial kernel, or nothing), decoded
+  // and discarded: it pays CUPTI's first-pass costs, so the counted passes
+  // of the next profile() start from where a later pass would.
+  bool prime(const std::function<void()>& call, std::string* why_not);
   // Profiles the kernels `call` launches (both synchronize themselves).
   // May be called again: each call starts from a fresh counter-data image.
   RangeProfile profile(const std::function<void()>& prepare, const std::function<void()>& call);
