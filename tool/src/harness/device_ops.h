@@ -1,5 +1,5 @@
 // The runtime's own GPU work: seeded input generation, input checksums and
-// the L2 flush. All of it runs outside the timed windows.
+// the L2 flush, the profiler's priming kernel. All of it runs outside the timed windows.
 #pragma once
 
 #include <cstddef>
@@ -19,6 +19,8 @@ std::uint64_t checksum_on_device(const void* device_ptr, std::size_t bytes);
 // buffer. Reading, not writing: a memset would leave the L2 full of dirty
 // lines whose write-back then lands inside the next timed kernel.
 void flush_l2_on_device(const void* scratch, std::size_t bytes);
+// One empty kernel, synchronized: the profiler's priming pass (range_profiler.h).
+void run_trivial_kernel_on_device();
 // Name hash used as the generator's stream id, so two buffers never share values.
 std::uint64_t stream_id_of(const char* name);
 

@@ -125,6 +125,10 @@ class Session {
     m_sets.resize(m_spec.sizes.size());
     m_flush_bytes = static_cast<std::size_t>(2 * std::max<std::int64_t>(d.l2_bytes, 1 << 20));
     check(cudaMalloc(&m_flush, m_flush_bytes), "L2 flush buffer");
+    // Written once, so every flush reads memory that holds data. (Once a
+    // suspect in the extra DRAM writes our ranges counted; measured, it was
+    // not: tool/src/profile/METRICS.md, "DRAM counts under the range profiler".)
+    check(cudaMemset(m_flush, 0, m_flush_bytes), "L2 flush buffer");
     check(cudaEventCreate(&m_start), "event");
     check(cudaEventCreate(&m_stop), "event");
     // The profiler's one-time set-up overlaps correctness and timing; it does
