@@ -10,7 +10,8 @@
 #                                     speedups, the lockfile; then warm vs plain build times; CTest gates
 #   bench/gpu_session.sh warm         plain build vs warm build (lockfile/cache) of the examples, 3 times
 #   bench/gpu_session.sh gputests     the tool's own GPU test suite
-#   bench/gpu_session.sh profile      issue 4's profiler: the CUPTI-range L2 write-back probe, eval --profile
+#   bench/gpu_session.sh profile      issue 4's profiler: the CUPTI-range L2 write-back probe, where the
+#                                     first counted pass spends its time (range_pass_cost_probe), eval --profile
 #                                     without counters, and bench/profile_vs_ncu.py (the table in RESULTS.md)
 set -uo pipefail
 OUT=${OUT:-bench/out}
@@ -78,8 +79,17 @@ case "$stage" in
     ;;
   profile)
     cmake -S . -B /tmp/b -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null &&
-      cmake --build /tmp/b -j"$(nproc)" --target kernelblaster kernelblaster-gpu l2_writeback_probe 2>&1 | tail -1 || exit 1
+      cmake --build /tmp/b -j"$(nproc)" --target kernelblaster kernelblaster-gpu l2_writeback_probe \
+        range_pass_cost_probe 2>&1 | tail -1 || exit 1
     /tmp/b/tests/gpu/l2_writeback_probe 2>&1 | tee "$OUT/l2_writeback_probe.txt"
+    for s in twice empty_first primed primed_range traced thread_setup dram_only re_enable; do
+      /tmp/b/tests/gpu/range_pass_cost_probe $s 2>&1 | tee -a "$OUT/range_pass_cost.txt"
+    done
+    for r in 1 64 256; do
+      for s in twice primed_range; do
+        /tmp/b/tests/gpu/range_pass_cost_probe $s $r 2>&1 | tee -a "$OUT/range_pass_cost.txt"
+      done
+    done
     python3 tests/gpu/profile_faults_test.py /tmp/b/tool/src/cli/kernelblaster 2>&1 | tee "$OUT/profile_faults.txt"
     PYTHONUNBUFFERED=1 python3 bench/profile_vs_ncu.py /tmp/b/tool/src/cli/kernelblaster --out "$OUT/profile.json" \
       --md "$OUT/profile.md" $PROFILE_ARGS 2>&1 | tee "$OUT/profile_vs_ncu.log"

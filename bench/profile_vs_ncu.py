@@ -148,7 +148,12 @@ def harness_wall(binary, plan, work, tag, env=None):
     p = subprocess.run([binary, "--plan", plan_path, "--out", out_dir], capture_output=True, text=True,
                        env=dict(os.environ, **(env or {})))
     wall = time.monotonic() - t0
+    ended = time.time()
     report = json.load(open(os.path.join(out_dir, "report.json"))) if p.returncode == 0 else {}
+    # How long the process lived after writing its report (exit, CUPTI's
+    # and the driver's teardown).
+    if report:
+        report["_exit_tail_s"] = ended - os.stat(os.path.join(out_dir, "report.json")).st_mtime
     return wall, report
 
 
@@ -163,16 +168,19 @@ def harness_overhead(work, cheap_metrics, reps=int(os.environ.get("KB_BENCH_HARN
     walls = {v[0]: [] for v in variants}
     medians = {v[0]: [] for v in variants}
     phases = {"cheap": []}
+    tails = {v[0]: [] for v in variants}
     profile_wall = {"cheap": []}
     for i in range(reps):
         for tag, plan, env in variants:
             wall, rep = harness_wall(binary, plan, work, f"{tag}{i}", env)
             walls[tag].append(wall)
+            if "_exit_tail_s" in rep:
+                tails[tag].append(rep["_exit_tail_s"])
             medians[tag].append([t["median_ns"] for t in rep.get("timings", [])])
             if tag != "none":
                 phases[tag].append(rep.get("profile", {}).get("phase_s"))
                 profile_wall[tag].append(rep.get("profile", {}).get("wall_s"))
-    out = {"walls": walls}
+    out = {"walls": walls, "exit_tail_s": {k: statistics.median(v) if v else None for k, v in tails.items()}}
     for tag in ("cheap",):
         per_size = []
         for k in range(len(medians["none"][0]) if medians["none"] and medians["none"][0] else 0):

@@ -44,6 +44,15 @@ __global__ void read_kernel(const uint4* p, std::size_t n, unsigned* sink) {
 
 // Copies n float4 from src to dst (a stand-in for a streaming kernel: reads
 // and writes the same number of bytes).
+// c = a + b over n float4: vector_add's shape (two inputs read, one output).
+__global__ void add_kernel(const float4* a, const float4* b, float4* c, std::size_t n) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    float4 x = a[i], y = b[i];
+    c[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
+  }
+}
+
 __global__ void copy_kernel(const float4* src, float4* dst, std::size_t n) {
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
@@ -65,6 +74,7 @@ struct Buffers {
   std::size_t big_bytes = 256u << 20;
   uint4* scratch = nullptr;  // 4x the L2, for read-only eviction
   std::size_t scratch_bytes = 0;
+  uint4* unwritten = nullptr;  // 2x the L2, allocated and never written (as the harness's flush buffer was)
   unsigned* sink = nullptr;
 };
 
@@ -103,6 +113,7 @@ int main() {
   cudaMalloc(&b.small, b.small_bytes);
   cudaMalloc(&b.big, b.big_bytes);
   cudaMalloc(&b.scratch, b.scratch_bytes);
+  cudaMalloc(&b.unwritten, 2 * static_cast<std::size_t>(prop.l2CacheSize));
   cudaMalloc(&b.sink, sizeof(unsigned));
   cudaMemset(b.scratch, 0, b.scratch_bytes);
   sync();
@@ -141,6 +152,23 @@ int main() {
     copy_kernel<<<4096, 256>>>(b.big, b.big + b.big_bytes / 32, b.big_bytes / 32);
     sync();
   };
+  // vector_add at the harness's large size: a and b (64 MiB each) written by
+  // a kernel, c poisoned with cudaMemset, then evicted (or not), c = a + b.
+  const std::size_t va = 64u << 20;
+  float4* va_a = b.big;
+  float4* va_b = b.big + va / 16;
+  float4* va_c = b.big + 2 * va / 16;
+  auto va_prep = [&](const uint4* evict_from) {
+    write_kernel<<<1024, 256>>>(va_a, va / 16, 1.0f);
+    write_kernel<<<1024, 256>>>(va_b, va / 16, 2.0f);
+    cudaMemsetAsync(va_c, 0xFF, va, cudaStreamLegacy);
+    if (evict_from) read_kernel<<<4096, 256>>>(evict_from, 2 * l2 / 16, b.sink);
+    sync();
+  };
+  auto va_add = [&] {
+    add_kernel<<<4096, 256>>>(va_a, va_b, va_c, va / 16);
+    sync();
+  };
   std::vector<Scenario> scenarios = {
       {"clean_then_empty", clean, empty},
       {"dirty_then_empty", [&] { write(b.small, b.small_bytes); }, empty},
@@ -150,6 +178,9 @@ int main() {
       {"dirtyprep_evict2x_then_copy128mb", [&] { harness_like(2); }, copy},
       {"dirtyprep_evict4x_then_copy128mb", [&] { harness_like(4); }, copy},
       {"memsetprep_evict2x_then_copy128mb", [&] { harness_like_memset(); }, copy},
+      {"va_prep_evict_written_then_add", [&] { va_prep(b.scratch); }, va_add},
+      {"va_prep_evict_unwritten_then_add", [&] { va_prep(b.unwritten); }, va_add},
+      {"va_prep_no_evict_then_add", [&] { va_prep(nullptr); }, va_add},
   };
   std::map<std::string, std::vector<std::map<std::string, double>>> got;
   auto run = [&](kernelblaster::RangeProfiler& profiler, const std::string& config, const Scenario& s) {

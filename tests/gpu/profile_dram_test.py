@@ -6,10 +6,13 @@ them (CTest, label gpu).
 
 vector_add at its large size writes a 64 MiB output; at the kernel's end part
 of it is still dirty in the L2 (Nsight Compute counted 55 MB of 67 MB on the
-H200). Until 2026-11-21 the profile pass kept CUPTI activity tracing on while
-counting, and the range then counted 80 MB: every output byte plus more, and a
-DRAM % 10% too high for kernels with large outputs. The test asserts the
-profile counts less than the whole output. Exits 77 where there is no GPU.
+H200). Until 2026-11-21 the profile pass counted 80 MB: every output byte plus
+more, and a DRAM % 10% too high for kernels with large outputs. The cause: the
+first CUPTI range of a profiler leaves about 11 MB dirty in the L2 that the
+counted kernel then writes back; the profile pass now runs a throwaway
+priming pass first (tool/src/profile/METRICS.md, "DRAM counts under the
+range profiler"). The test asserts the profile counts less than the whole
+output. Exits 77 where there is no GPU.
 """
 import json
 import os
