@@ -228,79 +228,56 @@ bool RangeProfiler::configure(std::string* why_not) {
   return true;
 }
 
-bool RangeProfiler::prime(const std::function<void()>& call, std::string* why_not) {
+bool RangeProfiler::run_passes(const std::function<void()>& prepare, const std::function<void()>& call, bool counted,
+                               std::size_t* dropped, std::string* why_not) {
   auto fail = [&](std::string why) {
     if (why_not) *why_not = std::move(why);
     return false;
   };
   if (!m->configured && !configure(why_not)) return false;
-  m->configured = false;  // profile() configures a fresh image
-  auto t = std::chrono::steady_clock::now();
-  CUptiResult r = CUPTI_SUCCESS;
-  bool submitted = false;
-  for (int pass = 0; pass < 256 && !submitted; ++pass) {  // every pass of the config, as profile()
-    CUpti_RangeProfiler_Start_Params start{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
-    start.pRangeProfilerObject = m->object;
-    if ((r = cuptiRangeProfilerStart(&start)) != CUPTI_SUCCESS) return fail(failed("start", r));
-    call();
-    CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-    stop.pRangeProfilerObject = m->object;
-    if ((r = cuptiRangeProfilerStop(&stop)) != CUPTI_SUCCESS) return fail(failed("stop", r));
-    submitted = stop.isAllPassSubmitted;
-  }
-  if (!submitted) return fail("the profiler asked for more than 256 passes");
-  CUpti_RangeProfiler_DecodeData_Params dec{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
-  dec.pRangeProfilerObject = m->object;
-  if ((r = cuptiRangeProfilerDecodeData(&dec)) != CUPTI_SUCCESS) return fail(failed("decode", r));
-  lap(m->phases, "prime", t);
-  return true;
-}
-
-RangeProfile RangeProfiler::profile(const std::function<void()>& prepare, const std::function<void()>& call) {
-  RangeProfile out;
-  if (!m->configured && !configure(&out.error)) return out;
-  m->configured = false;  // the next profile() starts from a fresh image
+  m->configured = false;  // the next run starts from a fresh image
   auto t = std::chrono::steady_clock::now();
   CUptiResult r = CUPTI_SUCCESS;
   bool submitted = false;
   for (int pass = 0; pass < 256 && !submitted; ++pass) {
-    // The first pass is timed step by step ("first_prepare", "first_start",
-    // "first_call", "first_stop"): it carries CUPTI's one-time costs.
+    // A counted run's first pass is timed step by step ("first_prepare",
+    // "first_start", "first_call", "first_stop").
     auto step = [&](const char* name) {
-      if (pass == 0) lap(m->phases, name, t);
+      if (counted && pass == 0) lap(m->phases, name, t);
     };
     prepare();
     step("first_prepare");
     CUpti_RangeProfiler_Start_Params start{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
     start.pRangeProfilerObject = m->object;
-    if ((r = cuptiRangeProfilerStart(&start)) != CUPTI_SUCCESS) {
-      out.error = failed("start", r);
-      return out;
-    }
+    if ((r = cuptiRangeProfilerStart(&start)) != CUPTI_SUCCESS) return fail(failed("start", r));
     step("first_start");
     call();
     step("first_call");
     CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
     stop.pRangeProfilerObject = m->object;
-    if ((r = cuptiRangeProfilerStop(&stop)) != CUPTI_SUCCESS) {
-      out.error = failed("stop", r);
-      return out;
-    }
+    if ((r = cuptiRangeProfilerStop(&stop)) != CUPTI_SUCCESS) return fail(failed("stop", r));
     step("first_stop");
     submitted = stop.isAllPassSubmitted;
   }
-  if (!submitted) {
-    out.error = "the profiler asked for more than 256 passes";
-    return out;
-  }
-  lap(m->phases, "passes", t);
+  if (!submitted) return fail("the profiler asked for more than 256 passes");
+  lap(m->phases, counted ? "passes" : "prime", t);
   CUpti_RangeProfiler_DecodeData_Params dec{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
   dec.pRangeProfilerObject = m->object;
-  if ((r = cuptiRangeProfilerDecodeData(&dec)) != CUPTI_SUCCESS) {
-    out.error = failed("decode", r);
-    return out;
-  }
-  out.dropped = dec.numOfRangeDropped;
+  if ((r = cuptiRangeProfilerDecodeData(&dec)) != CUPTI_SUCCESS) return fail(failed("decode", r));
+  if (dropped) *dropped = dec.numOfRangeDropped;
+  lap(m->phases, counted ? "evaluate" : "prime", t);
+  return true;
+}
+
+bool RangeProfiler::prime(const std::function<void()>& call, std::string* why_not) {
+  return run_passes([] {}, call, false, nullptr, why_not);
+}
+
+RangeProfile RangeProfiler::profile(const std::function<void()>& prepare, const std::function<void()>& call) {
+  RangeProfile out;
+  if (!run_passes(prepare, call, true, &out.dropped, &out.error)) return out;
+  auto t = std::chrono::steady_clock::now();
+  CUptiResult r = CUPTI_SUCCESS;
   CUpti_RangeProfiler_GetCounterDataInfo_Params info{CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
   info.pCounterDataImage = m->counter_data.data();
   info.counterDataImageSize = m->counter_data.size();

@@ -76,6 +76,10 @@ class RangeProfiler {
   void release();
 
  private:
+  // configure(), every pass of the config over prepare + call, decode. A
+  // counted run times its first pass step by step; a priming one is "prime".
+  bool run_passes(const std::function<void()>& prepare, const std::function<void()>& call, bool counted,
+                  std::size_t* dropped, std::string* why_not);
   struct State;
   std::unique_ptr<State> m;
 };
