@@ -32,35 +32,12 @@
 
 #include "harness/activity_tracer.h"
 #include "harness/range_profiler.h"
+#include "probe_kernels.cuh"
 #include "profile/metric_sets.h"
 
 namespace {
 
-__global__ void empty_kernel() {}
-
-__global__ void write_kernel(float4* p, std::size_t n, float v) {
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
-    p[i] = make_float4(v, v, v, v);
-}
-
-__global__ void read_kernel(const uint4* p, std::size_t n, unsigned* sink) {
-  unsigned acc = 0;
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    uint4 v = __ldcg(p + i);
-    acc ^= v.x ^ v.y ^ v.z ^ v.w;
-  }
-  if (acc == 0x9e3779b9u) *sink = acc;
-}
-
-__global__ void add_kernel(const float4* a, const float4* b, float4* c, std::size_t n) {
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    float4 x = a[i], y = b[i];
-    c[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
-  }
-}
+using namespace kernelblaster::probe;
 
 int g_max_ranges = 8;
 
