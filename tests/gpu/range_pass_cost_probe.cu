@@ -14,6 +14,9 @@
 //   thread_setup  setup() on another thread (as ProfilerWarmup), then twice
 //   dram_only     twice, with the four DRAM metrics only
 //   re_enable     the kernel, the profiler released and set up again, the kernel
+//   check         primed, then the kernel twice; fails unless the first counted
+//                 pass writes what the second does (within 3%): what the
+//                 profile pass relies on (CTest gpu_range_priming)
 // Exit 77 without a GPU.
 #include <cuda_runtime.h>
 
@@ -157,6 +160,7 @@ int main(int argc, char** argv) {
     if (!r.error.empty()) std::fprintf(stderr, "%s: %s\n", what, r.error.c_str());
     double mb = r.ranges.empty() ? -1 : r.ranges[0]["dram__bytes_write.sum"] / 1e6;
     report(scenario.c_str(), what, seconds_since(t), before, profiler->phase_seconds(), mb);
+    return mb;
   };
   auto prime = [&](const char* what, const std::function<void()>& call) {
     auto before = profiler->phase_seconds();
@@ -185,6 +189,15 @@ int main(int argc, char** argv) {
   } else if (scenario == "primed_range") {
     prime("prime_no_kernel", nothing);
     profile("add", prepare, add);
+  } else if (scenario == "check") {
+    prime("prime_empty_kernel", empty);
+    double first = profile("add", prepare, add);
+    double second = profile("add_again", prepare, add);
+    if (first <= 0 || second <= 0 || first > 1.03 * second || first < 0.97 * second) {
+      std::fprintf(stderr, "FAILED: after priming, the first counted pass wrote %.3f MB, the second %.3f MB\n", first,
+                   second);
+      return 1;
+    }
   } else if (scenario == "re_enable") {
     profile("add", prepare, add);
     release("release");
