@@ -1,5 +1,6 @@
 // Test doubles for the search loop: a measurer answering from a table, a
-// clock that measurements advance, and a policy that takes actions in order.
+// clock that measurements advance, a policy that takes actions in order, and
+// the small space the loop's tests search.
 #pragma once
 
 #include <atomic>
@@ -10,9 +11,21 @@
 #include <thread>
 
 #include "policy/policy.h"
+#include "search/config_space.h"
+#include "search/directives.h"
 #include "search/measurer.h"
 
 namespace kernelblaster::search::testing {
+
+// BLOCK_SIZE in {64,128,256*,512,1024} and fast math on/off: 9 candidates,
+// in enumeration order.
+inline ConfigSpace small_space() {
+  SpaceDecl d = parse_directives(
+      "// kernelblaster: tunable BLOCK_SIZE 64 128 256 512 1024\n#ifndef BLOCK_SIZE\n#define BLOCK_SIZE 256\n#endif\n"
+      "// kernelblaster: flags fast_math\n",
+      "k.cu", "sm_90");
+  return enumerate_space(d, d.flags);
+}
 
 struct FakeClock {
   std::atomic<long long> millis{0};

@@ -10,16 +10,6 @@ using namespace kernelblaster::search::testing;
 
 namespace {
 
-// BLOCK_SIZE ∈ {64,128,256*,512,1024} and fast math on/off: 9 candidates,
-// in enumeration order.
-ConfigSpace small_space() {
-  SpaceDecl d = parse_directives(
-      "// kernelblaster: tunable BLOCK_SIZE 64 128 256 512 1024\n#ifndef BLOCK_SIZE\n#define BLOCK_SIZE 256\n#endif\n"
-      "// kernelblaster: flags fast_math\n",
-      "k.cu", "sm_90");
-  return enumerate_space(d, d.flags);
-}
-
 LoopOutcome run(const ConfigSpace& space, Measurer& m, kernelblaster::policy::Policy& p, FakeClock& clock,
                 LoopOptions opt = {}) {
   SearchLoop loop(space, {}, m, p, [&clock] { return clock.now(); });

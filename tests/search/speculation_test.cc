@@ -15,15 +15,6 @@ namespace policy = kernelblaster::policy;
 
 namespace {
 
-// BLOCK_SIZE ∈ {64,128,256*,512,1024} and fast math on/off: 9 candidates.
-ConfigSpace small_space() {
-  SpaceDecl d = parse_directives(
-      "// kernelblaster: tunable BLOCK_SIZE 64 128 256 512 1024\n#ifndef BLOCK_SIZE\n#define BLOCK_SIZE 256\n#endif\n"
-      "// kernelblaster: flags fast_math\n",
-      "k.cu", "sm_90");
-  return enumerate_space(d, d.flags);
-}
-
 // A measurer over the real build cache, as EngineMeasurer uses it, with a
 // builder that counts instead of compiling.
 class CachedMeasurer final : public Measurer {
