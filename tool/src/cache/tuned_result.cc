@@ -44,7 +44,7 @@ std::string render_tuned(const TunedResult& r, const std::string& original_path,
   if (!r.improved) return render_original(original_path, original_text);
   if (!r.text.empty()) {
     std::string text = r.text;
-    replace_all(text, line_directive_path(kSourcePlaceholder), line_directive_path(original_path));
+    replace_all(text, line_directive_path(kSourcePathToken), line_directive_path(original_path));
     return text;
   }
   std::string out = r.prelude;
@@ -83,7 +83,7 @@ void absorb_tuned_text(TunedResult& r, const std::string& tuned_text, const std:
     }
   }
   r.text = tuned_text;
-  replace_all(r.text, line_directive_path(tuned_for_path), line_directive_path(kSourcePlaceholder));
+  replace_all(r.text, line_directive_path(tuned_for_path), line_directive_path(kSourcePathToken));
 }
 
 std::string describe(const TunedResult& r) {

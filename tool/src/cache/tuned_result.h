@@ -14,7 +14,7 @@ namespace kernelblaster::cache {
 
 // Where a portable tuned text names the original source (#line directives):
 // replaced by the local path of the original when the text is applied.
-inline constexpr const char* kSourcePlaceholder = "@KERNELBLASTER_SOURCE@";
+inline constexpr const char* kSourcePathToken = "@KERNELBLASTER_SOURCE@";
 
 struct TunedResult {
   std::string key;          // the content key it was measured under
@@ -25,7 +25,7 @@ struct TunedResult {
   // The usual tuned text is `#define NAME VALUE` lines, a #line back to the
   // original and the original text: then only the defines are kept and the
   // text is regenerated exactly. Anything else is kept whole in `text`
-  // (portable: the original's path replaced by kSourcePlaceholder).
+  // (portable: the original's path replaced by kSourcePathToken).
   std::vector<std::pair<std::string, std::string>> defines;
   // The exact directive lines before the #line when they are not only
   // `#define`s (the tuner also writes `#undef NAME` before redefining a -D
