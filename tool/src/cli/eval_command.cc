@@ -3,9 +3,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <unistd.h>
 
 #include "cli/args.h"
+#include "common/file_util.h"
 #include "eval/evaluator.h"
 #include "eval/plan_builder.h"
 #include "kernelbench/evaluate.h"
@@ -72,9 +72,7 @@ EvalResult evaluate_kernelbench_problem(const EvalRequest& req, const std::strin
   kb.harness_include_dir = tc.include_dir;
   kb.shim_lib = tc.harness_lib;  // the KernelBench shim is part of the harness runtime
   kb.cuda_lib_dir = tc.cuda_lib_dir;
-  std::string tmpl = "/tmp/kernelblaster-kb-XXXXXX";
-  kb.work_dir = req.work_dir.empty() ? (::mkdtemp(tmpl.data()) ? tmpl : std::string()) : req.work_dir;
-  if (kb.work_dir.empty()) throw std::runtime_error("cannot create a work directory in /tmp");
+  kb.work_dir = req.work_dir.empty() ? make_work_dir("kernelblaster-kb") : req.work_dir;
   result = kernelbench::evaluate_kernelbench(kb);
   result.device = gpu.name;
   if (req.work_dir.empty() && !req.keep_work_dir) std::filesystem::remove_all(kb.work_dir);

@@ -1,7 +1,6 @@
 // `kernelblaster gate`: the CTest gates kernelblaster_optimize() registers
 // per tuned source. The tuned source (with the flags of its options file) is
 // judged against the original by the measurement engine.
-#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -49,12 +48,6 @@ std::vector<std::string> read_rsp(const std::string& path) {
     if (!line.empty()) flags.push_back(line);
   }
   return flags;
-}
-
-std::string make_work_dir() {
-  std::string tmpl = (fs::temp_directory_path() / "kernelblaster-gate-XXXXXX").string();
-  if (!::mkdtemp(tmpl.data())) throw std::runtime_error("cannot create a work directory in " + fs::temp_directory_path().string());
-  return tmpl;
 }
 
 }  // namespace
@@ -116,7 +109,7 @@ int gate_command(const CommandArgs& argv, const std::string& self_exe) {
   Toolchain tc = find_toolchain(self_exe);
   std::string work;
   try {
-    work = make_work_dir();
+    work = make_work_dir("kernelblaster-gate");
     if (!flags.empty()) {
       // The tuned source's own flags apply to it alone, as in the build.
       CompileSettings cs = req.compile;

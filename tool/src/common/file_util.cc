@@ -4,12 +4,29 @@
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <unistd.h>
 
 namespace kernelblaster {
+
+std::string make_work_dir(const std::string& prefix) {
+  std::filesystem::path tmp;
+  try {
+    tmp = std::filesystem::temp_directory_path();
+  } catch (const std::filesystem::filesystem_error& e) {
+    const char* env = std::getenv("TMPDIR");
+    throw std::runtime_error(std::string("cannot create a work directory: no usable temp directory (TMPDIR=") +
+                             (env ? env : "") + "): " + e.code().message());
+  }
+  std::string tmpl = (tmp / (prefix + "-XXXXXX")).string();
+  if (!::mkdtemp(tmpl.data()))
+    throw std::runtime_error("cannot create a work directory in " + tmp.string() + ": " + std::strerror(errno));
+  return tmpl;
+}
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -159,9 +159,7 @@ EvalResult Evaluator::evaluate(const EvalRequest& req) {
   std::string work = req.work_dir;
   bool temporary = work.empty();
   if (temporary) {
-    std::string tmpl = (fs::temp_directory_path() / "kernelblaster-eval-XXXXXX").string();
-    if (!::mkdtemp(tmpl.data())) throw std::runtime_error("cannot create a work directory in /tmp");
-    work = tmpl;
+    work = make_work_dir("kernelblaster-eval");
   }
   work = fs::absolute(work).string();
   fs::create_directories(work);

@@ -23,9 +23,11 @@ HelperOutcome run_gpu_helper(const std::string& helper, const std::string& mode,
     out.message = "GPU helper not found: " + helper;
     return out;
   }
-  std::string tmpl = (fs::temp_directory_path() / "kernelblaster-gpu-XXXXXX").string();
-  if (!::mkdtemp(tmpl.data())) {
-    out.message = "cannot create a temporary directory";
+  std::string tmpl;
+  try {
+    tmpl = make_work_dir("kernelblaster-gpu");
+  } catch (const std::exception& e) {
+    out.message = e.what();
     return out;
   }
   std::string file = tmpl + "/facts.json";

@@ -1,7 +1,5 @@
 #include "search/tuner.h"
 
-#include <unistd.h>
-
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -156,8 +154,7 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   }
 
   // Scratch space and the engine.
-  std::string tmpl = (fs::temp_directory_path() / "kernelblaster-tune-XXXXXX").string();
-  if (!::mkdtemp(tmpl.data())) throw std::runtime_error("cannot create a work directory in /tmp");
+  std::string tmpl = make_work_dir("kernelblaster-tune");
   struct Cleanup {
     std::string dir;
     ~Cleanup() {
