@@ -48,6 +48,26 @@ TEST(ActivityWindows, UnjoinedStreamEscapesTheEventBracket) {
   EXPECT_TRUE(a.windows[0].escaped_events);
 }
 
+// A gated window: the runtime's gate kernel (correlation 50) holds the
+// default stream from 900 to 30000; the call's own work is queued behind it.
+TEST(ActivityWindows, WorkThatStartsBeforeTheGateEndsIsUnordered) {
+  std::vector<TimedWindow> w = {{1000, 60000, 1e18, true}};
+  std::unordered_map<std::uint32_t, ApiCall> api = {
+      {50, {800, 810, kMain}}, {1, {1100, 1200, kMain}}, {2, {1300, 1400, kMain}}};
+  // Honest: the call's kernel starts when the gate ends (back-to-back, no gap).
+  Attribution honest = attribute_activity(w, {{900, 30000, 50}, {30000, 32000, 1}}, api, kMain);
+  EXPECT_EQ(honest.unordered, 0);
+  EXPECT_EQ(honest.windows[0].activities, 1);  // the gate is the runtime's, not the call's
+  // A kernel on a stream that ignores the default stream runs during the gate.
+  Attribution side = attribute_activity(w, {{900, 30000, 50}, {1500, 3500, 1}, {30000, 32000, 2}}, api, kMain);
+  EXPECT_EQ(side.unordered, 1);
+  EXPECT_EQ(side.windows[0].unordered, 1);
+  EXPECT_NE(side.first_unordered.find("not ordered after the caller's"), std::string::npos) << side.first_unordered;
+  // Without a gate nothing can be said.
+  w[0].gated = false;
+  EXPECT_EQ(attribute_activity(w, {{900, 30000, 50}, {1500, 3500, 1}}, api, kMain).unordered, 0);
+}
+
 TEST(ActivityWindows, HonestRunsStayInsideTheBracket) {
   EXPECT_FALSE(escapes_event_bracket(7100, 11500));   // events carry launch overhead
   EXPECT_FALSE(escapes_event_bracket(42300, 41500));  // timer granularity

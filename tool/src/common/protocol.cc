@@ -9,15 +9,19 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RunRequest, size, seed)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingRequest, enabled, budget_ms, warmup_ms, min_runs, max_runs,
                                                 flush_l2, repeat_probe_runs, seed, sizes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProfileRequest, size, set, metrics, seed, max_kernels)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Plan, runs, timing, profile, lock_dir, lock_timeout_s, device)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Plan, runs, timing, profile, lock_dir, lock_timeout_s, device,
+                                                keep_initial_outputs, probe_initial_outputs)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ToleranceSpec, rel_l2, atol, rtol)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BufferDecl, name, dtype, role, tolerance, elements_per_size)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SizeDecl, label, dims, validation_only)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OutputDump, name, file, count, poison_byte)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RunReport, index, size, seed, outputs, inputs_modified)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OutputDump, name, file, count, poison_byte, dtype)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RunReport, index, size, seed, outputs, inputs_modified, oracle,
+                                                driver_verdict, driver_detail, activities, repeated_pointers,
+                                                after_timing, input_checksums)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingReport, size, method, runs, median_ns, q1_ns, q3_ns, min_ns,
                                                 event_median_ns, kernels_per_run, repeat_runs, repeat_median_ns,
-                                                untimed_runs, foreign_activities, untimed_detail, sm_clock_mhz, wall_s)
+                                                untimed_runs, foreign_activities, untimed_detail, empty_runs,
+                                                unwritten_runs, unwritten_detail, sm_clock_mhz, wall_s)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceInfo, name, cc_major, cc_minor, sm_count, l2_bytes,
                                                 memory_bytes, driver_version, uuid)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HarnessError, kind, message, run, phase)
@@ -25,7 +29,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProfiledKernel, name, counters, 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProfileReport, requested, set, chip, passes, note, missing, kernels,
                                                 flops, bytes, wall_s, phase_s)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HarnessReport, harness, device, sizes, buffers, runs, timings, profile,
-                                                foreign_activities, foreign_detail, notes, error, wall_s)
+                                                foreign_activities, foreign_detail, notes, error, wall_s,
+                                                kept_initial_outputs)
 
 namespace {
 template <class T>

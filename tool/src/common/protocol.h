@@ -10,6 +10,10 @@
 
 namespace kernelblaster {
 
+// The file a harness process writes into its output directory once it holds
+// the GPU lock: the tool's deadline for the process starts then.
+inline constexpr const char* kLockHeldMarker = "gpu-lock-held";
+
 struct RunRequest {
   int size = 0;            // index into the harness's sizes
   std::uint64_t seed = 0;  // input seed
@@ -44,6 +48,13 @@ struct Plan {
   std::string lock_dir;          // empty: no inter-process GPU lock
   double lock_timeout_s = 600.0;
   int device = 0;
+  // Outputs handed to the launcher as the caller made them rather than
+  // poisoned: the original needs their initial content (a KernelBench driver
+  // that allocates torch::zeros and a launcher that accumulates into it).
+  std::vector<std::string> keep_initial_outputs;
+  // Find such outputs (asked of the original only): an output the original
+  // leaves poisoned or non-finite where an unpoisoned call wrote a value.
+  bool probe_initial_outputs = false;
 };
 
 struct ToleranceSpec {
@@ -71,6 +82,7 @@ struct OutputDump {
   std::string file;  // relative to the report's directory
   std::int64_t count = 0;
   std::uint8_t poison_byte = 0xFF;
+  std::string dtype;  // empty: the buffer's own (an oracle may come in another type)
 };
 
 struct RunReport {
@@ -79,6 +91,17 @@ struct RunReport {
   std::uint64_t seed = 0;
   std::vector<OutputDump> outputs;
   std::vector<std::string> inputs_modified;
+  // What a third party computed for the same inputs, one per output (torch's
+  // result in a KernelBench driver); empty for native harnesses.
+  std::vector<OutputDump> oracle;
+  // The input program's own verdict on this run ("passed", "failed"; empty
+  // when there is none), and its last lines.
+  std::string driver_verdict;
+  std::string driver_detail;
+  int activities = -1;             // GPU activities the call launched; -1: not traced
+  bool repeated_pointers = false;  // the call got buffers an earlier call already got
+  bool after_timing = false;       // the call that follows the timed runs on the same buffers
+  std::map<std::string, std::uint64_t> input_checksums;  // before the call
 };
 
 struct TimingReport {
@@ -93,6 +116,9 @@ struct TimingReport {
   int untimed_runs = 0;             // runs whose GPU work escaped the event bracket
   int foreign_activities = 0;       // GPU work launched outside every timed window
   std::string untimed_detail;
+  int empty_runs = 0;               // timed runs that launched no GPU work at all
+  int unwritten_runs = 0;           // timed runs that left output elements poisoned
+  std::string unwritten_detail;
   double sm_clock_mhz = 0;          // read, never set
   double wall_s = 0;
 };
@@ -142,13 +168,16 @@ struct HarnessReport {
   std::vector<RunReport> runs;
   std::vector<TimingReport> timings;
   ProfileReport profile;
-  // GPU work of correctness runs launched by another thread after the
-  // launcher returned (attributed like timed runs).
+  // GPU work of correctness runs outside the call's order: launched by
+  // another thread after the launcher returned, or run on a stream that is
+  // not ordered after the caller's (attributed like timed runs).
   int foreign_activities = 0;
   std::string foreign_detail;
   std::vector<std::string> notes;
   HarnessError error;
   double wall_s = 0;
+  // Outputs the process found the original needs unpoisoned (Plan::probe_initial_outputs).
+  std::vector<std::string> kept_initial_outputs;
 };
 
 // JSON round trips. Parsing throws std::runtime_error with the reason.

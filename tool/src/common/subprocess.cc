@@ -81,7 +81,8 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   }
   ::setpgid(pid, pid);
   ::close(pipefd[1]);
-  auto deadline = t0 + std::chrono::duration<double>(opt.timeout_s);
+  bool started = opt.start_marker.empty();
+  auto deadline = t0 + std::chrono::duration<double>(started ? opt.timeout_s : opt.start_timeout_s);
   char buf[65536];
   auto append = [&](ssize_t got) {
     r.output.append(buf, static_cast<std::size_t>(got));
@@ -90,6 +91,10 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   int status = 0;
   bool exited = false, open = true;
   while (!exited) {
+    if (!started && ::access(opt.start_marker.c_str(), F_OK) == 0) {
+      started = true;
+      deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(opt.timeout_s);
+    }
     if (std::chrono::steady_clock::now() > deadline) {
       r.timed_out = true;
       break;

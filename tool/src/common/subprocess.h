@@ -30,6 +30,11 @@ struct ProcessOptions {
   std::string cwd;                                 // empty: inherit
   std::map<std::string, std::string> extra_env;    // added to the inherited environment
   std::size_t output_cap = 1 << 20;                // bytes kept (the tail)
+  // When set, `timeout_s` starts only once this file exists (a harness writes
+  // it when it holds the GPU lock), so waiting for a busy GPU is not running
+  // late; until then the process gets `start_timeout_s`.
+  std::string start_marker;
+  double start_timeout_s = 660;
 };
 
 // argv[0] is looked up in PATH. Never throws for a failing child.

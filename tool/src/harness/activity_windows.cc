@@ -3,6 +3,13 @@
 #include <algorithm>
 
 namespace kernelblaster {
+namespace {
+// Work ordered after the gate starts after it ends; timestamps of
+// back-to-back work on one stream are not guaranteed a gap, so 2 us of
+// overlap are forgiven (work on an unordered stream starts hundreds of
+// microseconds early: the gate lasts until the call returns).
+constexpr std::uint64_t kGateSlackNs = 2000;
+}  // namespace
 
 bool escapes_event_bracket(double span_ns, double event_ns) {
   // cudaEventElapsedTime resolves about 0.5 us; 1.5 us plus 5% keeps honest
@@ -26,6 +33,20 @@ Attribution attribute_activity(const std::vector<TimedWindow>& windows, const st
     return t <= it->end ? static_cast<int>(it - windows.begin()) : -1;
   };
 
+  // The gate of window w: the runtime's last work before w.begin, i.e. the
+  // latest end among the runtime's activities launched since the previous window.
+  std::vector<std::uint64_t> gate_end(windows.size(), 0);
+  for (const GpuActivity& a : gpu) {
+    auto call = api.find(a.correlation);
+    if (a.end == 0 || call == api.end() || call->second.thread != runtime_thread) continue;
+    if (window_of(call->second.start) >= 0) continue;
+    auto next = std::upper_bound(windows.begin(), windows.end(), call->second.start,
+                                 [](std::uint64_t v, const TimedWindow& w) { return v < w.begin; });
+    if (next == windows.end() || !next->gated) continue;
+    std::size_t w = static_cast<std::size_t>(next - windows.begin());
+    gate_end[w] = std::max(gate_end[w], a.end);
+  }
+
   for (const GpuActivity& a : gpu) {
     if (a.start == 0 || a.end == 0) continue;  // CUPTI could not time it
     auto call = api.find(a.correlation);
@@ -33,6 +54,15 @@ Attribution attribute_activity(const std::vector<TimedWindow>& windows, const st
     if (call != api.end()) {
       w = window_of(call->second.start);
       if (w < 0 && call->second.thread == runtime_thread) continue;  // the runtime's own work
+      if (w >= 0 && a.start + kGateSlackNs < gate_end[static_cast<std::size_t>(w)]) {
+        out.windows[static_cast<std::size_t>(w)].unordered++;
+        if (out.unordered++ == 0)
+          out.first_unordered = "GPU work started " +
+                                std::to_string((gate_end[static_cast<std::size_t>(w)] - a.start) / 1000) +
+                                " us before the work queued ahead of the call on the default stream ended: it runs "
+                                "on a stream that is not ordered after the caller's (correlation " +
+                                std::to_string(a.correlation) + ")";
+      }
     } else {
       w = window_of(a.start);  // no API record (e.g. device-side launch): place it by device time
       if (w < 0) continue;

@@ -8,6 +8,10 @@
 // is first start to last end over those activities. Work the launcher leaves
 // to another thread after the window, or that escapes the CUDA-event bracket
 // on the legacy stream (a non-blocking stream nobody joins), is reported.
+// A gated window (device_ops.h, StreamGate) starts with the legacy stream
+// held busy by the runtime's gate kernel: an activity of the window that
+// starts before the gate ends runs on a stream that is not ordered after
+// the caller's, and is reported as unordered.
 #pragma once
 
 #include <cstdint>
@@ -30,18 +34,22 @@ struct ApiCall {
 struct TimedWindow {
   std::uint64_t begin = 0, end = 0;  // host timestamps (ns, CUPTI clock)
   double event_ns = 0;               // CUDA-event time of the same run
+  bool gated = false;                // a StreamGate held the legacy stream at `begin`
 };
 
 struct WindowTiming {
   double span_ns = 0;   // first activity start to last activity end; 0 when no activity
   int activities = 0;
   bool escaped_events = false;  // device span exceeds the event bracket
+  int unordered = 0;            // gated windows: activities that started before the gate ended
 };
 
 struct Attribution {
   std::vector<WindowTiming> windows;
   int foreign = 0;          // activities launched outside every window by another thread
   std::string first_foreign;
+  int unordered = 0;        // over all gated windows
+  std::string first_unordered;
 };
 
 // `runtime_thread` is the thread that runs the harness: its calls outside

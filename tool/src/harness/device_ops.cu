@@ -71,6 +71,31 @@ __global__ void flush_kernel(const uint4* p, std::size_t n, unsigned* sink) {
 
 __global__ void trivial_kernel() {}
 
+__device__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t));
+  return t;
+}
+
+// Spins until the host raises `flag` or `timeout_ns` passes.
+__global__ void gate_kernel(volatile int* flag, unsigned long long timeout_ns) {
+  unsigned long long t0 = global_ns();
+  while (*flag == 0 && global_ns() - t0 < timeout_ns) __nanosleep(1000);
+}
+
+// Elements of `width` bytes that are all `poison`.
+__global__ void poisoned_kernel(const unsigned char* p, std::int64_t n, unsigned width, unsigned char poison,
+                                unsigned long long* count) {
+  unsigned long long local = 0;
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    bool all = true;
+    for (unsigned b = 0; b < width; ++b) all = all && p[i * width + b] == poison;
+    local += all;
+  }
+  if (local) atomicAdd(count, local);
+}
+
 void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
 }
@@ -130,6 +155,38 @@ std::uint64_t checksum_on_device(const void* p, std::size_t bytes) {
   check(cudaMemcpy(&host, sum, sizeof(host), cudaMemcpyDeviceToHost), "checksum read");
   return host ^ bytes;
 }
+
+std::int64_t count_poisoned_on_device(const void* p, std::int64_t count, std::size_t element_bytes,
+                                      std::uint8_t poison) {
+  static unsigned long long* counter = nullptr;
+  if (!counter) check(cudaMalloc(&counter, sizeof(*counter)), "poison counter");
+  check(cudaMemset(counter, 0, sizeof(*counter)), "poison counter reset");
+  poisoned_kernel<<<grid_for(count), 256>>>(static_cast<const unsigned char*>(p), count,
+                                           static_cast<unsigned>(element_bytes), poison, counter);
+  check(cudaGetLastError(), "poison count launch");
+  unsigned long long host = 0;
+  check(cudaMemcpy(&host, counter, sizeof(host), cudaMemcpyDeviceToHost), "poison count read");
+  return static_cast<std::int64_t>(host);
+}
+
+StreamGate::StreamGate() {
+  void* p = nullptr;
+  check(cudaHostAlloc(&p, sizeof(int), cudaHostAllocMapped), "gate flag");
+  m_flag = static_cast<int*>(p);
+  *m_flag = 1;
+}
+
+StreamGate::~StreamGate() { cudaFreeHost(m_flag); }
+
+void StreamGate::hold(std::uint32_t timeout_us) {
+  *reinterpret_cast<volatile int*>(m_flag) = 0;
+  int* device_flag = nullptr;
+  check(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_flag), m_flag, 0), "gate flag");
+  gate_kernel<<<1, 1, 0, cudaStreamLegacy>>>(device_flag, static_cast<unsigned long long>(timeout_us) * 1000ull);
+  check(cudaGetLastError(), "gate launch");
+}
+
+void StreamGate::release() { *reinterpret_cast<volatile int*>(m_flag) = 1; }
 
 void run_trivial_kernel_on_device() {
   trivial_kernel<<<1, 32>>>();

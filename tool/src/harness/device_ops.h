@@ -1,5 +1,6 @@
-// The runtime's own GPU work: seeded input generation, input checksums and
-// the L2 flush, the profiler's priming kernel. All of it runs outside the timed windows.
+// The runtime's own GPU work: seeded input generation, input checksums, the
+// L2 flush, unwritten-output counts and the profiler's priming kernel. All
+// of it runs outside the timed windows.
 #pragma once
 
 #include <cstddef>
@@ -19,6 +20,33 @@ std::uint64_t checksum_on_device(const void* device_ptr, std::size_t bytes);
 // buffer. Reading, not writing: a memset would leave the L2 full of dirty
 // lines whose write-back then lands inside the next timed kernel.
 void flush_l2_on_device(const void* scratch, std::size_t bytes);
+// Elements of `element_bytes` bytes at `device_ptr` whose bytes all equal
+// `poison`: outputs a call left unwritten.
+std::int64_t count_poisoned_on_device(const void* device_ptr, std::int64_t count, std::size_t element_bytes,
+                                      std::uint8_t poison);
+// Holds the legacy default stream behind a one-thread kernel from hold()
+// until release() (or the timeout), so that a correctness call starts with
+// its stream busy: work the call puts on the legacy stream, or on any stream
+// ordered after it, starts only after the gate ends; work on a stream that
+// ignores the caller's stream starts while the gate still runs
+// (activity_windows.h).
+// The longest a gate holds the stream: a call that synchronizes the device
+// waits this long once.
+constexpr std::uint32_t kGateTimeoutUs = 20000;
+
+class StreamGate {
+ public:
+  StreamGate();
+  ~StreamGate();
+  StreamGate(const StreamGate&) = delete;
+  StreamGate& operator=(const StreamGate&) = delete;
+  void hold(std::uint32_t timeout_us);  // enqueues the gate; returns at once
+  void release();                       // lets the gate end; call before synchronizing
+
+ private:
+  int* m_flag = nullptr;  // host-mapped
+};
+
 // One empty kernel, synchronized: the profiler's priming pass (range_profiler.h).
 void run_trivial_kernel_on_device();
 // Name hash used as the generator's stream id, so two buffers never share values.

@@ -3,40 +3,28 @@
 #include <cuda_runtime.h>
 
 #include <chrono>
+#include <set>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <stdexcept>
 #include <thread>
 
 #include "common/file_util.h"
-#include "common/stats.h"
 #include "harness/activity_tracer.h"
+#include "harness/cuda_check.h"
+#include "harness/device_info.h"
 #include "harness/device_ops.h"
 #include "harness/gpu_lock.h"
 #include "harness/profile_pass.h"
 #include "harness/profiler_warmup.h"
 #include "harness/sm_clock.h"
+#include "harness/timed_runs.h"
 
 namespace kernelblaster {
 namespace {
 
-// A CUDA failure inside the session; `launch` marks failures of the
-// candidate's launch (bad configuration, too many resources).
-struct CudaFailure : std::runtime_error {
-  CudaFailure(const std::string& what, bool launch) : std::runtime_error(what), launch(launch) {}
-  bool launch;
-};
-
-bool is_launch_error(cudaError_t e) {
-  return e == cudaErrorLaunchOutOfResources || e == cudaErrorInvalidConfiguration ||
-         e == cudaErrorInvalidDeviceFunction || e == cudaErrorNoKernelImageForDevice ||
-         e == cudaErrorInvalidPtx || e == cudaErrorSharedObjectInitFailed || e == cudaErrorInvalidValue;
-}
-
-void check(cudaError_t e, const std::string& what) {
-  if (e != cudaSuccess)
-    throw CudaFailure(what + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")", is_launch_error(e));
-}
+void check(cudaError_t e, const std::string& what) { cuda_check(e, what); }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -96,25 +84,10 @@ class Session {
 
   void setup() {
     m_report.error.phase = "setup";
-    check(cudaSetDevice(m_plan.device), "select device " + std::to_string(m_plan.device));
-    // Traced always: correctness runs are checked for work left to other threads too.
-    std::string why;
-    if (!m_tracer.start(&why)) m_report.notes.push_back(why + "; timing uses CUDA events only");
-    cudaDeviceProp prop{};
-    check(cudaGetDeviceProperties(&prop, m_plan.device), "device properties");
-    DeviceInfo& d = m_report.device;
-    d.name = prop.name;
-    d.cc_major = prop.major;
-    d.cc_minor = prop.minor;
-    d.sm_count = prop.multiProcessorCount;
-    d.l2_bytes = prop.l2CacheSize;
-    d.memory_bytes = static_cast<std::int64_t>(prop.totalGlobalMem);
-    cudaDriverGetVersion(&d.driver_version);
-    char uuid[64];
-    const unsigned char* u = reinterpret_cast<const unsigned char*>(prop.uuid.bytes);
-    std::snprintf(uuid, sizeof uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
-                  u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
-    d.uuid = uuid;
+    // The lock first: everything this process does on the GPU, the context
+    // included, happens while it is held.
+    m_report.device = read_device_info(m_plan.device);
+    const DeviceInfo& d = m_report.device;
     if (!m_plan.lock_dir.empty()) {
       std::string why;
       if (!m_lock.acquire(m_plan.lock_dir, d.uuid, m_plan.lock_timeout_s, &why)) {
@@ -122,6 +95,11 @@ class Session {
         throw std::runtime_error(why);
       }
     }
+    write_file(m_out + "/" + kLockHeldMarker, "");
+    check(cudaSetDevice(m_plan.device), "select device " + std::to_string(m_plan.device));
+    // Traced always: correctness runs are checked for work left to other threads too.
+    std::string why;
+    if (!m_tracer.start(&why)) m_report.notes.push_back(why + "; timing uses CUDA events only");
     m_sets.resize(m_spec.sizes.size());
     m_flush_bytes = static_cast<std::size_t>(2 * std::max<std::int64_t>(d.l2_bytes, 1 << 20));
     check(cudaMalloc(&m_flush, m_flush_bytes), "L2 flush buffer");
@@ -129,8 +107,6 @@ class Session {
     // suspect in the extra DRAM writes our ranges counted; measured, it was
     // not: tool/src/profile/METRICS.md, "DRAM counts under the range profiler".)
     check(cudaMemset(m_flush, 0, m_flush_bytes), "L2 flush buffer");
-    check(cudaEventCreate(&m_start), "event");
-    check(cudaEventCreate(&m_stop), "event");
     // The profiler's one-time set-up overlaps correctness and timing; it does
     // no GPU work (profiler_warmup.h).
     m_warmup = std::make_unique<ProfilerWarmup>(m_plan.profile, m_plan.device);
@@ -149,10 +125,15 @@ class Session {
       prepare(set, req.seed, /*regenerate_inputs=*/true, int_poison, /*flush=*/false);
       check(cudaDeviceSynchronize(), "input preparation");
       std::vector<std::uint64_t> before = input_checksums(set);
+      bool repeated = m_called_sizes.count(req.size) > 0;
+      m_called_sizes.insert(req.size);
       SessionCall call(m_spec, m_spec.sizes[req.size], set);
       TimedWindow window;
+      window.gated = m_tracer.active();
+      if (window.gated) gate().hold(kGateTimeoutUs);
       window.begin = m_tracer.active() ? m_tracer.now() : 0;
       m_spec.launch(call);
+      if (window.gated) gate().release();
       check(cudaGetLastError(), "kernel launch");
       check(cudaDeviceSynchronize(), "kernel execution");
       window.end = m_tracer.active() ? m_tracer.now() : 0;
@@ -162,9 +143,11 @@ class Session {
       run.index = static_cast<int>(k);
       run.size = req.size;
       run.seed = req.seed;
+      run.repeated_pointers = repeated;
       std::vector<std::uint64_t> after = input_checksums(set);
       for (std::size_t i = 0, j = 0; i < m_spec.buffers.size(); ++i) {
         if (m_spec.buffers[i].role != BufferRole::input) continue;
+        run.input_checksums[m_spec.buffers[i].name] = before[j];
         if (before[j] != after[j]) run.inputs_modified.push_back(m_spec.buffers[i].name);
         ++j;
       }
@@ -191,8 +174,10 @@ class Session {
       std::unordered_map<std::uint32_t, ApiCall> api;
       m_tracer.drain(&gpu, &api);
       Attribution attr = attribute_activity(windows, gpu, api, ActivityTracer::current_thread());
-      m_report.foreign_activities = attr.foreign;
-      m_report.foreign_detail = attr.first_foreign;
+      m_report.foreign_activities = attr.foreign + attr.unordered;
+      m_report.foreign_detail = attr.foreign > 0 ? attr.first_foreign : attr.first_unordered;
+      for (std::size_t k = 0; k < m_report.runs.size() && k < attr.windows.size(); ++k)
+        m_report.runs[k].activities = attr.windows[k].activities;
     }
   }
 
@@ -283,108 +268,43 @@ class Session {
     return sums;
   }
 
-  // One timed run: the device is idle before; the window closes after a
-  // device-wide synchronize.
-  TimedWindow timed_call(const SessionCall& proto) {
-    SessionCall call = proto;
-    TimedWindow w;
-    w.begin = m_tracer.active() ? m_tracer.now() : 0;
-    check(cudaEventRecord(m_start, cudaStreamLegacy), "event record");
-    m_spec.launch(call);
-    check(cudaGetLastError(), "kernel launch");
-    check(cudaEventRecord(m_stop, cudaStreamLegacy), "event record");
-    check(cudaDeviceSynchronize(), "kernel execution");
-    w.end = m_tracer.active() ? m_tracer.now() : 0;
-    float ms = 0;
-    check(cudaEventElapsedTime(&ms, m_start, m_stop), "event time");
-    w.event_ns = ms * 1e6;
-    return w;
+  std::int64_t unwritten_outputs(const BufferSet& set) {
+    std::int64_t left = 0;
+    for (std::size_t i = 0; i < m_spec.buffers.size(); ++i) {
+      const BufferSpec& b = m_spec.buffers[i];
+      if (b.role != BufferRole::output) continue;
+      left += count_poisoned_on_device(set.ptrs[i], set.counts[i], dtype_size(b.dtype), 0xFF);
+    }
+    return left;
   }
 
   TimingReport time_size(int size) {
     const TimingRequest& tr = m_plan.timing;
-    auto t_start = std::chrono::steady_clock::now();
     BufferSet& set = buffers(size);
     SessionCall call(m_spec, m_spec.sizes[size], set);
     std::uint64_t seed = tr.seed + static_cast<std::uint64_t>(size) * 1000003u;
-
-    // Warm-up: caches, clocks and lazy module loading settle; also measures
-    // what one run costs in wall time to size the sample.
-    auto t_warm = std::chrono::steady_clock::now();
-    int warm = 0;
-    while (warm < 3 || seconds_since(t_warm) * 1e3 < tr.warmup_ms) {
-      prepare(set, seed + 0x5000 + warm, true, 0xFF, tr.flush_l2);
-      check(cudaDeviceSynchronize(), "prepare");
-      timed_call(call);
-      if (++warm >= 10000) break;
-    }
-    double per_run_s = seconds_since(t_warm) / warm;
-    int n = static_cast<int>(tr.budget_ms / 1e3 / per_run_s);
-    n = std::max(tr.min_runs, std::min(tr.max_runs, n));
-
-    std::vector<GpuActivity> gpu;
-    std::unordered_map<std::uint32_t, ApiCall> api;
-    if (m_tracer.active()) m_tracer.drain(&gpu, &api);  // discard warm-up records
-
-    std::vector<TimedWindow> windows;
-    windows.reserve(static_cast<std::size_t>(n + tr.repeat_probe_runs));
     double clock_mhz = 0;
-    for (int i = 0; i < n; ++i) {
-      prepare(set, seed + static_cast<std::uint64_t>(i), true, 0xFF, tr.flush_l2);  // fresh inputs
-      check(cudaDeviceSynchronize(), "prepare");
-      windows.push_back(timed_call(call));
-      if (i == n / 2) clock_mhz = read_sm_clock_mhz(m_report.device.uuid);
-    }
-    // The same inputs again and again: an honest kernel takes as long as on
-    // fresh inputs; one that caches results by input fingerprint does not.
-    for (int i = 0; i < tr.repeat_probe_runs; ++i) {
-      prepare(set, seed + static_cast<std::uint64_t>(n - 1), false, 0xFF, tr.flush_l2);
-      check(cudaDeviceSynchronize(), "prepare");
-      windows.push_back(timed_call(call));
-    }
-    // Give work handed to other threads a moment to surface.
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    check(cudaDeviceSynchronize(), "trailing work");
-
-    TimingReport out;
-    out.size = size;
-    out.runs = n;
-    out.repeat_runs = tr.repeat_probe_runs;
-    out.sm_clock_mhz = clock_mhz;
-    std::vector<double> fresh, repeat, events, counts;
-    if (m_tracer.active()) {
-      m_tracer.drain(&gpu, &api);
-      Attribution attr = attribute_activity(windows, gpu, api, ActivityTracer::current_thread());
-      out.method = "cupti";
-      out.foreign_activities = attr.foreign;
-      if (attr.foreign > 0) out.untimed_detail = attr.first_foreign;
-      for (std::size_t i = 0; i < windows.size(); ++i) {
-        const WindowTiming& w = attr.windows[i];
-        (i < static_cast<std::size_t>(n) ? fresh : repeat).push_back(w.span_ns);
-        if (i < static_cast<std::size_t>(n)) counts.push_back(w.activities);
-        if (w.escaped_events) {
-          if (out.untimed_runs++ == 0 && out.untimed_detail.empty())
-            out.untimed_detail = "run " + std::to_string(i) + ": GPU work took " + std::to_string(w.span_ns / 1e3) +
-                                 " us but the legacy-stream event bracket only " +
-                                 std::to_string(windows[i].event_ns / 1e3) +
-                                 " us (work on a stream that is never joined)";
-        }
+    TimedRunHooks hooks;
+    hooks.prepare = [&](TimedPhase phase, int i) {
+      switch (phase) {
+        case TimedPhase::warmup: prepare(set, seed + 0x5000 + i, true, 0xFF, tr.flush_l2); break;
+        case TimedPhase::fresh: prepare(set, seed + static_cast<std::uint64_t>(i), true, 0xFF, tr.flush_l2); break;
+        // The inputs of the last fresh run, unchanged: a result cache keyed by
+        // their fingerprint answers at once.
+        case TimedPhase::repeat: prepare(set, 0, false, 0xFF, tr.flush_l2); break;
       }
-    } else {
-      out.method = "events";
-      for (std::size_t i = 0; i < windows.size(); ++i)
-        (i < static_cast<std::size_t>(n) ? fresh : repeat).push_back(windows[i].event_ns);
-    }
-    for (int i = 0; i < n; ++i) events.push_back(windows[i].event_ns);
-    Summary f = summarize(fresh);
-    out.median_ns = f.median;
-    out.q1_ns = f.q1;
-    out.q3_ns = f.q3;
-    out.min_ns = f.min;
-    out.event_median_ns = summarize(events).median;
-    out.repeat_median_ns = summarize(repeat).median;
-    out.kernels_per_run = summarize(counts).median;
-    out.wall_s = seconds_since(t_start);
+    };
+    hooks.call = [&] {
+      SessionCall c = call;
+      m_spec.launch(c);
+    };
+    hooks.unwritten = [&] { return unwritten_outputs(set); };
+    hooks.observe = [&](int i, int n) {
+      if (i == n / 2) clock_mhz = read_sm_clock_mhz(m_report.device.uuid);
+    };
+    TimingReport out = run_timed_loop(m_tracer, tr, tr.repeat_probe_runs, hooks);
+    out.size = size;
+    out.sm_clock_mhz = clock_mhz;
     return out;
   }
 
@@ -393,12 +313,17 @@ class Session {
   std::string m_out;
   HarnessReport& m_report;
   ActivityTracer m_tracer;
+  std::unique_ptr<StreamGate> m_gate;  // made on first use, after the device is chosen
+  StreamGate& gate() {
+    if (!m_gate) m_gate = std::make_unique<StreamGate>();
+    return *m_gate;
+  }
   GpuLock m_lock;
   std::unique_ptr<ProfilerWarmup> m_warmup;  // the profiler, set up while the kernels are timed
   std::vector<BufferSet> m_sets;
+  std::set<int> m_called_sizes;  // sizes whose buffers a correctness run already handed over
   void* m_flush = nullptr;
   std::size_t m_flush_bytes = 0;
-  cudaEvent_t m_start = nullptr, m_stop = nullptr;
 };
 
 void write_report(const HarnessReport& report, const std::string& out_dir) {
