@@ -32,7 +32,8 @@ whether the candidate is correct and how much faster it is. Without
   --seed S              fixed first seed instead of fresh random ones
   --budget-ms MS        timed runs per size (default 300)
   --no-timing           correctness only
-  --timeout S           per harness process (default 60)
+  --timeout S           per harness process, from when it holds the GPU
+                        (default 60; 180 with --kernelbench)
   --max-speedup X       re-verify speedups above X (default 20)
   --device N            CUDA device (default 0)
   --work-dir DIR        keep scratch builds and dumps here
@@ -58,24 +59,15 @@ EvalResult evaluate_kernelbench_problem(const EvalRequest& req, const std::strin
   kernelbench::KernelBenchRequest kb;
   kb.problem_dir = dir;
   kb.candidate_path = req.candidate;
-  kb.nvcc = tc.nvcc;
   kb.arch = req.compile.arch.empty() ? gpu.arch : req.compile.arch;
   kb.extra_nvcc_flags = req.compile.flags;
   kb.torch_prefix = torch_prefix;
-  kb.seeds = req.seeds;
-  kb.base_seed = make_seeds(1, req.seed_base).front();
-  kb.timeout_s = req.run_timeout_s;
-  kb.timing_budget_ms = req.budget_ms;
-  kb.timing = req.timing;
-  kb.implausible_speedup = req.implausible_speedup;
-  kb.harness_lib = tc.harness_lib;
-  kb.harness_include_dir = tc.include_dir;
-  kb.shim_lib = tc.harness_lib;  // the KernelBench shim is part of the harness runtime
-  kb.cuda_lib_dir = tc.cuda_lib_dir;
+  kb.run = req;
   kb.work_dir = req.work_dir.empty() ? make_work_dir("kernelblaster-kb") : req.work_dir;
-  result = kernelbench::evaluate_kernelbench(kb);
+  result = kernelbench::evaluate_kernelbench(kb, tc, probe);
   result.device = gpu.name;
   if (req.work_dir.empty() && !req.keep_work_dir) std::filesystem::remove_all(kb.work_dir);
+  else if (req.work_dir.empty()) result.notes.push_back("work directory: " + kb.work_dir);
   return result;
 }
 
@@ -124,7 +116,9 @@ int eval_command(const std::vector<std::string>& argv, const std::string& self_e
     req.seed_base = static_cast<std::uint64_t>(args.number("--seed", 0));
     req.budget_ms = args.number("--budget-ms", 300);
     req.timing = !args.flag("--no-timing");
-    req.run_timeout_s = args.number("--timeout", 60);
+    // A KernelBench driver starts libtorch and computes torch's reference in
+    // every invocation: more time per process than a native harness.
+    req.run_timeout_s = args.number("--timeout", kernelbench_dir.empty() ? 60 : 180);
     req.implausible_speedup = args.number("--max-speedup", 20);
     req.device = static_cast<int>(args.number("--device", 0));
     req.work_dir = args.value("--work-dir");

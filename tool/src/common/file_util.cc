@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace kernelblaster {
@@ -29,11 +29,33 @@ std::string make_work_dir(const std::string& prefix) {
 }
 
 std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path + ": " + std::strerror(errno));
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  // Output dumps run to hundreds of MB: a regular file is read straight into
+  // a string of its size (a stream copy grows by doubling and copies again).
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw std::runtime_error("cannot read " + path + ": " + std::strerror(errno));
+  std::string out;
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) out.resize(static_cast<std::size_t>(st.st_size));
+  std::size_t have = 0;
+  char chunk[1 << 14];
+  for (;;) {
+    const bool into_string = have < out.size();
+    char* dst = into_string ? out.data() + have : chunk;
+    std::size_t room = into_string ? out.size() - have : sizeof chunk;
+    ssize_t n = ::read(fd, dst, room);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int err = errno;
+      ::close(fd);
+      throw std::runtime_error("cannot read " + path + ": " + std::strerror(err));
+    }
+    if (n == 0) break;
+    if (!into_string) out.append(chunk, static_cast<std::size_t>(n));  // past the size fstat gave (a growing file, a pipe)
+    have += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  out.resize(have);
+  return out;
 }
 
 void write_file(const std::string& path, const std::string& content) {

@@ -27,11 +27,22 @@ struct OutputView {
   std::int64_t count = 0;
 };
 
-// Compares `candidate` to `reference` (same type and count). Elements whose
-// bytes all equal `poison_byte` while the reference's do not are counted as
-// unwritten. NaN and Inf pass only where the reference has the same.
+// Extra allowance per element: `factor` * |a[i] - b[i]| (nothing where
+// either is not finite). With a = the original's output and b = an oracle's,
+// a candidate may differ wherever the original itself differs from the
+// oracle, by up to `factor` times as much.
+struct ElementSlack {
+  OutputView a, b;
+  double factor = 0;
+};
+
+// Compares `candidate` to `reference` (same count; the element types may
+// differ). Elements whose bytes all equal `poison_byte` while the
+// reference's do not are counted as unwritten. NaN and Inf pass only where
+// the reference has the same. An element's allowance is
+// atol * rms(reference) + rtol * |reference| (+ the slack, when given).
 OutputError compare_output(const std::string& name, const OutputView& reference, const OutputView& candidate,
-                           const ToleranceSpec& tol, std::uint8_t poison_byte);
+                           const ToleranceSpec& tol, std::uint8_t poison_byte, const ElementSlack* slack = nullptr);
 
 // Whether an error report is within tolerance.
 bool within_tolerance(const OutputError& e, const ToleranceSpec& tol);

@@ -40,6 +40,9 @@ HarnessRun run_harness(const std::string& binary, const Plan& plan, const std::s
   ProcessOptions opt;
   opt.timeout_s = timeout_s;
   opt.cwd = out_dir;
+  // Waiting for a GPU another evaluation holds is not running late.
+  opt.start_marker = out_dir + "/" + kLockHeldMarker;
+  opt.start_timeout_s = plan.lock_timeout_s + 60;
   run.process = run_process({binary, "--plan", plan_path, "--out", out_dir}, opt);
   if (!run.process.timed_out && fs::exists(out_dir + "/report.json")) {
     try {
@@ -54,10 +57,12 @@ HarnessRun run_harness(const std::string& binary, const Plan& plan, const std::s
 
 struct Round {
   Verdict verdict;
+  Calibration calibration;
   std::vector<RunCheck> checks;
   std::vector<SizeTiming> timing;
   double speedup = 0;
   HarnessReport candidate;  // the candidate's report, when it wrote one (its profile, its device)
+  std::vector<std::pair<std::string, double>> phases;
 };
 
 // One plan through both builds and the judges. `profile` (size >= 0) is
@@ -65,26 +70,46 @@ struct Round {
 Round play(const std::string& ref_bin, const std::string& cand_bin, const Plan& plan, const std::string& work,
            const std::string& tag, double timeout_s, const ProfileRequest& profile = {}) {
   Round round;
+  auto t = std::chrono::steady_clock::now();
+  auto phase = [&](const std::string& name) {
+    round.phases.emplace_back(tag == "main" ? name : tag + " " + name, seconds_since(t));
+    t = std::chrono::steady_clock::now();
+  };
   HarnessRun ref = run_harness(ref_bin, plan, work + "/reference/" + tag, timeout_s);
+  phase("reference process");
   Verdict rv = judge_process(ref.process, ref.has_report ? &ref.report : nullptr);
   if (rv.status != Status::ok) {
     round.verdict = {Status::reference_failed, "the original source failed: " + std::string(status_name(rv.status)) +
                                                    ": " + rv.detail};
     return round;
   }
+  try {
+    round.calibration = calibrate(ref.report, ref.out_dir);
+  } catch (const std::exception& x) {
+    round.verdict = {Status::reference_failed, std::string("unreadable output of the original: ") + x.what()};
+    return round;
+  }
+  phase("calibration");
+  round.verdict = judge_reference(round.calibration);
+  if (round.verdict.status != Status::ok) return round;
   Plan cand_plan = plan;
   cand_plan.profile = profile;
+  cand_plan.probe_initial_outputs = false;
+  cand_plan.keep_initial_outputs = ref.report.kept_initial_outputs;
   HarnessRun cand = run_harness(cand_bin, cand_plan, work + "/candidate/" + tag, timeout_s);
+  phase("candidate process");
   if (cand.has_report) round.candidate = cand.report;
   round.verdict = judge_process(cand.process, cand.has_report ? &cand.report : nullptr);
   if (round.verdict.status != Status::ok) return round;
   round.verdict = judge_untimed(cand.report);
   if (round.verdict.status != Status::ok) return round;
   try {
-    round.verdict = judge_correctness(ref.report, ref.out_dir, cand.report, cand.out_dir, &round.checks);
+    round.verdict =
+        judge_correctness(ref.report, ref.out_dir, cand.report, cand.out_dir, round.calibration, &round.checks);
   } catch (const std::exception& x) {
     round.verdict = {Status::crashed, std::string("unreadable candidate output: ") + x.what()};
   }
+  phase("judging");
   if (round.verdict.status != Status::ok) return round;
   round.verdict = judge_timing(cand.report);
   round.timing = compare_timing(ref.report, cand.report, &round.speedup);
@@ -132,10 +157,12 @@ void add_profile(const HarnessReport& cand, const std::string& build_log, const 
 
 EvalResult Evaluator::evaluate(const EvalRequest& req) {
   auto t_start = std::chrono::steady_clock::now();
-  for (const std::string* p : {&req.source, &req.harness})
-    if (!fs::is_regular_file(*p)) throw std::runtime_error("no such file: " + *p);
+  // Programs built elsewhere (the tuner's pool, KernelBench drivers) need no sources here.
+  const bool prebuilt_both = !req.reference_binary.empty() && !req.candidate_binary.empty();
   std::string candidate = req.candidate.empty() ? req.source : req.candidate;
-  if (!fs::is_regular_file(candidate)) throw std::runtime_error("no such file: " + candidate);
+  if (!prebuilt_both)
+    for (const std::string* p : {&req.source, &req.harness, static_cast<const std::string*>(&candidate)})
+      if (!fs::is_regular_file(*p)) throw std::runtime_error("no such file: " + *p);
   if (req.seeds < 3) throw std::runtime_error("at least 3 seeds are needed, got " + std::to_string(req.seeds));
 
   EvalResult res;
@@ -151,7 +178,7 @@ EvalResult Evaluator::evaluate(const EvalRequest& req) {
   if (cs.arch.empty()) cs.arch = gpu.arch;
   // nvcc runs inside each scratch directory: every path must be absolute.
   for (std::string& d : cs.include_dirs) d = fs::absolute(d).string();
-  cs.include_dirs.push_back(fs::absolute(req.source).parent_path().string());
+  if (!req.source.empty()) cs.include_dirs.push_back(fs::absolute(req.source).parent_path().string());
   // Compile-time facts for the profile (registers, spills): ptxas says them
   // in the build log; the binary is the same either way.
   if (req.profile != "none") cs.flags.insert(cs.flags.end(), {"-Xptxas", "-v"});
@@ -217,6 +244,7 @@ EvalResult Evaluator::evaluate(const EvalRequest& req) {
   plan.timing.budget_ms = req.budget_ms;
   plan.lock_dir = req.lock_dir;
   plan.device = req.device;
+  plan.probe_initial_outputs = true;  // asked of the original; play() passes its answer to the candidate
   // Profiling rides in the candidate's main-round process, after its timing
   // (a process of its own would cost a second CUDA context: over 0.5 s).
   ProfileRequest profiled;
@@ -241,6 +269,7 @@ EvalResult Evaluator::evaluate(const EvalRequest& req) {
     again.timing.seed ^= 0x9e37'79b9ull;
     Round second = play(ref.binary, cand_build.binary, again, work, "reverify", req.run_timeout_s);
     res.reverified = true;
+    round.phases.insert(round.phases.end(), second.phases.begin(), second.phases.end());
     round.checks.insert(round.checks.end(), second.checks.begin(), second.checks.end());
     round.verdict = second.verdict;
     if (second.verdict.status == Status::ok) {
@@ -251,6 +280,8 @@ EvalResult Evaluator::evaluate(const EvalRequest& req) {
   res.status = round.verdict.status;
   res.detail = round.verdict.detail;
   res.checks = std::move(round.checks);
+  res.phase_seconds = std::move(round.phases);
+  res.calibration = round.calibration.outputs;
   res.timing = std::move(round.timing);
   res.speedup = res.status == Status::ok ? round.speedup : 0.0;
   if (!profile_failure.empty()) res.profile_note = profile_failure;

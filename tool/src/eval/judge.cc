@@ -10,6 +10,7 @@
 
 #include "common/file_util.h"
 #include "eval/compare.h"
+#include "eval/dumps.h"
 
 namespace kernelblaster {
 
@@ -30,35 +31,6 @@ Verdict judge_process(const ProcessResult& p, const HarnessReport* report) {
 
 namespace {
 
-struct Dump {
-  ElementType type;
-  std::string bytes;
-  std::uint8_t poison;
-};
-
-const BufferDecl& buffer_decl(const HarnessReport& r, const std::string& name) {
-  for (const BufferDecl& b : r.buffers)
-    if (b.name == name) return b;
-  throw std::runtime_error("report has no buffer '" + name + "'");
-}
-
-Dump load(const HarnessReport& r, const std::string& dir, const OutputDump& d) {
-  Dump out;
-  const BufferDecl& decl = buffer_decl(r, d.name);
-  if (!element_type_from_name(decl.dtype, &out.type)) throw std::runtime_error("unknown dtype " + decl.dtype);
-  out.bytes = read_file(dir + "/" + d.file);
-  out.poison = d.poison_byte;
-  if (out.bytes.size() != static_cast<std::size_t>(d.count) * element_bytes(out.type))
-    throw std::runtime_error("dump " + d.file + " has " + std::to_string(out.bytes.size()) + " bytes, expected " +
-                             std::to_string(d.count * element_bytes(out.type)));
-  return out;
-}
-
-OutputView view(const Dump& d) {
-  return {d.type, reinterpret_cast<const unsigned char*>(d.bytes.data()),
-          static_cast<std::int64_t>(d.bytes.size() / element_bytes(d.type))};
-}
-
 std::string describe_error(const OutputError& e, int run, const std::string& size) {
   char buf[320];
   std::snprintf(buf, sizeof buf,
@@ -69,11 +41,30 @@ std::string describe_error(const OutputError& e, int run, const std::string& siz
   return buf;
 }
 
+std::string describe_oracle_error(const OutputError& e, const OutputCalibration& c, int run, const std::string& size) {
+  char buf[400];
+  std::snprintf(buf, sizeof buf,
+                "output '%s', run %d (size %s): rel L2 %.3g from the oracle (torch's reference) where the original "
+                "is %.3g from it and %.3g is allowed; %lld elements off, %lld non-finite mismatches, first at %lld",
+                e.output.c_str(), run, size.c_str(), e.rel_l2, c.oracle_rel_l2, c.vs_oracle.rel_l2, e.mismatched,
+                e.nonfinite_mismatch, e.first_bad);
+  return buf;
+}
+
+// The comparisons of one (run, output) pair: against the original (A) and,
+// where the report has one, against the oracle (B).
+struct PairErrors {
+  OutputError vs_original;
+  bool has_oracle = false;
+  OutputError vs_oracle;
+};
+
 // Compares every (run, output) pair, several at a time: on large outputs the
 // comparison, not the GPU, dominates an evaluation.
-std::vector<std::vector<OutputError>> compare_all_runs(const HarnessReport& ref, const std::string& ref_dir,
-                                                       const HarnessReport& cand, const std::string& cand_dir) {
-  std::vector<std::vector<OutputError>> errors(ref.runs.size());
+std::vector<std::vector<PairErrors>> compare_all_runs(const HarnessReport& ref, const std::string& ref_dir,
+                                                      const HarnessReport& cand, const std::string& cand_dir,
+                                                      const Calibration& cal) {
+  std::vector<std::vector<PairErrors>> errors(ref.runs.size());
   std::vector<std::pair<std::size_t, std::size_t>> tasks;
   for (std::size_t k = 0; k < ref.runs.size(); ++k) {
     errors[k].resize(ref.runs[k].outputs.size());
@@ -87,12 +78,22 @@ std::vector<std::vector<OutputError>> compare_all_runs(const HarnessReport& ref,
       auto [k, o] = tasks[t];
       const OutputDump& rd = ref.runs[k].outputs[o];
       try {
-        const OutputDump* cd = nullptr;
-        for (const OutputDump& d : cand.runs[k].outputs)
-          if (d.name == rd.name) cd = &d;
+        const OutputDump* cd = find_dump(cand.runs[k].outputs, rd.name);
         if (!cd) throw std::runtime_error("candidate run " + std::to_string(k) + " has no dump of '" + rd.name + "'");
-        Dump r = load(ref, ref_dir, rd), c = load(cand, cand_dir, *cd);
-        errors[k][o] = compare_output(rd.name, view(r), view(c), buffer_decl(ref, rd.name).tolerance, c.poison);
+        const OutputCalibration* c = cal.find(rd.name);
+        if (!c) throw std::runtime_error("no calibration of output '" + rd.name + "'");
+        LoadedDump r = load_dump(ref, ref_dir, rd), cn = load_dump(cand, cand_dir, *cd);
+        PairErrors& pe = errors[k][o];
+        const OutputDump* td = find_dump(ref.runs[k].oracle, rd.name);
+        if (td) {
+          LoadedDump oracle = load_dump(ref, ref_dir, *td);
+          ElementSlack slack{r.view(), oracle.view(), c->slack_factor};
+          pe.vs_original = compare_output(rd.name, r.view(), cn.view(), c->vs_original, cn.poison, &slack);
+          pe.vs_oracle = compare_output(rd.name, oracle.view(), cn.view(), c->vs_oracle, cn.poison, &slack);
+          pe.has_oracle = true;
+        } else {
+          pe.vs_original = compare_output(rd.name, r.view(), cn.view(), c->vs_original, cn.poison);
+        }
       } catch (const std::exception& x) {
         std::lock_guard<std::mutex> lock(failure_mutex);
         if (failure.empty()) failure = x.what();
@@ -107,14 +108,48 @@ std::vector<std::vector<OutputError>> compare_all_runs(const HarnessReport& ref,
   return errors;
 }
 
+std::string size_label(const HarnessReport& r, int size) {
+  return size >= 0 && size < static_cast<int>(r.sizes.size()) ? r.sizes[size].label : "?";
+}
+
+// Inputs the candidate saw that the original did not, for the same seed:
+// the input program draws values the seed does not control, and nothing
+// can be compared.
+// The run after the timed runs sees inputs the timed calls left behind: a
+// candidate that writes its inputs changes them there, and is judged
+// input_modified by its checked runs instead.
+Verdict judge_inputs_reproduced(const HarnessReport& ref, const HarnessReport& cand) {
+  bool cand_writes_inputs = false;
+  for (const RunReport& r : cand.runs) cand_writes_inputs = cand_writes_inputs || !r.inputs_modified.empty();
+  for (std::size_t k = 0; k < ref.runs.size(); ++k) {
+    if (cand_writes_inputs && (ref.runs[k].after_timing || cand.runs[k].after_timing)) continue;
+    for (const auto& [name, sum] : ref.runs[k].input_checksums) {
+      auto it = cand.runs[k].input_checksums.find(name);
+      if (it != cand.runs[k].input_checksums.end() && it->second != sum)
+        return {Status::harness_error, "input '" + name + "' of run " + std::to_string(k) + " (seed " +
+                                           std::to_string(ref.runs[k].seed) +
+                                           ") differs between the original's process and the candidate's: the "
+                                           "input program draws values its seed does not control"};
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 Verdict judge_correctness(const HarnessReport& ref, const std::string& ref_dir, const HarnessReport& cand,
                           const std::string& cand_dir, std::vector<RunCheck>* checks) {
+  return judge_correctness(ref, ref_dir, cand, cand_dir, calibrate(ref, ref_dir), checks);
+}
+
+Verdict judge_correctness(const HarnessReport& ref, const std::string& ref_dir, const HarnessReport& cand,
+                          const std::string& cand_dir, const Calibration& cal, std::vector<RunCheck>* checks) {
   if (cand.runs.size() != ref.runs.size())
     return {Status::crashed, "candidate finished " + std::to_string(cand.runs.size()) + " of " +
                                  std::to_string(ref.runs.size()) + " runs"};
-  std::vector<std::vector<OutputError>> errors = compare_all_runs(ref, ref_dir, cand, cand_dir);
+  Verdict inputs = judge_inputs_reproduced(ref, cand);
+  if (inputs.status != Status::ok) return inputs;
+  std::vector<std::vector<PairErrors>> errors = compare_all_runs(ref, ref_dir, cand, cand_dir, cal);
   Verdict first_failure;
   Verdict cached, modified, nondet;
   // (size, seed) -> whether some run of it passed / failed
@@ -125,38 +160,46 @@ Verdict judge_correctness(const HarnessReport& ref, const std::string& ref_dir, 
     const RunReport& cr = cand.runs[k];
     RunCheck check;
     check.run = static_cast<int>(k);
-    check.size = rr.size < static_cast<int>(ref.sizes.size()) ? ref.sizes[rr.size].label : "?";
+    check.size = size_label(ref, rr.size);
     check.seed = rr.seed;
-    check.inputs_modified = cr.inputs_modified;
-    if (!cr.inputs_modified.empty()) {
+    // An input the original writes too (scratch use) is part of the contract.
+    for (const std::string& name : cr.inputs_modified)
+      if (std::find(rr.inputs_modified.begin(), rr.inputs_modified.end(), name) == rr.inputs_modified.end())
+        check.inputs_modified.push_back(name);
+    if (!check.inputs_modified.empty()) {
       check.passed = false;
       if (modified.status == Status::ok)
-        modified = {Status::input_modified, "input '" + cr.inputs_modified[0] + "' changed in run " +
+        modified = {Status::input_modified, "input '" + check.inputs_modified[0] + "' changed in run " +
                                                 std::to_string(k) + " (size " + check.size + ")"};
     }
+    if (cr.activities == 0 && cr.repeated_pointers && cached.status == Status::ok)
+      cached = {Status::cached_result, "run " + std::to_string(k) + " (size " + check.size +
+                                           ") launched no GPU work on buffers an earlier call already got"};
     Verdict run_verdict;
     for (std::size_t o = 0; o < rr.outputs.size(); ++o) {
       const OutputDump& rd = rr.outputs[o];
-      const ToleranceSpec& tol = buffer_decl(ref, rd.name).tolerance;
-      const OutputError& e = errors[k][o];
-      bool ok = within_tolerance(e, tol);
+      const OutputCalibration& c = *cal.find(rd.name);
+      const PairErrors& pe = errors[k][o];
+      const OutputError& e = pe.vs_original;
+      bool ok_original = within_tolerance(e, c.vs_original);
+      bool ok_oracle = !pe.has_oracle || within_tolerance(pe.vs_oracle, c.vs_oracle);
       check.errors.push_back(e);
-      if (ok) continue;
+      if (pe.has_oracle) check.oracle_errors.push_back(pe.vs_oracle);
+      if (ok_original && ok_oracle) continue;
       check.passed = false;
-      if (cached.status == Status::ok) {
-        const OutputDump* cd = nullptr;
-        for (const OutputDump& d : cr.outputs)
-          if (d.name == rd.name) cd = &d;
-        Dump c = load(cand, cand_dir, *cd);
+      if (!ok_original && cached.status == Status::ok) {
+        LoadedDump cn = load_dump(cand, cand_dir, *find_dump(cr.outputs, rd.name));
         // Stale answers: the whole output left untouched, or equal to what an
         // earlier run of the same size (other inputs) should have produced.
         for (std::size_t j = 0; j < k && cached.status == Status::ok; ++j) {
           if (ref.runs[j].size != rr.size || ref.runs[j].seed == rr.seed) continue;
           for (const OutputDump& earlier : ref.runs[j].outputs) {
             if (earlier.name != rd.name) continue;
-            Dump old = load(ref, ref_dir, earlier);
+            LoadedDump old = load_dump(ref, ref_dir, earlier);
             bool untouched = e.unwritten == rd.count && (*checks)[j].passed;
-            if (untouched || within_tolerance(compare_output(rd.name, view(old), view(c), tol, c.poison), tol))
+            if (untouched ||
+                within_tolerance(compare_output(rd.name, old.view(), cn.view(), c.vs_original, cn.poison),
+                                 c.vs_original))
               cached = {Status::cached_result,
                         "run " + std::to_string(k) + " (size " + check.size + ") returned " +
                             (untouched ? "nothing, after run " + std::to_string(j) + " was answered,"
@@ -165,18 +208,28 @@ Verdict judge_correctness(const HarnessReport& ref, const std::string& ref_dir, 
           }
         }
       }
-      if (run_verdict.status == Status::ok) {
+      if (run_verdict.status != Status::ok) continue;
+      if (!ok_original) {
         Status s = e.unwritten ? Status::unwritten_output
-                   : merely_inaccurate(e, tol) ? Status::inaccurate
-                                               : Status::wrong_result;
+                   : merely_inaccurate(e, c.vs_original) ? Status::inaccurate
+                                                         : Status::wrong_result;
         run_verdict = {s, describe_error(e, static_cast<int>(k), check.size)};
+      } else {
+        Status s = merely_inaccurate(pe.vs_oracle, c.vs_oracle) ? Status::inaccurate : Status::wrong_result;
+        run_verdict = {s, describe_oracle_error(pe.vs_oracle, c, static_cast<int>(k), check.size)};
       }
     }
+    if (run_verdict.status == Status::ok && cr.driver_verdict == "failed" && rr.driver_verdict != "failed") {
+      check.passed = false;
+      run_verdict = {Status::wrong_result, "run " + std::to_string(k) + " (size " + check.size +
+                                               "): the input program's own check failed" +
+                                               (cr.driver_detail.empty() ? "" : ": " + cr.driver_detail)};
+    }
     auto key = std::make_pair(rr.size, rr.seed);
-    auto& o = outcomes[key];
-    (check.passed ? o.first : o.second) = true;
+    auto& oc = outcomes[key];
+    (check.passed ? oc.first : oc.second) = true;
     if (!first_run_of.count(key)) first_run_of[key] = static_cast<int>(k);
-    if (o.first && o.second && nondet.status == Status::ok && cr.inputs_modified.empty())
+    if (oc.first && oc.second && nondet.status == Status::ok && check.inputs_modified.empty())
       nondet = {Status::nondeterministic, "size " + check.size + ", seed " + std::to_string(rr.seed) +
                                               ": runs " + std::to_string(first_run_of[key]) + " and " +
                                               std::to_string(k) + " disagree on the same inputs"};
@@ -187,6 +240,11 @@ Verdict judge_correctness(const HarnessReport& ref, const std::string& ref_dir, 
   if (cached.status != Status::ok) return cached;
   if (nondet.status != Status::ok) return nondet;
   return first_failure;
+}
+
+Verdict judge_reference(const Calibration& cal) {
+  if (cal.original_problem.empty()) return {};
+  return {Status::reference_failed, cal.original_problem};
 }
 
 Verdict judge_untimed(const HarnessReport& cand) {
@@ -207,6 +265,16 @@ Verdict judge_untimed(const HarnessReport& cand) {
 Verdict judge_timing(const HarnessReport& cand) {
   for (const TimingReport& t : cand.timings) {
     std::string size = t.size < static_cast<int>(cand.sizes.size()) ? cand.sizes[t.size].label : "?";
+    // Every timed run gets poisoned outputs on the same buffers: a run that
+    // launches nothing, or leaves outputs poisoned, answered from an earlier call.
+    if (t.empty_runs > 0)
+      return {Status::cached_result, "size " + size + ": " + std::to_string(t.empty_runs) + " of " +
+                                         std::to_string(t.runs) +
+                                         " timed runs launched no GPU work on buffers an earlier call already got"};
+    if (t.unwritten_runs > 0)
+      return {Status::cached_result, "size " + size + ": " + std::to_string(t.unwritten_runs) + " of " +
+                                         std::to_string(t.runs) + " timed runs left outputs unwritten (" +
+                                         t.unwritten_detail + ") though the checked calls wrote them"};
     // Honest kernels take as long on repeated inputs as on fresh ones (both
     // with a flushed L2); a result cache keyed by input content does not.
     if (t.repeat_runs > 0 && t.repeat_median_ns > 0 && t.repeat_median_ns * 1.3 < t.median_ns &&

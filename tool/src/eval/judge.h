@@ -6,6 +6,7 @@
 
 #include "common/protocol.h"
 #include "common/subprocess.h"
+#include "eval/calibration.h"
 #include "eval/result.h"
 
 namespace kernelblaster {
@@ -20,19 +21,31 @@ struct Verdict {
 Verdict judge_process(const ProcessResult& process, const HarnessReport* report);
 
 // Compares every correctness run of the candidate with the reference run of
-// the same index. Dumps are read from each report's directory. Fills
-// `checks`. Precedence: input_modified, cached_result, nondeterministic,
-// then the first failing run's own kind.
+// the same index, and with the oracle where the reference report has one,
+// under the calibrated tolerances (calibration.h). Dumps are read from each
+// report's directory. Fills `checks`. Precedence: inputs that differ between
+// the processes (harness_error), input_modified (inputs the original also
+// writes excepted), cached_result (stale answers, or no GPU work on buffers
+// an earlier call got), nondeterministic, then the first failing run's own
+// kind: against the original, then against the oracle, then the input
+// program's own check.
+Verdict judge_correctness(const HarnessReport& ref, const std::string& ref_dir, const HarnessReport& cand,
+                          const std::string& cand_dir, const Calibration& calibration, std::vector<RunCheck>* checks);
+// The same, calibrated from the reference's own report.
 Verdict judge_correctness(const HarnessReport& ref, const std::string& ref_dir, const HarnessReport& cand,
                           const std::string& cand_dir, std::vector<RunCheck>* checks);
+
+// The original itself failing what the calibration found (reference_failed).
+Verdict judge_reference(const Calibration& calibration);
 
 // GPU work outside the region the launcher call covers: left to another
 // thread after the call returned, or on a stream the event bracket never
 // saw. Judged before the outputs, whose failures it explains.
 Verdict judge_untimed(const HarnessReport& cand);
 
-// Runs on repeated inputs much faster than on fresh ones: results cached by
-// input fingerprint.
+// Timed runs that launched nothing or left outputs poisoned, and runs on
+// repeated inputs much faster than on fresh ones: results cached by
+// pointer or by input fingerprint.
 Verdict judge_timing(const HarnessReport& cand);
 
 // Per-size timing and the geometric-mean speedup of candidate over reference.

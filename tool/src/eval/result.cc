@@ -41,7 +41,19 @@ bool status_from_name(const std::string& name, Status* out) {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(OutputError, output, rel_l2, max_abs, worst_excess, mismatched,
                                    nonfinite_mismatch, unwritten, first_bad)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunCheck, run, size, seed, passed, errors, inputs_modified)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunCheck, run, size, seed, passed, errors, oracle_errors, inputs_modified)
+
+void to_json(nlohmann::json& j, const OutputCalibration& c) {
+  j["output"] = c.output;
+  j["has_oracle"] = c.has_oracle;
+  j["original_vs_oracle_rel_l2"] = c.oracle_rel_l2;
+  j["original_spread_rel_l2"] = c.spread_rel_l2;
+  j["allowed_vs_original"] = {{"rel_l2", c.vs_original.rel_l2}, {"atol", c.vs_original.atol},
+                              {"rtol", c.vs_original.rtol}, {"slack_factor", c.slack_factor}};
+  if (c.has_oracle)
+    j["allowed_vs_oracle"] = {{"rel_l2", c.vs_oracle.rel_l2}, {"atol", c.vs_oracle.atol},
+                              {"rtol", c.vs_oracle.rtol}, {"slack_factor", c.slack_factor}};
+}
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelProfile, name, metrics)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SizeTiming, size, method, runs, median_us, q1_us, q3_us, min_us, event_median_us,
                                    kernels_per_run, repeat_median_us, sm_clock_mhz, reference_median_us, speedup)
@@ -56,9 +68,14 @@ std::string result_to_json(const EvalResult& r) {
   j["device"] = r.device;
   j["timing"] = r.timing;
   j["checks"] = r.checks;
+  j["calibration"] = r.calibration;
   j["notes"] = r.notes;
   j["eval_seconds"] = r.eval_seconds;
   j["compile_seconds"] = r.compile_seconds;
+  j["prepare_seconds"] = r.prepare_seconds;
+  j["phase_seconds"] = nlohmann::json::array();
+  for (const auto& [phase, seconds] : r.phase_seconds)
+    j["phase_seconds"].push_back({{"phase", phase}, {"seconds", seconds}});
   j["profile"] = r.profile;
   j["profile_note"] = r.profile_note;
   j["profile_seconds"] = r.profile_seconds;
@@ -74,6 +91,13 @@ std::string result_to_text(const EvalResult& r) {
   if (!r.checks.empty())
     out += "correctness: " + std::to_string(passed) + "/" + std::to_string(r.checks.size()) + " runs within tolerance\n";
   char line[256];
+  for (const OutputCalibration& c : r.calibration) {
+    if (!c.has_oracle) continue;
+    std::snprintf(line, sizeof line,
+                  "oracle: '%s' of the original is %.3g from it (rel L2); the candidate may be %.3g from it\n",
+                  c.output.c_str(), c.oracle_rel_l2, c.vs_oracle.rel_l2);
+    out += line;
+  }
   for (const SizeTiming& t : r.timing) {
     std::snprintf(line, sizeof line, "%-12s %10.2f us (IQR %.2f us, %d runs, %s) vs reference %10.2f us: %.3fx\n",
                   t.size.c_str(), t.median_us, t.q3_us - t.q1_us, t.runs, t.method.c_str(), t.reference_median_us,

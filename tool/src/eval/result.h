@@ -4,7 +4,10 @@
 
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "eval/calibration.h"
 
 namespace kernelblaster {
 
@@ -46,7 +49,8 @@ struct RunCheck {
   std::string size;
   unsigned long long seed = 0;
   bool passed = true;
-  std::vector<OutputError> errors;
+  std::vector<OutputError> errors;         // against the original
+  std::vector<OutputError> oracle_errors;  // against the oracle, where there is one
   std::vector<std::string> inputs_modified;
 };
 
@@ -74,6 +78,9 @@ struct EvalResult {
   Status status = Status::ok;
   std::string detail;        // one line: what was caught, where
   std::vector<RunCheck> checks;
+  // Per output: how far the original is from the oracle and from itself,
+  // and the tolerances the candidate was held to (eval/calibration.h).
+  std::vector<OutputCalibration> calibration;
   std::vector<SizeTiming> timing;
   double speedup = 0;        // geometric mean over timed sizes; 0 when not measured
   bool reverified = false;   // an implausible speedup was checked again
@@ -81,6 +88,12 @@ struct EvalResult {
   std::vector<std::string> notes;
   double eval_seconds = 0;   // compile excluded
   double compile_seconds = 0;
+  // One-time work the input format needed before any candidate (building a
+  // KernelBench driver); later evaluations in the same work directory reuse it.
+  double prepare_seconds = 0;
+  // Where eval_seconds went, in order ("reference process", "calibration",
+  // "candidate process", "judging"; a re-verification adds its own).
+  std::vector<std::pair<std::string, double>> phase_seconds;
   // The candidate's kernels from one profiled call of the largest size,
   // dominant kernel first (EvalRequest::profile); never used as timing.
   std::vector<KernelProfile> profile;

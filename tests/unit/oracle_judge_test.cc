@@ -1,0 +1,353 @@
+// The judges with an oracle, as KernelBench drivers bring one: torch's
+// result for the same inputs beside the original's (init.cu) output. The
+// calibration (eval/calibration.h) widens tolerances by what the original
+// itself does; these tests pin that honest work passes where the original
+// is not torch's answer, and that zeros, constants and lowered precision
+// still fail, by orders of magnitude where the original is good.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <vector>
+
+#include "common/file_util.h"
+#include "eval/calibration.h"
+#include "eval/judge.h"
+
+namespace fs = std::filesystem;
+
+namespace kernelblaster {
+namespace {
+
+std::uint16_t to_half(float f) {
+  // Round to nearest even, normal range and zero only (what the tests use).
+  std::uint32_t x;
+  std::memcpy(&x, &f, 4);
+  std::uint32_t sign = (x >> 16) & 0x8000u;
+  std::int32_t exp = static_cast<std::int32_t>((x >> 23) & 0xFF) - 127 + 15;
+  std::uint32_t man = x & 0x7FFFFFu;
+  if (exp <= 0) return static_cast<std::uint16_t>(sign);
+  std::uint32_t h = sign | (static_cast<std::uint32_t>(exp) << 10) | (man >> 13);
+  std::uint32_t rest = man & 0x1FFFu;
+  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h;
+  return static_cast<std::uint16_t>(h);
+}
+
+float bf16_round(float f) {
+  std::uint32_t x;
+  std::memcpy(&x, &f, 4);
+  x = (x + 0x7FFFu + ((x >> 16) & 1u)) & 0xFFFF0000u;
+  std::memcpy(&f, &x, 4);
+  return f;
+}
+
+// A softmax-like row of positive values, different per seed.
+std::vector<float> truth(std::uint64_t seed) {
+  const int n = 4096;
+  std::vector<float> v(static_cast<std::size_t>(n));
+  double sum = 0;
+  for (int i = 0; i < n; ++i) sum += v[static_cast<std::size_t>(i)] = static_cast<float>(std::exp(std::sin(i * 0.37 + seed) * 3));
+  for (float& x : v) x = static_cast<float>(x / sum * n);  // mean 1
+  return v;
+}
+
+class OracleJudgeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    m_root = fs::temp_directory_path() / ("kb-oracle-" + std::to_string(::getpid()) + "-" +
+                                          ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(m_root / "ref");
+    fs::create_directories(m_root / "cand");
+    for (HarnessReport* r : {&m_ref, &m_cand}) {
+      r->harness = "kernelbench";
+      r->sizes = {{"default", {}, false}};
+      BufferDecl y{"output", m_dtype, "output", {1e-3, 1e-3, 1e-2}, {}};
+      BufferDecl x{"input", "f16", "input", {1e-3, 1e-3, 1e-2}, {}};
+      r->buffers = {y, x};
+    }
+  }
+  void TearDown() override { fs::remove_all(m_root); }
+
+  std::string dump(const std::string& dir, const std::string& file, const std::vector<float>& values,
+                   const std::string& dtype) {
+    std::string bytes;
+    for (float v : values) {
+      if (dtype == "f16") {
+        std::uint16_t h = std::isnan(v) ? 0xFFFF : to_half(v);
+        bytes.append(reinterpret_cast<const char*>(&h), 2);
+      } else if (dtype == "i64") {
+        std::int64_t i = static_cast<std::int64_t>(v);
+        bytes.append(reinterpret_cast<const char*>(&i), 8);
+      } else {
+        bytes.append(reinterpret_cast<const char*>(&v), 4);
+      }
+    }
+    write_file_atomic((m_root / dir / file).string(), bytes);
+    return file;
+  }
+
+  RunReport& add_run(HarnessReport& r, const std::string& dir, std::uint64_t seed, const std::vector<float>& out,
+                     const std::vector<float>& oracle, std::uint64_t input_sum = 0) {
+    RunReport run;
+    run.index = static_cast<int>(r.runs.size());
+    run.seed = seed;
+    std::string base = "run" + std::to_string(run.index);
+    run.outputs = {{"output", dump(dir, base + "_output.bin", out, m_dtype), static_cast<std::int64_t>(out.size()),
+                    static_cast<std::uint8_t>(0xFF), ""}};
+    run.oracle = {{"output", dump(dir, base + "_output.oracle.bin", oracle, "f32"),
+                   static_cast<std::int64_t>(oracle.size()), 0, "f32"}};
+    run.driver_verdict = "passed";
+    run.activities = 1;
+    run.repeated_pointers = run.index > 0;
+    run.input_checksums["input"] = input_sum ? input_sum : seed * 7;
+    r.runs.push_back(run);
+    return r.runs.back();
+  }
+
+  // The standard plan: seeds 1, 2, 3, then 1 again; `original(seed)` and the oracle per seed.
+  template <class Original, class Oracle>
+  void reference(Original original, Oracle oracle) {
+    for (std::uint64_t s : {1, 2, 3, 1}) add_run(m_ref, "ref", s, original(s), oracle(s));
+  }
+  template <class Candidate>
+  void candidate(Candidate c) {
+    for (std::uint64_t s : {1, 2, 3, 1}) add_run(m_cand, "cand", s, c(s), truth(s));
+  }
+  Verdict judge() {
+    m_checks.clear();
+    m_cal = calibrate(m_ref, (m_root / "ref").string());
+    Verdict r = judge_reference(m_cal);
+    if (r.status != Status::ok) return r;
+    return judge_correctness(m_ref, (m_root / "ref").string(), m_cand, (m_root / "cand").string(), m_cal,
+                             &m_checks);
+  }
+
+  fs::path m_root;
+  std::string m_dtype = "f16";
+  HarnessReport m_ref, m_cand;
+  Calibration m_cal;
+  std::vector<RunCheck> m_checks;
+};
+
+// An original as good as torch, give or take fp16 rounding: the judges are
+// as tight as the dtype's default.
+TEST_F(OracleJudgeTest, TheOriginalAgainstItselfPasses) {
+  reference(truth, truth);
+  candidate(truth);
+  Verdict v = judge();
+  EXPECT_EQ(v.status, Status::ok) << v.detail;
+  ASSERT_EQ(m_cal.outputs.size(), 1u);
+  EXPECT_TRUE(m_cal.outputs[0].has_oracle);
+  EXPECT_LT(m_cal.outputs[0].oracle_rel_l2, 1e-3);  // fp16 rounding of the truth
+  EXPECT_DOUBLE_EQ(m_cal.outputs[0].vs_oracle.rel_l2, 1e-3);
+  ASSERT_EQ(m_checks.size(), 4u);
+  EXPECT_EQ(m_checks[0].oracle_errors.size(), 1u);
+}
+
+TEST_F(OracleJudgeTest, ZerosFailByOrdersOfMagnitude) {
+  reference(truth, truth);
+  candidate([](std::uint64_t s) { return std::vector<float>(truth(s).size(), 0.0f); });
+  Verdict v = judge();
+  EXPECT_EQ(v.status, Status::wrong_result) << v.detail;
+  EXPECT_GT(m_checks[0].errors[0].rel_l2 / m_cal.outputs[0].vs_original.rel_l2, 100);
+}
+
+TEST_F(OracleJudgeTest, AConstantOutputFails) {
+  reference(truth, truth);
+  candidate([](std::uint64_t s) { return std::vector<float>(truth(s).size(), 1.0f); });  // the mean of every row
+  EXPECT_EQ(judge().status, Status::wrong_result);
+}
+
+TEST_F(OracleJudgeTest, LoweredPrecisionIsInaccurate) {
+  reference(truth, truth);
+  candidate([](std::uint64_t s) {
+    std::vector<float> v = truth(s);
+    for (float& x : v) x = bf16_round(x);
+    return v;
+  });
+  Verdict v = judge();
+  EXPECT_EQ(v.status, Status::inaccurate) << v.detail;
+}
+
+// The published 028_HardSigmoid: init.cu computes 0.2x + 0.5 where torch
+// computes x/6 + 0.5. The original is the baseline, torch the yardstick.
+std::vector<float> hard_sigmoid(std::uint64_t seed, double slope) {
+  std::vector<float> v(2048);
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    double x = 4 * std::sin(i * 0.61 + seed);
+    v[i] = static_cast<float>(std::min(1.0, std::max(0.0, slope * x + 0.5)));
+  }
+  return v;
+}
+
+TEST_F(OracleJudgeTest, AnOriginalFarFromTorchIsTheBaseline) {
+  auto original = [](std::uint64_t s) { return hard_sigmoid(s, 0.2); };
+  auto oracle = [](std::uint64_t s) { return hard_sigmoid(s, 1.0 / 6); };
+  reference(original, oracle);
+  for (std::uint64_t s : {1, 2, 3, 1}) add_run(m_cand, "cand", s, original(s), oracle(s));
+  Verdict v = judge();
+  EXPECT_EQ(v.status, Status::ok) << v.detail;
+  EXPECT_GT(m_cal.outputs[0].oracle_rel_l2, 1e-2);
+}
+
+TEST_F(OracleJudgeTest, ACandidateCloserToTorchThanTheOriginalPasses) {
+  auto original = [](std::uint64_t s) { return hard_sigmoid(s, 0.2); };
+  auto oracle = [](std::uint64_t s) { return hard_sigmoid(s, 1.0 / 6); };
+  reference(original, oracle);
+  for (std::uint64_t s : {1, 2, 3, 1}) add_run(m_cand, "cand", s, oracle(s), oracle(s));
+  Verdict v = judge();
+  EXPECT_EQ(v.status, Status::ok) << v.detail;
+}
+
+TEST_F(OracleJudgeTest, FurtherFromTorchThanTheFactorAllowsFails) {
+  auto original = [](std::uint64_t s) { return hard_sigmoid(s, 0.2); };
+  auto oracle = [](std::uint64_t s) { return hard_sigmoid(s, 1.0 / 6); };
+  reference(original, oracle);
+  // Three times the original's own error, in the same direction.
+  for (std::uint64_t s : {1, 2, 3, 1}) add_run(m_cand, "cand", s, hard_sigmoid(s, 1.0 / 6 + 3 * (0.2 - 1.0 / 6)), oracle(s));
+  Verdict v = judge();
+  EXPECT_NE(v.status, Status::ok);
+  EXPECT_NE(v.detail.find("oracle"), std::string::npos) << v.detail;
+  // Zeros still fail there too.
+  m_cand = m_ref;
+  m_cand.runs.clear();
+  for (std::uint64_t s : {1, 2, 3, 1}) add_run(m_cand, "cand", s, std::vector<float>(2048, 0.0f), oracle(s));
+  EXPECT_EQ(judge().status, Status::wrong_result);
+}
+
+TEST_F(OracleJudgeTest, IntegerOutputsMayDifferFromTorchWhereTheOriginalDoes) {
+  m_dtype = "i64";
+  SetUp();
+  auto oracle = [](std::uint64_t s) {
+    std::vector<float> v(1000);
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>((i * 7 + s) % 64);
+    return v;
+  };
+  auto original = [&](std::uint64_t s) {
+    std::vector<float> v = oracle(s);
+    v[10] += 1;  // a tie broken the other way
+    v[500] -= 1;
+    return v;
+  };
+  m_ref.buffers[0].tolerance = m_cand.buffers[0].tolerance = {0, 0, 0};
+  reference(original, oracle);
+  for (std::uint64_t s : {1, 2, 3, 1}) add_run(m_cand, "cand", s, original(s), oracle(s));
+  EXPECT_EQ(judge().status, Status::ok);
+  m_cand.runs.clear();
+  for (std::uint64_t s : {1, 2, 3, 1}) {
+    std::vector<float> v = original(s);
+    for (std::size_t i = 100; i < 150; ++i) v[i] += 1;
+    add_run(m_cand, "cand", s, v, oracle(s));
+  }
+  EXPECT_EQ(judge().status, Status::wrong_result);
+}
+
+TEST_F(OracleJudgeTest, ANondeterministicOriginalWidensTheToleranceByItsSpread) {
+  // Atomics in another order: the same seed gives answers a few ulps apart.
+  auto jitter = [](std::vector<float> v, int phase) {
+    for (std::size_t i = static_cast<std::size_t>(phase); i < v.size(); i += 3) v[i] *= 1.004f;
+    return v;
+  };
+  add_run(m_ref, "ref", 1, jitter(truth(1), 0), truth(1));
+  add_run(m_ref, "ref", 2, truth(2), truth(2));
+  add_run(m_ref, "ref", 3, truth(3), truth(3));
+  add_run(m_ref, "ref", 1, jitter(truth(1), 1), truth(1));
+  for (std::uint64_t s : {1, 2, 3, 1}) add_run(m_cand, "cand", s, jitter(truth(s), 2), truth(s));
+  Verdict v = judge();
+  EXPECT_EQ(v.status, Status::ok) << v.detail;
+  EXPECT_GT(m_cal.outputs[0].spread_rel_l2, 0);
+}
+
+TEST_F(OracleJudgeTest, AnOriginalThatLeavesElementsUnwrittenIsReferenceFailed) {
+  auto original = [](std::uint64_t s) {
+    std::vector<float> v = truth(s);
+    for (std::size_t i = 0; i < 64; ++i) v[i] = std::nanf("");  // still poisoned: all bytes 0xFF
+    return v;
+  };
+  reference(original, truth);
+  candidate(truth);
+  Verdict v = judge();
+  EXPECT_EQ(v.status, Status::reference_failed);
+  EXPECT_NE(v.detail.find("leaves 64 elements of 'output' unwritten"), std::string::npos) << v.detail;
+}
+
+TEST_F(OracleJudgeTest, TheDriversOwnCheckStillCounts) {
+  reference(truth, truth);
+  candidate(truth);
+  m_cand.runs[2].driver_verdict = "failed";
+  m_cand.runs[2].driver_detail = "failed | max diff 0.3";
+  Verdict v = judge();
+  EXPECT_EQ(v.status, Status::wrong_result);
+  EXPECT_NE(v.detail.find("own check failed: failed | max diff 0.3"), std::string::npos) << v.detail;
+  m_ref.runs[1].driver_verdict = "failed";
+  v = judge();
+  EXPECT_EQ(v.status, Status::reference_failed);
+}
+
+TEST_F(OracleJudgeTest, NoGpuWorkOnBuffersAnEarlierCallGotIsACachedResult) {
+  reference(truth, truth);
+  candidate(truth);
+  m_cand.runs[2].activities = 0;  // and yet the right answer: copied by the host? no: computed earlier
+  Verdict v = judge();
+  EXPECT_EQ(v.status, Status::cached_result);
+  EXPECT_NE(v.detail.find("launched no GPU work"), std::string::npos) << v.detail;
+  m_cand.runs[2].repeated_pointers = false;  // fresh buffers: nothing to have cached
+  EXPECT_EQ(judge().status, Status::ok);
+}
+
+TEST_F(OracleJudgeTest, InputsTheSeedDoesNotControlAreAHarnessError) {
+  reference(truth, truth);
+  candidate(truth);
+  m_cand.runs[1].input_checksums["input"] = 12345;
+  Verdict v = judge();
+  EXPECT_EQ(v.status, Status::harness_error);
+  EXPECT_NE(v.detail.find("seed does not control"), std::string::npos) << v.detail;
+}
+
+TEST_F(OracleJudgeTest, AnInputTheOriginalAlsoWritesIsNotAModifiedInput) {
+  reference(truth, truth);
+  candidate(truth);
+  m_cand.runs[1].inputs_modified = {"input"};
+  EXPECT_EQ(judge().status, Status::input_modified);
+  m_ref.runs[1].inputs_modified = {"input"};
+  EXPECT_EQ(judge().status, Status::ok);
+}
+
+// The run after the timed runs sees what the timed calls left in the
+// inputs: a candidate that writes its input changes them there too, and the
+// verdict names the write, not the input program.
+TEST_F(OracleJudgeTest, AnInputWrittenByTheTimedCallsIsAModifiedInputNotAHarnessError) {
+  reference(truth, truth);
+  candidate(truth);
+  m_ref.runs[3].after_timing = m_cand.runs[3].after_timing = true;
+  m_cand.runs[1].inputs_modified = {"input"};
+  m_cand.runs[3].input_checksums["input"] = 12345;
+  Verdict v = judge();
+  EXPECT_EQ(v.status, Status::input_modified) << v.detail;
+  m_cand.runs[1].inputs_modified.clear();  // no write seen: the difference is the input program's
+  EXPECT_EQ(judge().status, Status::harness_error);
+}
+
+TEST(JudgeTiming, TimedRunsThatDoNothingAreACachedResult) {
+  HarnessReport r;
+  r.sizes = {{"default", {}, false}};
+  TimingReport t;
+  t.runs = 200;
+  t.median_ns = 4000;
+  r.timings = {t};
+  EXPECT_EQ(judge_timing(r).status, Status::ok);
+  r.timings[0].empty_runs = 199;
+  Verdict v = judge_timing(r);
+  EXPECT_EQ(v.status, Status::cached_result);
+  EXPECT_NE(v.detail.find("199 of 200 timed runs launched no GPU work"), std::string::npos) << v.detail;
+  r.timings[0].empty_runs = 0;
+  r.timings[0].unwritten_runs = 3;
+  r.timings[0].unwritten_detail = "run 1: 4096 elements";
+  v = judge_timing(r);
+  EXPECT_EQ(v.status, Status::cached_result);
+  EXPECT_NE(v.detail.find("run 1: 4096 elements"), std::string::npos) << v.detail;
+}
+
+}  // namespace
+}  // namespace kernelblaster

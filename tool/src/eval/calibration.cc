@@ -1,0 +1,104 @@
+#include "eval/calibration.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <utility>
+
+#include "eval/compare.h"
+#include "eval/dumps.h"
+
+namespace kernelblaster {
+namespace {
+
+std::string run_label(const HarnessReport& r, const RunReport& run) {
+  std::string size = run.size >= 0 && run.size < static_cast<int>(r.sizes.size()) ? r.sizes[run.size].label : "?";
+  return "run " + std::to_string(run.index) + " (size " + size + ", seed " + std::to_string(run.seed) + ")";
+}
+
+std::string original_against_oracle(const std::string& output, const OutputError& e, const std::string& where) {
+  char buf[320];
+  if (e.unwritten > 0)
+    std::snprintf(buf, sizeof buf, "the original leaves %lld elements of '%s' unwritten in %s (first at %lld)",
+                  e.unwritten, output.c_str(), where.c_str(), e.first_bad);
+  else
+    std::snprintf(buf, sizeof buf,
+                  "the original gives %lld non-finite values of '%s' where the oracle does not (or the reverse) "
+                  "in %s (first at %lld)",
+                  e.nonfinite_mismatch, output.c_str(), where.c_str(), e.first_bad);
+  return buf;
+}
+
+}  // namespace
+
+const OutputCalibration* Calibration::find(const std::string& output) const {
+  for (const OutputCalibration& c : outputs)
+    if (c.output == output) return &c;
+  return nullptr;
+}
+
+Calibration calibrate(const HarnessReport& ref, const std::string& dir) {
+  Calibration cal;
+  for (const BufferDecl& b : ref.buffers) {
+    if (b.role != "output" && b.role != "inout") continue;
+    OutputCalibration c;
+    c.output = b.name;
+    c.declared = b.tolerance;
+    cal.outputs.push_back(c);
+  }
+  for (const RunReport& run : ref.runs)
+    if (run.driver_verdict == "failed" && cal.original_problem.empty())
+      cal.original_problem = "the original fails the input program's own check in " + run_label(ref, run) +
+                             (run.driver_detail.empty() ? "" : ": " + run.driver_detail);
+
+  for (OutputCalibration& c : cal.outputs) {
+    // Runs left per (size, seed): an output is held in memory only while a
+    // later run on the same inputs still has to be compared with it. Each
+    // dump is read once (outputs run to hundreds of MB).
+    std::map<std::pair<int, std::uint64_t>, int> left;
+    for (const RunReport& run : ref.runs) ++left[{run.size, run.seed}];
+    std::map<std::pair<int, std::uint64_t>, std::pair<const RunReport*, LoadedDump>> first;
+    for (const RunReport& run : ref.runs) {
+      const std::pair<int, std::uint64_t> key{run.size, run.seed};
+      const int later = --left[key];
+      const OutputDump* o = find_dump(run.outputs, c.output);
+      if (!o) continue;
+      LoadedDump od = load_dump(ref, dir, *o);
+      // The original against the oracle.
+      if (const OutputDump* t = find_dump(run.oracle, c.output)) {
+        c.has_oracle = true;
+        LoadedDump td = load_dump(ref, dir, *t);
+        OutputError e = compare_output(c.output, td.view(), od.view(), c.declared, od.poison);
+        if ((e.unwritten > 0 || e.nonfinite_mismatch > 0) && cal.original_problem.empty())
+          cal.original_problem = original_against_oracle(c.output, e, run_label(ref, run));
+        c.oracle_rel_l2 = std::max(c.oracle_rel_l2, e.rel_l2);
+      }
+      // The original against itself: its first run on the same inputs.
+      auto it = first.find(key);
+      if (it != first.end()) {
+        const auto& [a, la] = it->second;
+        OutputError e = compare_output(c.output, la.view(), od.view(), c.declared, od.poison);
+        if (e.nonfinite_mismatch > 0 && cal.original_problem.empty())
+          cal.original_problem = "the original gives different non-finite elements of '" + c.output +
+                                 "' on the same inputs (" + run_label(ref, *a) + " and " + run_label(ref, run) + ")";
+        c.spread_rel_l2 = std::max(c.spread_rel_l2, e.rel_l2);
+        c.spread_excess = std::max(c.spread_excess, e.worst_excess);
+        if (later == 0) first.erase(it);
+      } else if (later > 0) {
+        first.emplace(key, std::make_pair(&run, std::move(od)));
+      }
+    }
+    const double f = kOracleFactor;
+    // An exact (integer) output whose original varies needs a cap: 0 * inf.
+    const double scale = std::min(1e6, std::max(1.0, f * c.spread_excess));
+    c.vs_original = {std::max(c.declared.rel_l2, (f + 1) * c.oracle_rel_l2 + f * c.spread_rel_l2),
+                     c.declared.atol * scale, c.declared.rtol * scale};
+    c.vs_oracle = {std::max(c.declared.rel_l2, f * c.oracle_rel_l2 + f * c.spread_rel_l2), c.declared.atol * scale,
+                   c.declared.rtol * scale};
+    c.slack_factor = c.has_oracle ? f : 0;
+  }
+  return cal;
+}
+
+}  // namespace kernelblaster

@@ -1,0 +1,30 @@
+// Output dumps as a harness process left them: read back, checked against
+// the report that vouches for them, and viewed for the comparison math.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/protocol.h"
+#include "eval/compare.h"
+
+namespace kernelblaster {
+
+struct LoadedDump {
+  ElementType type = ElementType::f32;
+  std::string bytes;
+  std::uint8_t poison = 0xFF;
+  OutputView view() const;
+};
+
+// The report's declaration of buffer `name`; throws std::runtime_error when
+// there is none.
+const BufferDecl& buffer_decl(const HarnessReport& report, const std::string& name);
+// The dump of `name` in `dumps`, or null.
+const OutputDump* find_dump(const std::vector<OutputDump>& dumps, const std::string& name);
+// Reads `dump` from `dir`; its type is its own dtype or else its buffer's.
+// Throws std::runtime_error for an unknown type or a file of the wrong size.
+LoadedDump load_dump(const HarnessReport& report, const std::string& dir, const OutputDump& dump);
+
+}  // namespace kernelblaster
