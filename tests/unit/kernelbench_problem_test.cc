@@ -1,5 +1,6 @@
-// KernelBench-CUDA text processing: launcher prototypes, the driver rewrite,
-// the timing wrapper and the messages for a missing or misnamed launcher.
+// KernelBench-CUDA text processing: launcher prototypes and their linkage,
+// the driver rewrite, the launcher wrapper, the driver's printed verdict and
+// the messages for a missing or misnamed launcher.
 #include <gtest/gtest.h>
 
 #include "common/compiler_output.h"
@@ -7,11 +8,11 @@
 #include <algorithm>
 #include <string>
 
+#include "kernelbench/driver_output.h"
 #include "kernelbench/driver_rewrite.h"
 #include "kernelbench/problem.h"
 #include "kernelbench/prototype.h"
 #include "kernelbench/source_scan.h"
-#include "kernelbench/verdict.h"
 #include "kernelbench/wrapper.h"
 
 namespace kernelblaster::kernelbench {
@@ -156,22 +157,82 @@ TEST(KernelBenchProblem, ReportsAParameterCountMismatch) {
 TEST(KernelBenchDriverRewrite, PoisonsOutputsAndMovesThePrototype) {
   Prototype launcher = parse_decl(kReluDriver);
   std::string out = rewrite_driver(kReluDriver, launcher);
-  EXPECT_EQ(out.rfind("#include \"kb_driver_shim.h\"", 0), 0u) << out;
+  EXPECT_EQ(out.rfind("#include \"kernelblaster/kernelbench_driver.h\"", 0), 0u) << out;
   EXPECT_NE(out.find("torch::Tensor output = kb_poisoned_empty_like(ref_output);"), std::string::npos) << out;
   EXPECT_NE(out.find("torch::Tensor scratch = kb_poisoned_empty({batch_size}, x.options());"), std::string::npos);
   // The comment is left alone; no other torch::empty remains.
   EXPECT_NE(out.find("// torch::empty_like(x) in a comment"), std::string::npos);
   EXPECT_EQ(out.find("= torch::empty"), std::string::npos);
-  // The declaration is gone, the call stays.
+  // The declaration is gone, the call stays (its pointers tracked).
   EXPECT_EQ(out.find("void launch_gpu_implementation("), std::string::npos);
-  EXPECT_NE(out.find("  launch_gpu_implementation(output.data_ptr(), x.data_ptr(), batch_size, dim);"),
-            std::string::npos);
+  EXPECT_NE(out.find("  launch_gpu_implementation(kb_track(output).data_ptr(), kb_track(x).data_ptr(), batch_size, "
+                     "dim);"),
+            std::string::npos)
+      << out;
   EXPECT_NE(out.find("#include \"cuda_model.cuh\""), std::string::npos);
-  // Line numbers of the driver survive (a #line directive plus same line count).
+  // Line numbers of the driver survive (a #line directive plus same line count up to the appended main).
   std::string body = out.substr(out.find("#line 1"));
   body = body.substr(body.find('\n') + 1);
+  body = body.substr(0, body.find("\n// Added by KernelBlaster"));
   std::string original = kReluDriver;
   EXPECT_EQ(std::count(body.begin(), body.end(), '\n'), std::count(original.begin(), original.end(), '\n'));
+}
+
+TEST(KernelBenchDriverRewrite, RenamesMainAndHandsTheProcessToTheRuntime) {
+  std::string out = rewrite_driver(kReluDriver, parse_decl(kReluDriver));
+  EXPECT_NE(out.find("int kb_driver_main() {"), std::string::npos) << out;
+  EXPECT_EQ(out.find("int main() {"), std::string::npos);
+  EXPECT_NE(out.find("int main(int argc, char** argv) { return kb_driver::process_main(argc, argv, &kb_driver_main); }"),
+            std::string::npos);
+  std::string with_args =
+      "void launch_gpu_implementation(void* o);\n"
+      "int main(int argc, char* argv[]) { return 0; }\n";
+  EXPECT_NE(rewrite_driver(with_args, parse_decl(with_args)).find("int kb_driver_main(int argc, char* argv[])"),
+            std::string::npos);
+  std::string no_main = "void launch_gpu_implementation(void* o);\nint helper() { return 0; }\n";
+  EXPECT_THROW(rewrite_driver(no_main, parse_decl(no_main)), std::runtime_error);
+}
+
+TEST(KernelBenchDriverRewrite, RoutesAllcloseWithTheTextOfBothSides) {
+  std::string out = rewrite_driver(kReluDriver, parse_decl(kReluDriver));
+  EXPECT_NE(out.find("bool is_close = kb_allclose(\"output\", \"ref_output\", output, ref_output, 1e-2, 1e-2);"),
+            std::string::npos)
+      << out;
+  std::string driver =
+      "void launch_gpu_implementation(void* o);\n"
+      "int main() {\n"
+      "  bool ok = at::allclose(\n"
+      "      out.to(torch::kFloat32),   // \"quoted\" comment\n"
+      "      ref[0], /*rtol=*/1e-1, /*atol=*/1e-1, false);\n"
+      "  auto s = \"torch::allclose(a, b)\";\n"
+      "}\n";
+  out = rewrite_driver(driver, parse_decl(driver));
+  EXPECT_NE(out.find("kb_allclose(\"out.to(torch::kFloat32)\", \"ref[0]\", \n      out.to(torch::kFloat32),"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("auto s = \"torch::allclose(a, b)\";"), std::string::npos);
+}
+
+TEST(KernelBenchDriverRewrite, TracksTheTensorBehindEveryDataPointer) {
+  std::string driver =
+      "void launch_gpu_implementation(void* o, void* a, void* b, void* c, void* d, void* e, void* f);\n"
+      "int main() {\n"
+      "  void* w = model->conv->weight.data_ptr();\n"
+      "  auto p = input.contiguous().data_ptr<at::Half>();\n"
+      "  launch_gpu_implementation(out.data_ptr(), xs[1].data_ptr(), static_cast<void*>(y.data_ptr<float>()),\n"
+      "      bias.defined() ? bias.data_ptr() : nullptr, torch::empty({2}).data_ptr(), (a + b).data_ptr(),\n"
+      "      t.const_data_ptr());\n"
+      "  // x.data_ptr() in a comment\n"
+      "}\n";
+  std::string out = rewrite_driver(driver, parse_decl(driver));
+  for (const char* expected :
+       {"void* w = kb_track(model->conv->weight).data_ptr();", "auto p = kb_track(input.contiguous()).data_ptr<at::Half>();",
+        "launch_gpu_implementation(kb_track(out).data_ptr(), kb_track(xs[1]).data_ptr(), "
+        "static_cast<void*>(kb_track(y).data_ptr<float>()),",
+        "bias.defined() ? kb_track(bias).data_ptr() : nullptr, kb_track(kb_poisoned_empty({2})).data_ptr(), "
+        "kb_track((a + b)).data_ptr(),",
+        "kb_track(t).const_data_ptr());", "// x.data_ptr() in a comment"})
+    EXPECT_NE(out.find(expected), std::string::npos) << expected << "\n" << out;
 }
 
 TEST(KernelBenchDriverRewrite, RoutesManualSeedAndLeavesOtherFactories) {
@@ -188,35 +249,70 @@ TEST(KernelBenchDriverRewrite, RoutesManualSeedAndLeavesOtherFactories) {
   EXPECT_NE(out.find("std::string(\"torch::empty(\")"), std::string::npos);
 }
 
-TEST(KernelBenchDriverRewrite, MakesCudaModelHeaderAndShim) {
+TEST(KernelBenchDriverRewrite, MakesCudaModelHeader) {
   std::string h = make_cuda_model_header(parse_decl(kReluDriver));
   EXPECT_NE(h.find("#include <cstdint>"), std::string::npos);
   EXPECT_NE(h.find("#include <torch/torch.h>"), std::string::npos);
   EXPECT_NE(h.find("void launch_gpu_implementation(void* output, void* input, int64_t batch_size, int64_t dim);"),
             std::string::npos);
-  std::string shim = driver_shim_header();
-  EXPECT_NE(shim.find("KB_SEED"), std::string::npos);
-  EXPECT_NE(shim.find("torch::cuda::manual_seed_all"), std::string::npos);
-  EXPECT_NE(shim.find("kb_poisoned_empty_like"), std::string::npos);
-  EXPECT_NE(shim.find("quiet_NaN"), std::string::npos);
+  std::string c_driver = "extern \"C\" void launch_gpu_implementation(void* o, int64_t n);\nint main() {}\n";
+  EXPECT_NE(make_cuda_model_header(parse_decl(c_driver)).find("extern \"C\" void launch_gpu_implementation("),
+            std::string::npos);
 }
 
-TEST(KernelBenchWrapper, ForwardsToTheRenamedLauncherUnderTimedCall) {
+TEST(KernelBenchWrapper, HandsEveryCallToTheRuntimeWithItsArguments) {
   Prototype decl = parse_decl(kReluDriver);
   Prototype def;
   ASSERT_TRUE(find_definition(
       "void launch_gpu_implementation(void* out, const void* in, int64_t b, int64_t d) { }", kLauncherName, &def,
       nullptr));
   std::string w = make_wrapper_source(decl, def);
-  EXPECT_NE(w.find("void kb_candidate_launch(void* out, const void* in, int64_t b, int64_t d);"), std::string::npos)
+  EXPECT_NE(w.find("\nvoid kb_candidate_launch(void* out, const void* in, int64_t b, int64_t d);"), std::string::npos)
       << w;
-  EXPECT_NE(w.find("void launch_gpu_implementation(void* output, void* input, int64_t batch_size, int64_t dim) {"),
+  EXPECT_NE(w.find("\nvoid launch_gpu_implementation(void* output, void* input, int64_t batch_size, int64_t dim) {"),
             std::string::npos);
-  EXPECT_NE(w.find("kernelblaster::kernelbench::timed_call([&] { kb_candidate_launch(output, input, batch_size, dim); "
-                   "});"),
+  EXPECT_NE(w.find("kb_args.pointers = {(const void*)(output), (const void*)(input)};"), std::string::npos) << w;
+  EXPECT_NE(w.find("kb_args.pointer_names = {\"output\", \"input\"};"), std::string::npos);
+  EXPECT_NE(w.find("kb_args.integers = {{\"batch_size\", static_cast<std::int64_t>(batch_size)}, {\"dim\", "
+                   "static_cast<std::int64_t>(dim)}};"),
             std::string::npos);
-  EXPECT_NE(w.find("void timed_call(const std::function<void()>& fn);"), std::string::npos);
+  EXPECT_NE(w.find("kernelblaster::kernelbench::on_launch(kb_args, [&] { kb_candidate_launch(output, input, "
+                   "batch_size, dim); });"),
+            std::string::npos);
+  EXPECT_NE(w.find("#include \"kernelblaster/kernelbench_runtime.h\""), std::string::npos);
   EXPECT_EQ(rename_flag(), "-Dlaunch_gpu_implementation=kb_candidate_launch");
+}
+
+TEST(KernelBenchWrapper, KeepsCLinkageOfALauncherInsideAnExternCBlock) {
+  std::string src =
+      "#include <cuda_runtime.h>\n"
+      "extern \"C\" {\n"
+      "__global__ void k(float* y) { y[0] = 1; }\n"
+      "void launch_gpu_implementation(void* out, int64_t n) { k<<<1, 1>>>((float*)out); }\n"
+      "}\n";
+  Prototype def;
+  std::string why;
+  ASSERT_TRUE(find_definition(src, kLauncherName, &def, &why)) << why;
+  EXPECT_TRUE(def.in_extern_c_block);
+  EXPECT_TRUE(def.c_linkage);
+  std::string w = make_wrapper_source(parse_decl("void launch_gpu_implementation(void* o, int64_t n);"), def);
+  EXPECT_NE(w.find("extern \"C\" void kb_candidate_launch(void* out, int64_t n);"), std::string::npos) << w;
+  // The block stays as it is: the renamed launcher keeps C linkage.
+  EXPECT_EQ(prepare_kernel_source(src, kLauncherName), src);
+
+  // On its own line, `extern "C"` is dropped: the renamed launcher is C++.
+  std::string on_line = "extern \"C\" void launch_gpu_implementation(void* out, int64_t n) { }\n";
+  ASSERT_TRUE(find_definition(on_line, kLauncherName, &def, &why));
+  EXPECT_TRUE(def.c_linkage);
+  EXPECT_FALSE(def.in_extern_c_block);
+  w = make_wrapper_source(parse_decl("void launch_gpu_implementation(void* o, int64_t n);"), def);
+  EXPECT_NE(w.find("\nvoid kb_candidate_launch(void* out, int64_t n);"), std::string::npos) << w;
+  EXPECT_EQ(prepare_kernel_source(on_line, kLauncherName), "void launch_gpu_implementation(void* out, int64_t n) { }\n");
+
+  // A block that closed before the launcher does not count.
+  std::string closed = "extern \"C\" { int helper(); }\nvoid launch_gpu_implementation(void* o) { }\n";
+  ASSERT_TRUE(find_definition(closed, kLauncherName, &def, &why));
+  EXPECT_FALSE(def.in_extern_c_block);
 }
 
 TEST(KernelBenchWrapper, StripsLinkageSpecifiersFromTheLauncher) {
@@ -240,45 +336,20 @@ TEST(KernelBenchScan, MasksCommentsAndStringsKeepingPositions) {
   EXPECT_EQ(m, "a         \"    \"     \nf ' '");
 }
 
-TEST(KernelBenchVerdict, ClassifiesDriverOutput) {
-  ProcessResult r;
-  r.exit_code = 0;
-  r.output = "some log\npassed\n";
-  EXPECT_EQ(classify_driver_run(r).status, Status::ok);
-  r.output = "failed\n";
-  EXPECT_EQ(classify_driver_run(r).status, Status::wrong_result);
-  r.output = "kb_shim: launch_failed: launch: too many resources requested for launch\n";
-  r.exit_code = 3;
-  DriverVerdict v = classify_driver_run(r);
-  EXPECT_EQ(v.status, Status::launch_failed);
-  EXPECT_EQ(v.detail, "launch: too many resources requested for launch");
-  r.output = "terminate called after throwing an instance of 'c10::Error'\n";
-  r.exit_code = -1;
-  r.signaled = true;
-  r.signal = 6;
-  EXPECT_EQ(classify_driver_run(r).status, Status::crashed);
-  r = ProcessResult();
-  r.timed_out = true;
-  EXPECT_EQ(classify_driver_run(r).status, Status::timed_out);
-  r = ProcessResult();
-  r.exit_code = 0;
-  r.output = "nothing useful\n";
-  EXPECT_EQ(classify_driver_run(r).status, Status::crashed);
+TEST(KernelBenchDriverOutput, TheLastVerdictLineDecides) {
+  std::string detail;
+  EXPECT_EQ(driver_verdict_of("some log\npassed\n", &detail), "passed");
+  EXPECT_EQ(detail, "passed");
+  EXPECT_EQ(driver_verdict_of("failed\nReference: 1.0\nGPU Output: 0.0\n", &detail), "failed");
+  EXPECT_NE(detail.find("failed | Reference: 1.0 | GPU Output: 0.0"), std::string::npos) << detail;
+  // Words inside other words do not count; the last verdict line wins.
+  EXPECT_EQ(driver_verdict_of("unpassed\nfailed\nall passed\n", &detail), "passed");
+  EXPECT_EQ(driver_verdict_of("nothing useful\nat all\n", &detail), "");
+  EXPECT_EQ(detail, "nothing useful | at all");
+  EXPECT_EQ(driver_verdict_of("", &detail), "");
 }
 
-TEST(KernelBenchVerdict, ParsesShimTimingAndErrorLines) {
-  ShimTiming t;
-  std::string why;
-  ASSERT_TRUE(parse_shim_timing(
-      "{\"method\": \"cupti\", \"runs\": 40, \"warmup_runs\": 3, \"median_ns\": 1500.0, \"q1_ns\": 1400.0, "
-      "\"q3_ns\": 1600.0, \"min_ns\": 1300.0, \"event_median_ns\": 1700.0, \"kernels_per_run\": 1.00, "
-      "\"untimed_runs\": 0, \"foreign_activities\": 2, \"untimed_detail\": \"x\", \"tracer_note\": \"\"}",
-      &t, &why))
-      << why;
-  EXPECT_EQ(t.runs, 40);
-  EXPECT_DOUBLE_EQ(t.median_ns, 1500.0);
-  EXPECT_EQ(t.foreign_activities, 2);
-  EXPECT_FALSE(parse_shim_timing("{", &t, &why));
+TEST(KernelBenchBuild, FirstErrorLineOfACompiler) {
   EXPECT_EQ(first_error_line("a.cu(3): warning: x\na.cu(7): error: identifier \"foo\" is undefined\nmore\n"),
             "a.cu(7): error: identifier \"foo\" is undefined");
 }

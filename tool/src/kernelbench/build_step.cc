@@ -8,7 +8,6 @@
 #include <sstream>
 
 #include "common/subprocess.h"
-#include "kernelbench/verdict.h"
 
 namespace kernelblaster::kernelbench {
 namespace {

@@ -1,6 +1,7 @@
 #include "kernelbench/driver_rewrite.h"
 
 #include <algorithm>
+#include <stdexcept>
 #include <vector>
 
 #include "kernelbench/source_scan.h"
@@ -8,22 +9,139 @@
 namespace kernelblaster::kernelbench {
 namespace {
 
+// A replacement of [begin, end) by `text`; begin == end inserts.
 struct Edit {
   std::size_t begin, end;
   std::string text;
 };
 
 // Calls of `qualified` (e.g. "torch::empty") followed by '(' and not part of
-// a longer name, as edits to `replacement`.
-void find_calls(const std::string& masked, const std::string& qualified, const std::string& replacement,
-                std::vector<Edit>* edits) {
+// a longer name: the position of the name and of the '('.
+std::vector<std::pair<std::size_t, std::size_t>> find_calls(const std::string& masked, const std::string& qualified) {
+  std::vector<std::pair<std::size_t, std::size_t>> calls;
   for (std::size_t p = masked.find(qualified); p != std::string::npos; p = masked.find(qualified, p + 1)) {
     if (p > 0 && (is_identifier_char(masked[p - 1]) || masked[p - 1] == ':')) continue;
     std::size_t end = p + qualified.size();
     if (end < masked.size() && is_identifier_char(masked[end])) continue;
     std::size_t open = skip_space(masked, end);
     if (open == std::string::npos || masked[open] != '(') continue;
-    edits->push_back({p, end, replacement});
+    calls.emplace_back(p, open);
+  }
+  return calls;
+}
+
+void rename_calls(const std::string& masked, const std::string& qualified, const std::string& replacement,
+                  std::vector<Edit>* edits) {
+  for (auto [p, open] : find_calls(masked, qualified)) edits->push_back({p, p + qualified.size(), replacement});
+}
+
+// Index of the bracket opening the one that closes at `close`, or npos.
+std::size_t matching_open(const std::string& masked, std::size_t close) {
+  char c = masked[close];
+  char o = c == ')' ? '(' : c == ']' ? '[' : c == '>' ? '<' : '\0';
+  if (!o) return std::string::npos;
+  int depth = 0;
+  for (std::size_t i = close + 1; i-- > 0;) {
+    if (masked[i] == c) ++depth;
+    if (masked[i] == o && --depth == 0) return i;
+  }
+  return std::string::npos;
+}
+
+// Start of the postfix expression that ends just before `end` (a '.'):
+// names joined by '.', '->' and '::', with calls, subscripts and template
+// arguments, e.g. `model->conv->weight`, `x.contiguous()`, `xs[0]`.
+std::size_t receiver_begin(const std::string& masked, std::size_t end) {
+  std::size_t i = end;
+  std::size_t begin = end;
+  while (i > 0) {
+    std::size_t j = i;
+    while (j > 0 && std::isspace(static_cast<unsigned char>(masked[j - 1]))) --j;
+    if (j == 0) break;
+    char c = masked[j - 1];
+    if (c == ')' || c == ']' || (c == '>' && !(j >= 2 && masked[j - 2] == '-'))) {
+      std::size_t open = matching_open(masked, j - 1);
+      if (open == std::string::npos) break;
+      begin = i = open;
+      continue;
+    }
+    if (is_identifier_char(c)) {
+      while (j > 0 && is_identifier_char(masked[j - 1])) --j;
+      begin = i = j;
+      // What joins this name to the one before it, if anything.
+      std::size_t k = i;
+      while (k > 0 && std::isspace(static_cast<unsigned char>(masked[k - 1]))) --k;
+      if (k >= 1 && masked[k - 1] == '.') {
+        i = k - 1;
+        continue;
+      }
+      if (k >= 2 && ((masked[k - 2] == '-' && masked[k - 1] == '>') || (masked[k - 2] == ':' && masked[k - 1] == ':'))) {
+        i = k - 2;
+        continue;
+      }
+      break;
+    }
+    break;
+  }
+  return begin;
+}
+
+// `.data_ptr<T>()`, `.data_ptr()`, `.const_data_ptr...`, `.mutable_data_ptr...`:
+// the receiver goes through kb_track().
+void track_data_pointers(const std::string& masked, std::vector<Edit>* edits) {
+  for (const char* member : {"data_ptr", "const_data_ptr", "mutable_data_ptr"}) {
+    for (std::size_t p : find_identifier(masked, member)) {
+      std::size_t dot = p;
+      while (dot > 0 && std::isspace(static_cast<unsigned char>(masked[dot - 1]))) --dot;
+      if (dot == 0 || masked[dot - 1] != '.') continue;
+      --dot;
+      std::size_t begin = receiver_begin(masked, dot);
+      if (begin == dot) continue;
+      edits->push_back({begin, begin, "kb_track("});
+      edits->push_back({dot, dot, ")"});
+    }
+  }
+}
+
+std::string c_string_literal(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c == '\n' ? ' ' : c;
+  }
+  return out + "\"";
+}
+
+// The top-level arguments of the call whose '(' is at `open`, as masked text.
+std::vector<std::string> call_arguments(const std::string& masked, std::size_t open) {
+  std::size_t close = matching_close(masked, open);
+  std::vector<std::string> args;
+  if (close == std::string::npos) return args;
+  int depth = 0;
+  std::string cur;
+  for (std::size_t i = open + 1; i < close; ++i) {
+    char c = masked[i];
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    if (c == ')' || c == ']' || c == '}') --depth;
+    if (c == ',' && depth == 0) {
+      args.push_back(collapse_space(cur));
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  args.push_back(collapse_space(cur));
+  return args;
+}
+
+void route_allclose(const std::string& masked, std::vector<Edit>* edits) {
+  for (const char* name : {"torch::allclose", "at::allclose"}) {
+    for (auto [p, open] : find_calls(masked, name)) {
+      std::vector<std::string> args = call_arguments(masked, open);
+      if (args.size() < 2) continue;
+      edits->push_back(
+          {p, open + 1, "kb_allclose(" + c_string_literal(args[0]) + ", " + c_string_literal(args[1]) + ", "});
+    }
   }
 }
 
@@ -34,122 +152,49 @@ std::string make_cuda_model_header(const Prototype& launcher) {
          "#pragma once\n"
          "#include <cstdint>\n"
          "#include <torch/torch.h>\n\n" +
-         launcher.signature(launcher.name) + ";\n";
+         std::string(launcher.c_linkage ? "extern \"C\" " : "") + launcher.signature(launcher.name) + ";\n";
 }
 
 std::string rewrite_driver(const std::string& driver, const Prototype& launcher) {
   std::string masked = mask_comments_and_strings(driver);
+  Prototype main_fn;
+  if (!find_definition(driver, "main", &main_fn, nullptr))
+    throw std::runtime_error("driver.cpp defines no main()");
   std::vector<Edit> edits;
   // Keep the line count so compiler messages still point at driver.cpp lines.
   std::string removed = driver.substr(launcher.begin, launcher.end - launcher.begin);
   std::string keep_lines(static_cast<std::size_t>(std::count(removed.begin(), removed.end(), '\n')), '\n');
   edits.push_back({launcher.begin, launcher.end, "/* launcher prototype: see cuda_model.cuh */" + keep_lines});
+  edits.push_back({main_fn.name_pos, main_fn.name_pos + 4, kRenamedDriverMain});
   for (const char* ns : {"torch::", "at::"}) {
-    find_calls(masked, std::string(ns) + "empty_like", "kb_poisoned_empty_like", &edits);
-    find_calls(masked, std::string(ns) + "empty", "kb_poisoned_empty", &edits);
+    rename_calls(masked, std::string(ns) + "empty_like", "kb_poisoned_empty_like", &edits);
+    rename_calls(masked, std::string(ns) + "empty", "kb_poisoned_empty", &edits);
   }
-  find_calls(masked, "torch::manual_seed", "kb_manual_seed", &edits);
-  std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.begin > b.begin; });
+  rename_calls(masked, "torch::manual_seed", "kb_manual_seed", &edits);
+  route_allclose(masked, &edits);
+  track_data_pointers(masked, &edits);
+  // Nothing may change inside the removed prototype.
+  edits.erase(std::remove_if(edits.begin(), edits.end(),
+                             [&](const Edit& e) {
+                               return e.begin > launcher.begin && e.begin < launcher.end;
+                             }),
+              edits.end());
+  // Back to front; at one position a replacement goes in before an insertion,
+  // so the insertion ends up in front of the replaced text.
+  std::stable_sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) {
+    if (a.begin != b.begin) return a.begin > b.begin;
+    return (a.end > a.begin) && (b.end == b.begin);
+  });
   std::string out = driver;
-  for (const Edit& e : edits) {
-    // A call inside the removed prototype cannot happen; skip overlaps defensively.
-    if (e.begin >= launcher.begin && e.end <= launcher.end && e.begin != launcher.begin) continue;
-    out.replace(e.begin, e.end - e.begin, e.text);
-  }
-  std::string head = std::string("#include \"") + kShimHeaderName + "\"  // added by KernelBlaster\n";
+  for (const Edit& e : edits) out.replace(e.begin, e.end - e.begin, e.text);
+  std::string head = std::string("#include \"") + kDriverRuntimeHeader + "\"  // added by KernelBlaster\n";
   if (driver.find(std::string("\"") + kCudaModelHeaderName + "\"") == std::string::npos)
     head += std::string("#include \"") + kCudaModelHeaderName + "\"  // added by KernelBlaster\n";
+  std::string tail = std::string("\n// Added by KernelBlaster: the runtime calls the driver's main once per seed.\n") +
+                     "int main(int argc, char** argv) { return kb_driver::process_main(argc, argv, &" +
+                     kRenamedDriverMain + "); }\n";
   // #line keeps diagnostics on the driver's own line numbers.
-  return head + "#line 1 \"driver.cpp\"\n" + out;
-}
-
-std::string driver_shim_header() {
-  return R"SHIM(// Generated by KernelBlaster. Included first by the rewritten driver.
-// Outputs made with torch::empty / empty_like start as NaN (floating types)
-// or 0xA5 bytes (integers), so elements a launcher never writes fail the
-// driver's allclose instead of passing on whatever memory held before.
-// KB_SEED, when set, seeds torch before main() and overrides the driver's
-// own manual_seed calls, so every correctness run draws different inputs.
-#pragma once
-
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <exception>
-#include <limits>
-#include <string>
-#include <utility>
-
-#include <torch/torch.h>
-
-namespace kb_driver_shim {
-
-inline torch::Tensor poison(torch::Tensor t) {
-  if (t.is_floating_point() || t.is_complex()) {
-    t.fill_(std::numeric_limits<double>::quiet_NaN());
-    return t;
-  }
-  switch (t.scalar_type()) {
-    case torch::kBool: t.fill_(true); break;
-    case torch::kByte: t.fill_(static_cast<int64_t>(0xA5)); break;
-    case torch::kChar: t.fill_(static_cast<int64_t>(static_cast<int8_t>(0xA5))); break;
-    case torch::kShort: t.fill_(static_cast<int64_t>(static_cast<int16_t>(0xA5A5))); break;
-    case torch::kInt: t.fill_(static_cast<int64_t>(static_cast<int32_t>(0xA5A5A5A5u))); break;
-    case torch::kLong: t.fill_(static_cast<int64_t>(0xA5A5A5A5A5A5A5A5ull)); break;
-    default: break;
-  }
-  return t;
-}
-
-inline bool seed_from_env(uint64_t* seed) {
-  const char* s = std::getenv("KB_SEED");
-  if (!s || !*s) return false;
-  *seed = std::stoull(s);
-  return true;
-}
-
-inline void seed_all(uint64_t seed) {
-  torch::manual_seed(seed);
-  if (torch::cuda::is_available()) torch::cuda::manual_seed_all(seed);
-}
-
-struct SeedAtStartup {
-  SeedAtStartup() {
-    uint64_t seed = 0;
-    try {
-      if (seed_from_env(&seed)) seed_all(seed);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "kb_driver_shim: cannot seed from KB_SEED: %s\n", e.what());
-      std::exit(2);
-    }
-  }
-};
-inline SeedAtStartup g_seed_at_startup;
-
-}  // namespace kb_driver_shim
-
-inline void kb_manual_seed(uint64_t seed) {
-  kb_driver_shim::seed_from_env(&seed);
-  kb_driver_shim::seed_all(seed);
-}
-
-inline torch::Tensor kb_poisoned_empty(at::IntArrayRef size, const at::TensorOptions& options = {}) {
-  return kb_driver_shim::poison(torch::empty(size, options));
-}
-template <typename MemoryFormat>
-inline torch::Tensor kb_poisoned_empty(at::IntArrayRef size, const at::TensorOptions& options, MemoryFormat&& format) {
-  return kb_driver_shim::poison(torch::empty(size, options, std::forward<MemoryFormat>(format)));
-}
-
-inline torch::Tensor kb_poisoned_empty_like(const torch::Tensor& like, const at::TensorOptions& options = {}) {
-  return kb_driver_shim::poison(torch::empty_like(like, options));
-}
-template <typename MemoryFormat>
-inline torch::Tensor kb_poisoned_empty_like(const torch::Tensor& like, const at::TensorOptions& options,
-                                            MemoryFormat&& format) {
-  return kb_driver_shim::poison(torch::empty_like(like, options, std::forward<MemoryFormat>(format)));
-}
-)SHIM";
+  return head + "#line 1 \"driver.cpp\"\n" + out + tail;
 }
 
 }  // namespace kernelblaster::kernelbench

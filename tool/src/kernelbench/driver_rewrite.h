@@ -1,8 +1,18 @@
 // Turns a KernelBench driver.cpp into the program the tool builds: the
 // launcher prototype moves to a generated cuda_model.cuh (as the original
-// system does), output tensors start poisoned so a launcher that leaves
-// elements unwritten fails instead of passing on leftover memory, and the
-// inputs follow KB_SEED so each correctness run sees different data.
+// system does), and the driver is routed through KernelBlaster's runtime
+// (tool/include/kernelblaster/kernelbench_driver.h, included first):
+//   - `X.data_ptr...()` becomes `kb_track(X).data_ptr...()`, so the tensors
+//     behind the launcher's pointer arguments are known;
+//   - `torch::allclose(a, b, ...)` becomes `kb_allclose("a", "b", a, b, ...)`,
+//     which reports the launcher's output and torch's result for the tool's
+//     own comparison;
+//   - torch::empty / empty_like make NaN-poisoned tensors, and
+//     torch::manual_seed follows the runtime's seed;
+//   - `main` becomes `kb_driver_main`, and a main() that hands the process to
+//     the runtime is appended.
+// Line numbers of the driver survive (#line), so compiler messages point at
+// driver.cpp.
 #pragma once
 
 #include <string>
@@ -11,18 +21,15 @@
 
 namespace kernelblaster::kernelbench {
 
-inline constexpr const char* kShimHeaderName = "kb_driver_shim.h";
+inline constexpr const char* kDriverRuntimeHeader = "kernelblaster/kernelbench_driver.h";
 inline constexpr const char* kCudaModelHeaderName = "cuda_model.cuh";
+inline constexpr const char* kRenamedDriverMain = "kb_driver_main";
 
 // cuda_model.cuh: <cstdint>, <torch/torch.h> and the launcher's prototype.
 std::string make_cuda_model_header(const Prototype& launcher);
 
-// The driver with `launcher` (its declaration, found by find_declaration)
-// removed, torch::empty / empty_like / manual_seed calls routed through the
-// shim header, and that header included first.
+// The rewritten driver. `launcher` is its declaration (find_declaration).
+// Throws std::runtime_error when the driver defines no `int main(...)`.
 std::string rewrite_driver(const std::string& driver, const Prototype& launcher);
-
-// kb_driver_shim.h: the poisoning factories and the KB_SEED initializer.
-std::string driver_shim_header();
 
 }  // namespace kernelblaster::kernelbench

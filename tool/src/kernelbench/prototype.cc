@@ -104,6 +104,20 @@ struct Candidate {
   std::size_t name_pos, open, close, after;
 };
 
+// Whether `pos` lies inside an `extern "C" { ... }` block.
+bool inside_extern_c_block(const std::string& source, const std::string& masked, std::size_t pos) {
+  for (std::size_t e : find_identifier(masked, "extern")) {
+    if (e >= pos) break;
+    std::size_t q = skip_space(masked, e + 6);
+    if (q == std::string::npos || source.compare(q, 3, "\"C\"") != 0) continue;
+    std::size_t open = skip_space(masked, q + 3);
+    if (open == std::string::npos || masked[open] != '{') continue;
+    std::size_t close = matching_close(masked, open);
+    if (open < pos && (close == std::string::npos || pos < close)) return true;
+  }
+  return false;
+}
+
 std::vector<Candidate> scan(const std::string& masked, const std::string& name) {
   std::vector<Candidate> out;
   for (std::size_t pos : find_identifier(masked, name)) {
@@ -127,6 +141,8 @@ bool build(const std::string& source, const std::string& masked, const Candidate
   for (const std::string& t : head)
     if (!kSpecifiers.count(t) && t != "\"C\"") ret.push_back(t);
   Prototype p;
+  p.in_extern_c_block = inside_extern_c_block(source, masked, c.name_pos);
+  p.c_linkage = p.in_extern_c_block || std::find(head.begin(), head.end(), "\"C\"") != head.end();
   p.return_type = join_type(ret);
   p.name = name;
   p.begin = begin;

@@ -27,6 +27,9 @@ struct Prototype {
   // [begin, end) covers specifiers through ';' (declaration) or ')' (definition).
   std::size_t begin = 0, end = 0;
   std::size_t name_pos = 0;
+  // C linkage: `extern "C"` among its specifiers, or inside an `extern "C" { }` block.
+  bool c_linkage = false;
+  bool in_extern_c_block = false;
 
   // "void name(const void* a, int64_t n)" with the given function name.
   std::string signature(const std::string& as_name) const;

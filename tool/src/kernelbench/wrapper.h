@@ -1,8 +1,10 @@
 // The seam between the driver and a kernel source. The kernel source is
 // compiled with -Dlaunch_gpu_implementation=kb_candidate_launch, and a
-// generated kb_wrapper.cu defines the real launcher, which hands the call to
-// the shim's timed_call: the driver stays untouched in what it calls, and the
-// tool gets control around every launch.
+// generated kb_wrapper.cu defines the real launcher, which hands the call
+// (its pointer arguments, their names, the integer arguments) to the
+// runtime's on_launch (kernelblaster/kernelbench_runtime.h): the driver
+// stays untouched in what it calls, and the tool gets control around every
+// launch.
 #pragma once
 
 #include <string>
