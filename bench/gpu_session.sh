@@ -10,16 +10,46 @@
 #                                     speedups, the lockfile; then warm vs plain build times; CTest gates
 #   bench/gpu_session.sh warm         plain build vs warm build (lockfile/cache) of the examples, 3 times
 #   bench/gpu_session.sh gputests     the tool's own GPU test suite
+#   bench/gpu_session.sh kbhostile    KernelBench-CUDA hostile candidates on problems of the published
+#                                     dataset (tests/kernelbench/hostile; KERNELBLASTER_KERNELBENCH_DATA)
+#   bench/gpu_session.sh kbspeed      eval --kernelbench one at a time on a few problems, twice each (the
+#                                     second reuses the driver object): seconds per candidate and per phase
+#   bench/gpu_session.sh kbdataset S  the dataset benchmark, init.cu against itself, 8 at once, for at
+#                                     most S seconds (resumable: bench/results/kernelbench-dataset)
 #   bench/gpu_session.sh profile      issue 4's profiler: the CUPTI-range L2 write-back probe, where the
 #                                     first counted pass spends its time (range_pass_cost_probe), eval --profile
 #                                     without counters, and bench/profile_vs_ncu.py (the table in RESULTS.md)
 set -uo pipefail
 OUT=${OUT:-bench/out}
 mkdir -p "$OUT"
-TOOL=/tmp/kb/bin/kernelblaster
+TOOL=${TOOL:-/tmp/kb/bin/kernelblaster}
 PROFILE_ARGS=${PROFILE_ARGS:-}
 stage=${1:?stage}
 case "$stage" in
+  kbhostile)
+    python3 tests/gpu/run_cases.py "$TOOL" kernelbench-hostile 2>&1 | tee "$OUT/kbhostile.log"
+    ;;
+  kbspeed)
+    # One evaluation at a time: a first one that builds the driver, then a
+    # second in the same work directory (the driver object reused).
+    data=${KERNELBLASTER_KERNELBENCH_DATA:?dataset}
+    for p in ${KB_SPEED:-level1/019_ReLU level1/023_Softmax level1/037_FrobeniusNorm level2/012_Gemm_Multiply_LeakyReLU level3/001_MLP}; do
+      w=/tmp/kbspeed/${p//\//_}
+      for pass in build reuse; do
+        start=$(date +%s%N)
+        $TOOL eval --json --kernelbench "$data/$p" --work-dir "$w" >"$OUT/kbspeed-${p//\//_}-$pass.json"
+        rc=$?
+        python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(sys.argv[2], sys.argv[3], 'rc', sys.argv[4], 'wall_s', sys.argv[5], {k: d.get(k) for k in ('status','speedup','eval_seconds','compile_seconds','prepare_seconds','phase_seconds')})" \
+          "$OUT/kbspeed-${p//\//_}-$pass.json" "$p" "$pass" "$rc" "$(( ($(date +%s%N) - start) / 1000000 ))e-3"
+      done
+    done 2>&1 | tee "$OUT/kbspeed.log"
+    ;;
+  kbdataset)
+    secs=${2:-480}
+    python3 bench/kernelbench_dataset.py "$TOOL" --jobs "${KB_JOBS:-8}" --seconds "$secs" \
+      --out "${KB_RESULTS:-bench/results/kernelbench-dataset}" ${KB_ONLY:+--only "$KB_ONLY"} 2>&1 | tee "$OUT/kbdataset.log"
+    cp "${KB_RESULTS:-bench/results/kernelbench-dataset}"/results.jsonl "${KB_RESULTS:-bench/results/kernelbench-dataset}"/table.md "$OUT"/
+    ;;
   build)
     cmake -S . -B /tmp/b -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DKERNELBLASTER_BUILD_TESTS=OFF >/dev/null &&
       cmake --build /tmp/b -j"$(nproc)" 2>&1 | tail -2 && cmake --install /tmp/b --prefix /tmp/kb >/dev/null &&

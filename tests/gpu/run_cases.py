@@ -10,6 +10,13 @@
                                   and candidate_good.cu accepted,
                                   candidate_bad.cu rejected as wrong_result
                                   (skipped where libtorch is not found)
+  run_cases.py TOOL kernelbench-hostile
+                                  every case of tests/kernelbench/hostile/cases.json
+                                  against problems of the published dataset
+                                  (KERNELBLASTER_KERNELBENCH_DATA, else
+                                  ../shared/kernelbench-cuda beside the checkout):
+                                  each ends with its expected status, and a
+                                  rejected one reports no speedup
 
 Exits 77 (CTest's skip) where `kernelblaster eval` says there is no GPU.
 """
@@ -18,6 +25,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 INCLUDE = os.path.join(ROOT, "examples", "kernels", "include")
@@ -96,12 +104,63 @@ def kernelbench(tool):
     return passed, failed
 
 
+def dataset_dir():
+    candidates = [os.environ.get("KERNELBLASTER_KERNELBENCH_DATA", ""),
+                  os.path.join(os.path.dirname(ROOT), "shared", "kernelbench-cuda"),
+                  os.path.join(ROOT, ".kb-data", "kernelbench-cuda")]
+    for d in candidates:
+        if d and os.path.isdir(os.path.join(d, "level1")):
+            return d
+    return None
+
+
+def kernelbench_hostile(tool):
+    data = dataset_dir()
+    if not data:
+        print("skipped: the KernelBench-CUDA dataset is not here (set KERNELBLASTER_KERNELBENCH_DATA)")
+        sys.exit(77)
+    base = os.path.join(ROOT, "tests", "kernelbench", "hostile")
+    with open(os.path.join(base, "cases.json")) as f:
+        cases = json.load(f)["cases"]
+    work_root = os.path.join(tempfile.gettempdir(), f"kernelblaster-kbhostile-{os.getpid()}")
+    passed = failed = 0
+    for case in cases:
+        pdir = os.path.join(data, case["problem"])
+        # One work directory per problem: its driver object is built once.
+        work = os.path.join(work_root, case["problem"].replace("/", "_"))
+        cmd = [tool, "eval", "--json", "--kernelbench", pdir, "--work-dir", work]
+        if case.get("candidate"):
+            cmd += ["--candidate", os.path.join(base, case["candidate"])]
+        start = time.time()
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+        wall = time.time() - start
+        if proc.returncode == 77:
+            print("skipped: " + proc.stderr.strip())
+            sys.exit(77)
+        result = json.loads(proc.stdout) if proc.returncode in (0, 1) else {"status": "tool_error",
+                                                                            "detail": proc.stderr.strip()}
+        if "libtorch not found" in result.get("detail", ""):
+            print("skipped: " + result["detail"])
+            sys.exit(77)
+        allowed = [case["expect"]] + case.get("also_ok", [])
+        good = result["status"] in allowed and (result["status"] == "ok" or not result.get("speedup"))
+        passed, failed = passed + good, failed + (not good)
+        speed = f" speedup {result['speedup']:.3f}x" if result.get("speedup") else ""
+        print(f"{'PASS' if good else 'FAIL'} {case['problem']} {case.get('candidate') or 'init.cu'}: "
+              f"{result['status']} (expected {'/'.join(allowed)}){speed} wall {wall:.1f} s "
+              f"(compile {result.get('compile_seconds', 0):.1f} s, eval {result.get('eval_seconds', 0):.1f} s) "
+              f"{result.get('detail', '')[:300]}", flush=True)
+    return passed, failed
+
+
 def main():
     tool, mode = sys.argv[1], sys.argv[2]
     if mode == "adversarial":
         passed, failed = adversarial(tool)
     elif mode == "kernelbench":
         passed, failed = kernelbench(tool)
+    elif mode == "kernelbench-hostile":
+        passed, failed = kernelbench_hostile(tool)
     elif mode == "self":
         passed, failed = self_check(tool, int(sys.argv[3]))
     else:
