@@ -74,7 +74,7 @@ kernelblaster_optimize(<target>
   goes on with the original source and says why.
 
 Generated files live in `${CMAKE_CURRENT_BINARY_DIR}/kernelblaster_generated/<target>/`:
-`manifest.json` (the target's compile settings, written at generate time),
+`manifest.txt` (the target's compile settings, one per line, written at generate time),
 and per source the compiled `<name>.cu` (it starts with a `#line` back to the
 original), `<name>.cu.rsp` (nvcc flags the result needs) and a stamp.
 #]=======================================================================]
@@ -238,6 +238,13 @@ endfunction()
 
 # The CUDA sources of `target` as absolute paths, in `out_abs`, and the
 # SOURCES entries they came from in `out_entries` (same order).
+# `value` as file(GENERATE) content that evaluates to `value` itself: only
+# "$<" would start a generator expression, so its "$" is written as one.
+function(_kernelblaster_genex_literal value out)
+  string(REPLACE "$<" "$<1:$><" value "${value}")
+  set(${out} "${value}" PARENT_SCOPE)
+endfunction()
+
 function(_kernelblaster_cuda_sources target out_abs out_entries)
   get_target_property(_srcs ${target} SOURCES)
   get_target_property(_dir ${target} SOURCE_DIR)
@@ -339,7 +346,7 @@ function(_kernelblaster_process_target target)
   endif()
 
   set(_gen "${CMAKE_CURRENT_BINARY_DIR}/kernelblaster_generated/${target}")
-  set(_manifest "${_gen}/manifest.json")
+  set(_manifest "${_gen}/manifest.txt")
   _kernelblaster_target_arch(${target} _arch)
 
   # The manifest: the target's own compile settings, complete only at
@@ -363,26 +370,27 @@ function(_kernelblaster_process_target target)
       list(APPEND _flags ${_cfg_flags})
     endif()
   endif()
-  set(_q "\",\"")
-  list(JOIN _src_dirs "${_q}" _src_dirs_json)
-  set(_flags_json "")
-  set(_opts_sep "")
-  if(_flags)
-    list(JOIN _flags "${_q}" _flags_json)
-    set(_flags_json "\"${_flags_json}\"")
-    set(_opts_sep ",")
-  endif()
+  # One value per line, as the build has it (tool/src/eval/manifest.h):
+  # CMake can join a list but not escape it, and a line needs no escaping.
+  # Values known now go through _kernelblaster_genex_literal: file(GENERATE)
+  # reads its content as generator expressions.
+  set(_lines "kernelblaster-manifest 1\ntarget ${target}\narch ${_arch}\n")
+  foreach(_d IN LISTS _src_dirs)
+    _kernelblaster_genex_literal("${_d}" _lit)
+    string(APPEND _lines "I ${_lit}\n")
+  endforeach()
+  foreach(_f IN LISTS _flags)
+    _kernelblaster_genex_literal("${_f}" _lit)
+    string(APPEND _lines "F ${_lit}\n")
+  endforeach()
   set(_incs "$<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>")
   set(_defs "$<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>")
   set(_opts "$<TARGET_PROPERTY:${target},COMPILE_OPTIONS>")
+  # An empty list gives a line with no value, which the tool skips.
   file(GENERATE OUTPUT "${_manifest}" CONTENT
-"{
-  \"target\": \"${target}\",
-  \"arch\": \"${_arch}\",
-  \"include_dirs\": [\"${_src_dirs_json}\"$<$<BOOL:${_incs}>:,\"$<JOIN:${_incs},${_q}>\">],
-  \"definitions\": [$<$<BOOL:${_defs}>:\"$<JOIN:${_defs},${_q}>\">],
-  \"flags\": [${_flags_json}$<$<BOOL:${_opts}>:${_opts_sep}\"$<JOIN:${_opts},${_q}>\">]
-}
+"${_lines}I $<JOIN:${_incs},\nI >
+D $<JOIN:${_defs},\nD >
+F $<JOIN:${_opts},\nF >
 " TARGET ${target})
 
   set(_common_args --manifest "${_manifest}" --budget ${_BUDGET})

@@ -3,7 +3,7 @@
 CUDA projects that use it, on a machine without a GPU.
 
 usage: cmake_integration_test.py CASE --source-dir DIR --prefix DIR --tool EXE --work DIR [--generator G]
-CASE: errors | subdirectory | find_package | configure_time | makefiles
+CASE: errors | subdirectory | find_package | configure_time | makefiles | awkward
 """
 import argparse
 import json
@@ -201,7 +201,7 @@ def case_subdirectory():
 
 def key_of(tool, build_dir, source_rel, src_root, target_gpu):
     g = gen_dir(build_dir)
-    p = run([tool, "build", "--dry-run", "--json", "--manifest", os.path.join(g, "manifest.json"),
+    p = run([tool, "build", "--dry-run", "--json", "--manifest", os.path.join(g, "manifest.txt"),
              "--source", os.path.join(src_root, source_rel),
              "--harness", os.path.join(src_root, "harness", os.path.basename(source_rel).replace(".cu", "_harness.cu")),
              "--out", os.path.join(g, source_rel), "--target-gpu", target_gpu,
@@ -293,7 +293,7 @@ def case_find_package():
 
     # STRICT without a result fails the build with the reason.
     configure(b, common + ["-DKERNELBLASTER_MODE=", "-DKERNELBLASTER_TARGET_GPU=NVIDIA B200"], source=src)
-    p = run([tool, "build", "--strict", "--manifest", os.path.join(gen_dir(b), "manifest.json"),
+    p = run([tool, "build", "--strict", "--manifest", os.path.join(gen_dir(b), "manifest.txt"),
              "--source", os.path.join(src, "src", "shift.cu"), "--harness", os.path.join(src, "harness", "shift_harness.cu"),
              "--out", os.path.join(ARGS.work, "strict.cu"), "--cache-dir", cache], ok=False)
     if p.returncode != 1 or "STRICT" not in p.stdout:
@@ -349,7 +349,7 @@ def case_makefiles():
     write(hdr, read(hdr) + "// header edit\n")
     expect_lines(build(b), {"scale.cu": no_gpu})
     time.sleep(1.1)
-    os.utime(os.path.join(gen_dir(b), "manifest.json"))
+    os.utime(os.path.join(gen_dir(b), "manifest.txt"))
     out = build(b)
     expect_lines(out, {"scale.cu": no_gpu, "shift.cu": no_gpu})
     if "Building" in out:
@@ -357,10 +357,51 @@ def case_makefiles():
     print("ok: Makefiles: no-op rebuild, depfile, no recompilation for an unchanged result")
 
 
+AWKWARD_DEFINITIONS = [
+    'GREETING="hi"', "WIN_PATH=C:\\temp\\x", "SPACED=a b", "SEMI=a;b",
+    'UNICODE_NAME="h\u00e9llo w\u00f6rld"', "FROM_GENEX=rel", "COMPARE=1>0", "DOLLAR=$$x", "NO"]
+
+
+def case_awkward():
+    """Every compile setting reaches the tool exactly, whatever it holds;
+    an unreadable manifest costs the tuning, never the build."""
+    src = os.path.join(ARGS.work, "src")
+    shutil.rmtree(src, ignore_errors=True)
+    shutil.copytree(os.path.join(ARGS.source_dir, "tests", "cmake", "projects", "awkward"), src)
+    b = os.path.join(ARGS.work, "build")
+    shutil.rmtree(b, ignore_errors=True)
+    run(["cmake", "-S", src, "-B", b, "-G", ARGS.generator, "-DCMAKE_BUILD_TYPE=Release",
+         "-DCMAKE_PREFIX_PATH=" + ARGS.prefix, "-DKERNELBLASTER_CACHE_DIR=" + os.path.join(ARGS.work, "cache")])
+    g = os.path.join(b, "kernelblaster_generated", "kbawkward")
+    kdir = os.path.join(src, "kernels dir \u00e9")
+    no_gpu = r"no GPU and no cached result for sm_90; using the original"
+    out = build(b, "kbawkward")
+    expect_lines(out, {"scale.cu": no_gpu})
+    print("ok: the project builds, with one line for its kernel")
+
+    p = run([ARGS.tool, "build", "--dry-run", "--json", "--manifest", os.path.join(g, "manifest.txt"),
+             "--source", os.path.join(kdir, "scale.cu"), "--harness", os.path.join(kdir, "harness", "scale_harness.cu"),
+             "--out", os.path.join(g, "scale.cu"), "--cache-dir", os.path.join(ARGS.work, "unused-cache")])
+    got = json.loads(p.stdout)["settings"]
+    inc = os.path.join(src, "include with space")
+    want = {"arch": "sm_90", "include_dirs": [kdir, inc, inc], "definitions": AWKWARD_DEFINITIONS,
+            "flags": ["-DFROM_FLAGS=a b", "-O3", "-DNDEBUG", "-Xcompiler", "-Wno-unused-variable"]}
+    for k, v in want.items():
+        if got.get(k) != v:
+            fail("manifest %s: the tool read %r, the build has %r" % (k, got.get(k), v))
+    print("ok: definitions, include directories and flags reach the tool exactly")
+
+    time.sleep(1.1)
+    write(os.path.join(g, "manifest.txt"), "kernelblaster-manifest 99\n")
+    out = build(b, "kbawkward")
+    expect_lines(out, {"scale.cu": r"manifest .*manifest.txt has the header 'kernelblaster-manifest 99'.*; using the original$"})
+    print("ok: an unreadable manifest is one line and the original, not a failed build")
+
+
 def main():
     global ARGS, SAMPLE
     ap = argparse.ArgumentParser()
-    ap.add_argument("case", choices=["errors", "subdirectory", "find_package", "configure_time", "makefiles"])
+    ap.add_argument("case", choices=["errors", "subdirectory", "find_package", "configure_time", "makefiles", "awkward"])
     ap.add_argument("--source-dir", required=True)
     ap.add_argument("--prefix", required=True)
     ap.add_argument("--tool", required=True)

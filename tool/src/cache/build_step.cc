@@ -115,6 +115,8 @@ BuildReport run_build_step(const BuildRequest& req, const BuildEnvironment& env)
   };
 
   if (req.mode == Mode::off) return finish(std::nullopt, "MODE OFF; using the original", true);
+  // Without the target's settings there is no key to look a result up by.
+  if (!req.unusable_manifest.empty()) return finish(std::nullopt, req.unusable_manifest + "; using the original", false);
 
   KeyInputs key_in;
   key_in.tool_version = env.tool_version;

@@ -43,6 +43,7 @@ struct BuildRequest {
   bool strict = false;
   bool dry_run = false;  // decide, but neither tune nor write
   // From the manifest: what the key covers.
+  std::string unusable_manifest;  // why the manifest could not be read: the original is used, and the line says so
   std::string arch;
   std::vector<std::string> include_dirs, definitions, flags;
 };

@@ -15,6 +15,7 @@
 #include "common/file_util.h"
 #include "common/subprocess.h"
 #include "eval/candidate_build.h"
+#include "eval/manifest.h"
 #include "kb/kb_store.h"
 #include "kernelblaster/build_paths.h"
 
@@ -93,6 +94,11 @@ std::string report_json(const cache::BuildReport& rep, const cache::BuildRequest
                       {"key", rep.key},        {"gpu", rep.selector},  {"line", rep.line},
                       {"headers", rep.headers}, {"wrote_source", rep.wrote_source}};
   if (rep.result) j["speedup"] = rep.result->speedup;
+  // What the tool read from the manifest: the settings the key covers.
+  j["settings"] = {{"arch", req.arch},
+                   {"include_dirs", req.include_dirs},
+                   {"definitions", req.definitions},
+                   {"flags", req.flags}};
   return j.dump(2);
 }
 
@@ -139,11 +145,15 @@ int build_command(const CommandArgs& argv, const std::string& self_exe) {
     if (req.budget_s <= 0) throw UsageError("--budget must be positive");
     if (req.mode != cache::Mode::off && req.harness.empty()) throw UsageError("--harness is required");
     if (!req.manifest.empty()) {
-      CompileSettings cs = settings_from_manifest(req.manifest);
-      req.arch = cs.arch;
-      req.include_dirs = cs.include_dirs;
-      req.definitions = cs.definitions;
-      req.flags = cs.flags;
+      try {
+        CompileSettings cs = settings_from_manifest(req.manifest);
+        req.arch = cs.arch;
+        req.include_dirs = cs.include_dirs;
+        req.definitions = cs.definitions;
+        req.flags = cs.flags;
+      } catch (const ManifestError& x) {
+        req.unusable_manifest = x.what();  // the build goes on with the original, and says why
+      }
     }
   } catch (const std::exception& x) {
     std::fprintf(stderr, "kernelblaster build: %s (see --help)\n", x.what());

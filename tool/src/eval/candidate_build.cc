@@ -4,12 +4,12 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
 
 #include "common/compiler_output.h"
 #include "common/file_util.h"
+#include "eval/manifest.h"
 #include "kernelblaster/build_paths.h"
 
 namespace fs = std::filesystem;
@@ -58,33 +58,7 @@ Toolchain find_toolchain(const std::string& self_exe) {
   return tc;
 }
 
-CompileSettings settings_from_manifest(const std::string& path) {
-  CompileSettings cs;
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(read_file(path));
-  } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error("manifest " + path + " is not valid JSON: " + e.what());
-  }
-  auto strings = [&](const char* key) {
-    std::vector<std::string> out;
-    if (!j.contains(key)) return out;
-    if (!j[key].is_array()) throw std::runtime_error("manifest " + path + ": '" + key + "' must be a list of strings");
-    for (const auto& v : j[key]) {
-      if (!v.is_string()) throw std::runtime_error("manifest " + path + ": '" + key + "' must be a list of strings");
-      if (!v.get<std::string>().empty()) out.push_back(v.get<std::string>());
-    }
-    return out;
-  };
-  if (j.contains("arch")) {
-    if (!j["arch"].is_string()) throw std::runtime_error("manifest " + path + ": 'arch' must be a string");
-    cs.arch = j["arch"].get<std::string>();
-  }
-  cs.include_dirs = strings("include_dirs");
-  cs.definitions = strings("definitions");
-  cs.flags = strings("flags");
-  return cs;
-}
+CompileSettings settings_from_manifest(const std::string& path) { return read_manifest(path).settings; }
 
 std::vector<std::string> harness_build_command(const Toolchain& tc, const CompileSettings& cs,
                                                const std::string& harness, const std::string& kernel_source,

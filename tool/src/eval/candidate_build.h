@@ -30,8 +30,8 @@ struct CompileSettings {
   std::vector<std::string> flags;        // extra nvcc flags
 };
 
-// Reads {"arch", "include_dirs", "definitions", "flags"} from a manifest
-// file; throws std::runtime_error with the reason.
+// The compile settings of a manifest (eval/manifest.h, either form); throws
+// ManifestError, a std::runtime_error, with the reason in one line.
 CompileSettings settings_from_manifest(const std::string& path);
 
 // The nvcc command that links `harness` with `kernel_source` into `output`.

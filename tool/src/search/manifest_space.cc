@@ -3,19 +3,21 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "common/file_util.h"
+#include "eval/manifest.h"
 #include "search/directives.h"
 
 namespace kernelblaster::search {
 
 void add_manifest_space(SpaceDecl& decl, const std::string& manifest_path, const std::string& source_text,
                         const std::string& source_file, const std::vector<std::string>& definitions) {
-  nlohmann::json j;
+  Manifest manifest;
   try {
-    j = nlohmann::json::parse(read_file(manifest_path));
-  } catch (const nlohmann::json::exception& e) {
-    throw SpaceError(manifest_path + ": not valid JSON: " + e.what());
+    manifest = read_manifest(manifest_path);
+  } catch (const ManifestError& e) {
+    throw SpaceError(e.what());
   }
+  // The line form (CMake's) declares no tunables.
+  const nlohmann::json j = manifest.space.is_object() ? manifest.space : nlohmann::json::object();
   auto fail = [&](const std::string& why) { throw SpaceError(manifest_path + ": " + why); };
   if (j.contains("tunables")) {
     if (!j["tunables"].is_array()) fail("'tunables' must be a list of {name, values, technique}");

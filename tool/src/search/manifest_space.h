@@ -1,6 +1,5 @@
-// Tunables and constraints passed from CMake through the target's manifest
-// (the JSON that settings_from_manifest reads), added to those the source
-// declares: {"tunables": [{"name", "values", "technique"}], "constraints": ["..."]}.
+// Tunables and constraints of a hand-written manifest (the JSON form of
+// eval/manifest.h), added to those the source declares: {"tunables": [{"name", "values", "technique"}], "constraints": ["..."]}.
 #pragma once
 
 #include <string>

@@ -1,0 +1,2 @@
+#pragma once
+void scale(const float* x, float* y, float factor, int n);
