@@ -68,6 +68,18 @@ TEST(ActivityWindows, WorkThatStartsBeforeTheGateEndsIsUnordered) {
   EXPECT_EQ(attribute_activity(w, {{900, 30000, 50}, {1500, 3500, 1}}, api, kMain).unordered, 0);
 }
 
+TEST(ActivityWindows, UnorderedWorkCountsOnlyWhenTheCallLeftItRunning) {
+  // The call returned at 20000; the gate held until 30000.
+  std::vector<TimedWindow> w = {{1000, 60000, 1e18, true, 20000}};
+  std::unordered_map<std::uint32_t, ApiCall> api = {{50, {800, 810, kMain}}, {1, {1100, 1200, kMain}}};
+  // A call that waits for its own non-blocking stream before returning.
+  EXPECT_EQ(attribute_activity(w, {{900, 30000, 50}, {1500, 12000, 1}}, api, kMain).unordered, 0);
+  // Launched and left: it starts after the call returned, while the gate still holds.
+  EXPECT_EQ(attribute_activity(w, {{900, 30000, 50}, {20005, 26000, 1}}, api, kMain).unordered, 1);
+  // Started before the return, still running after it.
+  EXPECT_EQ(attribute_activity(w, {{900, 30000, 50}, {15000, 24000, 1}}, api, kMain).unordered, 1);
+}
+
 TEST(ActivityWindows, HonestRunsStayInsideTheBracket) {
   EXPECT_FALSE(escapes_event_bracket(7100, 11500));   // events carry launch overhead
   EXPECT_FALSE(escapes_event_bracket(42300, 41500));  // timer granularity

@@ -6,8 +6,10 @@ namespace kernelblaster {
 namespace {
 // Work ordered after the gate starts after it ends; timestamps of
 // back-to-back work on one stream are not guaranteed a gap, so 2 us of
-// overlap are forgiven (work on an unordered stream starts hundreds of
-// microseconds early: the gate lasts until the call returns).
+// overlap are forgiven (work on an unordered stream starts at least
+// kGateHoldAfterReturnUs early: the gate lasts until after the call returns).
+// The same 2 us separate "ended before the call returned" from "still
+// running" (device and host clocks are aligned by CUPTI, not exactly).
 constexpr std::uint64_t kGateSlackNs = 2000;
 }  // namespace
 
@@ -54,13 +56,17 @@ Attribution attribute_activity(const std::vector<TimedWindow>& windows, const st
     if (call != api.end()) {
       w = window_of(call->second.start);
       if (w < 0 && call->second.thread == runtime_thread) continue;  // the runtime's own work
-      if (w >= 0 && a.start + kGateSlackNs < gate_end[static_cast<std::size_t>(w)]) {
+      const bool left_running =
+          w >= 0 && (windows[static_cast<std::size_t>(w)].returned == 0 ||
+                     a.end > windows[static_cast<std::size_t>(w)].returned + kGateSlackNs);
+      if (left_running && a.start + kGateSlackNs < gate_end[static_cast<std::size_t>(w)]) {
         out.windows[static_cast<std::size_t>(w)].unordered++;
         if (out.unordered++ == 0)
           out.first_unordered = "GPU work started " +
                                 std::to_string((gate_end[static_cast<std::size_t>(w)] - a.start) / 1000) +
-                                " us before the work queued ahead of the call on the default stream ended: it runs "
-                                "on a stream that is not ordered after the caller's (correlation " +
+                                " us before the work queued ahead of the call on the default stream ended, and was "
+                                "still running when the call returned: it runs on a stream that is not ordered after "
+                                "the caller's (correlation " +
                                 std::to_string(a.correlation) + ")";
       }
     } else {

@@ -11,7 +11,9 @@
 // A gated window (device_ops.h, StreamGate) starts with the legacy stream
 // held busy by the runtime's gate kernel: an activity of the window that
 // starts before the gate ends runs on a stream that is not ordered after
-// the caller's, and is reported as unordered.
+// the caller's; when it also ends after the call returned, the call left it
+// running for its caller to race with, and it is reported as unordered. (A
+// call that waits for its own stream before returning is fine.)
 #pragma once
 
 #include <cstdint>
@@ -35,13 +37,15 @@ struct TimedWindow {
   std::uint64_t begin = 0, end = 0;  // host timestamps (ns, CUPTI clock)
   double event_ns = 0;               // CUDA-event time of the same run
   bool gated = false;                // a StreamGate held the legacy stream at `begin`
+  std::uint64_t returned = 0;        // gated windows: when the call returned (host, CUPTI clock; 0: unknown)
 };
 
 struct WindowTiming {
   double span_ns = 0;   // first activity start to last activity end; 0 when no activity
   int activities = 0;
   bool escaped_events = false;  // device span exceeds the event bracket
-  int unordered = 0;            // gated windows: activities that started before the gate ended
+  int unordered = 0;            // gated windows: activities that started before the gate ended and
+                                // were still running when the call returned
 };
 
 struct Attribution {

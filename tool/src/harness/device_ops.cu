@@ -2,6 +2,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <chrono>
 #include <stdexcept>
 #include <string>
 
@@ -186,7 +187,12 @@ void StreamGate::hold(std::uint32_t timeout_us) {
   check(cudaGetLastError(), "gate launch");
 }
 
-void StreamGate::release() { *reinterpret_cast<volatile int*>(m_flag) = 1; }
+void StreamGate::release(std::uint32_t after_us) {
+  auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(after_us);
+  while (std::chrono::steady_clock::now() < until) {
+  }
+  *reinterpret_cast<volatile int*>(m_flag) = 1;
+}
 
 void run_trivial_kernel_on_device() {
   trivial_kernel<<<1, 32>>>();

@@ -33,6 +33,11 @@ std::int64_t count_poisoned_on_device(const void* device_ptr, std::int64_t count
 // The longest a gate holds the stream: a call that synchronizes the device
 // waits this long once.
 constexpr std::uint32_t kGateTimeoutUs = 20000;
+// How long the gate still holds after the call returned: work the call left
+// queued on an unordered stream starts within microseconds, so it starts
+// while the gate runs, not by chance just after it (a launch-and-return
+// call lasts less than the flag takes to reach the GPU).
+constexpr std::uint32_t kGateHoldAfterReturnUs = 200;
 
 class StreamGate {
  public:
@@ -41,7 +46,8 @@ class StreamGate {
   StreamGate(const StreamGate&) = delete;
   StreamGate& operator=(const StreamGate&) = delete;
   void hold(std::uint32_t timeout_us);  // enqueues the gate; returns at once
-  void release();                       // lets the gate end; call before synchronizing
+  // Lets the gate end `after_us` from now; call before synchronizing.
+  void release(std::uint32_t after_us = kGateHoldAfterReturnUs);
 
  private:
   int* m_flag = nullptr;  // host-mapped

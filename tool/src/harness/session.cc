@@ -133,6 +133,7 @@ class Session {
       if (window.gated) gate().hold(kGateTimeoutUs);
       window.begin = m_tracer.active() ? m_tracer.now() : 0;
       m_spec.launch(call);
+      window.returned = m_tracer.active() ? m_tracer.now() : 0;
       if (window.gated) gate().release();
       check(cudaGetLastError(), "kernel launch");
       check(cudaDeviceSynchronize(), "kernel execution");

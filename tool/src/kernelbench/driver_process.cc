@@ -339,6 +339,7 @@ class Runtime {
     if (w.gated) gate().hold(kGateTimeoutUs);
     w.begin = m_tracer.active() ? m_tracer.now() : 0;
     call();
+    w.returned = m_tracer.active() ? m_tracer.now() : 0;
     if (w.gated) gate().release();
     cuda_check(cudaGetLastError(), "kernel launch");
     cuda_check(cudaDeviceSynchronize(), "kernel execution");
