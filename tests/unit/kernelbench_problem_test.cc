@@ -6,6 +6,8 @@
 #include "common/compiler_output.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #include <string>
 
 #include "kernelbench/driver_output.h"
@@ -154,6 +156,22 @@ TEST(KernelBenchProblem, ReportsAParameterCountMismatch) {
       << why;
 }
 
+TEST(KernelBenchProblem, ReportsParametersInAnotherOrderThanTheDriverPasses) {
+  Prototype launcher = parse_decl(kReluDriver);
+  Prototype def;
+  std::string why;
+  EXPECT_FALSE(check_kernel_source(
+      launcher, "void launch_gpu_implementation(void* output, void* input, int64_t dim, int64_t batch_size) {}",
+      "init.cu", &def, &why));
+  EXPECT_NE(why.find("init.cu: `launch_gpu_implementation` takes `dim` as parameter 3 but the driver passes it as "
+                     "parameter 4"),
+            std::string::npos)
+      << why;
+  // Other names are the candidate's own business.
+  EXPECT_TRUE(check_kernel_source(launcher, "void launch_gpu_implementation(void* o, void* i, int64_t b, int64_t d) {}",
+                                  "cand.cu", &def, &why));
+}
+
 TEST(KernelBenchDriverRewrite, PoisonsOutputsAndMovesThePrototype) {
   Prototype launcher = parse_decl(kReluDriver);
   std::string out = rewrite_driver(kReluDriver, launcher);
@@ -283,6 +301,17 @@ TEST(KernelBenchWrapper, HandsEveryCallToTheRuntimeWithItsArguments) {
   EXPECT_EQ(rename_flag(), "-Dlaunch_gpu_implementation=kb_candidate_launch");
 }
 
+TEST(KernelBenchWrapper, CastsPointersToTheKernelSourcesOwnTypes) {
+  Prototype decl;
+  ASSERT_TRUE(find_declaration("void launch_gpu_implementation(void* output, const void* input, int64_t n);",
+                               kLauncherName, &decl, nullptr));
+  Prototype def;
+  ASSERT_TRUE(find_definition("void launch_gpu_implementation(half* out, void* in, int64_t n) { }", kLauncherName,
+                              &def, nullptr));
+  std::string w = make_wrapper_source(decl, def);
+  EXPECT_NE(w.find("kb_candidate_launch((half*)(output), (void*)(input), n); });"), std::string::npos) << w;
+}
+
 TEST(KernelBenchWrapper, KeepsCLinkageOfALauncherInsideAnExternCBlock) {
   std::string src =
       "#include <cuda_runtime.h>\n"
@@ -352,6 +381,39 @@ TEST(KernelBenchDriverOutput, TheLastVerdictLineDecides) {
 TEST(KernelBenchBuild, FirstErrorLineOfACompiler) {
   EXPECT_EQ(first_error_line("a.cu(3): warning: x\na.cu(7): error: identifier \"foo\" is undefined\nmore\n"),
             "a.cu(7): error: identifier \"foo\" is undefined");
+}
+
+// The published dataset, where this checkout can see it (test data, never
+// copied into the project): every init.cu fits its driver except the ones
+// whose launcher takes other parameters than the driver passes.
+TEST(KernelBenchDataset, EveryInitFitsItsDriverButTheKnownMisfits) {
+  std::string data;
+  const char* env = std::getenv("KERNELBLASTER_KERNELBENCH_DATA");
+  for (std::string d : {std::string(env ? env : ""), std::string(KB_SOURCE_DIR "/../shared/kernelbench-cuda")})
+    if (!d.empty() && std::filesystem::is_directory(d + "/level1")) {
+      data = d;
+      break;
+    }
+  if (data.empty()) GTEST_SKIP() << "the KernelBench-CUDA dataset is not here";
+  std::vector<std::string> misfits;
+  int problems = 0;
+  for (const auto& level : std::filesystem::directory_iterator(data)) {
+    if (!level.is_directory()) continue;
+    for (const auto& dir : std::filesystem::directory_iterator(level.path())) {
+      if (!std::filesystem::exists(dir.path() / "driver.cpp")) continue;
+      ++problems;
+      Problem problem;
+      std::string why;
+      ASSERT_TRUE(load_problem(dir.path().string(), &problem, &why)) << why;
+      KernelSource init;
+      if (!load_kernel_source(problem, problem.init_path, &init, &why))
+        misfits.push_back(level.path().filename().string() + "/" + dir.path().filename().string().substr(0, 3));
+    }
+  }
+  std::sort(misfits.begin(), misfits.end());
+  EXPECT_EQ(problems, 184);
+  EXPECT_EQ(misfits, (std::vector<std::string>{"level1/056", "level1/067", "level1/068", "level1/070", "level1/075",
+                                                "level1/077", "level1/083"}));
 }
 
 }  // namespace

@@ -177,7 +177,7 @@ EvalResult evaluate_kernelbench(const KernelBenchRequest& req, const Toolchain& 
   Built ref = ref_future.get();
   compile_seconds += std::max(ref.seconds, cand.seconds);
   if (!ref.error.empty()) {
-    EvalResult r = failed(Status::reference_failed, "init.cu does not build: " + ref.error);
+    EvalResult r = failed(Status::reference_failed, "the original (init.cu with driver.cpp) does not build: " + ref.error);
     r.compile_seconds = compile_seconds;
     r.prepare_seconds = prepare_seconds;
     return r;

@@ -68,6 +68,20 @@ bool check_kernel_source(const Prototype& launcher, const std::string& source, c
              launcher.signature(launcher.name) + "`)";
     return false;
   }
+  // The same name at another position: the arguments would arrive in the
+  // wrong parameters (an original that never linked with its driver).
+  for (std::size_t i = 0; i < definition->params.size(); ++i) {
+    const std::string& name = definition->params[i].name;
+    if (name == launcher.params[i].name || name.rfind("arg", 0) == 0) continue;
+    for (std::size_t j = 0; j < launcher.params.size(); ++j)
+      if (launcher.params[j].name == name) {
+        if (why)
+          *why = label + ": `" + launcher.name + "` takes `" + name + "` as parameter " + std::to_string(i + 1) +
+                 " but the driver passes it as parameter " + std::to_string(j + 1) + " (`" +
+                 launcher.signature(launcher.name) + "`)";
+        return false;
+      }
+  }
   return true;
 }
 

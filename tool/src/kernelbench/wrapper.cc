@@ -36,8 +36,19 @@ std::string make_wrapper_source(const Prototype& driver_decl, const Prototype& k
   if (!pointers.empty()) s += "  kb_args.pointers = {" + pointers + "};\n";
   if (!names.empty()) s += "  kb_args.pointer_names = {" + names + "};\n";
   if (!integers.empty()) s += "  kb_args.integers = {" + integers + "};\n";
-  s += "  kernelblaster::kernelbench::on_launch(kb_args, [&] { " + std::string(kRenamedLauncher) + "(" +
-       driver_decl.argument_list() + "); });\n";
+  // Pointers are cast to the kernel source's own types: a launcher that
+  // drops a `const` the driver wrote, or takes `half*` where the driver
+  // passes `void*`, still takes the driver's call.
+  std::string forwarded;
+  for (std::size_t i = 0; i < driver_decl.params.size(); ++i) {
+    const Param& p = driver_decl.params[i];
+    const bool cast = p.kind == ParamKind::pointer && i < kernel_def.params.size() &&
+                      kernel_def.params[i].kind == ParamKind::pointer && kernel_def.params[i].type != p.type &&
+                      kernel_def.params[i].type != "const " + p.type;  // adding const needs no cast
+    forwarded += (i ? ", " : "") + (cast ? "(" + kernel_def.params[i].type + ")(" + p.name + ")" : p.name);
+  }
+  s += "  kernelblaster::kernelbench::on_launch(kb_args, [&] { " + std::string(kRenamedLauncher) + "(" + forwarded +
+       "); });\n";
   s += "}\n";
   return s;
 }
