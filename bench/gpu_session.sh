@@ -14,8 +14,10 @@
 #                                     dataset (tests/kernelbench/hostile; KERNELBLASTER_KERNELBENCH_DATA)
 #   bench/gpu_session.sh kbspeed      eval --kernelbench one at a time on a few problems, twice each (the
 #                                     second reuses the driver object): seconds per candidate and per phase
-#   bench/gpu_session.sh kbdataset S  the dataset benchmark, init.cu against itself, 8 at once, for at
-#                                     most S seconds (resumable: bench/results/kernelbench-dataset)
+#   bench/gpu_session.sh kbdataset S  the dataset benchmark, init.cu against itself, 8 at once, starting
+#                                     problems for S seconds (resumable: copy $OUT/kernelbench-dataset/* back
+#                                     to bench/results/kernelbench-dataset after each run; KB_RESULTS,
+#                                     KB_JOBS and KB_ONLY pick another table, concurrency and subset)
 #   bench/gpu_session.sh profile      issue 4's profiler: the CUPTI-range L2 write-back probe, where the
 #                                     first counted pass spends its time (range_pass_cost_probe), eval --profile
 #                                     without counters, and bench/profile_vs_ncu.py (the table in RESULTS.md)
@@ -45,10 +47,14 @@ case "$stage" in
     done 2>&1 | tee "$OUT/kbspeed.log"
     ;;
   kbdataset)
-    secs=${2:-480}
+    # The table grows in $OUT/kbdataset (seeded from the committed one), so
+    # a command stopped at its limit still returns every finished problem.
+    # Problems started before S seconds run to their end: leave ~250 s.
+    secs=${2:-330}; results=${KB_RESULTS:-bench/results/kernelbench-dataset}; name=$(basename "$results")
+    mkdir -p "$OUT/$name"
+    cp "$results"/results.jsonl "$OUT/$name/" 2>/dev/null
     python3 bench/kernelbench_dataset.py "$TOOL" --jobs "${KB_JOBS:-8}" --seconds "$secs" \
-      --out "${KB_RESULTS:-bench/results/kernelbench-dataset}" ${KB_ONLY:+--only "$KB_ONLY"} 2>&1 | tee "$OUT/kbdataset.log"
-    cp "${KB_RESULTS:-bench/results/kernelbench-dataset}"/results.jsonl "${KB_RESULTS:-bench/results/kernelbench-dataset}"/table.md "$OUT"/
+      --out "$OUT/$name" ${KB_ONLY:+--only "$KB_ONLY"} 2>&1 | tee "$OUT/$name.log"
     ;;
   build)
     cmake -S . -B /tmp/b -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DKERNELBLASTER_BUILD_TESTS=OFF >/dev/null &&
