@@ -236,8 +236,6 @@ function(kernelblaster_optimize target)
   cmake_language(EVAL CODE "cmake_language(DEFER CALL _kernelblaster_process_target [==[${target}]==])")
 endfunction()
 
-# The CUDA sources of `target` as absolute paths, in `out_abs`, and the
-# SOURCES entries they came from in `out_entries` (same order).
 # `value` as file(GENERATE) content that evaluates to `value` itself: only
 # "$<" would start a generator expression, so its "$" is written as one.
 function(_kernelblaster_genex_literal value out)
@@ -245,6 +243,8 @@ function(_kernelblaster_genex_literal value out)
   set(${out} "${value}" PARENT_SCOPE)
 endfunction()
 
+# The CUDA sources of `target` as absolute paths, in `out_abs`, and the
+# SOURCES entries they came from in `out_entries` (same order).
 function(_kernelblaster_cuda_sources target out_abs out_entries)
   get_target_property(_srcs ${target} SOURCES)
   get_target_property(_dir ${target} SOURCE_DIR)
