@@ -50,8 +50,9 @@ kernelblaster_optimize(<target>
   `SOURCES` (lists of equal length). With a single CUDA source, `SOURCES`
   may be left out.
 * `HARNESS_DIR`: where `<stem>_harness.cu` is found for each source
-  `<stem>.cu` (default: `harness/` in the current source directory). Without
-  `SOURCES`, sources that have no harness there are left alone.
+  `<stem>.cu` (default: `harness/` in the current source directory, which
+  need not exist). Sources that have no harness there are compiled as they
+  are, and one configure line names them (with `STRICT`, it is an error).
 * `MODE`: `AUTO` (default) tunes on a cache miss when a GPU is present;
   `APPLY` only applies cached or locked results; `TUNE` tunes even on a hit;
   `OFF` compiles the originals and adds nothing. The cache variable
@@ -69,8 +70,9 @@ kernelblaster_optimize(<target>
 * `LOCKFILE`: the lockfile to read (default: `KERNELBLASTER_LOCKFILE`, else
   `kernelblaster.lock.json` in the current source directory).
 * `NO_TESTS`: register no CTest gates.
-* `STRICT`: fail the build when a source has no verified result for the
-  GPU (no GPU and nothing cached, a tuning error). Without it the build always
+* `STRICT`: fail the configure when a source has no harness, and the build
+  when a source has no verified result for the GPU (no GPU and nothing
+  cached, a tuning error). Without it the build always
   goes on with the original source and says why.
 
 Generated files live in `${CMAKE_CURRENT_BINARY_DIR}/kernelblaster_generated/<target>/`:
@@ -184,10 +186,9 @@ function(kernelblaster_optimize target)
     if(NOT IS_DIRECTORY "${_harness_dir}")
       message(FATAL_ERROR "${_who}: HARNESS_DIR ${_harness_dir} is not a directory.")
     endif()
-  elseif(_nh EQUAL 0 AND NOT IS_DIRECTORY "${_harness_dir}")
-    message(FATAL_ERROR "${_who}: no HARNESS given and no harness directory ${_harness_dir}; "
-      "pass HARNESS <file>... or HARNESS_DIR <dir> holding <stem>_harness.cu per source.")
   endif()
+  # No harness directory is not a mistake in the call: the sources without a
+  # harness are compiled as they are, and the end of the directory says so.
 
   set(_target_gpu "${KERNELBLASTER_TARGET_GPU}")
   if(DEFINED _kb_TARGET_GPU)
@@ -322,19 +323,34 @@ function(_kernelblaster_process_target target)
     if(_SOURCES)
       set(_candidates ${_SOURCES})
     endif()
+    set(_unharnessed "")
     foreach(_s IN LISTS _candidates)
       get_filename_component(_stem "${_s}" NAME_WE)
       set(_h "${_HARNESS_DIR}/${_stem}_harness.cu")
       if(EXISTS "${_h}")
         list(APPEND _pairs_src "${_s}")
         list(APPEND _pairs_harness "${_h}")
-      elseif(_SOURCES)
-        message(FATAL_ERROR "${_who}: no harness for ${_s}: expected ${_h}.")
+      else()
+        get_filename_component(_name "${_s}" NAME)
+        list(APPEND _unharnessed "${_name}")
       endif()
     endforeach()
+    # What the project lacks never fails its configure (unless STRICT): the
+    # sources without a harness are compiled as they are, and one line says
+    # so and how to get them tuned.
+    if(_unharnessed)
+      list(JOIN _unharnessed ", " _names)
+      file(RELATIVE_PATH _rel_dir "${CMAKE_CURRENT_SOURCE_DIR}" "${_HARNESS_DIR}")
+      string(CONCAT _line "kernelblaster: ${target}: no harness for ${_names} "
+        "(looked for ${_rel_dir}/<stem>_harness.cu); compiling the original. "
+        "To tune it, write that harness (README: Writing a harness) or pass HARNESS.")
+      if(_STRICT)
+        message(FATAL_ERROR "${_who}: STRICT is set and ${_line}")
+      endif()
+      message(STATUS "${_line}")
+    endif()
     if(NOT _pairs_src)
-      message(FATAL_ERROR "${_who}: no CUDA source of '${target}' has a harness in ${_HARNESS_DIR} "
-        "(expected <stem>_harness.cu beside each <stem>.cu's name).")
+      return()
     endif()
   endif()
 

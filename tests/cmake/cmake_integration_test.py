@@ -3,7 +3,7 @@
 CUDA projects that use it, on a machine without a GPU.
 
 usage: cmake_integration_test.py CASE --source-dir DIR --prefix DIR --tool EXE --work DIR [--generator G]
-CASE: errors | subdirectory | find_package | configure_time | makefiles | awkward
+CASE: errors | subdirectory | find_package | configure_time | makefiles | awkward | noharness
 """
 import argparse
 import json
@@ -398,10 +398,47 @@ def case_awkward():
     print("ok: an unreadable manifest is one line and the original, not a failed build")
 
 
+def case_noharness():
+    """The one line in a project with no harness at all: configure and build
+    go on with the original, and one configure line says so and how to get
+    tuning; STRICT makes it a configure error."""
+    src = os.path.join(ARGS.work, "src")
+    shutil.rmtree(src, ignore_errors=True)
+    shutil.copytree(os.path.join(ARGS.source_dir, "tests", "cmake", "projects", "noharness"), src)
+    line = (r"kernelblaster: scale: no harness for scale_shift\.cu \(looked for harness/<stem>_harness\.cu\); "
+            r"compiling the original\. To tune it, write that harness \(README: Writing a harness\) or pass HARNESS\.")
+    vias = {"find_package": ["-DCMAKE_PREFIX_PATH=" + ARGS.prefix],
+            "subdirectory": ["-DKBNOH_VIA=subdirectory", "-DKBNOH_KERNELBLASTER_DIR=" + ARGS.source_dir,
+                             "-DKERNELBLASTER_EXECUTABLE=" + ARGS.tool]}
+    for via, extra in vias.items():
+        b = os.path.join(ARGS.work, "build-" + via)
+        shutil.rmtree(b, ignore_errors=True)
+        p = run(["cmake", "-S", src, "-B", b, "-G", ARGS.generator, "-DCMAKE_BUILD_TYPE=Release"] + extra)
+        lines = [l for l in p.stdout.splitlines() if "kernelblaster: scale:" in l]
+        if len(lines) != 1 or not re.search(line, lines[0]):
+            print(p.stdout)
+            fail("%s: the configure does not say, in one line, that scale_shift.cu has no harness" % via)
+        out = run(["cmake", "--build", b, "--target", "app"]).stdout
+        if kb_lines(out):
+            fail("%s: the build ran the tool for a source with no harness:\n%s" % (via, out))
+        if os.path.exists(os.path.join(b, "kernelblaster_generated", "scale")):
+            fail("%s: a generated copy was made for a source with no harness" % via)
+        if not os.path.exists(os.path.join(b, "app")):
+            fail("%s: the app was not built" % via)
+        print("ok: %s: configures and builds the original, and says so in one line" % via)
+    b = os.path.join(ARGS.work, "build-strict")
+    shutil.rmtree(b, ignore_errors=True)
+    p = run(["cmake", "-S", src, "-B", b, "-G", ARGS.generator, "-DKBNOH_STRICT=ON"] + vias["find_package"], ok=False)
+    if p.returncode == 0 or "STRICT is set and kernelblaster: scale: no harness for scale_shift.cu" not in re.sub(r"\s+", " ", p.stdout):
+        print(p.stdout)
+        fail("STRICT with no harness did not stop the configure with the reason")
+    print("ok: STRICT makes a missing harness a configure error")
+
+
 def main():
     global ARGS, SAMPLE
     ap = argparse.ArgumentParser()
-    ap.add_argument("case", choices=["errors", "subdirectory", "find_package", "configure_time", "makefiles", "awkward"])
+    ap.add_argument("case", choices=["errors", "subdirectory", "find_package", "configure_time", "makefiles", "awkward", "noharness"])
     ap.add_argument("--source-dir", required=True)
     ap.add_argument("--prefix", required=True)
     ap.add_argument("--tool", required=True)
