@@ -33,7 +33,10 @@ class BuildStepTest : public ::testing::Test {
     m_req.arch = "sm_90";
     m_env.tool_version = "test";
     m_env.kb_version = "kb";
-    m_env.nvcc_version = [] { return std::string("nvcc test"); };
+    m_env.nvcc_version = [this](std::string* why) {
+      if (m_nvcc_missing) *why = "nvcc could not be run (/no/nvcc --version: could not start: No such file or directory)";
+      return m_nvcc_missing ? std::string() : std::string("nvcc test");
+    };
     m_env.probe_gpu = [this](std::string* why) -> std::optional<GpuFingerprint> {
       if (m_gpu) return *m_gpu;
       *why = "no GPU here";
@@ -62,7 +65,20 @@ class BuildStepTest : public ::testing::Test {
   std::optional<GpuFingerprint> m_gpu;
   TuneOutcome m_tune_outcome;
   int m_tunes = 0;
+  bool m_nvcc_missing = false;
 };
+
+TEST_F(BuildStepTest, AMissingNvccIsNamedNotTakenForAStaleEntry) {
+  m_gpu = testing::h200();
+  run();  // tuned and cached with nvcc present
+  m_nvcc_missing = true;
+  BuildReport r = run();
+  EXPECT_EQ(r.line,
+            "kernelblaster: k.cu: nvcc could not be run (/no/nvcc --version: could not start: No such file or "
+            "directory); using the original");
+  EXPECT_EQ(r.action, "original");
+  EXPECT_EQ(m_tunes, 1);
+}
 
 TEST_F(BuildStepTest, NoGpuUsesTheOriginalAndSaysSo) {
   BuildReport r = run();

@@ -122,7 +122,14 @@ BuildReport run_build_step(const BuildRequest& req, const BuildEnvironment& env)
   key_in.tool_version = env.tool_version;
   key_in.kb_version = env.kb_version;
   key_in.policy_hash = req.policy.empty() ? "" : sha256_hex(read_file(req.policy));
-  key_in.nvcc_version = env.nvcc_version ? env.nvcc_version() : "";
+  if (env.nvcc_version) {
+    std::string why_not;
+    key_in.nvcc_version = env.nvcc_version(&why_not);
+    // Without nvcc's version no key matches: say why, not that an entry is stale.
+    if (key_in.nvcc_version.empty())
+      return finish(std::nullopt, (why_not.empty() ? std::string("nvcc gave no version") : why_not) +
+                                      "; using the original", false);
+  }
   key_in.arch = req.arch;
   key_in.source_text = original_text;
   for (const auto& h : rep.headers) {

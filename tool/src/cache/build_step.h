@@ -67,7 +67,9 @@ struct TuneOutcome {
 struct BuildEnvironment {
   std::function<std::optional<GpuFingerprint>(std::string* why_not)> probe_gpu;
   std::function<TuneOutcome(const TuneRequest&)> tune;
-  std::function<std::string()> nvcc_version;
+  // nvcc's release line for the key; empty, with `why` set, when nvcc
+  // cannot be run (the line then says so: no key can be trusted without it).
+  std::function<std::string(std::string* why)> nvcc_version;
   std::string tool_version;
   std::string kb_version;
   std::vector<std::string> skip_include_prefixes;  // the CUDA toolkit's headers

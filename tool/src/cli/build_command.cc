@@ -59,11 +59,15 @@ source, or --strict without a verified result.
 Exit status: 0 done (whatever was used), 1 --strict and no verified result, 2 bad usage.
 )";
 
-std::string nvcc_version_text(const std::string& nvcc) {
+std::string nvcc_version_text(const std::string& nvcc, std::string* why) {
   ProcessOptions opt;
   opt.timeout_s = 30;
   ProcessResult r = run_process({nvcc, "--version"}, opt);
-  if (!r.ok()) return "";
+  if (!r.ok()) {
+    std::string tail = r.spawn_failed ? "" : r.output_tail(1);
+    *why = "nvcc could not be run (" + nvcc + " --version: " + r.how_it_ended() + (tail.empty() ? "" : ": " + tail) + ")";
+    return "";
+  }
   // The release line ("Cuda compilation tools, release 13.0, V13.0.88"):
   // the same compiler installed on two machines has the same key.
   for (std::size_t at = 0; at < r.output.size();) {
@@ -164,7 +168,7 @@ int build_command(const CommandArgs& argv, const std::string& self_exe) {
   cache::BuildEnvironment env;
   env.probe_gpu = [&](std::string* why) { return cache::probe_gpu_remembered(req.cache_dir, 0, why); };
   env.tune = [&](const cache::TuneRequest& tr) { return cache::run_tuner(self_exe, tr); };
-  env.nvcc_version = [&] { return nvcc_version_text(tc.nvcc); };
+  env.nvcc_version = [&](std::string* why) { return nvcc_version_text(tc.nvcc, why); };
   env.tool_version = KB_VERSION;
   env.kb_version = kb_version(self_exe);
   std::error_code ec;
