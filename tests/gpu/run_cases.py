@@ -31,6 +31,23 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 INCLUDE = os.path.join(ROOT, "examples", "kernels", "include")
 EXAMPLES = ["vector_add", "softmax", "rmsnorm", "transpose", "matmul"]
 
+# Cases counted so far, over the whole run: a skip may end a run only
+# before any case was counted, never discard what was.
+COUNTED = {"passed": 0, "failed": 0}
+
+
+def count(good):
+    COUNTED["passed" if good else "failed"] += 1
+
+
+def skip(reason):
+    print("skipped: " + reason)
+    if COUNTED["passed"] or COUNTED["failed"]:
+        print(f"FAIL: the run was cut short after {COUNTED['passed']} passed and {COUNTED['failed']} failed cases; "
+              "a skip here would hide them")
+        sys.exit(1)
+    sys.exit(77)
+
 
 def evaluate(tool, source, harness, candidate=None, extra=()):
     cmd = [tool, "eval", "--json", "--source", os.path.join(ROOT, source),
@@ -40,8 +57,7 @@ def evaluate(tool, source, harness, candidate=None, extra=()):
     cmd += list(extra)
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
     if proc.returncode == 77:
-        print("skipped: " + proc.stderr.strip())
-        sys.exit(77)
+        skip(proc.stderr.strip())
     if proc.returncode not in (0, 1):
         return {"status": "tool_error", "detail": proc.stderr.strip()}
     return json.loads(proc.stdout)
@@ -56,6 +72,7 @@ def adversarial(tool):
         allowed = [case["expect"]] + case.get("also_ok", [])
         good = result["status"] in allowed
         passed, failed = passed + good, failed + (not good)
+        count(good)
         print(f"{'PASS' if good else 'FAIL'} {case['name']}: {result['status']} "
               f"(expected {'/'.join(allowed)}) {result.get('detail', '')[:200]}")
     return passed, failed
@@ -66,9 +83,18 @@ def self_check(tool, seeds):
     for name in EXAMPLES:
         result = evaluate(tool, f"examples/kernels/src/{name}.cu", f"examples/kernels/harness/{name}_harness.cu",
                           extra=["--seeds", str(seeds), "--no-timing"])
-        good = result["status"] == "ok"
-        runs = len(result.get("checks", []))
+        checks = result.get("checks", [])
+        runs = len(checks)
+        # Every size must have run with every seed asked for (plus one
+        # repeat of the first): fewer runs would be a weaker check passing.
+        sizes = {c["size"] for c in checks}
+        short = [z for z in sorted(sizes) if len({c["seed"] for c in checks if c["size"] == z}) != seeds]
+        good = result["status"] == "ok" and bool(sizes) and not short and runs == len(sizes) * (seeds + 1)
+        if result["status"] == "ok" and not good:
+            result["detail"] = (f"{runs} runs over sizes {sorted(sizes)}, expected {seeds} seeds per size plus one "
+                                f"repeat; sizes short of seeds: {short}")
         passed, failed = passed + good, failed + (not good)
+        count(good)
         print(f"{'PASS' if good else 'FAIL'} {name} against itself: {result['status']} over {runs} runs "
               f"{result.get('detail', '')[:200]}")
     return passed, failed
@@ -89,15 +115,14 @@ def kernelbench(tool):
                 cmd += ["--candidate", os.path.join(pdir, cand)]
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
             if proc.returncode == 77:
-                print("skipped: " + proc.stderr.strip())
-                sys.exit(77)
+                skip(proc.stderr.strip())
             result = json.loads(proc.stdout) if proc.returncode in (0, 1) else {"status": "tool_error",
                                                                                 "detail": proc.stderr.strip()}
             if "libtorch not found" in result.get("detail", ""):
-                print("skipped: " + result["detail"])
-                sys.exit(77)
+                skip(result["detail"])
             good = result["status"] == expect
             passed, failed = passed + good, failed + (not good)
+            count(good)
             speed = f" speedup {result['speedup']:.2f}x" if result.get("speedup") else ""
             print(f"{'PASS' if good else 'FAIL'} {problem} {cand or 'init.cu'}: {result['status']} "
                   f"(expected {expect}){speed} {result.get('detail', '')[:300]}")
@@ -117,8 +142,7 @@ def dataset_dir():
 def kernelbench_hostile(tool):
     data = dataset_dir()
     if not data:
-        print("skipped: the KernelBench-CUDA dataset is not here (set KERNELBLASTER_KERNELBENCH_DATA)")
-        sys.exit(77)
+        skip("the KernelBench-CUDA dataset is not here (set KERNELBLASTER_KERNELBENCH_DATA)")
     base = os.path.join(ROOT, "tests", "kernelbench", "hostile")
     with open(os.path.join(base, "cases.json")) as f:
         cases = json.load(f)["cases"]
@@ -135,16 +159,15 @@ def kernelbench_hostile(tool):
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
         wall = time.time() - start
         if proc.returncode == 77:
-            print("skipped: " + proc.stderr.strip())
-            sys.exit(77)
+            skip(proc.stderr.strip())
         result = json.loads(proc.stdout) if proc.returncode in (0, 1) else {"status": "tool_error",
                                                                             "detail": proc.stderr.strip()}
         if "libtorch not found" in result.get("detail", ""):
-            print("skipped: " + result["detail"])
-            sys.exit(77)
+            skip(result["detail"])
         allowed = [case["expect"]] + case.get("also_ok", [])
         good = result["status"] in allowed and (result["status"] == "ok" or not result.get("speedup"))
         passed, failed = passed + good, failed + (not good)
+        count(good)
         speed = f" speedup {result['speedup']:.3f}x" if result.get("speedup") else ""
         print(f"{'PASS' if good else 'FAIL'} {case['problem']} {case.get('candidate') or 'init.cu'}: "
               f"{result['status']} (expected {'/'.join(allowed)}){speed} wall {wall:.1f} s "
