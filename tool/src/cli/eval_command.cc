@@ -7,6 +7,7 @@
 #include "cli/args.h"
 #include "common/file_util.h"
 #include "eval/evaluator.h"
+#include "eval/gpu_probe.h"
 #include "eval/plan_builder.h"
 #include "kernelbench/evaluate.h"
 
@@ -148,6 +149,10 @@ int eval_command(const std::vector<std::string>& argv, const std::string& self_e
     return 2;
   }
   if (result.status == Status::no_gpu) {
+    if (std::string node = nvidia_device_node(); !node.empty()) {
+      std::fprintf(stderr, "kernelblaster eval: %s is here but %s\n", node.c_str(), result.detail.c_str());
+      return 2;
+    }
     std::fprintf(stderr, "kernelblaster eval: skipped: %s\n", result.detail.c_str());
     return 77;
   }

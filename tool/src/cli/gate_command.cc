@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "common/file_util.h"
 #include "eval/evaluator.h"
+#include "eval/gpu_probe.h"
 
 namespace fs = std::filesystem;
 
@@ -103,6 +104,10 @@ int gate_command(const CommandArgs& argv, const std::string& self_exe) {
   CudaGpuProbe probe;
   GpuInfo gpu = probe.probe(0);
   if (!gpu.present) {
+    if (std::string node = nvidia_device_node(); !node.empty()) {
+      std::printf("kernelblaster gate: %s: %s is here but %s\n", name.c_str(), node.c_str(), gpu.reason.c_str());
+      return 1;
+    }
     std::printf("kernelblaster gate: %s: skipped: %s\n", name.c_str(), gpu.reason.c_str());
     return 77;
   }
@@ -138,8 +143,9 @@ int gate_command(const CommandArgs& argv, const std::string& self_exe) {
     std::string verdict;
     nlohmann::json out = {{"source", req.source}, {"check", check}, {"device", first.device}, {"status", status_name(first.status)}};
     if (first.status == Status::no_gpu) {
-      verdict = "skipped: " + first.detail;
-      code = 77;
+      const bool broken = !nvidia_device_node().empty();  // a device is here: CUDA failing is no skip
+      verdict = (broken ? "FAIL: " + nvidia_device_node() + " is here but " : "skipped: ") + first.detail;
+      code = broken ? 1 : 77;
     } else if (first.status != Status::ok) {
       verdict = std::string("FAIL: ") + status_name(first.status) + ": " + first.detail;
       code = 1;

@@ -114,6 +114,10 @@ int tune_command(const CommandArgs& argv, const std::string& self_exe) {
     return 2;
   }
   if (s.exit_code == 77) {
+    if (std::string node = nvidia_device_node(); !node.empty()) {
+      std::fprintf(stderr, "kernelblaster tune: %s is here but %s\n", node.c_str(), s.reason.c_str());
+      return 2;
+    }
     std::fprintf(stderr, "kernelblaster tune: skipped: %s\n", s.reason.c_str());
     return 77;
   }

@@ -1,8 +1,15 @@
 #include "eval/gpu_probe.h"
 
 #include <cuda_runtime.h>
+#include <unistd.h>
 
 namespace kernelblaster {
+
+std::string nvidia_device_node() {
+  for (const char* node : {"/dev/nvidiactl", "/dev/nvidia0", "/dev/dxg"})
+    if (::access(node, F_OK) == 0) return node;
+  return "";
+}
 
 GpuInfo CudaGpuProbe::probe(int device) {
   GpuInfo info;
