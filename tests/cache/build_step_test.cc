@@ -68,6 +68,15 @@ class BuildStepTest : public ::testing::Test {
   bool m_nvcc_missing = false;
 };
 
+TEST_F(BuildStepTest, AGpuThatCudaCannotUseIsNamedNotCalledNoGpu) {
+  m_env.gpu_device_present = [] { return true; };
+  EXPECT_EQ(run().line,
+            "kernelblaster: k.cu: a GPU is here but CUDA cannot use it (no GPU here) and no cached result for sm_90; "
+            "using the original");
+  m_env.gpu_device_present = [] { return false; };
+  EXPECT_EQ(run().line, "kernelblaster: k.cu: no GPU and no cached result for sm_90; using the original");
+}
+
 TEST_F(BuildStepTest, AMissingNvccIsNamedNotTakenForAStaleEntry) {
   m_gpu = testing::h200();
   run();  // tuned and cached with nvcc present

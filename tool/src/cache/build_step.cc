@@ -146,6 +146,10 @@ BuildReport run_build_step(const BuildRequest& req, const BuildEnvironment& env)
   std::optional<GpuFingerprint> gpu = env.probe_gpu ? env.probe_gpu(&why_no_gpu) : std::nullopt;
   // A GPU other than the named target is no place to measure for it.
   const bool local = gpu && (req.target_gpu.empty() || gpu_matches(*gpu, req.target_gpu));
+  // The first real cause: a GPU that CUDA cannot use is not "no GPU".
+  const std::string no_gpu = !gpu && env.gpu_device_present && env.gpu_device_present()
+                                 ? "a GPU is here but CUDA cannot use it (" + why_no_gpu + ")"
+                                 : "no GPU";
   rep.selector = local ? gpu->id() : (!req.target_gpu.empty() ? req.target_gpu : req.arch);
   const std::string target_label = local ? gpu_label(*gpu) : rep.selector;
   const std::string source_name =
@@ -195,8 +199,8 @@ BuildReport run_build_step(const BuildRequest& req, const BuildEnvironment& env)
   if (!local) {
     if (gpu) return finish(std::nullopt, lead + "this machine's GPU (" + gpu_label(*gpu) + ") is not the target " + req.target_gpu + " and no result for it is cached or locked; using the original", false);
     if (rep.selector.empty())
-      return finish(std::nullopt, lead + "no GPU, and no target GPU or architecture to look results up for; using the original", false);
-    return finish(std::nullopt, lead + "no GPU and no cached result for " + target_label + "; using the original", false);
+      return finish(std::nullopt, lead + no_gpu + ", and no target GPU or architecture to look results up for; using the original", false);
+    return finish(std::nullopt, lead + no_gpu + " and no cached result for " + target_label + "; using the original", false);
   }
   if (req.mode == Mode::apply)
     return finish(std::nullopt, lead + "no cached or locked result for " + target_label + " (MODE APPLY does not tune); using the original", false);

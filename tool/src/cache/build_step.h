@@ -66,6 +66,9 @@ struct TuneOutcome {
 
 struct BuildEnvironment {
   std::function<std::optional<GpuFingerprint>(std::string* why_not)> probe_gpu;
+  // Whether an NVIDIA device is here even when probe_gpu finds none: then
+  // the line names CUDA's failure instead of "no GPU". Optional.
+  std::function<bool()> gpu_device_present;
   std::function<TuneOutcome(const TuneRequest&)> tune;
   // nvcc's release line for the key; empty, with `why` set, when nvcc
   // cannot be run (the line then says so: no key can be trusted without it).

@@ -15,6 +15,7 @@
 #include "common/file_util.h"
 #include "common/subprocess.h"
 #include "eval/candidate_build.h"
+#include "eval/gpu_probe.h"
 #include "eval/manifest.h"
 #include "kb/kb_store.h"
 #include "kernelblaster/build_paths.h"
@@ -167,6 +168,7 @@ int build_command(const CommandArgs& argv, const std::string& self_exe) {
   Toolchain tc = find_toolchain(self_exe);
   cache::BuildEnvironment env;
   env.probe_gpu = [&](std::string* why) { return cache::probe_gpu_remembered(req.cache_dir, 0, why); };
+  env.gpu_device_present = [] { return !nvidia_device_node().empty(); };
   env.tune = [&](const cache::TuneRequest& tr) { return cache::run_tuner(self_exe, tr); };
   env.nvcc_version = [&](std::string* why) { return nvcc_version_text(tc.nvcc, why); };
   env.tool_version = KB_VERSION;
