@@ -4,9 +4,9 @@ fixes on sm_90".
 What it does
   The paper's weighted random rule (as weighted_random.lua), except that on
   Hopper (ctx.arch "sm_90" or "sm_90a") the weight of occupancy-related
-  actions is multiplied by BOOST: techniques block_size_adaptation and
-  register_pressure_reduction, and any action that sets --maxrregcount or a
-  BLOCK_SIZE tunable. When the profile shows low achieved occupancy
+  actions is multiplied by BOOST: actions whose technique includes
+  block_size_adaptation or register_pressure_reduction (a changed block-size
+  tunable carries the first), and any action that sets --maxrregcount. When the profile shows low achieved occupancy
   (ctx.metrics.achieved_occupancy_pct below LOW_OCCUPANCY) the boost is
   squared. Nothing is ever excluded: other actions keep their chance.
 
@@ -28,9 +28,14 @@ local EXPLORE = 0.1
 
 local OCCUPANCY_TECHNIQUES = { block_size_adaptation = true, register_pressure_reduction = true }
 
+-- An action's technique names what it changes ("a+b" when it changes
+-- several settings). Its settings hold every tunable, defaults included, so
+-- the presence of BLOCK_SIZE there says nothing: the tuner puts it into
+-- every action of a kernel that declares it.
 local function is_occupancy_action(action)
-  if OCCUPANCY_TECHNIQUES[action.technique] then return true end
-  if action.settings.BLOCK_SIZE then return true end
+  for technique in string.gmatch(action.technique or "", "[^+]+") do
+    if OCCUPANCY_TECHNIQUES[technique] then return true end
+  end
   local flags = action.settings.flags
   return flags ~= nil and string.find(flags, "maxrregcount", 1, true) ~= nil
 end
