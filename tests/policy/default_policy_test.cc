@@ -4,10 +4,14 @@
 #include <map>
 
 #include "policy/default_policy.h"
-#include "policy/sample_contexts.h"
+#include "search/sample_contexts.h"
 
 namespace kernelblaster::policy {
 namespace {
+
+using search::sample_contexts;
+using search::sample_result;
+using search::SampleContext;
 
 TEST(DefaultPolicy, WeightsFollowPredictedGainAndUncertainty) {
   KbEstimate unknown;  // predicted 1.0, no confidence

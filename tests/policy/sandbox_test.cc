@@ -9,10 +9,14 @@
 
 #include "policy/default_policy.h"
 #include "policy/lua_policy.h"
-#include "policy/sample_contexts.h"
+#include "search/sample_contexts.h"
 
 namespace kernelblaster::policy {
 namespace {
+
+using search::sample_contexts;
+using search::sample_result;
+using search::SampleContext;
 
 std::vector<std::string>& logged() {
   static std::vector<std::string> lines;
@@ -199,7 +203,7 @@ TEST(Sandbox, SelectReturningGarbage) {
                   "bad: select() returned nil (expected an action id or a list of ids)");
   expect_fallback(run("function select(ctx) return {} end"), "bad: select() returned no action");
   expect_fallback(run("function select(ctx) local id = ctx.actions[1].id return { id, id } end"),
-                  "bad: select() returned 'BLOCK_SIZE=128,ITEMS=1' twice");
+                  "bad: select() returned 'ITEMS=2' twice");
   expect_fallback(run("function select(ctx) return string.rep('x', 1000) end"),
                   "bad: select() returned 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...', not one of ctx.actions");
 }
