@@ -78,7 +78,7 @@ inline Measurement ok(double speedup) {
   m.reference_median_us = 100.0;
   return m;
 }
-inline Measurement failed(const std::string& status, const std::string& detail = "") {
+inline Measurement failed(Status status, const std::string& detail = "") {
   Measurement m;
   m.status = status;
   m.detail = detail;

@@ -12,6 +12,7 @@
 
 using namespace kernelblaster;
 using namespace kernelblaster::search;
+using kernelblaster::Status;
 using namespace kernelblaster::search::testing;
 
 namespace {
@@ -34,7 +35,7 @@ RunLog log_with(const std::vector<EvaluationRecord>& evals) {
 }
 
 EvaluationRecord rec(const std::string& id, std::map<std::string, std::string> settings,
-                     std::vector<std::string> flags, const std::string& status, double speedup) {
+                     std::vector<std::string> flags, Status status, double speedup) {
   EvaluationRecord r;
   r.id = id;
   r.settings = std::move(settings);
@@ -47,9 +48,9 @@ EvaluationRecord rec(const std::string& id, std::map<std::string, std::string> s
 }  // namespace
 
 TEST(KbLearning, OneOutcomePerNonDefaultSettingWithTheRightKeys) {
-  RunLog log = log_with({rec("BLOCK_SIZE=128,-use_fast_math", {{"BLOCK_SIZE", "128"}}, {"-use_fast_math"}, "ok", 1.4),
-                         rec("BLOCK_SIZE=64", {{"BLOCK_SIZE", "64"}}, {}, "launch_failed", 0),
-                         rec("BLOCK_SIZE=512", {{"BLOCK_SIZE", "512"}}, {}, "reference_failed", 0)});
+  RunLog log = log_with({rec("BLOCK_SIZE=128,-use_fast_math", {{"BLOCK_SIZE", "128"}}, {"-use_fast_math"}, Status::ok, 1.4),
+                         rec("BLOCK_SIZE=64", {{"BLOCK_SIZE", "64"}}, {}, Status::launch_failed, 0),
+                         rec("BLOCK_SIZE=512", {{"BLOCK_SIZE", "512"}}, {}, Status::reference_failed, 0)});
   std::vector<kb::Outcome> out = outcomes_of(log);
   ASSERT_EQ(out.size(), 3u);  // the reference failure says nothing about BLOCK_SIZE=512
   EXPECT_EQ(out[0].state, "memory_bandwidth_bound");
@@ -70,8 +71,8 @@ TEST(KbLearning, OneOutcomePerNonDefaultSettingWithTheRightKeys) {
 TEST(KbLearning, RecordedOutcomesLandInTheKbFile) {
   std::string path = (std::filesystem::temp_directory_path() / "kb_search_learning_test.json").string();
   std::filesystem::remove(path);
-  RunLog log = log_with({rec("BLOCK_SIZE=128", {{"BLOCK_SIZE", "128"}}, {}, "ok", 1.3),
-                         rec("BLOCK_SIZE=128,-use_fast_math", {{"BLOCK_SIZE", "128"}}, {"-use_fast_math"}, "ok", 1.5)});
+  RunLog log = log_with({rec("BLOCK_SIZE=128", {{"BLOCK_SIZE", "128"}}, {}, Status::ok, 1.3),
+                         rec("BLOCK_SIZE=128,-use_fast_math", {{"BLOCK_SIZE", "128"}}, {"-use_fast_math"}, Status::ok, 1.5)});
   kb::record_outcomes(path, outcomes_of(log));
   kb::KnowledgeBase k = kb::load_kb(path);
   auto it = k.stats.find(kb::StatsKey{"memory_bandwidth_bound", "block_size_adaptation", "sm_90", "BLOCK_SIZE=128"});

@@ -70,7 +70,7 @@ TEST(SettingEffects, SettingsOnlySeenTogetherShareTheEffect) {
   r.id = "BLOCK_SIZE=128,-use_fast_math";
   r.settings = {{"BLOCK_SIZE", "128"}};
   r.flags = {"-use_fast_math"};
-  r.status = "ok";
+  r.status = kernelblaster::Status::ok;
   r.speedup = 1.21;
   log.evaluations = {r};
   SettingEffects fit = fit_setting_effects(log);

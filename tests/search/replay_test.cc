@@ -7,6 +7,7 @@
 
 using namespace kernelblaster;
 using namespace kernelblaster::search;
+using kernelblaster::Status;
 
 namespace {
 
@@ -55,7 +56,7 @@ TEST(Replay, RecordedSpaceAndBest) {
   EXPECT_EQ(m.machine_code(space.original), "h256");
   Configuration missing = c;
   missing.id = "BLOCK_SIZE=2048";
-  EXPECT_EQ(m.measure(missing, 0).status, "not_recorded");
+  EXPECT_EQ(m.measure(missing, 0).status, Status::not_recorded);
 }
 
 TEST(Replay, DeterministicPerSeed) {

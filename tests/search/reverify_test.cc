@@ -10,6 +10,7 @@
 #include "fakes.h"
 
 using namespace kernelblaster::search;
+using kernelblaster::Status;
 using namespace kernelblaster::search::testing;
 
 namespace {
@@ -29,7 +30,7 @@ class DeviceMeasurer final : public Measurer {
   int inside = 0, most_inside = 0;
 
   std::string machine_code(const Configuration&) override { return ""; }
-  Measurement measure(const Configuration&, int) override { return failed("tool_error", "not for this test"); }
+  Measurement measure(const Configuration&, int) override { return failed(Status::tool_error, "not for this test"); }
   Measurement remeasure(const Configuration&, int device, int seeds) override {
     {
       std::unique_lock<std::mutex> lock(mutex);
@@ -100,12 +101,12 @@ TEST(Reverify, OneDeviceFailingFailsTheWinner) {
   DeviceMeasurer m;
   m.expect_together = 2;
   m.by_device[0] = ok(1.4);
-  m.by_device[1] = failed("wrong_result", "y[7] off by 3e-2");
+  m.by_device[1] = failed(Status::wrong_result, "y[7] off by 3e-2");
   Reverification r = reverify(m, winner(), {0, 1}, 6);
   EXPECT_FALSE(r.passed());
   ASSERT_NE(r.failure(), nullptr);
   EXPECT_EQ(r.failure()->device, 1);
-  EXPECT_EQ(r.failure()->result.status, "wrong_result");
+  EXPECT_EQ(r.failure()->result.status, Status::wrong_result);
   EXPECT_EQ(r.failure()->result.detail, "y[7] off by 3e-2");
 }
 
@@ -117,7 +118,7 @@ TEST(Reverify, AMeasurerThatThrowsIsAFailedCheck) {
   EXPECT_FALSE(r.passed());
   ASSERT_NE(r.failure(), nullptr);
   EXPECT_EQ(r.failure()->device, 1);
-  EXPECT_EQ(r.failure()->result.status, "tool_error");
+  EXPECT_EQ(r.failure()->result.status, Status::tool_error);
   EXPECT_EQ(r.failure()->result.detail, "lost the GPU");
 }
 

@@ -6,6 +6,7 @@
 #include "search/directives.h"
 
 using namespace kernelblaster::search;
+using kernelblaster::Status;
 using namespace kernelblaster::search::testing;
 
 namespace {
@@ -23,10 +24,10 @@ TEST(SearchLoop, ExhaustsTheSpaceAndKeepsTheFastestVerified) {
   ASSERT_EQ(space.configs.size(), 9u);
   FakeMeasurer m;
   m.results["BLOCK_SIZE=128"] = ok(1.2);
-  m.results["BLOCK_SIZE=512"] = failed("wrong_result", "y[3] off");
-  m.results["BLOCK_SIZE=512,-use_fast_math"] = failed("inaccurate");
+  m.results["BLOCK_SIZE=512"] = failed(Status::wrong_result, "y[3] off");
+  m.results["BLOCK_SIZE=512,-use_fast_math"] = failed(Status::inaccurate);
   m.results["BLOCK_SIZE=1024"] = ok(1.5);
-  m.results["BLOCK_SIZE=64"] = failed("compile_failed", "k.cu:3: error");
+  m.results["BLOCK_SIZE=64"] = failed(Status::compile_failed, "k.cu:3: error");
   m.results["BLOCK_SIZE=1024,-use_fast_math"] = ok(1.4);
   InOrderPolicy p;
   FakeClock clock;
@@ -40,7 +41,7 @@ TEST(SearchLoop, ExhaustsTheSpaceAndKeepsTheFastestVerified) {
   // Failures are results: recorded with their status and no speedup.
   int failures = 0;
   for (const EvaluationRecord& r : out.evaluations)
-    if (r.status != "ok") {
+    if (r.status != Status::ok) {
       ++failures;
       EXPECT_EQ(r.speedup, 0.0);
       EXPECT_FALSE(r.accepted);

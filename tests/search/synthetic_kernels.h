@@ -91,7 +91,7 @@ inline RunLog synthetic_recording(const SyntheticKernel& k) {
     for (const Setting& s : c.settings)
       if (!s.flag) r.settings[s.name] = s.value;
     r.flags = c.flags;
-    r.status = "ok";
+    r.status = kernelblaster::Status::ok;
     r.speedup = std::exp(log_speedup);
     r.sass_hash = "h" + std::to_string(n);  // every configuration distinct code
     log.evaluations.push_back(r);

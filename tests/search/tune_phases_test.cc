@@ -8,6 +8,7 @@
 #include "search/tuner.h"
 
 using namespace kernelblaster::search;
+using kernelblaster::Status;
 using namespace kernelblaster::search::testing;
 
 TEST(PhaseClock, ConsecutivePhasesAddUpToTheElapsedTime) {
@@ -57,14 +58,14 @@ TEST(PhaseClock, PhasesTravelInTheRunLogAndOlderLogsHaveNone) {
 
 TEST(TuneSummary, SaysWhereTheTimeWentAndWhatEachGpuReverified) {
   TuneSummary s;
-  s.status = "tuned";
+  s.status = TuneVerdict::tuned;
   s.exit_code = 0;
   s.phases_s = {{"loop", 45.5}, {"reverify", 2.6}};
   s.first_measurement_s = 2.9;
   s.builds = 39;
   s.speculative_builds = 15;
   s.speculative_builds_used = 15;
-  s.reverification = {{0, 3, "ok", 1.06}, {1, 3, "ok", 1.05}};
+  s.reverification = {{0, 3, Status::ok, 1.06}, {1, 3, Status::ok, 1.05}};
   nlohmann::json j = nlohmann::json::parse(tune_summary_to_json(s));
   EXPECT_DOUBLE_EQ(j.at("phases_s").at("reverify").get<double>(), 2.6);
   EXPECT_DOUBLE_EQ(j.at("first_measurement_s").get<double>(), 2.9);

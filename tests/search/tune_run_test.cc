@@ -44,7 +44,7 @@ TEST(TuneRun, ReportsItsPhasesAndCompilesEachCandidateOnce) {
   opt.log = (dir / "log.json").string();
   TwoClaimedGpus probe;
   search::TuneSummary s = search::run_tune(opt, "/nonexistent/kernelblaster", probe, nullptr);
-  ASSERT_NE(s.status, "no_gpu");
+  ASSERT_NE(s.status, search::TuneVerdict::no_gpu);
   ASSERT_EQ(s.evaluations, 2) << s.reason;
 
   for (const char* phase : {"setup", "reference_build", "profile", "loop", "finish"})

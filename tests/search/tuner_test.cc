@@ -18,7 +18,7 @@ TEST(Tune, NoGpuIsExit77WithAReason) {
   NoGpu probe;
   search::TuneSummary s = search::run_tune(opt, "/nonexistent/kernelblaster", probe, nullptr);
   EXPECT_EQ(s.exit_code, 77);
-  EXPECT_EQ(s.status, "no_gpu");
+  EXPECT_EQ(s.status, search::TuneVerdict::no_gpu);
   EXPECT_EQ(s.reason, "no CUDA device (test)");
 }
 

@@ -21,6 +21,8 @@ constexpr std::pair<Status, const char*> kNames[] = {
     {Status::harness_error, "harness_error"},
     {Status::reference_failed, "reference_failed"},
     {Status::no_gpu, "no_gpu"},
+    {Status::tool_error, "tool_error"},
+    {Status::not_recorded, "not_recorded"},
 };
 }  // namespace
 

@@ -27,6 +27,8 @@ enum class Status {
   harness_error,       // the harness itself is misused (wrong dtype, unknown buffer)
   reference_failed,    // the original source failed: nothing to compare against
   no_gpu,              // nothing could run here
+  tool_error,          // the tool could not measure (a measurer's own failure, not the candidate's)
+  not_recorded,        // a recorded run (replay) has no result for this configuration
 };
 
 const char* status_name(Status s);

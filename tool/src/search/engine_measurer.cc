@@ -27,7 +27,7 @@ namespace {
 
 Measurement measurement_of(const EvalResult& r) {
   Measurement m;
-  m.status = status_name(r.status);
+  m.status = r.status;
   m.detail = r.detail;
   m.speedup = r.status == Status::ok ? r.speedup : 0.0;
   medians_of(r, &m.median_us, &m.reference_median_us);
@@ -115,7 +115,7 @@ Measurement EngineMeasurer::measure(const Configuration& config, int device) {
   if (!b.outcome.ok) {
     Measurement m;
     m.compile_s = b.outcome.seconds;
-    m.status = "compile_failed";
+    m.status = Status::compile_failed;
     m.detail = b.outcome.first_error;
     return m;
   }

@@ -33,9 +33,9 @@ Evidence gather(const kb::KnowledgeBase& kb, const std::string& state, const std
 }
 
 // Says nothing about the configuration: neither a success nor a failure.
-bool uninformative(const std::string& status) {
-  return status == "reference_failed" || status == "no_gpu" || status == "harness_error" ||
-         status == "not_recorded";
+bool uninformative(Status status) {
+  return status == Status::reference_failed || status == Status::no_gpu || status == Status::harness_error ||
+         status == Status::not_recorded || status == Status::tool_error;
 }
 
 // The id of `c` with setting `k` back at its default.
@@ -84,14 +84,14 @@ policy::KbEstimate estimate(const kb::KnowledgeBase& kb, const std::string& stat
 
 std::vector<kb::Outcome> outcomes_of(const RunLog& log) {
   SettingEffects fit = fit_setting_effects(log);
-  std::map<std::string, std::string> status_of;
+  std::map<std::string, Status> status_of;
   for (const EvaluationRecord& r : log.evaluations) status_of.emplace(r.id, r.status);
   std::vector<kb::Outcome> out;
   for (std::size_t i = 0; i < log.evaluations.size(); ++i) {
     const EvaluationRecord& r = log.evaluations[i];
     if (uninformative(r.status)) continue;
     Configuration c = make_configuration(log.tunables, r.settings, r.flags);
-    bool verified = r.status == "ok" && std::isfinite(r.speedup) && r.speedup > 0;
+    bool verified = r.status == Status::ok && std::isfinite(r.speedup) && r.speedup > 0;
     for (const Setting& s : c.settings) {
       kb::Outcome o;
       o.state = log.state.empty() ? "unclassified" : log.state;
@@ -103,7 +103,7 @@ std::vector<kb::Outcome> outcomes_of(const RunLog& log) {
         o.speedup = std::exp(fit.log_effect[o.setting] + fit.residual[i]);
       } else {
         auto base = status_of.find(id_without(log, r, s));
-        if (base != status_of.end() && base->second != "ok" && !uninformative(base->second)) continue;
+        if (base != status_of.end() && base->second != Status::ok && !uninformative(base->second)) continue;
         o.speedup = 0.0;
       }
       out.push_back(std::move(o));

@@ -5,19 +5,20 @@
 #include <map>
 #include <string>
 
+#include "eval/result.h"
 #include "search/config_space.h"
 
 namespace kernelblaster::search {
 
 struct Measurement {
-  std::string status = "ok";        // the engine's status name; a failure is a result
+  Status status = Status::ok;       // the engine's verdict, or tool_error / not_recorded; a failure is a result
   std::string detail;               // one line
   double speedup = 0;               // over the original (median based); 0 unless ok
   double median_us = 0;             // the candidate's, geometric mean over timed sizes
   double reference_median_us = 0;   // the original's, same sizes
   double compile_s = 0;
   double eval_s = 0;
-  bool verified() const { return status == "ok"; }
+  bool verified() const { return status == Status::ok; }
 };
 
 class Measurer {
@@ -40,7 +41,7 @@ class Measurer {
   virtual Measurement remeasure(const Configuration& config, int device, int seeds) {
     (void)config, (void)device, (void)seeds;
     Measurement m;
-    m.status = "tool_error";
+    m.status = Status::tool_error;
     m.detail = "this measurer cannot measure again";
     return m;
   }

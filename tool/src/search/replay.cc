@@ -22,7 +22,7 @@ Measurement ReplayMeasurer::measure(const Configuration& config, int) {
   Measurement m;
   auto it = m_recorded.find(config.id);
   if (it == m_recorded.end()) {
-    m.status = "not_recorded";
+    m.status = Status::not_recorded;
     m.detail = "the recording has no result for " + config.id;
     return m;
   }
@@ -54,7 +54,7 @@ ConfigSpace recorded_space(const RunLog& log) {
 double recorded_best(const RunLog& log) {
   double best = 1.0;
   for (const EvaluationRecord& r : log.evaluations)
-    if (r.status == "ok" && r.speedup > best) best = r.speedup;
+    if (r.status == Status::ok && r.speedup > best) best = r.speedup;
   return best;
 }
 

@@ -36,7 +36,7 @@ Reverification reverify(Measurer& measurer, const Configuration& winner, const s
         return measurer.remeasure(winner, device, seeds);
       } catch (const std::exception& x) {
         Measurement m;
-        m.status = "tool_error";
+        m.status = Status::tool_error;
         m.detail = x.what();
         m.speedup = 0;
         return m;

@@ -44,7 +44,7 @@ std::string run_log_to_json(const RunLog& log) {
               {"id", r.id},
               {"settings", r.settings},
               {"flags", r.flags},
-              {"status", r.status},
+              {"status", status_name(r.status)},
               {"detail", r.detail},
               {"speedup", r.speedup},
               {"median_us", r.median_us},
@@ -106,7 +106,8 @@ RunLog run_log_from_json(const std::string& text, const std::string& file) {
       r.id = e.at("id").get<std::string>();
       r.settings = e.value("settings", std::map<std::string, std::string>{});
       r.flags = e.value("flags", std::vector<std::string>{});
-      r.status = e.at("status").get<std::string>();
+      const std::string status = e.at("status").get<std::string>();
+      if (!status_from_name(status, &r.status)) throw std::runtime_error("unknown status '" + status + "'");
       r.detail = e.value("detail", "");
       r.speedup = e.value("speedup", 0.0);
       r.median_us = e.value("median_us", 0.0);

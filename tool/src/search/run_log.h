@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "eval/result.h"
 #include "search/space_decl.h"
 
 namespace kernelblaster::search {
@@ -16,7 +17,7 @@ struct EvaluationRecord {
   std::string id;                               // the configuration id
   std::map<std::string, std::string> settings;  // non-default tunables
   std::vector<std::string> flags;               // non-default flags
-  std::string status;                           // the engine's status name
+  Status status = Status::ok;                   // named only in the log's JSON
   std::string detail;
   double speedup = 0;                           // over the original; 0 unless ok
   double median_us = 0;

@@ -133,7 +133,7 @@ LoopOutcome SearchLoop::run(const LoopOptions& opt, const std::function<void(con
   };
 
   auto conclude = [&](EvaluationRecord rec) {
-    policy::HistoryEntry h{rec.id, rec.status, rec.speedup, rec.median_us, false};
+    policy::HistoryEntry h{rec.id, status_name(rec.status), rec.speedup, rec.median_us, false};  // Lua's edge: a name
     // Tried actions leave ctx.actions: the history keeps what they were.
     if (auto it = index_of.find(rec.id); it != index_of.end()) {
       policy::Action a = action_of(configs[it->second], {});
@@ -141,7 +141,7 @@ LoopOutcome SearchLoop::run(const LoopOptions& opt, const std::function<void(con
       h.settings = a.settings;
     }
     std::optional<bool> verdict = m_policy.accept(context(), h);
-    bool verified = rec.status == "ok";
+    bool verified = rec.status == Status::ok;
     rec.accepted = verified && (verdict ? *verdict : rec.speedup > best_speedup);
     h.accepted = rec.accepted;
     history.push_back(h);
@@ -192,7 +192,7 @@ LoopOutcome SearchLoop::run(const LoopOptions& opt, const std::function<void(con
   const std::size_t kOriginal = configs.size();
   EvaluationRecord original_record;
   original_record.id = m_space.original.id;
-  original_record.status = "ok";
+  original_record.status = Status::ok;
   original_record.speedup = 1.0;
   // Equal machine code is the same candidate only with equal tunable values:
   // a tunable may change host code too (a launch configuration such as
@@ -259,7 +259,7 @@ LoopOutcome SearchLoop::run(const LoopOptions& opt, const std::function<void(con
         try {
           f.m = m_measurer.measure(configs[cfg], device);
         } catch (const std::exception& x) {
-          f.m.status = "tool_error";
+          f.m.status = Status::tool_error;
           f.m.detail = x.what();
           f.m.speedup = 0;
         }

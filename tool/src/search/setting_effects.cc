@@ -41,7 +41,7 @@ SettingEffects fit_setting_effects(const RunLog& log) {
   std::vector<bool> used(log.evaluations.size(), false);
   for (std::size_t i = 0; i < log.evaluations.size(); ++i) {
     const EvaluationRecord& r = log.evaluations[i];
-    if (r.status != "ok" || !std::isfinite(r.speedup) || r.speedup <= 0) continue;
+    if (r.status != Status::ok || !std::isfinite(r.speedup) || r.speedup <= 0) continue;
     used[i] = true;
     for (const Setting& s : make_configuration(log.tunables, r.settings, r.flags).settings) {
       auto [it, added] = column.emplace(s.key(), column.size());

@@ -100,7 +100,7 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   GpuInfo gpu = probe.probe(first_device);
   if (!gpu.present) {
     sum.exit_code = 77;
-    sum.status = "no_gpu";
+    sum.status = TuneVerdict::no_gpu;
     sum.reason = gpu.reason.empty() ? "no GPU" : gpu.reason;
     return sum;
   }
@@ -129,7 +129,7 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   sum.space_size = static_cast<int>(space.configs.size());
   if (space.configs.empty()) {
     sum.exit_code = 1;
-    sum.status = "no_gain";
+    sum.status = TuneVerdict::no_gain;
     sum.reason = "nothing to tune: " + kernel + " declares no tunables and flags are off";
     return sum;
   }
@@ -218,7 +218,7 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   std::string why;
   if (!measurer.build_reference(&why)) {
     sum.exit_code = 1;
-    sum.status = "failed";
+    sum.status = TuneVerdict::failed;
     sum.reason = "the original does not build with its harness: " + why;
     sum.seconds = phases.elapsed();
     sum.phases_s = phases.seconds();
@@ -240,7 +240,7 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
     std::string line = "[tune] " + kernel + "  " + std::to_string(p.done) + "/" + std::to_string(p.total) +
                        "  best " + format_speedup(p.best_speedup);
     if (!p.best_id.empty()) line += " (" + p.best_id + ")";
-    if (p.last && p.last->status != "ok") line += "  [" + p.last->id + ": " + p.last->status + "]";
+    if (p.last && p.last->status != Status::ok) line += "  [" + p.last->id + ": " + status_name(p.last->status) + "]";
     say(line);
   };
   LoopOutcome outcome = loop.run(lo, progress);
@@ -283,7 +283,7 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
 
   if (outcome.best < 0) {
     sum.exit_code = 1;
-    sum.status = "no_gain";
+    sum.status = TuneVerdict::no_gain;
     sum.reason = "no verified configuration beat the original in " + std::to_string(sum.evaluations) + " evaluations";
     return finish();
   }
@@ -297,7 +297,7 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   sum.flags = winner.flags;
   if (best.speedup < opt.min_speedup) {
     sum.exit_code = 1;
-    sum.status = "no_gain";
+    sum.status = TuneVerdict::no_gain;
     sum.reason = "best " + format_speedup(best.speedup) + " (" + best.id + ") is below --min-speedup " +
                  format_speedup(opt.min_speedup);
     return finish();
@@ -313,9 +313,9 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
     sum.reverification.push_back({c.device, c.seeds, c.result.status, c.result.speedup});
   if (const DeviceCheck* bad = again.failure()) {
     sum.exit_code = 1;
-    sum.status = "failed";
+    sum.status = TuneVerdict::failed;
     sum.reason = "the winner " + best.id + " failed re-verification on GPU " + std::to_string(bad->device) + ": " +
-                 bad->result.status + ": " + bad->result.detail;
+                 status_name(bad->result.status) + ": " + bad->result.detail;
     return finish();
   }
   const DeviceCheck& believed = *again.slowest();
@@ -324,7 +324,7 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   sum.reference_median_us = believed.result.reference_median_us;
   if (sum.speedup < opt.min_speedup) {
     sum.exit_code = 1;
-    sum.status = "no_gain";
+    sum.status = TuneVerdict::no_gain;
     sum.reason = "the winner " + best.id + " re-measured at " + format_speedup(sum.speedup) +
                  (sum.devices.size() > 1 ? " (its lowest over the GPUs)" : "") + ", below --min-speedup " +
                  format_speedup(opt.min_speedup);
@@ -332,13 +332,23 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   }
   if (!opt.out.empty()) write_file_atomic(opt.out, measurer.source_of(winner));
   sum.exit_code = 0;
-  sum.status = "tuned";
+  sum.status = TuneVerdict::tuned;
   return finish();
+}
+
+const char* tune_verdict_name(TuneVerdict v) {
+  switch (v) {
+    case TuneVerdict::tuned: return "tuned";
+    case TuneVerdict::no_gain: return "no_gain";
+    case TuneVerdict::failed: return "failed";
+    case TuneVerdict::no_gpu: return "no_gpu";
+  }
+  return "failed";
 }
 
 std::string tune_summary_to_json(const TuneSummary& s) {
   nlohmann::json j;
-  j["status"] = s.status;
+  j["status"] = tune_verdict_name(s.status);
   if (!s.reason.empty()) j["reason"] = s.reason;
   j["source"] = s.source;
   j["out"] = s.exit_code == 0 ? s.out : "";
@@ -358,7 +368,7 @@ std::string tune_summary_to_json(const TuneSummary& s) {
   j["reverification"] = nlohmann::json::array();
   for (const ReverifyCheck& c : s.reverification)
     j["reverification"].push_back(
-        {{"device", c.device}, {"seeds", c.seeds}, {"status", c.status}, {"speedup", c.speedup}});
+        {{"device", c.device}, {"seeds", c.seeds}, {"status", status_name(c.status)}, {"speedup", c.speedup}});
   j["reference_median_us"] = s.reference_median_us;
   j["best_median_us"] = s.best_median_us;
   j["gpu"] = s.gpu;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "eval/gpu_probe.h"
+#include "eval/result.h"
 
 namespace kernelblaster::search {
 
@@ -38,13 +39,17 @@ struct TuneOptions {
 struct ReverifyCheck {
   int device = 0;
   int seeds = 0;
-  std::string status;
+  Status status = Status::ok;
   double speedup = 0;
 };
 
+// How a tune run ended; named only in its JSON summary.
+enum class TuneVerdict { tuned, no_gain, failed, no_gpu };
+const char* tune_verdict_name(TuneVerdict v);
+
 struct TuneSummary {
   int exit_code = 2;             // 0 written, 1 not worth it / failed to tune, 77 no GPU
-  std::string status;            // "tuned", "no_gain", "failed", "no_gpu"
+  TuneVerdict status = TuneVerdict::failed;
   std::string reason;            // one line when not tuned
   std::string source;
   std::string out;
