@@ -124,10 +124,12 @@ int eval_command(const std::vector<std::string>& argv, const std::string& self_e
     req.device = static_cast<int>(args.number("--device", 0));
     req.work_dir = args.value("--work-dir");
     req.keep_work_dir = args.flag("--keep");
-    req.profile = args.value("--profile", "none");
-    if (req.profile != "none" && req.profile != "cheap" && req.profile != "full")
-      throw UsageError("--profile takes cheap or full, not '" + req.profile + "'");
-    if (req.profile != "none" && !kernelbench_dir.empty())
+    const std::string set_name = args.value("--profile", "none");
+    if (set_name != "none") {
+      req.profile = profile::metric_set_from_name(set_name);
+      if (!req.profile) throw UsageError("--profile takes cheap or full, not '" + set_name + "'");
+    }
+    if (req.profile && !kernelbench_dir.empty())
       throw UsageError("--profile works with native harnesses (--source/--harness) only");
     if (req.seeds < 3) throw UsageError("--seeds must be at least 3");
     if (req.run_timeout_s <= 0 || req.budget_ms <= 0) throw UsageError("--timeout and --budget-ms must be positive");

@@ -181,7 +181,7 @@ EvalResult Evaluator::evaluate(const EvalRequest& req) {
   if (!req.source.empty()) cs.include_dirs.push_back(fs::absolute(req.source).parent_path().string());
   // Compile-time facts for the profile (registers, spills): ptxas says them
   // in the build log; the binary is the same either way.
-  if (req.profile != "none") cs.flags.insert(cs.flags.end(), {"-Xptxas", "-v"});
+  if (req.profile) cs.flags.insert(cs.flags.end(), {"-Xptxas", "-v"});
 
   std::string work = req.work_dir;
   bool temporary = work.empty();
@@ -248,7 +248,7 @@ EvalResult Evaluator::evaluate(const EvalRequest& req) {
   // Profiling rides in the candidate's main-round process, after its timing
   // (a process of its own would cost a second CUDA context: over 0.5 s).
   ProfileRequest profiled;
-  if (req.profile != "none") profiled = profile_request(decl, req.profile);
+  if (req.profile) profiled = profile_request(decl, *req.profile);
   Round round = play(ref.binary, cand_build.binary, plan, work, "main", req.run_timeout_s, profiled);
   std::string profile_failure;
   if (profiled.size >= 0 && (round.verdict.status == Status::crashed || round.verdict.status == Status::timed_out)) {

@@ -4,11 +4,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "eval/candidate_build.h"
 #include "eval/gpu_probe.h"
 #include "eval/result.h"
+#include "profile/metric_sets.h"
 
 namespace kernelblaster {
 
@@ -28,9 +30,10 @@ struct EvalRequest {
   std::string work_dir;                // scratch root; empty: a temporary directory
   bool keep_work_dir = false;
   std::string lock_dir;                // per-GPU lock directory
-  // "none" | "cheap" (one-pass counters) | "full": an accepted candidate is
-  // profiled in a process of its own after timing (EvalResult::profile).
-  std::string profile = "none";
+  // cheap (one-pass counters) or full; none when absent. An accepted
+  // candidate's profile rides in its main-round process after timing
+  // (EvalResult::profile).
+  std::optional<profile::MetricSet> profile;
   // Harness programs the caller already built from `source` and `candidate`
   // with `compile` (the tuner builds many candidates once, in parallel, and
   // the reference once for all): a non-empty path skips that build.

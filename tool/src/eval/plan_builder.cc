@@ -20,10 +20,10 @@ std::vector<RunRequest> correctness_runs(const std::vector<SizeDecl>& sizes, con
   return runs;
 }
 
-ProfileRequest profile_request(const HarnessReport& decl, const std::string& set) {
+ProfileRequest profile_request(const HarnessReport& decl, profile::MetricSet set) {
   ProfileRequest req;
-  req.set = set;
-  if (auto s = profile::metric_set_from_name(set)) req.metrics = profile::cupti_metrics(*s);
+  req.set = profile::metric_set_name(set);  // the plan's JSON: a name
+  req.metrics = profile::cupti_metrics(set);
   double best = -1;
   for (std::size_t i = 0; i < decl.sizes.size(); ++i) {
     if (decl.sizes[i].validation_only) continue;

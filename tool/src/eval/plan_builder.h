@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/protocol.h"
+#include "profile/metric_sets.h"
 
 namespace kernelblaster {
 
@@ -15,7 +16,7 @@ std::vector<RunRequest> correctness_runs(const std::vector<SizeDecl>& sizes, con
 
 // The profiled call: the largest timed size (most elements over all
 // buffers) with the CUPTI metrics of `set` ("cheap" or "full").
-ProfileRequest profile_request(const HarnessReport& declaration, const std::string& set);
+ProfileRequest profile_request(const HarnessReport& declaration, profile::MetricSet set);
 
 // `count` distinct non-zero seeds from `base`, or fresh random ones when base is 0.
 std::vector<std::uint64_t> make_seeds(int count, std::uint64_t base);

@@ -196,7 +196,7 @@ EvalResult evaluate_kernelbench(const KernelBenchRequest& req, const Toolchain& 
   run.source = problem.init_path;
   run.candidate = self ? "" : req.candidate_path;
   run.harness.clear();
-  run.profile = "none";
+  run.profile.reset();
   run.work_dir = (fs::absolute(req.work_dir) / "runs").string();
   EvalResult result;
   try {

@@ -57,7 +57,7 @@ std::map<std::string, double> original_metrics(const Toolchain& tc, GpuProbe& pr
   req.harness = t.harness;
   req.compile = t.compile;
   req.timing = false;
-  req.profile = "cheap";
+  req.profile = profile::MetricSet::cheap;
   req.device = device;
   req.lock_dir = t.lock_dir;
   req.run_timeout_s = t.run_timeout_s;
