@@ -1,0 +1,126 @@
+// Deterministic mutation fuzzing of every parser that reads a file a user
+// writes or the tool leaves behind: from a valid seed, thousands of mutants
+// (bytes flipped, inserted, deleted, a chunk repeated, the text cut short).
+// Every mutant must parse or be refused with an exception whose message is
+// one line; nothing may crash, hang or throw anything but std::exception.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <random>
+#include <string>
+
+#include "cache/lockfile.h"
+#include "common/protocol.h"
+#include "eval/manifest.h"
+#include "kb/kb_store.h"
+#include "kernelbench/problem.h"
+#include "profile/ptxas_info.h"
+#include "search/directives.h"
+#include "search/run_log.h"
+
+namespace kernelblaster {
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+std::string mutate(const std::string& seed, std::mt19937_64& rng) {
+  std::string s = seed;
+  const int edits = 1 + static_cast<int>(rng() % 4);
+  for (int e = 0; e < edits && !s.empty(); ++e) {
+    std::size_t at = rng() % s.size();
+    switch (rng() % 6) {
+      case 0: s[at] = static_cast<char>(rng() % 256); break;                          // any byte
+      case 1: s[at] = "{}[]\",:\\\n 0-e."[rng() % 15]; break;                          // structure
+      case 2: s.erase(at, 1 + rng() % 8); break;
+      case 3: s.insert(at, 1, static_cast<char>(rng() % 256)); break;
+      case 4: s.insert(at, s.substr(at, 1 + rng() % 32)); break;                       // a chunk repeated
+      case 5: s.resize(at); break;                                                    // cut short
+    }
+  }
+  return s;
+}
+
+// Runs `parse` on `mutants` mutants of `seed`; fails on a refusal that is not
+// one line. Returns how many were refused (so a test can see the fuzzing bit).
+int fuzz(const std::string& name, const std::string& seed, const std::function<void(const std::string&)>& parse,
+         int mutants = 5000) {
+  EXPECT_FALSE(seed.empty()) << name << ": no seed";
+  EXPECT_NO_THROW(parse(seed)) << name << ": the seed itself is refused";
+  std::mt19937_64 rng(0x6b62'6675'7a7aull ^ std::hash<std::string>{}(name));
+  int refused = 0;
+  for (int i = 0; i < mutants; ++i) {
+    std::string m = mutate(seed, rng);
+    try {
+      parse(m);
+    } catch (const std::exception& x) {
+      ++refused;
+      std::string what = x.what();
+      EXPECT_FALSE(what.empty()) << name << " mutant " << i;
+      EXPECT_EQ(what.find('\n'), std::string::npos) << name << " mutant " << i << ": " << what;
+    }
+  }
+  return refused;
+}
+
+TEST(ParserFuzz, Manifests) {
+  std::string lines = "kernelblaster-manifest 1\ntarget t\narch sm_90\nI /a b\nD X=\"y\"\nF SHELL:-a -b\n";
+  fuzz("manifest lines", lines, [](const std::string& t) { parse_manifest(t, "m"); });
+  std::string json = R"({"arch": "sm_90", "include_dirs": ["/a"], "definitions": ["X=1"], "flags": ["-O3"],
+                         "tunables": [{"name": "B", "values": [1, 2]}]})";
+  EXPECT_GT(fuzz("manifest json", json, [](const std::string& t) { parse_manifest(t, "m"); }), 0);
+}
+
+TEST(ParserFuzz, PlansAndReports) {
+  Plan plan;
+  plan.runs = {{0, 1}, {0, 2}};
+  EXPECT_GT(fuzz("plan", plan_to_json(plan), [](const std::string& t) { plan_from_json(t); }), 0);
+  HarnessReport report;
+  report.harness = "k";
+  report.sizes.push_back({"small", {{"n", 4}}, false});
+  EXPECT_GT(fuzz("report", report_to_json(report), [](const std::string& t) { report_from_json(t); }), 0);
+}
+
+TEST(ParserFuzz, KnowledgeBase) {
+  std::string seed = slurp(KB_SOURCE_DIR "/data/kb/seed.json");
+  EXPECT_GT(fuzz("kb", seed, [](const std::string& t) { kb::parse_kb(t, "kb.json"); }, 2000), 0);
+}
+
+TEST(ParserFuzz, RunLogsAndDirectives) {
+  std::string log = slurp(KB_SOURCE_DIR "/tests/search/data/synthetic_recording.json");
+  EXPECT_GT(fuzz("run log", log, [](const std::string& t) { search::run_log_from_json(t, "log.json"); }, 2000), 0);
+  std::string source = slurp(KB_SOURCE_DIR "/examples/kernels/src/softmax.cu");
+  fuzz("directives", source, [](const std::string& t) { search::parse_directives(t, "softmax.cu", "sm_90"); });
+}
+
+TEST(ParserFuzz, Lockfiles) {
+  std::string seed = slurp(KB_SOURCE_DIR "/examples/kernels/kernelblaster.lock.json");
+  std::string path = (std::filesystem::temp_directory_path() / ("kb-fuzz-lock-" + std::to_string(::getpid()))).string();
+  EXPECT_GT(fuzz("lockfile", seed,
+                 [&](const std::string& t) {
+                   std::ofstream(path, std::ios::binary) << t;
+                   cache::read_lockfile(path);
+                 },
+                 2000),
+            0);
+  std::filesystem::remove(path);
+}
+
+TEST(ParserFuzz, DriversAndCompilerOutput) {
+  std::string driver = slurp(KB_SOURCE_DIR "/tests/kernelbench/002_Softmax/driver.cpp");
+  fuzz("driver", driver, [](const std::string& t) {
+    kernelbench::Prototype p;
+    std::string why;
+    if (!kernelbench::parse_driver(t, &p, &why)) throw std::runtime_error(why);  // checked like a message
+  });
+  std::string ptxas = "ptxas info    : Compiling entry function '_Z4kernPf' for 'sm_90'\n"
+                      "ptxas info    : Used 32 registers, 8 bytes spill stores, 4 bytes spill loads\n";
+  fuzz("ptxas", ptxas, [](const std::string& t) { profile::parse_ptxas_verbose(t); });
+}
+
+}  // namespace
+}  // namespace kernelblaster
