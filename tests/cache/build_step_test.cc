@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "cache/build_stats.h"
 #include "cache/lockfile.h"
 #include "cache/results_cache.h"
 #include "test_dir.h"
@@ -237,6 +238,33 @@ TEST_F(BuildStepTest, TuneWithoutAGpuKeepsKnownResults) {
   EXPECT_EQ(r.origin, "cache");
   EXPECT_EQ(r.action, "applied");
   EXPECT_EQ(m_tunes, 1);
+}
+
+TEST_F(BuildStepTest, EveryStepIsCountedByItsFirstRealCause) {
+  const std::string stats = m_dir.path("stats");
+  m_nvcc_missing = true;
+  BuildReport r = run();
+  EXPECT_EQ(r.cause, BuildCause::nvcc_unusable);
+  EXPECT_TRUE(count_build_step(stats, r));
+  m_nvcc_missing = false;
+  r = run();
+  EXPECT_EQ(r.cause, BuildCause::no_gpu);
+  EXPECT_TRUE(count_build_step(stats, r));
+  EXPECT_TRUE(count_build_step(stats, r));
+  m_gpu = testing::h200();
+  r = run();
+  EXPECT_EQ(r.cause, BuildCause::tuned);
+  EXPECT_TRUE(count_build_step(stats, r));
+  EXPECT_EQ(run().cause, BuildCause::applied);
+  std::map<std::string, long long> counts = read_build_stats(stats);
+  EXPECT_EQ(counts, (std::map<std::string, long long>{{"nvcc_unusable", 1}, {"no_gpu", 2}, {"tuned", 1}}));
+  // A torn stats file is started over, never a failed build step.
+  std::ofstream(stats + "/stats.json") << "{\"counts\": ";
+  EXPECT_THROW(read_build_stats(stats), std::runtime_error);
+  EXPECT_TRUE(count_build_step(stats, r));
+  EXPECT_EQ(read_build_stats(stats), (std::map<std::string, long long>{{"tuned", 1}}));
+  zero_build_stats(stats);
+  EXPECT_TRUE(read_build_stats(stats).empty());
 }
 
 }  // namespace

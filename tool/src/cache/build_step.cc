@@ -81,6 +81,26 @@ bool write_if_changed(const std::string& path, const std::string& content) {
   return true;
 }
 
+const char* build_cause_name(BuildCause c) {
+  switch (c) {
+    case BuildCause::applied: return "applied";
+    case BuildCause::tuned: return "tuned";
+    case BuildCause::no_gain: return "no_gain";
+    case BuildCause::below_min_speedup: return "below_min_speedup";
+    case BuildCause::mode_off: return "mode_off";
+    case BuildCause::manifest_unreadable: return "manifest_unreadable";
+    case BuildCause::nvcc_unusable: return "nvcc_unusable";
+    case BuildCause::gpu_unusable: return "gpu_unusable";
+    case BuildCause::no_gpu: return "no_gpu";
+    case BuildCause::other_gpu: return "other_gpu";
+    case BuildCause::no_target: return "no_target";
+    case BuildCause::apply_without_result: return "apply_without_result";
+    case BuildCause::tuning_failed: return "tuning_failed";
+    case BuildCause::dry_run: return "dry_run";
+  }
+  return "unknown";
+}
+
 BuildReport run_build_step(const BuildRequest& req, const BuildEnvironment& env) {
   BuildReport rep;
   const std::string original_text = read_file(req.source);
@@ -98,7 +118,9 @@ BuildReport run_build_step(const BuildRequest& req, const BuildEnvironment& env)
   }
 
   // Whatever happens below ends here: the chosen text, its flags, one line.
-  auto finish = [&](const std::optional<TunedResult>& r, const std::string& why, bool verified_outcome) {
+  auto finish = [&](BuildCause cause, const std::optional<TunedResult>& r, const std::string& why,
+                    bool verified_outcome) {
+    rep.cause = cause;
     bool use = r && r->improved;
     std::string text = use ? render_tuned(*r, original_path, original_text) : render_original(original_path, original_text);
     std::vector<std::string> flags = use ? r->flags : std::vector<std::string>{};
@@ -114,9 +136,9 @@ BuildReport run_build_step(const BuildRequest& req, const BuildEnvironment& env)
     return rep;
   };
 
-  if (req.mode == Mode::off) return finish(std::nullopt, "MODE OFF; using the original", true);
+  if (req.mode == Mode::off) return finish(BuildCause::mode_off, std::nullopt, "MODE OFF; using the original", true);
   // Without the target's settings there is no key to look a result up by.
-  if (!req.unusable_manifest.empty()) return finish(std::nullopt, req.unusable_manifest + "; using the original", false);
+  if (!req.unusable_manifest.empty()) return finish(BuildCause::manifest_unreadable, std::nullopt, req.unusable_manifest + "; using the original", false);
 
   KeyInputs key_in;
   key_in.tool_version = env.tool_version;
@@ -127,7 +149,7 @@ BuildReport run_build_step(const BuildRequest& req, const BuildEnvironment& env)
     key_in.nvcc_version = env.nvcc_version(&why_not);
     // Without nvcc's version no key matches: say why, not that an entry is stale.
     if (key_in.nvcc_version.empty())
-      return finish(std::nullopt, (why_not.empty() ? std::string("nvcc gave no version") : why_not) +
+      return finish(BuildCause::nvcc_unusable, std::nullopt, (why_not.empty() ? std::string("nvcc gave no version") : why_not) +
                                       "; using the original", false);
   }
   key_in.arch = req.arch;
@@ -147,9 +169,8 @@ BuildReport run_build_step(const BuildRequest& req, const BuildEnvironment& env)
   // A GPU other than the named target is no place to measure for it.
   const bool local = gpu && (req.target_gpu.empty() || gpu_matches(*gpu, req.target_gpu));
   // The first real cause: a GPU that CUDA cannot use is not "no GPU".
-  const std::string no_gpu = !gpu && env.gpu_device_present && env.gpu_device_present()
-                                 ? "a GPU is here but CUDA cannot use it (" + why_no_gpu + ")"
-                                 : "no GPU";
+  const bool gpu_broken = !gpu && env.gpu_device_present && env.gpu_device_present();
+  const std::string no_gpu = gpu_broken ? "a GPU is here but CUDA cannot use it (" + why_no_gpu + ")" : "no GPU";
   rep.selector = local ? gpu->id() : (!req.target_gpu.empty() ? req.target_gpu : req.arch);
   const std::string target_label = local ? gpu_label(*gpu) : rep.selector;
   const std::string source_name =
@@ -172,6 +193,7 @@ BuildReport run_build_step(const BuildRequest& req, const BuildEnvironment& env)
             found = entry;
             rep.origin = "lockfile";
           } else {
+            rep.stale_lockfile = true;
             stale_note = "the " + lockfile_name + " entry for " + gpu_label(entry->gpu) +
                          " is stale (the source, a header, the flags or the tool changed since it was measured)";
           }
@@ -186,25 +208,25 @@ BuildReport run_build_step(const BuildRequest& req, const BuildEnvironment& env)
     const std::string where = rep.origin == "cache" ? "the cache" : lockfile_name;
     const std::string when = found->measured_at.empty() ? "" : " measured " + found->measured_at.substr(0, 10);
     if (!found->improved)
-      return finish(found, "nothing beat the original on " + gpu_label(found->gpu) + " (" + where + when + "); using the original", true);
+      return finish(BuildCause::no_gain, found, "nothing beat the original on " + gpu_label(found->gpu) + " (" + where + when + "); using the original", true);
     if (found->speedup < req.min_speedup) {
       char buf[64];
       std::snprintf(buf, sizeof buf, "%.2fx is below MIN_SPEEDUP %.2f", found->speedup, req.min_speedup);
-      return finish(std::nullopt, "the result for " + gpu_label(found->gpu) + " in " + where + " is " + buf + "; using the original", true);
+      return finish(BuildCause::below_min_speedup, std::nullopt, "the result for " + gpu_label(found->gpu) + " in " + where + " is " + buf + "; using the original", true);
     }
-    return finish(found, "applied tuned result for " + gpu_label(found->gpu) + " from " + where + " (" + describe(*found) + ")", true);
+    return finish(BuildCause::applied, found, "applied tuned result for " + gpu_label(found->gpu) + " from " + where + " (" + describe(*found) + ")", true);
   }
 
   std::string lead = stale_note.empty() ? "" : stale_note + "; ";
   if (!local) {
-    if (gpu) return finish(std::nullopt, lead + "this machine's GPU (" + gpu_label(*gpu) + ") is not the target " + req.target_gpu + " and no result for it is cached or locked; using the original", false);
+    if (gpu) return finish(BuildCause::other_gpu, std::nullopt, lead + "this machine's GPU (" + gpu_label(*gpu) + ") is not the target " + req.target_gpu + " and no result for it is cached or locked; using the original", false);
     if (rep.selector.empty())
-      return finish(std::nullopt, lead + no_gpu + ", and no target GPU or architecture to look results up for; using the original", false);
-    return finish(std::nullopt, lead + no_gpu + " and no cached result for " + target_label + "; using the original", false);
+      return finish(BuildCause::no_target, std::nullopt, lead + no_gpu + ", and no target GPU or architecture to look results up for; using the original", false);
+    return finish(gpu_broken ? BuildCause::gpu_unusable : BuildCause::no_gpu, std::nullopt, lead + no_gpu + " and no cached result for " + target_label + "; using the original", false);
   }
   if (req.mode == Mode::apply)
-    return finish(std::nullopt, lead + "no cached or locked result for " + target_label + " (MODE APPLY does not tune); using the original", false);
-  if (req.dry_run) return finish(std::nullopt, lead + "would tune on " + target_label, false);
+    return finish(BuildCause::apply_without_result, std::nullopt, lead + "no cached or locked result for " + target_label + " (MODE APPLY does not tune); using the original", false);
+  if (req.dry_run) return finish(BuildCause::dry_run, std::nullopt, lead + "would tune on " + target_label, false);
 
   fs::path tuned_out = fs::path(req.stamp.empty() ? req.out : req.stamp).replace_extension(".tuned.cu");
   TuneRequest tr{req.source, req.harness, req.manifest, tuned_out.string(), req.policy, req.kb, req.budget_s, req.min_speedup};
@@ -226,11 +248,11 @@ BuildReport run_build_step(const BuildRequest& req, const BuildEnvironment& env)
       }
     }
     const std::string took = "tuned on " + gpu_label(*gpu) + " in " + one_decimal_seconds(t.seconds) + ": ";
-    if (!r.improved) return finish(r, lead + took + "nothing beat the original; using the original" + store_note, true);
-    return finish(r, lead + took + describe(r) + store_note, true);
+    if (!r.improved) return finish(BuildCause::no_gain, r, lead + took + "nothing beat the original; using the original" + store_note, true);
+    return finish(BuildCause::tuned, r, lead + took + describe(r) + store_note, true);
   }
   std::string reason = t.exit_code == 77 ? "the tuner found no GPU" : "tuning failed (" + t.error + ")";
-  return finish(std::nullopt, lead + reason + "; using the original", false);
+  return finish(BuildCause::tuning_failed, std::nullopt, lead + reason + "; using the original", false);
 }
 
 }  // namespace kernelblaster::cache

@@ -78,6 +78,26 @@ struct BuildEnvironment {
   std::vector<std::string> skip_include_prefixes;  // the CUDA toolkit's headers
 };
 
+// Why a build step compiled what it did: the first real cause, counted per
+// cache directory (build_stats.h) the way `ccache -s` counts its outcomes.
+enum class BuildCause {
+  applied,               // a cached or locked result
+  tuned,                 // tuned now, and it beat the original
+  no_gain,               // tuned now or before: nothing beat the original
+  below_min_speedup,     // a known result under MIN_SPEEDUP
+  mode_off,
+  manifest_unreadable,
+  nvcc_unusable,
+  gpu_unusable,          // a GPU is here but CUDA cannot use it
+  no_gpu,                // no GPU and nothing cached or locked
+  other_gpu,             // this machine's GPU is not the target
+  no_target,             // no GPU and no target to look results up for
+  apply_without_result,  // MODE APPLY and nothing cached or locked
+  tuning_failed,
+  dry_run,
+};
+const char* build_cause_name(BuildCause c);
+
 struct BuildReport {
   std::string line;        // "kernelblaster: softmax.cu: ..." (no newline)
   std::string action;      // "applied", "tuned", "original"
@@ -87,6 +107,8 @@ struct BuildReport {
   std::vector<std::string> headers;
   bool wrote_source = false;
   bool strict_failure = false;  // no verified result and --strict
+  BuildCause cause = BuildCause::no_gpu;
+  bool stale_lockfile = false;  // a lockfile entry for the GPU was there but did not match
   std::optional<TunedResult> result;
 };
 

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "cache/build_stats.h"
 #include "cache/build_step.h"
 #include "cache/gpu_memo.h"
 #include "cache/results_cache.h"
@@ -100,6 +101,7 @@ std::string report_json(const cache::BuildReport& rep, const cache::BuildRequest
                       {"headers", rep.headers}, {"wrote_source", rep.wrote_source}};
   if (rep.result) j["speedup"] = rep.result->speedup;
   // What the tool read from the manifest: the settings the key covers.
+  j["cause"] = cache::build_cause_name(rep.cause);
   j["settings"] = {{"arch", req.arch},
                    {"include_dirs", req.include_dirs},
                    {"definitions", req.definitions},
@@ -183,6 +185,7 @@ int build_command(const CommandArgs& argv, const std::string& self_exe) {
     std::fprintf(stderr, "kernelblaster build: %s\n", x.what());
     return 2;
   }
+  if (!req.dry_run) cache::count_build_step(req.cache_dir, rep);  // best effort: never fails the build
   std::printf("%s\n", json ? report_json(rep, req).c_str() : rep.line.c_str());
   std::fflush(stdout);
   if (rep.strict_failure) {

@@ -19,5 +19,6 @@ int policy_replay_command(const CommandArgs& args, const std::string& self_exe);
 int gpu_command(const CommandArgs& args, const std::string& self_exe);     // gpu_command.cc
 int build_command(const CommandArgs& args, const std::string& self_exe);   // build_command.cc
 int gate_command(const CommandArgs& args, const std::string& self_exe);    // gate_command.cc
+int stats_command(const CommandArgs& args, const std::string& self_exe);   // stats_command.cc
 
 }  // namespace kernelblaster
