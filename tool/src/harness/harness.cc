@@ -83,18 +83,10 @@ int self_check(const Harness::Spec& spec) {
 }  // namespace
 
 int Harness::main(int argc, char** argv) {
-  std::string plan_path, out_dir;
-  bool describe_only = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--plan" && i + 1 < argc) plan_path = argv[++i];
-    else if (a == "--out" && i + 1 < argc) out_dir = argv[++i];
-    else if (a == "--describe") describe_only = true;
-    else {
-      std::fprintf(stderr, kUsage, argv[0]);
-      return a == "--help" || a == "-h" ? kExitOk : kExitUsage;
-    }
-  }
+  ProcessArgs args;
+  if (auto done = parse_process_args(argc, argv, kUsage, &args)) return *done;
+  const std::string &plan_path = args.plan_path, &out_dir = args.out_dir;
+  const bool describe_only = args.describe_only;
   try {
     validate_spec(*m_spec);
   } catch (const std::exception& x) {

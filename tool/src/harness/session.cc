@@ -353,30 +353,16 @@ HarnessReport describe(const Harness::Spec& spec) {
 int run_plan(const Harness::Spec& spec, const Plan& plan, const std::string& out_dir) {
   auto t0 = std::chrono::steady_clock::now();
   HarnessReport report = describe(spec);
-  int count = 0;
-  cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess || count == 0) {
-    std::fprintf(stderr, "no CUDA GPU: %s\n", e != cudaSuccess ? cudaGetErrorString(e) : "no device found");
-    return kExitNoGpu;
-  }
+  if (auto no_gpu = require_gpu()) return *no_gpu;
   int code = kExitOk;
   {
     Session session(spec, plan, out_dir, report);
-    try {
+    code = run_phases(report, [&] {
       session.setup();
       session.correctness();
       session.timing();
       session.profile();
-      report.error = {};
-    } catch (const CudaFailure& f) {
-      report.error.kind = f.launch ? "launch_error" : "cuda_error";
-      report.error.message = f.what();
-      code = kExitRunFailed;
-    } catch (const std::exception& x) {
-      if (report.error.kind.empty()) report.error.kind = "harness_error";
-      report.error.message = x.what();
-      code = kExitRunFailed;
-    }
+    });
   }
   report.wall_s = seconds_since(t0);
   try {

@@ -6,15 +6,10 @@
 #include <string>
 
 #include "common/protocol.h"
+#include "harness/process_main.h"
 #include "harness/spec.h"
 
 namespace kernelblaster {
-
-// Exit codes of a harness process, read by the tool.
-constexpr int kExitOk = 0;
-constexpr int kExitUsage = 2;
-constexpr int kExitRunFailed = 3;  // a CUDA or launcher error; the report says which run
-constexpr int kExitNoGpu = 77;
 
 // The declaration as the report carries it (no GPU needed).
 HarnessReport describe(const Harness::Spec& spec);

@@ -37,6 +37,7 @@
 #include "harness/device_info.h"
 #include "harness/device_ops.h"
 #include "harness/gpu_lock.h"
+#include "harness/process_main.h"
 #include "harness/spec.h"
 #include "harness/timed_runs.h"
 #include "kernelbench/driver_output.h"
@@ -45,7 +46,6 @@
 namespace kernelblaster::kernelbench {
 namespace {
 
-constexpr int kExitOk = 0, kExitUsage = 2, kExitRunFailed = 3, kExitNoGpu = 77;
 
 // A problem with the driver or the way it uses the launcher, not with the
 // kernel source: reported as harness_error.
@@ -560,19 +560,10 @@ const char* kUsage =
 }  // namespace
 
 int run_driver_process(int argc, char** argv, const DriverHooks& hooks) {
-  std::string plan_path, out_dir;
-  bool describe_only = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--plan" && i + 1 < argc) plan_path = argv[++i];
-    else if (a == "--out" && i + 1 < argc) out_dir = argv[++i];
-    else if (a == "--describe") describe_only = true;
-    else {
-      std::fprintf(stderr, kUsage, argv[0]);
-      return a == "--help" || a == "-h" ? kExitOk : kExitUsage;
-    }
-  }
-  if (describe_only) {
+  ProcessArgs args;
+  if (auto done = parse_process_args(argc, argv, kUsage, &args)) return *done;
+  const std::string &plan_path = args.plan_path, &out_dir = args.out_dir;
+  if (args.describe_only) {
     // Buffers are known only once the driver has run: the report of a plan says them.
     HarnessReport d;
     d.harness = "kernelbench";
@@ -591,32 +582,17 @@ int run_driver_process(int argc, char** argv, const DriverHooks& hooks) {
     std::fprintf(stderr, "kernelblaster driver: %s\n", x.what());
     return kExitUsage;
   }
-  int count = 0;
-  cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess || count == 0) {
-    std::fprintf(stderr, "no CUDA GPU: %s\n", e != cudaSuccess ? cudaGetErrorString(e) : "no device found");
-    return kExitNoGpu;
-  }
+  if (auto no_gpu = require_gpu()) return *no_gpu;
   auto t0 = std::chrono::steady_clock::now();
   auto* runtime = new Runtime(hooks, plan, out_dir);  // outlives main: a sticky CUDA error may hang teardown
   g_runtime = runtime;
   HarnessReport& report = runtime->report();
-  int code = kExitOk;
-  try {
+  const int code = run_phases(report, [&] {
     runtime->setup();
     runtime->discover();
     runtime->runs();
     runtime->timing();
-    report.error = {};
-  } catch (const CudaFailure& f) {
-    report.error.kind = f.launch ? "launch_error" : "cuda_error";
-    report.error.message = f.what();
-    code = kExitRunFailed;
-  } catch (const std::exception& x) {
-    if (report.error.kind.empty()) report.error.kind = "harness_error";
-    report.error.message = x.what();
-    code = kExitRunFailed;
-  }
+  });
   g_runtime = nullptr;
   report.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   try {

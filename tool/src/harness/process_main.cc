@@ -1,0 +1,48 @@
+#include "harness/process_main.h"
+
+#include <cuda_runtime.h>
+
+#include <cstdio>
+
+#include "harness/cuda_check.h"
+
+namespace kernelblaster {
+
+std::optional<int> parse_process_args(int argc, char** argv, const char* usage, ProcessArgs* out) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--plan" && i + 1 < argc) out->plan_path = argv[++i];
+    else if (a == "--out" && i + 1 < argc) out->out_dir = argv[++i];
+    else if (a == "--describe") out->describe_only = true;
+    else {
+      std::fprintf(stderr, usage, argv[0]);
+      return a == "--help" || a == "-h" ? kExitOk : kExitUsage;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<int> require_gpu() {
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e == cudaSuccess && count > 0) return std::nullopt;
+  std::fprintf(stderr, "no CUDA GPU: %s\n", e != cudaSuccess ? cudaGetErrorString(e) : "no device found");
+  return kExitNoGpu;
+}
+
+int run_phases(HarnessReport& report, const std::function<void()>& phases) {
+  try {
+    phases();
+    report.error = {};
+    return kExitOk;
+  } catch (const CudaFailure& f) {
+    report.error.kind = f.launch ? "launch_error" : "cuda_error";
+    report.error.message = f.what();
+  } catch (const std::exception& x) {
+    if (report.error.kind.empty()) report.error.kind = "harness_error";
+    report.error.message = x.what();
+  }
+  return kExitRunFailed;
+}
+
+}  // namespace kernelblaster
