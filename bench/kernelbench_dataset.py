@@ -186,11 +186,11 @@ def main():
     results = os.path.join(args.out, "results.jsonl")
     done = load_done(results)
     started = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
-    todo = [p for p in problems(data) if re.search(args.only, p) and p not in done]
+    pending = [p for p in problems(data) if re.search(args.only, p) and p not in done]
     if args.limit:
-        todo = todo[:args.limit]
-    if not args.table_only and todo:
-        print(f"{len(todo)} problems to evaluate, {args.jobs} at once ({len(done)} done before)", flush=True)
+        pending = pending[:args.limit]
+    if not args.table_only and pending:
+        print(f"{len(pending)} problems to evaluate, {args.jobs} at once ({len(done)} done before)", flush=True)
         lock = threading.Lock()
         t0 = time.time()
 
@@ -210,7 +210,7 @@ def main():
             return row
 
         with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-            list(pool.map(run, todo))
+            list(pool.map(run, pending))
     counts, within, timed = write_table(args.out, done, None if args.table_only else started)
     left = [p for p in problems(data) if re.search(args.only, p) and p not in done]
     print(f"{len(done)} problems in the table; {counts}; within 1.00+-0.03: {within}/{timed}; "
