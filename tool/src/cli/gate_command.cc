@@ -143,8 +143,9 @@ int gate_command(const CommandArgs& argv, const std::string& self_exe) {
     std::string verdict;
     nlohmann::json out = {{"source", req.source}, {"check", check}, {"device", first.device}, {"status", status_name(first.status)}};
     if (first.status == Status::no_gpu) {
-      const bool broken = !nvidia_device_node().empty();  // a device is here: CUDA failing is no skip
-      verdict = (broken ? "FAIL: " + nvidia_device_node() + " is here but " : "skipped: ") + first.detail;
+      const std::string node = nvidia_device_node();  // a device is here: CUDA failing is no skip
+      const bool broken = !node.empty();
+      verdict = (broken ? "FAIL: " + node + " is here but " : "skipped: ") + first.detail;
       code = broken ? 1 : 77;
     } else if (first.status != Status::ok) {
       verdict = std::string("FAIL: ") + status_name(first.status) + ": " + first.detail;
