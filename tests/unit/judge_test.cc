@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <vector>
@@ -111,6 +112,57 @@ TEST_F(JudgeTest, AnswerOfAnEarlierCallIsACachedResult) {
   add_run(m_cand, "cand", 1, answer(1));
   Verdict v = judge();
   EXPECT_EQ(v.status, Status::cached_result) << v.detail;
+}
+
+// Outputs larger than the stale-answer check's sample (4 blocks of 16384):
+// the sample decides only whether to read both dumps whole.
+TEST_F(JudgeTest, StaleAnswerIsFoundInLargeOutputs) {
+  const std::int64_t n = 200003;
+  auto big = [&](std::uint64_t seed) {
+    std::vector<float> y(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) y[static_cast<std::size_t>(i)] = std::sin(0.001f * i * seed) + 0.5f * seed;
+    return y;
+  };
+  for (std::uint64_t s : {1, 2, 3, 1}) add_run(m_ref, "ref", s, big(s));
+  add_run(m_cand, "cand", 1, big(1));
+  add_run(m_cand, "cand", 2, big(1));
+  add_run(m_cand, "cand", 3, big(1));
+  add_run(m_cand, "cand", 1, big(1));
+  Verdict v = judge();
+  EXPECT_EQ(v.status, Status::cached_result) << v.detail;
+  EXPECT_NE(v.detail.find("the answer of run 0"), std::string::npos) << v.detail;
+}
+
+TEST_F(JudgeTest, LargeOutputsThatOnlyShareTheSampleAreWrongNotStale) {
+  const std::int64_t n = 200003;
+  auto big = [&](std::uint64_t seed) {
+    std::vector<float> y(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) y[static_cast<std::size_t>(i)] = std::cos(0.002f * i * seed) + seed;
+    return y;
+  };
+  for (std::uint64_t s : {1, 2, 3, 1}) add_run(m_ref, "ref", s, big(s));
+  add_run(m_cand, "cand", 1, big(1));
+  // Run 0's answer in the sampled blocks only (the first 16384 elements are
+  // one of them), garbage between: not the earlier answer, just wrong.
+  std::vector<float> mixed = big(1);
+  for (std::int64_t i = 20000; i < 50000; ++i) mixed[static_cast<std::size_t>(i)] = -7.0f;
+  add_run(m_cand, "cand", 2, mixed);
+  add_run(m_cand, "cand", 3, mixed);
+  add_run(m_cand, "cand", 1, big(1));
+  Verdict v = judge();
+  EXPECT_EQ(v.status, Status::wrong_result) << v.detail;
+}
+
+TEST_F(JudgeTest, ZerosInLargeOutputsAreWrongResult) {
+  const std::int64_t n = 200003;
+  std::vector<float> y(static_cast<std::size_t>(n));
+  for (std::uint64_t s : {1, 2, 3, 1}) {
+    for (std::int64_t i = 0; i < n; ++i) y[static_cast<std::size_t>(i)] = 1.0f + 0.01f * s * (i % 97);
+    add_run(m_ref, "ref", s, y);
+  }
+  std::vector<float> zeros(static_cast<std::size_t>(n), 0.0f);
+  for (std::uint64_t s : {1, 2, 3, 1}) add_run(m_cand, "cand", s, zeros);
+  EXPECT_EQ(judge().status, Status::wrong_result);
 }
 
 TEST_F(JudgeTest, NothingWrittenOnALaterCallIsACachedResult) {

@@ -26,5 +26,12 @@ const OutputDump* find_dump(const std::vector<OutputDump>& dumps, const std::str
 // Reads `dump` from `dir`; its type is its own dtype or else its buffer's.
 // Throws std::runtime_error for an unknown type or a file of the wrong size.
 LoadedDump load_dump(const HarnessReport& report, const std::string& dir, const OutputDump& dump);
+// The same dump, but only `blocks` runs of `block_elements` contiguous
+// elements at evenly spaced offsets (the whole dump when it is smaller):
+// a quick look for "is this the same answer as that one?" that reads a few
+// hundred KB instead of the whole file. Two samples taken with the same
+// arguments from dumps of the same count cover the same elements.
+LoadedDump load_dump_sample(const HarnessReport& report, const std::string& dir, const OutputDump& dump,
+                            std::int64_t block_elements = 16384, int blocks = 4);
 
 }  // namespace kernelblaster
