@@ -94,6 +94,14 @@ Transport& shared_transport() {
   return transport;
 }
 
+// Uniform in [0, 1), safe from several threads.
+double jitter() {
+  static std::mutex mutex;
+  static std::mt19937_64 rng(std::random_device{}());
+  std::lock_guard<std::mutex> lock(mutex);
+  return std::uniform_real_distribution<double>(0, 1)(rng);
+}
+
 Clock& shared_clock() {
   static SteadyClock clock;
   return clock;
@@ -131,11 +139,8 @@ std::unique_ptr<Client> make_client(const LlmConfig& config, const std::string& 
       s.total_timeout_s = config.total_timeout_s;
       s.max_reply_bytes = config.max_reply_bytes;
       auto protocol = config.provider == ProviderKind::anthropic ? make_anthropic_protocol() : make_openai_protocol();
-      auto rng = std::make_shared<std::mt19937_64>(std::random_device{}());
       provider = std::make_unique<HttpProvider>(std::move(protocol), shared_transport(), shared_clock(), s,
-                                                api_key_from_env(config.provider, getenv), [rng] {
-                                                  return std::uniform_real_distribution<double>(0, 1)(*rng);
-                                                });
+                                                api_key_from_env(config.provider, getenv), jitter);
     }
   }
   return std::make_unique<Client>(config, std::move(provider), std::move(prices), shared_clock());
