@@ -5,6 +5,7 @@ It answers requests in order from `script`, a list of replies:
   {"stream": ["chunk", ...], "stall_after": 2}           an SSE stream, sent
       chunked; with stall_after it sends that many chunks and then nothing
       until the server stops.
+  {"hang": true}                                         no answer, not even headers.
 Every request is kept in `requests` (path, headers, body) for the test to
 inspect; nothing is written to disk.
 """
@@ -27,6 +28,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         with server.lock:
             server.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
             reply = server.script.pop(0) if server.script else {"status": 500, "body": "script ran out"}
+        if reply.get("hang"):  # accept the request, then answer nothing at all
+            server.stop_event.wait(30)
+            return
         if "stream" in reply:
             self._stream(reply)
         else:

@@ -179,6 +179,11 @@ def broken_replies(srv, env, host):
           "stall: %r in %.2f s" % (doc, elapsed))
     check(p.stderr == "kernelblaster: LLM stream stalled: nothing received for 1 s (%s)\n" % host, "stall line %r" % p.stderr)
 
+    srv.set_script([{"hang": True}])
+    p, doc, elapsed = ping_json(env, "--stall-timeout", "1")
+    check(p.returncode == 1 and doc.get("outcome") == "stalled" and elapsed < 1 + 5,
+          "no headers at all: %r in %.2f s" % (doc, elapsed))
+
     srv.set_script([{"status": 200, "body": '{"choices": [{"message": {"content": "cut'}])
     p, doc, _ = ping_json(env, "--stream", "off")
     check(p.returncode == 1 and doc.get("outcome") == "malformed_reply" and len(srv.requests) == 1, "malformed: %r" % (doc,))

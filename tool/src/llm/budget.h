@@ -1,7 +1,9 @@
 // Hard caps on what the LLM may spend, per kernel and per run, in tokens and
 // in dollars. Every request asks first (admit) and is charged after (charge);
 // once a cap is reached every further request is refused with cap_reached,
-// so the loop stops cleanly with the best result so far. Thread-safe.
+// so the loop stops cleanly with the best result so far. Requests already
+// admitted still finish and are charged: a cap can be passed by the requests
+// in flight, never by one admitted after it was reached. Thread-safe.
 #pragma once
 
 #include <cstdint>

@@ -104,6 +104,7 @@ HttpResponse CurlTransport::send(const HttpRequest& request, const BodyObserver&
   Transfer t{&request, &observer, &response, now_s()};
   curl_slist* headers = nullptr;
   for (const std::string& h : request.headers) headers = curl_slist_append(headers, h.c_str());
+  headers = curl_slist_append(headers, "Expect:");  // no 100-continue round trip before large prompts
   curl_easy_setopt(curl, CURLOPT_URL, request.url.c_str());
   curl_easy_setopt(curl, CURLOPT_POST, 1L);
   curl_easy_setopt(curl, CURLOPT_POSTFIELDS, request.body.data());
