@@ -24,6 +24,7 @@ commands:
   build     produce a target's tuned source at build time (called by the CMake module)
   gate      CTest gate: a tuned source is still correct and still fast enough
   stats     how build steps ended, counted per cause (like ccache -s)
+  llm       check the LLM provider configuration (llm ping)
   version   print the version
 
 Run 'kernelblaster <command> --help' for a command's options.
@@ -50,6 +51,7 @@ int main(int argc, char** argv) {
       {"kb", kernelblaster::kb_command},         {"policy", kernelblaster::policy_command},
       {"gpu", kernelblaster::gpu_command},       {"build", kernelblaster::build_command},
       {"gate", kernelblaster::gate_command},     {"stats", kernelblaster::stats_command},
+      {"llm", kernelblaster::llm_command},
   };
   if (auto it = commands.find(command); it != commands.end()) return it->second(rest, self_exe());
   if (command == "version" || command == "--version") {

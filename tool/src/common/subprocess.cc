@@ -36,6 +36,10 @@ std::string ProcessResult::output_tail(int lines) const {
   return out;
 }
 
+bool is_secret_env_name(const std::string& name) {
+  return name == "KERNELBLASTER_LLM_API_KEY" || name == "OPENAI_API_KEY" || name == "ANTHROPIC_API_KEY";
+}
+
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& opt) {
   ProcessResult r;
   auto t0 = std::chrono::steady_clock::now();
@@ -48,9 +52,11 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   std::vector<std::string> env_store;
   for (char** e = environ; *e; ++e) {
     std::string kv = *e;
-    if (!opt.extra_env.count(kv.substr(0, kv.find('=')))) env_store.push_back(kv);
+    std::string name = kv.substr(0, kv.find('='));
+    if (!opt.extra_env.count(name) && !is_secret_env_name(name)) env_store.push_back(kv);
   }
-  for (const auto& [k, v] : opt.extra_env) env_store.push_back(k + "=" + v);
+  for (const auto& [k, v] : opt.extra_env)
+    if (!is_secret_env_name(k)) env_store.push_back(k + "=" + v);
   std::vector<char*> envp, args;
   for (auto& s : env_store) envp.push_back(s.data());
   envp.push_back(nullptr);
@@ -69,9 +75,11 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   if (pid == 0) {
     ::setpgid(0, 0);  // its own group, so a kill reaches its children too
     ::dup2(pipefd[1], 1);
-    ::dup2(pipefd[1], 2);
-    int devnull = ::open("/dev/null", O_RDONLY);
-    if (devnull >= 0) ::dup2(devnull, 0);
+    int errfd = opt.stderr_file.empty() ? pipefd[1] : ::open(opt.stderr_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (errfd >= 0) ::dup2(errfd, 2);
+    int in = ::open(opt.stdin_file.empty() ? "/dev/null" : opt.stdin_file.c_str(), O_RDONLY);
+    if (in < 0) _exit(126);
+    ::dup2(in, 0);
     if (!opt.cwd.empty() && ::chdir(opt.cwd.c_str()) != 0) _exit(126);
     ::execvpe(args[0], args.data(), envp.data());
     const char* msg = "exec failed: ";

@@ -35,7 +35,16 @@ struct ProcessOptions {
   // late; until then the process gets `start_timeout_s`.
   std::string start_marker;
   double start_timeout_s = 660;
+  // Read as the child's stdin (empty: /dev/null).
+  std::string stdin_file;
+  // When set, the child's stderr goes to this file instead of `output`, so
+  // `output` holds stdout alone.
+  std::string stderr_file;
 };
+
+// Environment variables that hold secrets (the LLM API keys). No child ever
+// gets them: run_process removes them from every environment it builds.
+bool is_secret_env_name(const std::string& name);
 
 // argv[0] is looked up in PATH. Never throws for a failing child.
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options = {});
