@@ -122,7 +122,8 @@ int gate_command(const CommandArgs& argv, const std::string& self_exe) {
       cs.flags.insert(cs.flags.end(), flags.begin(), flags.end());
       BuildOutcome b = build_harness(tc, cs, req.harness, tuned, (fs::path(work) / "tuned").string(), req.build_timeout_s);
       if (!b.ok) {
-        std::printf("kernelblaster gate: %s: FAIL: the tuned source does not compile: %s\n", name.c_str(), b.first_error.c_str());
+        std::printf("kernelblaster gate: %s: FAIL: %s%s\n", name.c_str(),
+                    b.nvcc_unusable ? "" : "the tuned source does not compile: ", b.first_error.c_str());
         fs::remove_all(work);
         return 1;
       }

@@ -91,7 +91,12 @@ BuildOutcome build_harness(const Toolchain& tc, const CompileSettings& cs, const
   b.seconds = r.seconds;
   b.log = r.output;
   b.ok = r.ok() && exists(b.binary);
-  if (!b.ok) b.first_error = r.timed_out ? "nvcc " + r.how_it_ended() : first_error_line(r.output);
+  if (r.spawn_failed) {
+    b.nvcc_unusable = true;
+    b.first_error = "nvcc could not be run (" + tc.nvcc + ": " + r.how_it_ended() + ")";
+  } else if (!b.ok) {
+    b.first_error = r.timed_out ? "nvcc " + r.how_it_ended() : first_error_line(r.output);
+  }
   return b;
 }
 

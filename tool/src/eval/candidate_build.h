@@ -45,6 +45,9 @@ struct BuildOutcome {
   std::string log;         // compiler output
   std::string first_error; // the first line that says "error", for one-line reports
   double seconds = 0;
+  // nvcc itself could not be started: the toolchain is at fault, not the
+  // source, and a report must say so first.
+  bool nvcc_unusable = false;
 };
 
 BuildOutcome build_harness(const Toolchain& tc, const CompileSettings& cs, const std::string& harness,

@@ -214,6 +214,12 @@ EvalResult Evaluator::evaluate(const EvalRequest& req) {
     else r.notes.push_back("work directory: " + work);
     return r;
   };
+  if (!ref.ok && ref.nvcc_unusable) {
+    // Neither side can be judged; naming the original as the culprit would be false.
+    res.status = Status::tool_error;
+    res.detail = ref.first_error;
+    return finish(res);
+  }
   if (!ref.ok) {
     res.status = Status::reference_failed;
     res.detail = "the original source does not build with its harness: " + ref.first_error;

@@ -219,7 +219,8 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   if (!measurer.build_reference(&why)) {
     sum.exit_code = 1;
     sum.status = TuneVerdict::failed;
-    sum.reason = "the original does not build with its harness: " + why;
+    // "nvcc could not be run (...)" is the cause itself; anything else is the source's.
+    sum.reason = why.rfind("nvcc could not be run", 0) == 0 ? why : "the original does not build with its harness: " + why;
     sum.seconds = phases.elapsed();
     sum.phases_s = phases.seconds();
     return sum;

@@ -1,0 +1,46 @@
+#include "eval/candidate_build.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace kernelblaster {
+namespace {
+
+// An nvcc that cannot be started is the toolchain's fault: the outcome says
+// so first, and does not pass the failure off as the source's compile error.
+TEST(BuildHarness, NvccThatCannotRunIsNamedAsSuch) {
+  fs::path dir = fs::temp_directory_path() / ("kb-build-" + std::to_string(::getpid()));
+  Toolchain tc{"/nonexistent/bin/nvcc", "/nonexistent/include", "/nonexistent/lib/libkernelblaster_harness.a",
+               "/nonexistent/lib64"};
+  BuildOutcome b = build_harness(tc, {}, "h.cu", "k.cu", dir.string(), 30);
+  fs::remove_all(dir);
+  EXPECT_FALSE(b.ok);
+  EXPECT_TRUE(b.nvcc_unusable);
+  EXPECT_EQ(b.first_error.rfind("nvcc could not be run (/nonexistent/bin/nvcc: ", 0), 0u) << b.first_error;
+}
+
+TEST(BuildHarness, ACompileErrorIsTheSourcesFault) {
+  fs::path dir = fs::temp_directory_path() / ("kb-build-src-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  // A stand-in compiler that runs and reports an error, as nvcc would.
+  fs::path fake = dir / "nvcc";
+  {
+    FILE* f = std::fopen(fake.c_str(), "w");
+    std::fputs("#!/bin/sh\necho 'k.cu(3): error: identifier \"x\" is undefined'\nexit 1\n", f);
+    std::fclose(f);
+  }
+  fs::permissions(fake, fs::perms::owner_all);
+  Toolchain tc{fake.string(), "/i", "/l/libkernelblaster_harness.a", "/l64"};
+  BuildOutcome b = build_harness(tc, {}, "h.cu", "k.cu", (dir / "scratch").string(), 30);
+  fs::remove_all(dir);
+  EXPECT_FALSE(b.ok);
+  EXPECT_FALSE(b.nvcc_unusable);
+  EXPECT_NE(b.first_error.find("identifier \"x\" is undefined"), std::string::npos) << b.first_error;
+}
+
+}  // namespace
+}  // namespace kernelblaster
