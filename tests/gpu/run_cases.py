@@ -22,6 +22,7 @@ Exits 77 (CTest's skip) where `kernelblaster eval` says there is no GPU.
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -100,14 +101,29 @@ def self_check(tool, seeds):
     return passed, failed
 
 
+def expected_status(path, default="wrong_result"):
+    """A bad candidate names the status that must catch it on a line
+    `// expected status: NAME`; without one it is wrong_result."""
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            m = re.match(r"\s*//\s*expected status:\s*(\w+)", line, re.IGNORECASE)
+            if m:
+                return m.group(1)
+    return default
+
+
 def kernelbench(tool):
     passed = failed = 0
     base = os.path.join(ROOT, "tests", "kernelbench")
     for problem in sorted(os.listdir(base)):
         pdir = os.path.join(base, problem)
-        for cand, expect in ((None, "ok"), ("candidate_good.cu", "ok"), ("candidate_bad.cu", "wrong_result")):
+        if not os.path.isfile(os.path.join(pdir, "driver.cpp")):
+            continue  # not a problem (hostile/ holds candidates for the shared dataset)
+        for cand, expect in ((None, "ok"), ("candidate_good.cu", "ok"), ("candidate_bad.cu", None)):
             if cand and not os.path.exists(os.path.join(pdir, cand)):
                 continue
+            if expect is None:
+                expect = expected_status(os.path.join(pdir, cand))
             # One work directory per problem: the driver object is built once.
             work = os.path.join(tempfile.gettempdir(), f"kernelblaster-kbtest-{os.getpid()}", problem)
             cmd = [tool, "eval", "--json", "--kernelbench", pdir, "--timeout", "120", "--work-dir", work]

@@ -1,4 +1,4 @@
-// Expected status: wrong_result (only the first half is written; the rest keeps the NaN poison).
+// expected status: unwritten_output (it writes only the first half of the output)
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <cstdint>
