@@ -65,7 +65,7 @@ TEST(Directives, MalformedDirectivesAreOneLineWithFileAndLine) {
   EXPECT_EQ(error_of("// kernelblaster: tunable 3X 1\n"), "k.cu:1: '3X' is not a macro name");
   EXPECT_EQ(error_of("// kernelblaster: constraint A <= (2\n"), "k.cu:1: constraint 'A <= (2': column 8: expected ')'");
   EXPECT_EQ(error_of("// kernelblaster: tunabel X 1\n"),
-            "k.cu:1: unknown kernelblaster directive 'tunabel' (known: tunable, constraint, flags)");
+            "k.cu:1: unknown kernelblaster directive 'tunabel' (known: tunable, constraint, flags, discover)");
   EXPECT_EQ(error_of("// kernelblaster: constraint Y > 1\n"),
             "k.cu: constraint 'Y > 1' names 'Y', which is not a tunable");
   EXPECT_EQ(error_of("// kernelblaster: flags maxrregcount=8\n"),

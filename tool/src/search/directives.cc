@@ -5,43 +5,16 @@
 #include <sstream>
 
 #include "search/flag_space.h"
+#include "search/source_lines.h"
 
 namespace kernelblaster::search {
 namespace {
-
-std::string trim(const std::string& s) {
-  std::size_t b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return "";
-  std::size_t e = s.find_last_not_of(" \t\r");
-  return s.substr(b, e - b + 1);
-}
 
 std::vector<std::string> split_words(const std::string& s) {
   std::istringstream in(s);
   std::vector<std::string> out;
   for (std::string w; in >> w;) out.push_back(w);
   return out;
-}
-
-bool is_identifier(const std::string& s) {
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-  return std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isalnum(c) || c == '_'; });
-}
-
-// "#  define X 1" → {"define", "X 1"}; not a directive → {"", ""}.
-std::pair<std::string, std::string> preprocessor_line(const std::string& raw) {
-  std::string line = trim(raw);
-  if (line.empty() || line[0] != '#') return {"", ""};
-  line = trim(line.substr(1));
-  std::size_t sp = line.find_first_of(" \t");
-  if (sp == std::string::npos) return {line, ""};
-  return {line.substr(0, sp), trim(line.substr(sp))};
-}
-
-std::string strip_comment(std::string s) {
-  for (const char* c : {"//", "/*"})
-    if (std::size_t p = s.find(c); p != std::string::npos) s = s.substr(0, p);
-  return trim(s);
 }
 
 }  // namespace
@@ -136,8 +109,13 @@ SpaceDecl parse_directives(const std::string& text, const std::string& file, con
           throw SpaceError(where + ": " + e.what());
         }
       }
+    } else if (kind == "discover") {
+      if (words.size() != 2 || (words[1] != "off" && words[1] != "on"))
+        throw SpaceError(where + ": discover takes 'on' or 'off'");
+      decl.discover = words[1] == "on";
     } else {
-      throw SpaceError(where + ": unknown kernelblaster directive '" + kind + "' (known: tunable, constraint, flags)");
+      throw SpaceError(where + ": unknown kernelblaster directive '" + kind +
+                       "' (known: tunable, constraint, flags, discover)");
     }
   }
   validate_space(decl, file);

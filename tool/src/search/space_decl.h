@@ -41,6 +41,9 @@ struct SpaceDecl {
   // unset: the defaults of flag_space.h.
   bool flags_declared = false;
   std::vector<FlagDimension> flags;
+  // Whether macros without a directive may be discovered (discovery.h);
+  // `// kernelblaster: discover off` turns it off.
+  bool discover = true;
 };
 
 // The KB technique of a tunable named `name` when the declaration names none:

@@ -12,6 +12,7 @@
 #include "kb/kb_store.h"
 #include "search/config_space.h"
 #include "search/directives.h"
+#include "search/discovery.h"
 #include "search/engine_measurer.h"
 #include "search/flag_space.h"
 #include "search/kb_bridge.h"
@@ -123,6 +124,12 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   // The space.
   SpaceDecl decl = parse_directives(text, source, cs.arch);
   if (!opt.manifest.empty()) add_manifest_space(decl, opt.manifest, text, source, cs.definitions);
+  Discovery discovered = add_discovered_space(decl, text, source);
+  if (!discovered.summary.empty()) {
+    std::string list;
+    for (const std::string& s : discovered.summary) list += (list.empty() ? "" : ", ") + s;
+    say("[tune] " + kernel + ": tunables found without directives: " + list);
+  }
   std::vector<FlagDimension> flags;
   if (!opt.no_flags) flags = decl.flags_declared ? decl.flags : default_flag_dimensions(cs.arch);
   ConfigSpace space = enumerate_space(decl, flags);
@@ -130,7 +137,7 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   if (space.configs.empty()) {
     sum.exit_code = 1;
     sum.status = TuneVerdict::no_gain;
-    sum.reason = "nothing to tune: " + kernel + " declares no tunables and flags are off";
+    sum.reason = "nothing to tune: " + kernel + " has no tunables (declared or found) and flags are off";
     return sum;
   }
   if (space.capped)

@@ -1,0 +1,259 @@
+#include "search/discovery.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "search/config_space.h"
+#include "search/directives.h"
+#include "search/flag_space.h"
+#include "search/source_lines.h"
+
+using namespace kernelblaster::search;
+namespace fs = std::filesystem;
+
+namespace {
+
+Discovery discover(const std::string& text) { return discover_tunables(text, "k.cu", parse_directives(text, "k.cu", "sm_90")); }
+
+const Tunable* find(const Discovery& d, const std::string& name) {
+  for (const Tunable& t : d.tunables)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+std::vector<std::string> names(const Discovery& d) {
+  std::vector<std::string> out;
+  for (const Tunable& t : d.tunables) out.push_back(t.name);
+  return out;
+}
+
+// The library a new user brings (issue 13): one macro, one launch.
+const char* kScaleShift = R"(#include <cstddef>
+#ifndef THREADS
+#define THREADS 128
+#endif
+
+__global__ void scale_shift_kernel(const float* x, float* y, float a, float b, std::size_t n) {
+  std::size_t i = blockIdx.x * (std::size_t)THREADS + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + b;
+}
+
+void scale_shift(const float* x, float* y, float a, float b, std::size_t n) {
+  scale_shift_kernel<<<(n + THREADS - 1) / THREADS, THREADS>>>(x, y, a, b, n);
+}
+)";
+
+}  // namespace
+
+TEST(Discovery, AnIfndefMacroInALaunchIsABlockSize) {
+  Discovery d = discover(kScaleShift);
+  ASSERT_EQ(names(d), std::vector<std::string>{"THREADS"});
+  const Tunable& t = d.tunables[0];
+  EXPECT_EQ(t.default_value, "128");
+  EXPECT_EQ(t.values, (std::vector<std::string>{"128", "32", "64", "256", "512", "1024"}));
+  EXPECT_EQ(t.technique, "block_size_adaptation");
+  EXPECT_EQ(t.origin, "k.cu:3 (discovered: block size)");
+  EXPECT_EQ(d.summary, std::vector<std::string>{"THREADS (block size: 32..1024)"});
+  EXPECT_TRUE(d.constraints.empty());
+}
+
+TEST(Discovery, ATwoDimensionalBlockGetsTheHardwareLimit) {
+  Discovery d = discover(R"(
+#ifndef TILE
+#define TILE 16
+#endif
+__global__ void t(const float* in, float* out, int n) {}
+void launch(const float* in, float* out, int n) {
+  dim3 block(TILE, TILE);
+  dim3 grid((n + TILE - 1) / TILE, (n + TILE - 1) / TILE);
+  t<<<grid, block>>>(in, out, n);
+}
+)");
+  const Tunable* t = find(d, "TILE");
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->values, (std::vector<std::string>{"16", "4", "8", "32"}));
+  ASSERT_EQ(d.constraints.size(), 1u);
+  EXPECT_EQ(d.constraints[0].text(), "(TILE) * (TILE) <= 1024");
+  EXPECT_TRUE(d.constraints[0].holds({{"TILE", 32}}));
+  EXPECT_FALSE(d.constraints[0].holds({{"TILE", 64}}));
+}
+
+TEST(Discovery, ALocalThatTheLaunchNamesIsFollowed) {
+  Discovery d = discover(R"(
+#ifndef BLOCK
+#  define BLOCK 256u  // threads
+#endif
+void launch(float* y, int n) {
+  const int threads = BLOCK;
+  int blocks = (n + threads - 1) / threads;
+  k<<<blocks, threads, 0, 0>>>(y, n);
+}
+)");
+  const Tunable* t = find(d, "BLOCK");
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->default_value, "256");
+  EXPECT_EQ(t->origin, "k.cu:3 (discovered: block size)");
+}
+
+TEST(Discovery, LoopTripCountsAndGridFactorsAreScaled) {
+  Discovery d = discover(R"(
+#ifndef ITEMS
+#define ITEMS 4
+#endif
+#ifndef UNROLL
+#define UNROLL 8
+#endif
+__global__ void k(float* y, int n) {
+  for (int i = 0; i < ITEMS; ++i) y[i] = 0;
+#pragma unroll UNROLL
+  for (int j = 0; j < n; ++j) y[j] += 1;
+}
+)");
+  const Tunable* items = find(d, "ITEMS");
+  ASSERT_NE(items, nullptr);
+  EXPECT_EQ(items->values, (std::vector<std::string>{"4", "1", "2", "8", "16"}));
+  EXPECT_EQ(items->origin, "k.cu:3 (discovered: loop trip count)");
+  const Tunable* unroll = find(d, "UNROLL");
+  ASSERT_NE(unroll, nullptr);
+  EXPECT_EQ(unroll->technique, "loop_unrolling");
+  EXPECT_EQ(unroll->values, (std::vector<std::string>{"8", "2", "4", "16", "32"}));
+}
+
+TEST(Discovery, ABlockMadeOfTwoMacrosIsLimitedTogether) {
+  Discovery d = discover(R"(
+#ifndef BX
+#define BX 32
+#endif
+#ifndef BY
+#define BY 8
+#endif
+void launch(float* y) { k<<<dim3(4, 4), dim3(BX, BY)>>>(y); }
+)");
+  ASSERT_EQ(names(d), (std::vector<std::string>{"BX", "BY"}));
+  ASSERT_EQ(d.constraints.size(), 1u);
+  EXPECT_EQ(d.constraints[0].text(), "(BX) * (BY) <= 1024");
+}
+
+TEST(Discovery, WhatIsNotALaunchOrLoopShapeIsLeftAlone) {
+  Discovery d = discover(R"(
+#ifndef EPS_SCALE
+#define EPS_SCALE 3
+#endif
+#define UNGUARDED 256
+#ifndef NAME
+#define NAME "text"
+#endif
+#ifndef NEGATIVE
+#define NEGATIVE -1
+#endif
+#ifndef IN_COMMENT
+#define IN_COMMENT 64
+#endif
+#ifndef WARP_SIZE
+#define WARP_SIZE 32
+#endif
+// k<<<1, IN_COMMENT>>>();
+const char* s = "k<<<1, IN_COMMENT>>>";
+__global__ void k(float* y) { y[0] = EPS_SCALE * 2.0f; }
+void launch(float* y) {
+  k<<<1, UNGUARDED>>>(y);
+  for (int i = 0; i < UNGUARDED; ++i) {}
+  for (int o = WARP_SIZE / 2; o > 0; o /= 2) {}
+  k<<<1, 4 * WARP_SIZE>>>(y);
+}
+)");
+  EXPECT_TRUE(d.tunables.empty()) << d.tunables.size();
+}
+
+TEST(Discovery, DirectivesWinAndDiscoverOffStopsIt) {
+  std::string both = R"(// kernelblaster: tunable BLOCK_SIZE 64 128
+#ifndef BLOCK_SIZE
+#define BLOCK_SIZE 128
+#endif
+#ifndef ITEMS
+#define ITEMS 2
+#endif
+__global__ void k(float* y) { for (int i = 0; i < ITEMS; ++i) y[i] = 0; }
+void launch(float* y) { k<<<1, BLOCK_SIZE>>>(y); }
+)";
+  SpaceDecl decl = parse_directives(both, "k.cu", "sm_90");
+  Discovery added = add_discovered_space(decl, both, "k.cu");
+  EXPECT_EQ(names(added), std::vector<std::string>{"ITEMS"});
+  ASSERT_EQ(decl.tunables.size(), 2u);
+  EXPECT_EQ(decl.tunables[0].values, (std::vector<std::string>{"64", "128"}));  // the directive's, untouched
+
+  std::string off = "// kernelblaster: discover off\n" + both;
+  SpaceDecl quiet = parse_directives(off, "k.cu", "sm_90");
+  EXPECT_FALSE(quiet.discover);
+  EXPECT_TRUE(add_discovered_space(quiet, off, "k.cu").tunables.empty());
+  EXPECT_EQ(quiet.tunables.size(), 1u);
+}
+
+TEST(Discovery, TheOriginalKeepsTheDiscoveredDefault) {
+  SpaceDecl decl = parse_directives(kScaleShift, "k.cu", "sm_90");
+  add_discovered_space(decl, kScaleShift, "k.cu");
+  ConfigSpace space = enumerate_space(decl, {});
+  EXPECT_EQ(space.original.values.at("THREADS"), "128");
+  ASSERT_EQ(space.configs.size(), 5u);  // the other five block sizes
+}
+
+TEST(Discovery, CodeOnlyBlanksCommentsAndLiteralsButKeepsOffsets) {
+  std::string text = "a // b\nc /* d\ne */ f \"g\\\"h\" 'i' j";
+  std::string code = code_only(text);
+  ASSERT_EQ(code.size(), text.size());
+  EXPECT_EQ(code, "a     \nc     \n     f \"    \" ' ' j");
+}
+
+// The examples declare every macro they want tuned: discovery adds nothing,
+// so their tuning is what their directives say.
+TEST(Discovery, TheExamplesNeedNoDiscovery) {
+  for (const auto& e : fs::directory_iterator(std::string(KB_EXAMPLES_DIR) + "/src")) {
+    std::ifstream in(e.path());
+    std::stringstream ss;
+    ss << in.rdbuf();
+    Discovery d = discover_tunables(ss.str(), e.path().string(), parse_directives(ss.str(), "x", "sm_90"));
+    EXPECT_TRUE(d.tunables.empty()) << e.path() << ": " << (d.summary.empty() ? "" : d.summary[0]);
+  }
+}
+
+// Sources nobody here wrote: every init.cu of the published KernelBench-CUDA
+// dataset, where it is present. Discovery never throws, every default is
+// among its values, and every constraint holds for the defaults.
+TEST(Discovery, HoldsOnThePublishedDataset) {
+  std::string root;
+  const char* env = std::getenv("KERNELBLASTER_KERNELBENCH_DATA");
+  for (std::string d : {std::string(env ? env : ""), std::string(KB_SOURCE_DIR "/../shared/kernelbench-cuda"),
+                        std::string(KB_SOURCE_DIR "/.kb-data/kernelbench-cuda")})
+    if (!d.empty() && fs::is_directory(d + "/level1")) {
+      root = d;
+      break;
+    }
+  if (root.empty()) GTEST_SKIP() << "the KernelBench-CUDA dataset is not here";
+  int files = 0, with_tunables = 0;
+  for (const auto& e : fs::recursive_directory_iterator(root)) {
+    if (e.path().filename() != "init.cu") continue;
+    ++files;
+    std::ifstream in(e.path());
+    std::stringstream ss;
+    ss << in.rdbuf();
+    SpaceDecl decl;
+    ASSERT_NO_THROW(decl = parse_directives(ss.str(), e.path().string(), "sm_90")) << e.path();
+    Discovery d = add_discovered_space(decl, ss.str(), e.path().string());
+    with_tunables += !d.tunables.empty();
+    std::map<std::string, long long> defaults;
+    for (const Tunable& t : d.tunables) {
+      EXPECT_NE(std::find(t.values.begin(), t.values.end(), t.default_value), t.values.end()) << e.path();
+      EXPECT_GE(t.values.size(), 2u) << e.path() << " " << t.name;
+      defaults[t.name] = std::stoll(t.default_value);
+    }
+    for (const Constraint& c : d.constraints) EXPECT_TRUE(c.holds(defaults)) << e.path() << ": " << c.text();
+    ConfigSpace space = enumerate_space(decl, {});
+    if (!d.tunables.empty()) EXPECT_GE(space.configs.size(), 2u) << e.path();
+  }
+  EXPECT_EQ(files, 184);
+  std::cout << "[ discovery ] " << with_tunables << " of " << files << " init.cu files have discovered tunables\n";
+}

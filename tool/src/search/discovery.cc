@@ -1,0 +1,392 @@
+#include "search/discovery.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "search/source_lines.h"
+
+namespace kernelblaster::search {
+namespace {
+
+struct GuardedMacro {
+  std::string name;
+  long long value = 0;
+  int line = 0;
+};
+
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// Whole-word occurrences of `word` in `s`.
+std::vector<std::size_t> word_positions(const std::string& s, const std::string& word) {
+  std::vector<std::size_t> out;
+  for (std::size_t p = s.find(word); p != std::string::npos; p = s.find(word, p + 1)) {
+    bool left = p == 0 || !ident_char(s[p - 1]);
+    bool right = p + word.size() >= s.size() || !ident_char(s[p + word.size()]);
+    if (left && right) out.push_back(p);
+  }
+  return out;
+}
+
+bool mentions(const std::string& s, const std::string& word) { return !word_positions(s, word).empty(); }
+
+std::vector<std::string> identifiers(const std::string& s) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < s.size();) {
+    if (std::isalpha(static_cast<unsigned char>(s[i])) || s[i] == '_') {
+      std::size_t j = i;
+      while (j < s.size() && ident_char(s[j])) ++j;
+      out.push_back(s.substr(i, j - i));
+      i = j;
+    } else if (std::isdigit(static_cast<unsigned char>(s[i]))) {
+      while (i < s.size() && ident_char(s[i])) ++i;  // 256u, 0x1F: a literal, not a name
+    } else {
+      ++i;
+    }
+  }
+  return out;
+}
+
+// "256", "256u", "(256)" → 256; anything else → -1.
+long long integer_literal(std::string v) {
+  v = trim(v);
+  while (v.size() >= 2 && v.front() == '(' && v.back() == ')') v = trim(v.substr(1, v.size() - 2));
+  while (!v.empty() && std::strchr("uUlL", v.back())) v.pop_back();
+  if (v.empty() || v.size() > 9 || !std::all_of(v.begin(), v.end(), [](unsigned char c) { return std::isdigit(c); }))
+    return -1;
+  return std::stoll(v);
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+// `#ifndef NAME` whose next directive is `#define NAME <positive integer>`.
+std::vector<GuardedMacro> guarded_integer_macros(const std::vector<std::string>& lines) {
+  std::vector<GuardedMacro> out;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    auto [directive, rest] = preprocessor_line(lines[i]);
+    if (directive != "ifndef") continue;
+    std::string name = strip_comment(rest);
+    if (!is_identifier(name)) continue;
+    for (std::size_t j = i + 1; j < lines.size(); ++j) {
+      std::string t = strip_comment(lines[j]);
+      if (t.empty()) continue;
+      auto [d, body] = preprocessor_line(t);
+      if (d != "define") break;
+      std::size_t sp = body.find_first_of(" \t");
+      if (sp == std::string::npos || body.substr(0, sp) != name) break;
+      long long v = integer_literal(body.substr(sp));
+      if (v > 0) out.push_back({name, v, static_cast<int>(j + 1)});
+      break;
+    }
+  }
+  return out;
+}
+
+// The text between the bracket at `open` and its partner; npos when unbalanced.
+std::size_t matching(const std::string& s, std::size_t open, char o, char c) {
+  int depth = 0;
+  for (std::size_t i = open; i < s.size(); ++i) {
+    if (s[i] == o) ++depth;
+    if (s[i] == c && --depth == 0) return i;
+  }
+  return std::string::npos;
+}
+
+// Splits at `sep` outside (), [], {} and <>-free nesting.
+std::vector<std::string> split_top(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  int depth = 0;
+  std::string cur;
+  for (char c : s) {
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    if (c == ')' || c == ']' || c == '}') --depth;
+    if (c == sep && depth == 0) {
+      out.push_back(trim(cur));
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  out.push_back(trim(cur));
+  return out;
+}
+
+struct Launch {
+  std::vector<std::string> args;  // grid, block, shared bytes, stream
+};
+
+std::vector<Launch> find_launches(const std::string& code) {
+  std::vector<Launch> out;
+  for (std::size_t p = code.find("<<<"); p != std::string::npos; p = code.find("<<<", p + 3)) {
+    std::size_t e = code.find(">>>", p + 3);
+    if (e == std::string::npos) break;
+    out.push_back({split_top(code.substr(p + 3, e - p - 3), ',')});
+  }
+  return out;
+}
+
+// What a local name stands for: `dim3 v(a, b)`, `dim3 v{a, b}`, `T v = e;`,
+// `v = e;` and `v.x = e;` anywhere in the code (every one of them: the
+// scan does not know scopes). A dim3 constructor comes back as "dim3(a, b)".
+std::vector<std::string> definitions_of(const std::string& code, const std::string& name) {
+  static const std::set<std::string> kTypes = {"dim3", "int", "unsigned", "size_t", "int64_t", "int32_t",
+                                               "uint32_t", "uint64_t", "long", "auto", "const", "constexpr"};
+  std::vector<std::string> out;
+  for (std::size_t p : word_positions(code, name)) {
+    std::size_t after = p + name.size();
+    while (after < code.size() && (code[after] == ' ' || code[after] == '\t')) ++after;
+    if (after >= code.size()) continue;
+    // The word before the name.
+    std::size_t b = p;
+    while (b > 0 && (code[b - 1] == ' ' || code[b - 1] == '\t' || code[b - 1] == '\n')) --b;
+    std::size_t a = b;
+    while (a > 0 && (ident_char(code[a - 1]) || code[a - 1] == ':')) --a;
+    std::string before = code.substr(a, b - a);
+    if (std::size_t colons = before.rfind("::"); colons != std::string::npos) before = before.substr(colons + 2);
+    bool typed = kTypes.count(before) > 0;
+    char c = code[after];
+    if (typed && (c == '(' || c == '{')) {
+      std::size_t close = matching(code, after, c, c == '(' ? ')' : '}');
+      if (close != std::string::npos) out.push_back("dim3(" + code.substr(after + 1, close - after - 1) + ")");
+      continue;
+    }
+    std::size_t eq = after;
+    if (c == '.' && after + 2 < code.size()) {  // v.x = e
+      eq = after + 2;
+      while (eq < code.size() && (code[eq] == ' ' || code[eq] == '\t')) ++eq;
+    }
+    if (eq < code.size() && code[eq] == '=' && (eq + 1 >= code.size() || code[eq + 1] != '=')) {
+      std::size_t semi = code.find(';', eq);
+      if (semi != std::string::npos) out.push_back(trim(code.substr(eq + 1, semi - eq - 1)));
+    }
+  }
+  return out;
+}
+
+// `arg` and, up to three names deep, what the names in it stand for.
+std::string expanded(const std::string& code, const std::string& arg, int depth = 3) {
+  std::string all = arg;
+  if (depth == 0) return all;
+  std::set<std::string> seen;
+  for (const std::string& id : identifiers(arg))
+    if (seen.insert(id).second)
+      for (const std::string& d : definitions_of(code, id)) all += " ; " + expanded(code, d, depth - 1);
+  return all;
+}
+
+// The dimensions of a block argument: "dim3(a, b)" → {a, b}; a name with one
+// definition → that definition's dimensions; anything else → {arg}.
+std::vector<std::string> block_dims(const std::string& code, const std::string& arg, int depth = 3) {
+  std::string a = trim(arg);
+  if (a.rfind("dim3", 0) == 0) {
+    std::size_t open = a.find_first_of("({");
+    if (open != std::string::npos) {
+      std::size_t close = matching(a, open, a[open], a[open] == '(' ? ')' : '}');
+      if (close != std::string::npos) {
+        std::vector<std::string> dims = split_top(a.substr(open + 1, close - open - 1), ',');
+        std::vector<std::string> out;
+        for (const std::string& d : dims) {
+          std::vector<std::string> sub = depth > 0 ? block_dims(code, d, depth - 1) : std::vector<std::string>{d};
+          out.push_back(sub.size() == 1 ? sub[0] : d);
+        }
+        return out;
+      }
+    }
+  }
+  if (is_identifier(a) && depth > 0) {
+    std::vector<std::string> defs = definitions_of(code, a);
+    if (defs.size() == 1) return block_dims(code, defs[0], depth - 1);
+  }
+  return {a};
+}
+
+// Conditions of every `for` loop.
+std::vector<std::string> loop_conditions(const std::string& code) {
+  std::vector<std::string> out;
+  for (std::size_t p : word_positions(code, "for")) {
+    std::size_t open = code.find_first_not_of(" \t\n", p + 3);
+    if (open == std::string::npos || code[open] != '(') continue;
+    std::size_t close = matching(code, open, '(', ')');
+    if (close == std::string::npos) continue;
+    std::vector<std::string> parts = split_top(code.substr(open + 1, close - open - 1), ';');
+    if (parts.size() == 3) out.push_back(parts[1]);
+  }
+  return out;
+}
+
+// Arguments of every `__launch_bounds__(...)`.
+std::vector<std::string> launch_bounds(const std::string& code) {
+  std::vector<std::string> out;
+  for (std::size_t p : word_positions(code, "__launch_bounds__")) {
+    std::size_t open = code.find('(', p);
+    std::size_t close = open == std::string::npos ? open : matching(code, open, '(', ')');
+    if (close != std::string::npos) out.push_back(code.substr(open + 1, close - open - 1));
+  }
+  return out;
+}
+
+std::vector<std::string> values_list(std::set<long long> v, long long dflt) {
+  v.insert(dflt);
+  std::vector<std::string> out;
+  out.push_back(std::to_string(dflt));  // the default first, as directives order them
+  for (long long x : v)
+    if (x != dflt) out.push_back(std::to_string(x));
+  return out;
+}
+
+std::string range_phrase(const std::vector<std::string>& values) {
+  long long lo = std::stoll(values[0]), hi = lo;
+  for (const std::string& v : values) {
+    lo = std::min(lo, std::stoll(v));
+    hi = std::max(hi, std::stoll(v));
+  }
+  return std::to_string(lo) + ".." + std::to_string(hi);
+}
+
+bool only_arithmetic(const std::string& s) {
+  return std::all_of(s.begin(), s.end(), [](unsigned char c) {
+    return ident_char(static_cast<char>(c)) || std::strchr(" \t\n+-*/%()", c) != nullptr;
+  });
+}
+
+// WARP_SIZE 32 and its kin are facts of the hardware, not choices.
+bool names_the_warp_size(const GuardedMacro& m) {
+  std::string upper = m.name;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return m.value == 32 && upper.find("WARP") != std::string::npos;
+}
+
+}  // namespace
+
+Discovery discover_tunables(const std::string& text, const std::string& file, const SpaceDecl& declared) {
+  Discovery found;
+  const std::vector<std::string> raw_lines = lines_of(text);
+  // The code without comments, literals or preprocessor lines.
+  std::vector<std::string> code_lines = lines_of(code_only(text));
+  std::vector<std::string> pragma_unrolls;
+  for (std::string& l : code_lines) {
+    auto [directive, rest] = preprocessor_line(l);
+    if (directive == "pragma" && rest.rfind("unroll", 0) == 0) pragma_unrolls.push_back(rest.substr(6));
+    if (!trim(l).empty() && trim(l)[0] == '#') l.clear();
+  }
+  std::string code;
+  for (const std::string& l : code_lines) code += l + "\n";
+
+  std::set<std::string> taken;
+  for (const Tunable& t : declared.tunables) taken.insert(t.name);
+
+  std::vector<Launch> launches = find_launches(code);
+  std::string block_text, shape_text;
+  for (const Launch& l : launches)
+    for (std::size_t i = 0; i < l.args.size(); ++i) {
+      if (i == 3) continue;  // the stream
+      (i == 1 ? block_text : shape_text) += expanded(code, l.args[i]) + "\n";
+    }
+  for (const std::string& b : launch_bounds(code)) block_text += split_top(b, ',')[0] + "\n";
+  std::string loop_text;
+  for (const std::string& c : loop_conditions(code)) loop_text += expanded(code, c, 1) + "\n";
+  std::string unroll_text;
+  for (const std::string& u : pragma_unrolls) unroll_text += u + "\n";
+
+  // Which macros shape a block with more than one dimension.
+  std::set<std::string> multi_dim;
+  for (const Launch& l : launches) {
+    if (l.args.size() < 2) continue;
+    std::vector<std::string> dims = block_dims(code, l.args[1]);
+    int real = 0;
+    for (const std::string& d : dims) real += integer_literal(d) != 1;
+    if (real < 2) continue;
+    for (const std::string& d : dims)
+      for (const std::string& id : identifiers(expanded(code, d))) multi_dim.insert(id);
+  }
+
+  for (const GuardedMacro& m : guarded_integer_macros(raw_lines)) {
+    if (taken.count(m.name) || names_the_warp_size(m)) continue;
+    Tunable t;
+    t.name = m.name;
+    t.default_value = std::to_string(m.value);
+    std::string role;
+    if (mentions(block_text, m.name)) {
+      if (multi_dim.count(m.name)) {
+        t.values = values_list({4, 8, 16, 32}, m.value);
+        role = "block dimension";
+      } else {
+        t.values = values_list({32, 64, 128, 256, 512, 1024}, m.value);
+        role = "block size";
+      }
+      t.technique = "block_size_adaptation";
+    } else if (mentions(shape_text, m.name) || mentions(loop_text, m.name) || mentions(unroll_text, m.name)) {
+      std::set<long long> v;
+      for (long long quarters : {1LL, 2LL, 4LL, 8LL, 16LL}) {  // a quarter to four times the default
+        long long x = m.value * quarters / 4;
+        if ((m.value * quarters) % 4 == 0 && x >= 1 && x <= 65536) v.insert(x);
+      }
+      t.values = values_list(v, m.value);
+      if (t.values.size() < 2) continue;
+      role = mentions(shape_text, m.name) ? "launch shape" : "loop trip count";
+      t.technique = mentions(unroll_text, m.name) ? "loop_unrolling" : infer_technique(m.name);
+    } else {
+      continue;
+    }
+    t.origin = file + ":" + std::to_string(m.line) + " (discovered: " + role + ")";
+    found.summary.push_back(t.name + " (" + role + ": " + range_phrase(t.values) + ")");
+    taken.insert(t.name);
+    found.tunables.push_back(std::move(t));
+  }
+
+  // The hardware's limit on each block that discovered macros shape, when
+  // the block is made of tunables and literals only.
+  std::map<std::string, long long> defaults;
+  for (const Tunable& t : declared.tunables) {
+    long long v = integer_literal(t.default_value);
+    if (v > 0) defaults[t.name] = v;
+  }
+  std::set<std::string> discovered;
+  for (const Tunable& t : found.tunables) {
+    defaults[t.name] = std::stoll(t.default_value);
+    discovered.insert(t.name);
+  }
+  std::set<std::string> seen;
+  for (const Launch& l : launches) {
+    if (l.args.size() < 2) continue;
+    std::string product;
+    bool usable = true, ours = false;
+    for (const std::string& d : block_dims(code, l.args[1])) {
+      for (const std::string& id : identifiers(d)) {
+        if (!defaults.count(id)) usable = false;
+        if (discovered.count(id)) ours = true;
+      }
+      if (!only_arithmetic(d)) usable = false;
+      product += (product.empty() ? "" : " * ") + std::string("(") + d + ")";
+    }
+    if (!usable || !ours) continue;
+    if (product.find('*') == std::string::npos && is_identifier(trim(product.substr(1, product.size() - 2))))
+      continue;  // a bare tunable: its values already respect the limit
+    std::string text_c = product + " <= " + std::to_string(kMaxThreadsPerBlock);
+    if (!seen.insert(text_c).second) continue;
+    try {
+      Constraint c(text_c);
+      if (c.holds(defaults)) found.constraints.push_back(std::move(c));
+    } catch (const ConstraintError&) {
+    }
+  }
+  return found;
+}
+
+Discovery add_discovered_space(SpaceDecl& decl, const std::string& text, const std::string& file) {
+  if (!decl.discover) return {};
+  Discovery found = discover_tunables(text, file, decl);
+  decl.tunables.insert(decl.tunables.end(), found.tunables.begin(), found.tunables.end());
+  decl.constraints.insert(decl.constraints.end(), found.constraints.begin(), found.constraints.end());
+  return found;
+}
+
+}  // namespace kernelblaster::search

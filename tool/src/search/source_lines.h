@@ -1,0 +1,25 @@
+// Line-level reading of a CUDA source, shared by the directive parser and
+// tunable discovery: trimming, preprocessor lines, trailing comments, and a
+// copy of the text with comments and literals blanked out.
+#pragma once
+
+#include <string>
+#include <utility>
+
+namespace kernelblaster::search {
+
+std::string trim(const std::string& s);
+
+// "#  define X 1" → {"define", "X 1"}; not a directive → {"", ""}.
+std::pair<std::string, std::string> preprocessor_line(const std::string& raw);
+
+// `s` without a trailing // or /* comment, trimmed.
+std::string strip_comment(std::string s);
+
+bool is_identifier(const std::string& s);
+
+// The text with every comment and the inside of every string and character
+// literal replaced by spaces; newlines and all offsets are kept.
+std::string code_only(const std::string& text);
+
+}  // namespace kernelblaster::search
