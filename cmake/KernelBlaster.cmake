@@ -343,7 +343,8 @@ function(_kernelblaster_process_target target)
       file(RELATIVE_PATH _rel_dir "${CMAKE_CURRENT_SOURCE_DIR}" "${_HARNESS_DIR}")
       string(CONCAT _line "kernelblaster: ${target}: no harness for ${_names} "
         "(looked for ${_rel_dir}/<stem>_harness.cu); compiling the original. "
-        "To tune it, write that harness (README: Writing a harness) or pass HARNESS.")
+        "To tune it, draft that harness with 'kernelblaster harness init <source> --out ${_rel_dir}' "
+        "(README: Writing a harness) or pass HARNESS.")
       if(_STRICT)
         message(FATAL_ERROR "${_who}: STRICT is set and ${_line}")
       endif()

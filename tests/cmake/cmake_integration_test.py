@@ -406,7 +406,8 @@ def case_noharness():
     shutil.rmtree(src, ignore_errors=True)
     shutil.copytree(os.path.join(ARGS.source_dir, "tests", "cmake", "projects", "noharness"), src)
     line = (r"kernelblaster: scale: no harness for scale_shift\.cu \(looked for harness/<stem>_harness\.cu\); "
-            r"compiling the original\. To tune it, write that harness \(README: Writing a harness\) or pass HARNESS\.")
+            r"compiling the original\. To tune it, draft that harness with 'kernelblaster harness init <source> --out "
+            r"[^']+' \(README: Writing a harness\) or pass HARNESS\.")
     vias = {"find_package": ["-DCMAKE_PREFIX_PATH=" + ARGS.prefix],
             "subdirectory": ["-DKBNOH_VIA=subdirectory", "-DKBNOH_KERNELBLASTER_DIR=" + ARGS.source_dir,
                              "-DKERNELBLASTER_EXECUTABLE=" + ARGS.tool]}

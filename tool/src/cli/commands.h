@@ -20,6 +20,7 @@ int gpu_command(const CommandArgs& args, const std::string& self_exe);     // gp
 int build_command(const CommandArgs& args, const std::string& self_exe);   // build_command.cc
 int gate_command(const CommandArgs& args, const std::string& self_exe);    // gate_command.cc
 int stats_command(const CommandArgs& args, const std::string& self_exe);   // stats_command.cc
+int harness_command(const CommandArgs& args, const std::string& self_exe); // harness_command.cc
 int llm_command(const CommandArgs& args, const std::string& self_exe);     // llm_command.cc
 
 }  // namespace kernelblaster

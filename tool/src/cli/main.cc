@@ -25,6 +25,7 @@ commands:
   gate      CTest gate: a tuned source is still correct and still fast enough
   stats     how build steps ended, counted per cause (like ccache -s)
   llm       check the LLM provider configuration (llm ping)
+  harness   write a harness for each host launcher of a source (harness init)
   version   print the version
 
 Run 'kernelblaster <command> --help' for a command's options.
@@ -51,7 +52,7 @@ int main(int argc, char** argv) {
       {"kb", kernelblaster::kb_command},         {"policy", kernelblaster::policy_command},
       {"gpu", kernelblaster::gpu_command},       {"build", kernelblaster::build_command},
       {"gate", kernelblaster::gate_command},     {"stats", kernelblaster::stats_command},
-      {"llm", kernelblaster::llm_command},
+      {"llm", kernelblaster::llm_command},       {"harness", kernelblaster::harness_command},
   };
   if (auto it = commands.find(command); it != commands.end()) return it->second(rest, self_exe());
   if (command == "version" || command == "--version") {

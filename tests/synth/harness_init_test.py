@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""kernelblaster harness init on sources nobody wrote for it: every example
+of examples/kernels and the issue's scale_shift library (the harness is
+compiled, linked with the source and the harness runtime, and describes
+itself), a sample of the published KernelBench-CUDA init.cu files where the
+dataset is present (the harness compiles), and the command's errors.
+
+usage: harness_init_test.py TOOL ROOT NVCC HARNESS_LIB CUPTI_DIR
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+TOOL, ROOT, NVCC, HARNESS_LIB, CUPTI_DIR = sys.argv[1:6]
+failures = []
+checks = 0
+
+SCALE = r"""#include <cstddef>
+#ifndef THREADS
+#define THREADS 128
+#endif
+__global__ void scale_shift_kernel(const float* x, float* y, float a, float b, std::size_t n) {
+  std::size_t i = blockIdx.x * (std::size_t)THREADS + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + b;
+}
+void scale_shift(const float* x, float* y, float a, float b, std::size_t n) {
+  scale_shift_kernel<<<(n + THREADS - 1) / THREADS, THREADS>>>(x, y, a, b, n);
+}
+"""
+
+
+def check(ok, what):
+    global checks
+    checks += 1
+    if not ok:
+        failures.append(what)
+        print("FAIL", what)
+
+
+def init(source, out, *extra):
+    return subprocess.run([TOOL, "harness", "init", source, "--out", out, *extra], capture_output=True, text=True,
+                          timeout=120)
+
+
+def link_and_describe(harness, source, includes, work, pointers):
+    exe = os.path.join(work, os.path.basename(harness) + ".bin")
+    cmd = [NVCC, "-std=c++17", "-I" + os.path.join(ROOT, "tool", "include")] + ["-I" + i for i in includes] + \
+          [harness, source, HARNESS_LIB, "-L" + CUPTI_DIR, "-lcupti", "-ldl", "-Xlinker", "-rpath=" + CUPTI_DIR,
+           "-o", exe]
+    built = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    check(built.returncode == 0, f"{harness} does not build with {source}: {built.stderr[-600:]}")
+    if built.returncode != 0:
+        return
+    described = subprocess.run([exe, "--describe"], capture_output=True, text=True, timeout=60)
+    check(described.returncode == 0, f"{exe} --describe failed: {described.stderr[-300:]}")
+    if described.returncode == 0:
+        names = sorted(b["name"] for b in json.loads(described.stdout)["buffers"])
+        check(names == sorted(pointers), f"{harness}: buffers {names}, expected {sorted(pointers)}")
+
+
+with tempfile.TemporaryDirectory() as work:
+    # The examples and the issue's library: link, run --describe.
+    examples = os.path.join(ROOT, "examples", "kernels")
+    expected = {"matmul": ["A", "B", "C"], "rmsnorm": ["x", "weight", "y"], "softmax": ["x", "y"],
+                "transpose": ["in", "out"], "vector_add": ["a", "b", "c"]}
+    for stem, pointers in sorted(expected.items()):
+        src = os.path.join(examples, "src", stem + ".cu")
+        out = os.path.join(work, "examples")
+        r = init(src, out, "-I", os.path.join(examples, "include"))
+        check(r.returncode == 0, f"harness init {stem}: rc {r.returncode} {r.stderr}")
+        harness = os.path.join(out, stem + "_harness.cu")
+        check(os.path.exists(harness), f"{stem}: no {harness} (one launcher pairs by name): {r.stdout}")
+        if os.path.exists(harness):
+            link_and_describe(harness, src, [os.path.join(examples, "include")], work, pointers)
+    scale = os.path.join(work, "scale.cu")
+    with open(scale, "w") as f:
+        f.write(SCALE)
+    r = init(scale, os.path.join(work, "scale"))
+    check(r.returncode == 0 and "2 things to confirm" in r.stdout, f"scale: {r.returncode} {r.stdout} {r.stderr}")
+    link_and_describe(os.path.join(work, "scale", "scale_harness.cu"), scale, [], work, ["x", "y"])
+
+    # An existing harness is kept unless --force.
+    r = init(scale, os.path.join(work, "scale"))
+    check(r.returncode == 0 and r.stdout.startswith("kept "), f"an existing harness was not kept: {r.stdout}")
+
+    # Errors: one line each.
+    none = os.path.join(work, "none.cu")
+    with open(none, "w") as f:
+        f.write("__global__ void k(float* p) { p[0] = 1; }\nstatic void helper(float* p) {}\n")
+    r = init(none, os.path.join(work, "none"))
+    check(r.returncode == 1 and r.stderr.count("\n") == 1 and "no host launcher" in r.stderr,
+          f"no launcher: rc {r.returncode} {r.stderr!r}")
+    r = init(os.path.join(work, "missing.cu"), work)
+    check(r.returncode == 2 and "no such file" in r.stderr, f"missing source: rc {r.returncode} {r.stderr!r}")
+    r = subprocess.run([TOOL, "harness", "make", scale], capture_output=True, text=True)
+    check(r.returncode == 2 and "'init'" in r.stderr, f"unknown subcommand: rc {r.returncode} {r.stderr!r}")
+
+    # The published dataset, where present: every 23rd init.cu, compiled.
+    data = ""
+    for d in (os.environ.get("KERNELBLASTER_KERNELBENCH_DATA", ""),
+              os.path.join(os.path.dirname(ROOT), "shared", "kernelbench-cuda"),
+              os.path.join(ROOT, ".kb-data", "kernelbench-cuda")):
+        if d and os.path.isdir(os.path.join(d, "level1")):
+            data = d
+            break
+    if data:
+        problems = sorted(os.path.join(dp, "init.cu") for dp, _, files in os.walk(data) if "init.cu" in files)
+        check(len(problems) == 184, f"{len(problems)} init.cu files in {data}")
+        for i, src in enumerate(problems[::23]):
+            out = os.path.join(work, f"kb{i}")
+            r = init(src, out)
+            check(r.returncode == 0, f"harness init {src}: rc {r.returncode} {r.stderr}")
+            for h in sorted(os.listdir(out)) if os.path.isdir(out) else []:
+                obj = os.path.join(out, h + ".o")
+                c = subprocess.run([NVCC, "-std=c++17", "-c", "-I" + os.path.join(ROOT, "tool", "include"),
+                                    os.path.join(out, h), "-o", obj], capture_output=True, text=True, timeout=300)
+                check(c.returncode == 0, f"{src}: {h} does not compile: {c.stderr[-600:]}")
+    else:
+        print("the KernelBench-CUDA dataset is not here: its sample was not run")
+
+print(f"{checks - len(failures)} of {checks} checks passed")
+sys.exit(1 if failures else 0)

@@ -1,0 +1,87 @@
+// kernelblaster harness init: a native harness drafted for each host
+// launcher of a kernel source (synth/), so tuning needs no harness written
+// from nothing.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "common/file_util.h"
+#include "synth/harness_writer.h"
+#include "synth/launcher_scan.h"
+
+namespace fs = std::filesystem;
+
+namespace kernelblaster {
+namespace {
+
+const char* kHelp = R"(usage: kernelblaster harness init SOURCE.cu [--out DIR] [-I DIR]... [-D DEF]... [--force]
+
+Reads SOURCE.cu with libclang and writes a native harness for each host
+launcher it defines (a function that is not __global__ or __device__ and
+takes a pointer): DIR/<stem>_harness.cu when there is one launcher, which
+kernelblaster_optimize() pairs with the source by name, else
+DIR/<stem>_<launcher>_harness.cu for each. The harness compiles as written;
+lines marked CONFIRM are guesses (shapes, sizes, outputs, values) to check.
+
+  --out DIR   where to write (default: ./harness)
+  -I DIR, -D DEF  what the source needs to be read (include directories, definitions)
+  --force     overwrite existing harness files
+
+Exit status: 0 written, 1 no launcher found, 2 misuse or an unreadable source.
+)";
+
+}  // namespace
+
+int harness_command(const CommandArgs& argv, const std::string& self_exe) {
+  (void)self_exe;
+  for (const std::string& a : argv)
+    if (a == "--help" || a == "-h") {
+      std::fputs(kHelp, stdout);
+      return 0;
+    }
+  try {
+    if (argv.empty() || argv[0] != "init") throw UsageError("the only subcommand is 'init'");
+    if (argv.size() < 2 || argv[1].empty() || argv[1][0] == '-') throw UsageError("harness init needs SOURCE.cu");
+    std::string source = argv[1];
+    Args args(CommandArgs(argv.begin() + 2, argv.end()), {"--out", "-I", "-D"}, {"--force"});
+    if (!fs::is_regular_file(source)) throw UsageError("no such file: " + source);
+    synth::ScanOptions opt;
+    opt.include_dirs = args.values("-I");
+    opt.definitions = args.values("-D");
+    opt.cuda_include = synth::default_cuda_include();
+    synth::SourceScan scan = synth::scan_source(source, opt);
+    std::string name = fs::path(source).filename().string();
+    if (scan.launchers.empty()) {
+      std::fprintf(stderr, "kernelblaster harness init: %s defines no host launcher (a function that takes a pointer "
+                   "and is not __global__ or __device__)\n", name.c_str());
+      return 1;
+    }
+    fs::path out = args.value("--out", "harness");
+    fs::create_directories(out);
+    std::string stem = fs::path(source).stem().string();
+    for (const synth::Launcher& l : scan.launchers) {
+      synth::HarnessDraft d = synth::draft_harness(l, name, stem, scan.launchers.size() == 1);
+      fs::path file = out / d.file_name;
+      if (fs::exists(file) && !args.flag("--force")) {
+        std::printf("kept %s: it exists (--force overwrites)\n", file.string().c_str());
+        continue;
+      }
+      write_file_atomic(file.string(), d.text);
+      std::printf("wrote %s for %s, %zu thing%s to confirm\n", file.string().c_str(), l.name.c_str(),
+                  d.confirm.size(), d.confirm.size() == 1 ? "" : "s");
+      for (const std::string& c : d.confirm) std::printf("  confirm: %s\n", c.c_str());
+    }
+    if (scan.launchers.size() > 1)
+      std::printf("%zu launchers: kernelblaster_optimize() pairs %s with %s_harness.cu; rename the one to tune\n",
+                  scan.launchers.size(), name.c_str(), stem.c_str());
+    return 0;
+  } catch (const std::exception& x) {
+    std::fprintf(stderr, "kernelblaster harness: %s (see --help)\n", x.what());
+    return 2;
+  }
+}
+
+}  // namespace kernelblaster

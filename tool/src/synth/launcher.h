@@ -1,0 +1,45 @@
+// What `harness init` knows of a host launcher: its signature as a C++
+// parser read it (launcher_scan.h), before any guess about sizes.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace kernelblaster::synth {
+
+enum class ParamKind {
+  buffer,  // a pointer: device memory the launcher reads or writes
+  dim,     // an integer: a problem dimension
+  real,    // float or double: a value the user must confirm
+  flag,    // bool
+  stream,  // cudaStream_t: the default stream is passed
+  other,   // anything else: the user must write the value
+};
+
+struct LauncherParam {
+  std::string name;       // as declared (a placeholder "arg<i>" when unnamed)
+  std::string type;       // as written, e.g. "const float *", "int64_t"
+  std::string canonical;  // without typedefs, e.g. "long": what a prototype can spell anywhere
+  ParamKind kind = ParamKind::other;
+  bool writable = false;  // buffer: a pointer to non-const
+  std::string element;    // buffer: harness DType name ("f32", ...); empty when unknown (void *)
+  std::string element_from;  // where `element` came from, e.g. "kernel parameter 'input'"
+};
+
+struct Launcher {
+  std::string name;
+  std::vector<std::string> namespaces;  // enclosing namespaces, outermost first
+  bool extern_c = false;
+  std::string return_type;
+  std::vector<LauncherParam> params;
+  int line = 0;
+};
+
+// The harness DType name of a C++ element type spelled canonically
+// ("float", "__half", "const __nv_bfloat16"); empty when there is none.
+std::string element_of(const std::string& canonical_type);
+
+// The CUDA toolkit's include directory this tool was built with.
+std::string default_cuda_include();
+
+}  // namespace kernelblaster::synth

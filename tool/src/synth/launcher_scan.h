@@ -1,0 +1,44 @@
+// The host launchers of a CUDA source, read with libclang (Debian's
+// libclang-14-dev): function definitions in the file itself that are not
+// __global__ or __device__, have external linkage, are not templates and
+// take at least one pointer. Bodies are skipped, so nothing has to compile;
+// CUDA headers come from the toolkit (`cuda_include`).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "synth/launcher.h"
+
+namespace kernelblaster::synth {
+
+class ScanError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct ScanOptions {
+  std::vector<std::string> include_dirs;
+  std::vector<std::string> definitions;  // NAME or NAME=VALUE
+  std::string cuda_include;              // the toolkit's include directory
+};
+
+struct SourceScan {
+  std::vector<Launcher> launchers;
+  // Pointer parameters of the file's __global__ kernels: {name, DType name}.
+  // They give the element type of a launcher's `void *` of the same name.
+  std::vector<std::pair<std::string, std::string>> kernel_pointers;
+};
+
+// Whether this build has libclang (without it, scan_source throws).
+bool have_parser();
+
+// Throws ScanError for a file libclang cannot read at all.
+SourceScan scan_source(const std::string& path, const ScanOptions& opt);
+
+// Fills `element` of every void * buffer that a kernel parameter of the
+// same name, or failing that the kernels' only element type, decides.
+void infer_void_elements(SourceScan& scan);
+
+}  // namespace kernelblaster::synth
