@@ -233,7 +233,7 @@ TEST(Discovery, HoldsOnThePublishedDataset) {
       break;
     }
   if (root.empty()) GTEST_SKIP() << "the KernelBench-CUDA dataset is not here";
-  int files = 0, with_tunables = 0;
+  int files = 0, with_tunables = 0, with_literal_blocks = 0;
   for (const auto& e : fs::recursive_directory_iterator(root)) {
     if (e.path().filename() != "init.cu") continue;
     ++files;
@@ -243,7 +243,12 @@ TEST(Discovery, HoldsOnThePublishedDataset) {
     SpaceDecl decl;
     ASSERT_NO_THROW(decl = parse_directives(ss.str(), e.path().string(), "sm_90")) << e.path();
     Discovery d = add_discovered_space(decl, ss.str(), e.path().string());
+    PreparedSource prepared = prepare_literal_blocks(ss.str(), e.path().string(), decl);
     with_tunables += !d.tunables.empty();
+    with_literal_blocks += !prepared.tunables.empty();
+    // Each replaced literal leaves its macro in the copy, once defined.
+    for (const Tunable& t : prepared.tunables)
+      EXPECT_NE(prepared.text.find("#define " + t.name + " " + t.default_value + "\n"), std::string::npos);
     std::map<std::string, long long> defaults;
     for (const Tunable& t : d.tunables) {
       EXPECT_NE(std::find(t.values.begin(), t.values.end(), t.default_value), t.values.end()) << e.path();
@@ -255,5 +260,46 @@ TEST(Discovery, HoldsOnThePublishedDataset) {
     if (!d.tunables.empty()) EXPECT_GE(space.configs.size(), 2u) << e.path();
   }
   EXPECT_EQ(files, 184);
-  std::cout << "[ discovery ] " << with_tunables << " of " << files << " init.cu files have discovered tunables\n";
+  std::cout << "[ discovery ] " << with_tunables << " of " << files << " init.cu files have #ifndef tunables, "
+            << with_literal_blocks << " literal block sizes\n";
+}
+
+TEST(LiteralBlocks, ALiteralBlockAndItsGridBecomeOneMacro) {
+  std::string src = "__global__ void k(float* y, int n) {}\nvoid launch(float* y, int n) {\n"
+                    "  k<<<(n + 255) / 256, 256>>>(y, n);  // 256 threads\n}\n";
+  PreparedSource p = prepare_literal_blocks(src, "/src/k.cu", parse_directives(src, "k.cu", "sm_90"));
+  ASSERT_EQ(p.tunables.size(), 1u);
+  EXPECT_EQ(p.tunables[0].name, "KB_BLOCK_L3");
+  EXPECT_EQ(p.tunables[0].default_value, "256");
+  EXPECT_EQ(p.tunables[0].origin, "/src/k.cu:3 (discovered: literal block size)");
+  EXPECT_EQ(p.text, "#ifndef KB_BLOCK_L3\n#define KB_BLOCK_L3 256\n#endif\n#line 1 \"/src/k.cu\"\n"
+                    "__global__ void k(float* y, int n) {}\nvoid launch(float* y, int n) {\n"
+                    "  k<<<(n + (KB_BLOCK_L3 - 1)) / KB_BLOCK_L3, KB_BLOCK_L3>>>(y, n);  // 256 threads\n}\n");
+  EXPECT_EQ(p.summary, std::vector<std::string>{"KB_BLOCK_L3 (literal block size 256: 32..1024)"});
+}
+
+TEST(LiteralBlocks, AVariableTheLaunchNamesIsReplacedWhereItIsSet) {
+  std::string src = "void launch(float* y, int n) {\n  const int threads = 128;\n"
+                    "  int blocks = (n + threads - 1) / threads;\n  k<<<blocks, threads>>>(y, n);\n"
+                    "  k2<<<blocks, threads, 0, 0>>>(y, n);\n}\n";
+  PreparedSource p = prepare_literal_blocks(src, "/src/k.cu", parse_directives(src, "k.cu", "sm_90"));
+  ASSERT_EQ(p.tunables.size(), 1u);  // both launches name the same variable
+  EXPECT_NE(p.text.find("  const int threads = KB_BLOCK_L2;\n"), std::string::npos) << p.text;
+  EXPECT_NE(p.text.find("(n + threads - 1) / threads"), std::string::npos);
+}
+
+TEST(LiteralBlocks, LiteralsTheKernelDependsOnAreLeftAlone) {
+  for (std::string src : {
+           std::string("__global__ void k(float* y) { __shared__ float s[256]; }\nvoid l(float* y) { k<<<1, 256>>>(y); }\n"),
+           std::string("__global__ void __launch_bounds__(256) k(float* y) {}\nvoid l(float* y) { k<<<1, 256>>>(y); }\n"),
+           std::string("void l(float* y) { k<<<1, 100>>>(y); k<<<1, 2048>>>(y); }\n"),
+           std::string("void l(float* y, int t) { int threads = 256; if (t) threads = 512; k<<<1, threads>>>(y); }\n"),
+           std::string("// k<<<1, 256>>>(y);\nvoid l(float* y) {}\n"),
+       }) {
+    PreparedSource p = prepare_literal_blocks(src, "k.cu", parse_directives(src, "k.cu", "sm_90"));
+    EXPECT_TRUE(p.tunables.empty()) << src;
+    EXPECT_EQ(p.text, src);
+  }
+  std::string off = "// kernelblaster: discover off\nvoid l(float* y) { k<<<1, 256>>>(y); }\n";
+  EXPECT_TRUE(prepare_literal_blocks(off, "k.cu", parse_directives(off, "k.cu", "sm_90")).tunables.empty());
 }

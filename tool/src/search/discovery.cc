@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <sstream>
@@ -387,6 +388,160 @@ Discovery add_discovered_space(SpaceDecl& decl, const std::string& text, const s
   decl.tunables.insert(decl.tunables.end(), found.tunables.begin(), found.tunables.end());
   decl.constraints.insert(decl.constraints.end(), found.constraints.begin(), found.constraints.end());
   return found;
+}
+
+}  // namespace kernelblaster::search
+
+namespace kernelblaster::search {
+namespace {
+
+struct Span {
+  std::size_t begin, end;  // [begin, end) in the text
+};
+
+// The arguments of every launch, as spans of the text.
+std::vector<std::vector<Span>> launch_arg_spans(const std::string& code) {
+  std::vector<std::vector<Span>> out;
+  for (std::size_t p = code.find("<<<"); p != std::string::npos; p = code.find("<<<", p + 3)) {
+    std::size_t e = code.find(">>>", p + 3);
+    if (e == std::string::npos) break;
+    std::vector<Span> args;
+    int depth = 0;
+    std::size_t start = p + 3;
+    for (std::size_t i = p + 3; i <= e; ++i) {
+      char c = i < e ? code[i] : ',';
+      if (c == '(' || c == '[' || c == '{') ++depth;
+      if (c == ')' || c == ']' || c == '}') --depth;
+      if (c == ',' && depth == 0) {
+        std::size_t b = start, en = i;
+        while (b < en && std::isspace(static_cast<unsigned char>(code[b]))) ++b;
+        while (en > b && std::isspace(static_cast<unsigned char>(code[en - 1]))) --en;
+        args.push_back({b, en});
+        start = i + 1;
+      }
+    }
+    out.push_back(args);
+  }
+  return out;
+}
+
+// Whole-number tokens equal to `value` inside [span): their spans.
+std::vector<Span> number_tokens(const std::string& code, Span span, long long value) {
+  std::vector<Span> out;
+  for (std::size_t i = span.begin; i < span.end;) {
+    if (std::isdigit(static_cast<unsigned char>(code[i])) && (i == 0 || !ident_char(code[i - 1]))) {
+      std::size_t j = i;
+      while (j < span.end && ident_char(code[j])) ++j;
+      if (integer_literal(code.substr(i, j - i)) == value) out.push_back({i, j});
+      i = j;
+    } else {
+      ++i;
+    }
+  }
+  return out;
+}
+
+// The span of `name = <integer>;` when it is the name's only assignment.
+bool sole_literal_definition(const std::string& code, const std::string& name, Span* literal, long long* value) {
+  int found = 0;
+  for (std::size_t p : word_positions(code, name)) {
+    std::size_t q = p + name.size();
+    while (q < code.size() && (code[q] == ' ' || code[q] == '\t')) ++q;
+    if (q >= code.size() || code[q] != '=' || (q + 1 < code.size() && code[q + 1] == '=')) continue;
+    std::size_t semi = code.find(';', q);
+    if (semi == std::string::npos) return false;
+    std::size_t b = q + 1, e = semi;
+    while (b < e && std::isspace(static_cast<unsigned char>(code[b]))) ++b;
+    while (e > b && std::isspace(static_cast<unsigned char>(code[e - 1]))) --e;
+    *value = integer_literal(code.substr(b, e - b));
+    *literal = {b, e};
+    ++found;
+  }
+  return found == 1 && *value > 0;
+}
+
+int line_at(const std::string& text, std::size_t pos) {
+  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(pos), '\n'));
+}
+
+}  // namespace
+
+PreparedSource prepare_literal_blocks(const std::string& text, const std::string& file, const SpaceDecl& declared) {
+  PreparedSource out;
+  out.text = text;
+  if (!declared.discover) return out;
+  std::string code = code_only(text);
+  {  // preprocessor lines are not launches
+    std::size_t start = 0;
+    for (std::size_t i = 0; i <= code.size(); ++i)
+      if (i == code.size() || code[i] == '\n') {
+        std::string line = trim(code.substr(start, i - start));
+        if (!line.empty() && line[0] == '#') std::fill(code.begin() + start, code.begin() + i, ' ');
+        start = i + 1;
+      }
+  }
+  // Literals that size shared memory or launch bounds tie the kernel to them.
+  std::string tied;
+  for (std::size_t p : word_positions(code, "__shared__")) tied += code.substr(p, code.find(';', p) - p) + "\n";
+  for (const std::string& b : launch_bounds(code)) tied += b + "\n";
+
+  struct Edit {
+    Span span;
+    std::string with;
+  };
+  std::vector<Edit> edits;
+  std::set<std::size_t> replaced;  // literal positions already turned into a macro
+  std::set<std::string> names;
+  for (const Tunable& t : declared.tunables) names.insert(t.name);
+  for (const std::vector<Span>& args : launch_arg_spans(code)) {
+    if (args.size() < 2) continue;
+    const Span block = args[1];
+    std::string arg = code.substr(block.begin, block.end - block.begin);
+    Span literal{};
+    long long value = integer_literal(arg);
+    if (value > 0) literal = block;
+    else if (!is_identifier(arg) || !sole_literal_definition(code, arg, &literal, &value)) continue;
+    if (value < 32 || value > kMaxThreadsPerBlock || value % 32 != 0) continue;
+    if (!number_tokens(tied, {0, tied.size()}, value).empty()) continue;
+    std::string name;
+    if (!replaced.count(literal.begin)) {
+      name = "KB_BLOCK_L" + std::to_string(line_at(text, literal.begin));
+      if (names.count(name)) continue;
+      names.insert(name);
+      replaced.insert(literal.begin);
+      edits.push_back({literal, name});
+      Tunable t;
+      t.name = name;
+      t.default_value = std::to_string(value);
+      t.values = values_list({32, 64, 128, 256, 512, 1024}, value);
+      t.technique = "block_size_adaptation";
+      t.origin = file + ":" + std::to_string(line_at(text, literal.begin)) + " (discovered: literal block size)";
+      out.summary.push_back(name + " (literal block size " + std::to_string(value) + ": 32..1024)");
+      out.tunables.push_back(std::move(t));
+    } else {
+      name = edits.back().with;  // a second launch naming the same variable
+      for (const Edit& e : edits)
+        if (e.span.begin == literal.begin) name = e.with;
+    }
+    // The grid of this launch, when it spells the block size out.
+    for (const Span& s : number_tokens(code, args[0], value)) edits.push_back({s, name});
+    for (const Span& s : number_tokens(code, args[0], value - 1)) edits.push_back({s, "(" + name + " - 1)"});
+  }
+  if (edits.empty()) return out;
+  std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.span.begin > b.span.begin; });
+  std::string body = text;
+  for (const Edit& e : edits) body.replace(e.span.begin, e.span.end - e.span.begin, e.with);
+  std::string head;
+  for (const Tunable& t : out.tunables)
+    head += "#ifndef " + t.name + "\n#define " + t.name + " " + t.default_value + "\n#endif\n";
+  // Spelled as candidate_source spells it, so the tuned text names one path.
+  std::string quoted;
+  for (char c : std::filesystem::absolute(file).lexically_normal().string()) {
+    if (c == '"' || c == '\\') quoted += '\\';
+    quoted += c;
+  }
+  out.text = head + "#line 1 \"" + quoted + "\"\n" + body;
+  return out;
 }
 
 }  // namespace kernelblaster::search

@@ -35,6 +35,20 @@ struct Discovery {
   std::vector<std::string> summary;     // one phrase per tunable: "THREADS (block size: 32..1024)"
 };
 
+// A literal block size, `<<<(n + 255) / 256, 256>>>` or a launch naming
+// `const int threads = 256;`, becomes a macro of the tuned copy: the literal
+// (and, in the same launch's grid, the literal and literal - 1) is replaced
+// by KB_BLOCK_L<line>, defined to the literal under #ifndef at the top, so
+// the copy compiles to what the original does until a candidate overrides
+// it. A literal that also sizes __shared__ memory or __launch_bounds__, or
+// is not a multiple of 32 within 32..1024, is left alone.
+struct PreparedSource {
+  std::string text;               // the copy candidates are made from (== the original when nothing was found)
+  std::vector<Tunable> tunables;  // one per replaced literal
+  std::vector<std::string> summary;
+};
+PreparedSource prepare_literal_blocks(const std::string& text, const std::string& file, const SpaceDecl& declared);
+
 // What `text` offers beyond `declared` (a source's directives and manifest).
 Discovery discover_tunables(const std::string& text, const std::string& file, const SpaceDecl& declared);
 

@@ -125,6 +125,10 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   SpaceDecl decl = parse_directives(text, source, cs.arch);
   if (!opt.manifest.empty()) add_manifest_space(decl, opt.manifest, text, source, cs.definitions);
   Discovery discovered = add_discovered_space(decl, text, source);
+  // Literal block sizes become macros of the copy candidates are made from.
+  PreparedSource prepared = prepare_literal_blocks(text, source, decl);
+  decl.tunables.insert(decl.tunables.end(), prepared.tunables.begin(), prepared.tunables.end());
+  discovered.summary.insert(discovered.summary.end(), prepared.summary.begin(), prepared.summary.end());
   if (!discovered.summary.empty()) {
     std::string list;
     for (const std::string& s : discovered.summary) list += (list.empty() ? "" : ", ") + s;
@@ -171,7 +175,7 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   } cleanup{tmpl};
   EngineTarget target;
   target.source = source;
-  target.source_text = text;
+  target.source_text = prepared.text;
   target.harness = fs::absolute(opt.harness).string();
   target.compile = cs;
   target.work_dir = tmpl;
