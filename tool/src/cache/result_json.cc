@@ -83,13 +83,4 @@ TunedResult result_from_json(const nlohmann::json& j, const std::string& where) 
   return r;
 }
 
-std::string utc_now_iso8601() {
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  ::gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 }  // namespace kernelblaster::cache

@@ -16,7 +16,4 @@ nlohmann::json result_to_json(const TunedResult& r);
 // Throws std::runtime_error (naming `where`) for a value that is not an object.
 TunedResult result_from_json(const nlohmann::json& j, const std::string& where);
 
-// UTC now as "2026-11-21T10:00:00Z".
-std::string utc_now_iso8601();
-
 }  // namespace kernelblaster::cache

@@ -137,8 +137,7 @@ int eval_command(const std::vector<std::string>& argv, const std::string& self_e
     std::fprintf(stderr, "kernelblaster eval: %s (see --help)\n", x.what());
     return 2;
   }
-  const char* lock_dir = std::getenv("KERNELBLASTER_LOCK_DIR");
-  req.lock_dir = lock_dir && *lock_dir ? lock_dir : "/tmp/kernelblaster-locks";
+  req.lock_dir = default_lock_dir();
 
   CudaGpuProbe probe;
   Toolchain toolchain = find_toolchain(self_exe);

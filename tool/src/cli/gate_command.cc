@@ -98,8 +98,7 @@ int gate_command(const CommandArgs& argv, const std::string& self_exe) {
   }
   req.candidate = tuned;
   req.timing = check == "speed";
-  const char* lock_dir = std::getenv("KERNELBLASTER_LOCK_DIR");
-  req.lock_dir = lock_dir && *lock_dir ? lock_dir : "/tmp/kernelblaster-locks";
+  req.lock_dir = default_lock_dir();
 
   CudaGpuProbe probe;
   GpuInfo gpu = probe.probe(0);

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <fcntl.h>
 #include <cstdlib>
 #include <filesystem>
@@ -26,6 +27,29 @@ std::string make_work_dir(const std::string& prefix) {
   if (!::mkdtemp(tmpl.data()))
     throw std::runtime_error("cannot create a work directory in " + tmp.string() + ": " + std::strerror(errno));
   return tmpl;
+}
+
+bool read_file_if_present(const std::string& path, std::string* out) {
+  try {
+    *out = read_file(path);
+    return true;
+  } catch (const std::runtime_error&) {
+    return false;
+  }
+}
+
+std::string default_lock_dir() {
+  const char* env = std::getenv("KERNELBLASTER_LOCK_DIR");
+  return env && *env ? env : "/tmp/kernelblaster-locks";
+}
+
+std::string utc_now_iso8601() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
 }
 
 std::string read_file(const std::string& path) {

@@ -7,6 +7,8 @@ namespace kernelblaster {
 
 // Reads a whole file; throws std::runtime_error naming the path on failure.
 std::string read_file(const std::string& path);
+// Reads a whole file into `out`; false (and `out` untouched) when it cannot.
+bool read_file_if_present(const std::string& path, std::string* out);
 // Writes a scratch file (no fsync): for data that is worthless after a crash.
 void write_file(const std::string& path, const std::string& content);
 // Writes through a temporary file in the same directory and renames it over
@@ -15,5 +17,12 @@ void write_file_atomic(const std::string& path, const std::string& content);
 // Creates a fresh directory `<temp dir>/<prefix>-XXXXXX` and returns its path;
 // throws std::runtime_error naming the temp dir on failure.
 std::string make_work_dir(const std::string& prefix);
+
+// Where the per-GPU lock files live: KERNELBLASTER_LOCK_DIR, else
+// /tmp/kernelblaster-locks (one place for eval, gate and tune).
+std::string default_lock_dir();
+
+// The current time, UTC, as 2026-11-25T10:12:28Z.
+std::string utc_now_iso8601();
 
 }  // namespace kernelblaster

@@ -3,27 +3,27 @@
 #include "common/compiler_output.h"
 
 #include <filesystem>
-#include <fstream>
-#include <functional>
-#include <sstream>
 
+#include "cache/sha256.h"
+#include "common/file_util.h"
 #include "common/subprocess.h"
 
 namespace kernelblaster::kernelbench {
 namespace {
 
 std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::string text;
+  read_file_if_present(path, &text);  // a missing input or stamp keys as empty
+  return text;
 }
 
+// SHA-256 of the command and every input's name and content, as the
+// results cache keys its entries (cache/content_key).
 std::string step_key(const BuildStep& step) {
   std::string all;
   for (const std::string& a : step.argv) all += a + '\0';
   for (const std::string& in : step.inputs) all += in + '\0' + slurp(in) + '\0';
-  return std::to_string(std::hash<std::string>{}(all)) + ":" + std::to_string(all.size());
+  return cache::sha256_hex(all);
 }
 
 }  // namespace
@@ -47,7 +47,7 @@ StepOutcome run_build_step(const BuildStep& step) {
     if (out.error.empty()) out.error = step.argv[0] + " " + r.how_it_ended();
     return out;
   }
-  std::ofstream(stamp, std::ios::binary) << key;
+  write_file_atomic(stamp, key);
   out.ok = true;
   return out;
 }

@@ -1,3 +1,4 @@
+#include "common/file_util.h"
 #include "kernelbench/evaluate.h"
 
 #include <filesystem>
@@ -26,11 +27,9 @@ EvalResult failed(Status s, std::string detail) {
 void write_text(const fs::path& path, const std::string& text) {
   fs::create_directories(path.parent_path());
   // Unchanged content keeps its timestamp: nothing downstream needs a rebuild.
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream old;
-  if (in) old << in.rdbuf();
-  if (in && old.str() == text) return;
-  std::ofstream(path, std::ios::binary) << text;
+  std::string old;
+  if (read_file_if_present(path.string(), &old) && old == text) return;
+  write_file_atomic(path.string(), text);
 }
 
 // Everything the two programs (reference and candidate) share.

@@ -4,17 +4,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/file_util.h"
+
 namespace kernelblaster::kernelbench {
 namespace {
-
-bool read_text(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  *out = ss.str();
-  return true;
-}
 
 std::string file_label(const std::string& path) { return std::filesystem::path(path).filename().string(); }
 
@@ -41,7 +34,7 @@ bool load_problem(const std::string& dir, Problem* out, std::string* why) {
   if (p.name.empty()) p.name = fs::path(dir).lexically_normal().parent_path().filename().string();
   std::string driver_path = (fs::path(dir) / "driver.cpp").string();
   p.init_path = (fs::path(dir) / "init.cu").string();
-  if (!read_text(driver_path, &p.driver_source)) {
+  if (!read_file_if_present(driver_path, &p.driver_source)) {
     if (why) *why = "cannot read " + driver_path + " (a KernelBench problem holds init.cu and driver.cpp)";
     return false;
   }
@@ -88,7 +81,7 @@ bool check_kernel_source(const Prototype& launcher, const std::string& source, c
 bool load_kernel_source(const Problem& problem, const std::string& path, KernelSource* out, std::string* why) {
   KernelSource k;
   k.path = path;
-  if (!read_text(path, &k.source)) {
+  if (!read_file_if_present(path, &k.source)) {
     if (why) *why = "cannot read " + path;
     return false;
   }

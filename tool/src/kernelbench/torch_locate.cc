@@ -6,6 +6,7 @@
 #include <regex>
 #include <sstream>
 
+#include "common/file_util.h"
 #include "common/subprocess.h"
 
 namespace kernelblaster::kernelbench {
@@ -14,10 +15,9 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::string text;
+  read_file_if_present(p.string(), &text);  // no such config: no ABI from it
+  return text;
 }
 
 std::string python_says(const std::string& code, double timeout_s, std::string* why) {

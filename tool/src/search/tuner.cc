@@ -29,13 +29,6 @@ namespace fs = std::filesystem;
 namespace kernelblaster::search {
 namespace {
 
-std::string utc_now() {
-  std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
-
 std::string format_speedup(double x) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2fx", x);
@@ -179,8 +172,7 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   target.harness = fs::absolute(opt.harness).string();
   target.compile = cs;
   target.work_dir = tmpl;
-  const char* lock_dir = std::getenv("KERNELBLASTER_LOCK_DIR");
-  target.lock_dir = lock_dir && *lock_dir ? lock_dir : "/tmp/kernelblaster-locks";
+  target.lock_dir = default_lock_dir();
   target.seeds = opt.seeds;
   target.budget_ms = opt.budget_ms;
   target.run_timeout_s = opt.run_timeout_s;
@@ -195,7 +187,7 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   log.source = source;
   log.arch = cs.arch;
   log.gpu = gpu.name;
-  log.date = utc_now();
+  log.date = utc_now_iso8601();
   log.tunables = decl.tunables;
   for (const Constraint& c : decl.constraints) log.constraints.push_back(c.text());
   log.flag_dimensions = flags;
