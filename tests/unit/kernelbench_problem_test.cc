@@ -8,8 +8,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <unistd.h>
 #include <string>
 
+#include "kernelbench/build_step.h"
 #include "kernelbench/driver_output.h"
 #include "kernelbench/driver_rewrite.h"
 #include "kernelbench/problem.h"
@@ -418,3 +421,32 @@ TEST(KernelBenchDataset, EveryInitFitsItsDriverButTheKnownMisfits) {
 
 }  // namespace
 }  // namespace kernelblaster::kernelbench
+
+// The driver object's cache: rebuilt when an input's content or the command
+// changes, reused otherwise; a failed command leaves no stamp behind.
+TEST(KernelBenchBuildStep, RebuildsOnlyWhenTheCommandOrAnInputChanges) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("kb-build-step-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::string input = (dir / "in.txt").string(), output = (dir / "out.txt").string();
+  std::ofstream(input) << "one";
+  kernelblaster::kernelbench::BuildStep step;
+  step.argv = {"/bin/sh", "-c", "cat '" + input + "' > '" + output + "'"};
+  step.output = output;
+  step.inputs = {input};
+  auto first = kernelblaster::kernelbench::run_build_step(step);
+  EXPECT_TRUE(first.ok && !first.cached) << first.error;
+  auto again = kernelblaster::kernelbench::run_build_step(step);
+  EXPECT_TRUE(again.ok && again.cached);
+  std::ofstream(input) << "two";
+  auto changed = kernelblaster::kernelbench::run_build_step(step);
+  EXPECT_TRUE(changed.ok && !changed.cached);
+  step.argv[2] += " ";  // another command line
+  EXPECT_FALSE(kernelblaster::kernelbench::run_build_step(step).cached);
+  kernelblaster::kernelbench::BuildStep failing = step;
+  failing.argv = {"/bin/sh", "-c", "echo 'error: no' >&2; exit 1"};
+  auto failed = kernelblaster::kernelbench::run_build_step(failing);
+  EXPECT_FALSE(failed.ok);
+  EXPECT_FALSE(fs::exists(output + ".kbkey"));
+  fs::remove_all(dir);
+}
