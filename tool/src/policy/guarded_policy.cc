@@ -1,15 +1,15 @@
 #include <exception>
 #include <set>
 
+#include "common/text.h"
 #include "policy/policy.h"
 
 namespace kernelblaster::policy {
 namespace {
 
-// Ids in messages are cut short: a script may return a megabyte string.
-std::string shown(const std::string& id) {
-  return id.size() <= 60 ? "'" + id + "'" : "'" + id.substr(0, 57) + "...'";
-}
+// Ids in messages are cut short and escaped: a script may return a megabyte
+// string, or one with line breaks and binary bytes.
+std::string shown(const std::string& id) { return quoted_excerpt(id, 57); }
 
 }  // namespace
 

@@ -1,0 +1,31 @@
+#include "common/text.h"
+
+namespace kernelblaster {
+
+std::string quoted_excerpt(std::string_view text, std::size_t max_chars) {
+  static const char* const kHex = "0123456789abcdef";
+  const bool cut = text.size() > max_chars;
+  if (cut) text = text.substr(0, max_chars);
+  std::string out = "'";
+  for (char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    switch (c) {
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\\': out += "\\\\"; break;
+      case '\'': out += "\\'"; break;
+      default:
+        if (byte < 0x20 || byte >= 0x7f) {
+          out += "\\x";
+          out += kHex[byte >> 4];
+          out += kHex[byte & 0xf];
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + (cut ? "...'" : "'");
+}
+
+}  // namespace kernelblaster

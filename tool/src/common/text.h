@@ -1,0 +1,17 @@
+// Showing text that came from outside (a policy's return value, a reply, a
+// file) inside a one-line message.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace kernelblaster {
+
+// `text` in single quotes, cut to at most `max_chars` characters of the
+// original (then "..."), with line breaks, control bytes, quotes and bytes
+// outside ASCII escaped (\n, \t, \', \xNN): the result is always one
+// printable line, whatever the input holds.
+std::string quoted_excerpt(std::string_view text, std::size_t max_chars = 60);
+
+}  // namespace kernelblaster
