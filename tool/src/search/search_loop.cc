@@ -92,193 +92,161 @@ struct WaitingDuplicate {
   std::string hash;
 };
 
+// Equal machine code is the same candidate only with equal tunable values:
+// a tunable may change host code too (a launch configuration such as
+// <<<grid, BLOCK_SIZE>>> is not in the SASS), while the flags searched
+// (fast math, register cap, cache policy, arch) change device code only.
+std::string dedup_key(const Configuration& c, const std::string& sass) {
+  if (sass.empty()) return {};
+  std::string key = sass;
+  for (const auto& [name, value] : c.values) key += "|" + name + "=" + value;
+  return key;
+}
+
 }  // namespace
 
-LoopOutcome SearchLoop::run(const LoopOptions& opt, const std::function<void(const LoopProgress&)>& progress) {
-  const std::vector<Configuration>& configs = m_space.configs;
-  const double t0 = m_clock();
-  const double deadline = opt.budget_s > 0 ? t0 + opt.budget_s : std::numeric_limits<double>::infinity();
-  const int total = reachable(m_space, opt);
+// One run of the loop: its state, and the steps SearchLoop::run takes.
+// select → (duplicate of a measured or waiting config | measure on a free
+// device) → conclude → tell the policy; until a stop reason.
+class SearchLoop::Run {
+ public:
+  Run(const SearchLoop& loop, const LoopOptions& opt, const std::function<void(const LoopProgress&)>& progress)
+      : m_loop(loop), m_configs(loop.m_space.configs), m_opt(opt), m_progress(progress), m_t0(loop.m_clock()),
+        m_deadline(opt.budget_s > 0 ? m_t0 + opt.budget_s : std::numeric_limits<double>::infinity()),
+        m_total(reachable(loop.m_space, opt)), m_taken(m_configs.size(), false), m_untaken(m_configs.size()),
+        m_free_devices(opt.devices.begin(), opt.devices.end()) {
+    for (std::size_t i = 0; i < m_configs.size(); ++i) m_index_of[m_configs[i].id] = i;
+    if (m_free_devices.empty()) m_free_devices.push_back(0);
+    m_original.id = loop.m_space.original.id;
+    m_original.status = Status::ok;
+    m_original.speedup = 1.0;
+    // Candidates whose machine code is the original's are not measured: they
+    // are the original, speedup 1 by definition.
+    const Configuration& original = loop.m_space.original;
+    if (std::string k = dedup_key(original, loop.m_measurer.machine_code(original)); !k.empty())
+      m_hash_owner[k] = kOriginal();
+  }
 
-  std::map<std::string, std::size_t> index_of;
-  for (std::size_t i = 0; i < configs.size(); ++i) index_of[configs[i].id] = i;
-  std::vector<bool> taken(configs.size(), false);  // selected: in flight, waiting or done
-  std::size_t untaken = configs.size();
-  std::vector<policy::HistoryEntry> history;
-  std::map<std::size_t, std::size_t> result_of;    // config → index in outcome.evaluations
-  std::map<std::string, std::size_t> hash_owner;   // SASS hash + tunable values → the config measured for it
-  std::map<std::size_t, std::vector<WaitingDuplicate>> waiting;
-  LoopOutcome outcome;
-  double best_speedup = 1.0;
+  LoopOutcome run() {
+    for (;;) {
+      while (!m_stopping && !m_free_devices.empty()) {
+        if (std::string why = stop_reason(); !why.empty()) {
+          m_outcome.stop_reason = why;
+          m_stopping = true;
+          break;
+        }
+        select_and_start();
+      }
+      if (m_running.empty()) break;
+      collect();
+    }
+    m_outcome.seconds = m_loop.m_clock() - m_t0;
+    return std::move(m_outcome);
+  }
 
-  std::deque<int> free_devices(opt.devices.begin(), opt.devices.end());
-  if (free_devices.empty()) free_devices.push_back(0);
-  std::map<int, std::thread> running;
-  std::mutex mutex;
-  std::condition_variable finished_cv;
-  std::deque<Finished> finished;
+ private:
+  std::size_t kOriginal() const { return m_configs.size(); }
+  int selected() const { return static_cast<int>(m_configs.size() - m_untaken); }
 
-  auto context = [&] {
-    policy::Context ctx = kernel_context(opt);
-    for (std::size_t i = 0; i < configs.size(); ++i)
-      if (!taken[i]) ctx.actions.push_back(action_of(configs[i], m_estimates[i]));
-    ctx.history = history;
-    int selected = static_cast<int>(configs.size() - untaken);
-    ctx.evaluations_left = std::max(0, total - selected);
-    ctx.seconds_left = std::isinf(deadline) ? 1e9 : std::max(0.0, deadline - m_clock());
-    ctx.best_speedup = best_speedup;
+  policy::Context context() const {
+    policy::Context ctx = kernel_context(m_opt);
+    for (std::size_t i = 0; i < m_configs.size(); ++i)
+      if (!m_taken[i]) ctx.actions.push_back(action_of(m_configs[i], m_loop.m_estimates[i]));
+    ctx.history = m_history;
+    ctx.evaluations_left = std::max(0, m_total - selected());
+    ctx.seconds_left = std::isinf(m_deadline) ? 1e9 : std::max(0.0, m_deadline - m_loop.m_clock());
+    ctx.best_speedup = m_best_speedup;
     // A different, reproducible stream for every call of the policy.
-    ctx.seed = context_seed(opt.seed, selected);
+    ctx.seed = context_seed(m_opt.seed, selected());
     return ctx;
-  };
+  }
 
-  auto conclude = [&](EvaluationRecord rec) {
-    policy::HistoryEntry h{rec.id, status_name(rec.status), rec.speedup, rec.median_us, false};  // Lua's edge: a name
-    // Tried actions leave ctx.actions: the history keeps what they were.
-    if (auto it = index_of.find(rec.id); it != index_of.end()) {
-      policy::Action a = action_of(configs[it->second], {});
-      h.technique = a.technique;
-      h.settings = a.settings;
+  // Empty while the run goes on.
+  std::string stop_reason() const {
+    if (m_untaken == 0) return "space exhausted";
+    if (m_opt.max_evals > 0 && selected() >= m_opt.max_evals) return "evaluation cap";
+    if (m_loop.m_clock() >= m_deadline) return "deadline";
+    if (std::optional<bool> s = m_loop.m_policy.stop(context()); s && *s) return "policy";
+    return {};
+  }
+
+  // The policy's picks that are still untaken, in its order; never empty
+  // while something is untaken (a guarded policy never returns nothing
+  // valid; be safe anyway).
+  std::vector<std::size_t> picks() const {
+    std::vector<std::size_t> out;
+    for (const std::string& id : m_loop.m_policy.select(context())) {
+      auto it = m_index_of.find(id);
+      if (it != m_index_of.end() && !m_taken[it->second] && std::find(out.begin(), out.end(), it->second) == out.end())
+        out.push_back(it->second);
     }
-    std::optional<bool> verdict = m_policy.accept(context(), h);
-    bool verified = rec.status == Status::ok;
-    rec.accepted = verified && (verdict ? *verdict : rec.speedup > best_speedup);
-    h.accepted = rec.accepted;
-    history.push_back(h);
-    rec.at_s = m_clock() - t0;
-    outcome.evaluations.push_back(std::move(rec));
-    const EvaluationRecord& kept = outcome.evaluations.back();
-    result_of[index_of[kept.id]] = outcome.evaluations.size() - 1;
-    if (kept.accepted && kept.speedup > best_speedup) {
-      best_speedup = kept.speedup;
-      outcome.best = static_cast<int>(outcome.evaluations.size() - 1);
-    }
-    if (progress) {
-      LoopProgress p;
-      p.done = static_cast<int>(outcome.evaluations.size());
-      p.total = total;
-      p.best_speedup = best_speedup;
-      if (outcome.best >= 0) p.best_id = outcome.evaluations[outcome.best].id;
-      p.last = &kept;
-      progress(p);
-    }
-  };
+    for (std::size_t i = 0; i < m_configs.size() && out.empty(); ++i)
+      if (!m_taken[i]) out.push_back(i);
+    return out;
+  }
 
-  auto record_for = [&](std::size_t cfg, int n, const std::string& hash) {
-    EvaluationRecord rec;
-    rec.n = n;
-    rec.id = configs[cfg].id;
-    for (const Setting& s : configs[cfg].settings)
-      if (!s.flag) rec.settings[s.name] = s.value;
-    rec.flags = configs[cfg].flags;
-    rec.sass_hash = hash;
-    return rec;
-  };
-
-  auto conclude_duplicate = [&](const WaitingDuplicate& d, const EvaluationRecord& first) {
-    EvaluationRecord rec = record_for(d.config, d.n, d.hash);
-    rec.status = first.status;
-    rec.detail = first.detail;
-    rec.speedup = first.speedup;
-    rec.median_us = first.median_us;
-    rec.reference_median_us = first.reference_median_us;
-    rec.duplicate_of = first.id;
-    ++outcome.duplicates;
-    conclude(std::move(rec));
-  };
-
-  // Candidates whose machine code is the original's are not measured: they
-  // are the original, speedup 1 by definition.
-  const std::size_t kOriginal = configs.size();
-  EvaluationRecord original_record;
-  original_record.id = m_space.original.id;
-  original_record.status = Status::ok;
-  original_record.speedup = 1.0;
-  // Equal machine code is the same candidate only with equal tunable values:
-  // a tunable may change host code too (a launch configuration such as
-  // <<<grid, BLOCK_SIZE>>> is not in the SASS), while the flags searched
-  // (fast math, register cap, cache policy, arch) change device code only.
-  auto dedup_key = [](const Configuration& c, const std::string& sass) {
-    if (sass.empty()) return std::string();
-    std::string key = sass;
-    for (const auto& [name, value] : c.values) key += "|" + name + "=" + value;
-    return key;
-  };
-  if (std::string k = dedup_key(m_space.original, m_measurer.machine_code(m_space.original)); !k.empty())
-    hash_owner[k] = kOriginal;
-
-  bool stopping = false;
-  for (;;) {
-    while (!stopping && !free_devices.empty()) {
-      int selected = static_cast<int>(configs.size() - untaken);
-      if (untaken == 0) outcome.stop_reason = "space exhausted";
-      else if (opt.max_evals > 0 && selected >= opt.max_evals) outcome.stop_reason = "evaluation cap";
-      else if (m_clock() >= deadline) outcome.stop_reason = "deadline";
-      else if (std::optional<bool> s = m_policy.stop(context()); s && *s) outcome.stop_reason = "policy";
-      if (!outcome.stop_reason.empty()) {
-        stopping = true;
-        break;
+  void select_and_start() {
+    const std::vector<std::size_t> chosen = picks();
+    const std::size_t cfg = chosen.front();
+    const int n = selected() + 1;
+    m_taken[cfg] = true;
+    --m_untaken;
+    m_loop.m_measurer.prepare(m_configs[cfg]);
+    // Never further ahead than the run can still select: a build past the
+    // evaluation cap is never used, and the run's end waits for it.
+    const int ahead = std::min(m_opt.prefetch, m_total - n);
+    for (std::size_t k = 1; k < chosen.size() && static_cast<int>(k) <= ahead; ++k)
+      m_loop.m_measurer.prepare(m_configs[chosen[k]]);
+    const std::string hash = m_loop.m_measurer.machine_code(m_configs[cfg]);
+    if (std::string key = dedup_key(m_configs[cfg], hash); !key.empty()) {
+      if (auto owner = m_hash_owner.find(key); owner != m_hash_owner.end()) {
+        settle_duplicate(WaitingDuplicate{cfg, n, hash}, owner->second);
+        return;
       }
-      std::vector<std::size_t> picks;
-      for (const std::string& id : m_policy.select(context())) {
-        auto it = index_of.find(id);
-        if (it != index_of.end() && !taken[it->second] &&
-            std::find(picks.begin(), picks.end(), it->second) == picks.end())
-          picks.push_back(it->second);
-      }
-      if (picks.empty())  // a guarded policy never returns nothing valid; be safe anyway
-        for (std::size_t i = 0; i < configs.size() && picks.empty(); ++i)
-          if (!taken[i]) picks.push_back(i);
-      std::size_t cfg = picks.front();
-      taken[cfg] = true;
-      --untaken;
-      int n = selected + 1;
-      m_measurer.prepare(configs[cfg]);
-      // Never further ahead than the run can still select: a build past the
-      // evaluation cap is never used, and the run's end waits for it.
-      const int ahead = std::min(opt.prefetch, total - n);
-      for (std::size_t k = 1; k < picks.size() && static_cast<int>(k) <= ahead; ++k)
-        m_measurer.prepare(configs[picks[k]]);
-      std::string hash = m_measurer.machine_code(configs[cfg]);
-      if (std::string key = dedup_key(configs[cfg], hash); !key.empty()) {
-        auto owner = hash_owner.find(key);
-        if (owner != hash_owner.end()) {
-          WaitingDuplicate d{cfg, n, hash};
-          auto done = result_of.find(owner->second);
-          if (owner->second == kOriginal) conclude_duplicate(d, original_record);
-          else if (done != result_of.end()) conclude_duplicate(d, outcome.evaluations[done->second]);
-          else waiting[owner->second].push_back(d);
-          continue;
-        }
-        hash_owner[key] = cfg;
-      }
-      int device = free_devices.front();
-      free_devices.pop_front();
-      running[device] = std::thread([this, &configs, &mutex, &finished, &finished_cv, cfg, device, n, hash] {
-        Finished f{cfg, device, n, hash, {}};
-        try {
-          f.m = m_measurer.measure(configs[cfg], device);
-        } catch (const std::exception& x) {
-          f.m.status = Status::tool_error;
-          f.m.detail = x.what();
-          f.m.speedup = 0;
-        }
-        std::lock_guard<std::mutex> lock(mutex);
-        finished.push_back(std::move(f));
-        finished_cv.notify_one();
-      });
+      m_hash_owner[key] = cfg;
     }
-    if (running.empty()) break;
+    start_measurement(cfg, n, hash);
+  }
+
+  // A duplicate takes its owner's result now, or when the owner's
+  // measurement ends.
+  void settle_duplicate(const WaitingDuplicate& d, std::size_t owner) {
+    if (owner == kOriginal()) return conclude_duplicate(d, m_original);
+    if (auto done = m_result_of.find(owner); done != m_result_of.end())
+      return conclude_duplicate(d, m_outcome.evaluations[done->second]);
+    m_waiting[owner].push_back(d);
+  }
+
+  void start_measurement(std::size_t cfg, int n, const std::string& hash) {
+    const int device = m_free_devices.front();
+    m_free_devices.pop_front();
+    m_running[device] = std::thread([this, cfg, device, n, hash] {
+      Finished f{cfg, device, n, hash, {}};
+      try {
+        f.m = m_loop.m_measurer.measure(m_configs[cfg], device);
+      } catch (const std::exception& x) {
+        f.m.status = Status::tool_error;
+        f.m.detail = x.what();
+        f.m.speedup = 0;
+      }
+      std::lock_guard<std::mutex> lock(m_mutex);
+      m_finished.push_back(std::move(f));
+      m_finished_cv.notify_one();
+    });
+  }
+
+  // Waits for at least one measurement to end and concludes every ended one.
+  void collect() {
     std::deque<Finished> batch;
     {
-      std::unique_lock<std::mutex> lock(mutex);
-      finished_cv.wait(lock, [&] { return !finished.empty(); });
-      batch.swap(finished);
+      std::unique_lock<std::mutex> lock(m_mutex);
+      m_finished_cv.wait(lock, [&] { return !m_finished.empty(); });
+      batch.swap(m_finished);
     }
     for (Finished& f : batch) {
-      running[f.device].join();
-      running.erase(f.device);
-      free_devices.push_back(f.device);
+      m_running[f.device].join();
+      m_running.erase(f.device);
+      m_free_devices.push_back(f.device);
       EvaluationRecord rec = record_for(f.config, f.n, f.hash);
       rec.status = f.m.status;
       rec.detail = f.m.detail;
@@ -288,15 +256,102 @@ LoopOutcome SearchLoop::run(const LoopOptions& opt, const std::function<void(con
       rec.compile_s = f.m.compile_s;
       rec.eval_s = f.m.eval_s;
       rec.device = f.device;
-      ++outcome.measured;
+      ++m_outcome.measured;
       conclude(rec);
-      const EvaluationRecord first = outcome.evaluations.back();
-      for (const WaitingDuplicate& d : waiting[f.config]) conclude_duplicate(d, first);
-      waiting.erase(f.config);
+      const EvaluationRecord first = m_outcome.evaluations.back();
+      for (const WaitingDuplicate& d : m_waiting[f.config]) conclude_duplicate(d, first);
+      m_waiting.erase(f.config);
     }
   }
-  outcome.seconds = m_clock() - t0;
-  return outcome;
+
+  EvaluationRecord record_for(std::size_t cfg, int n, const std::string& hash) const {
+    EvaluationRecord rec;
+    rec.n = n;
+    rec.id = m_configs[cfg].id;
+    for (const Setting& s : m_configs[cfg].settings)
+      if (!s.flag) rec.settings[s.name] = s.value;
+    rec.flags = m_configs[cfg].flags;
+    rec.sass_hash = hash;
+    return rec;
+  }
+
+  void conclude_duplicate(const WaitingDuplicate& d, const EvaluationRecord& first) {
+    EvaluationRecord rec = record_for(d.config, d.n, d.hash);
+    rec.status = first.status;
+    rec.detail = first.detail;
+    rec.speedup = first.speedup;
+    rec.median_us = first.median_us;
+    rec.reference_median_us = first.reference_median_us;
+    rec.duplicate_of = first.id;
+    ++m_outcome.duplicates;
+    conclude(std::move(rec));
+  }
+
+  // Asks the policy to accept, records the evaluation, keeps the best.
+  void conclude(EvaluationRecord rec) {
+    policy::HistoryEntry h{rec.id, status_name(rec.status), rec.speedup, rec.median_us, false};  // Lua's edge: a name
+    // Tried actions leave ctx.actions: the history keeps what they were.
+    if (auto it = m_index_of.find(rec.id); it != m_index_of.end()) {
+      policy::Action a = action_of(m_configs[it->second], {});
+      h.technique = a.technique;
+      h.settings = a.settings;
+    }
+    std::optional<bool> verdict = m_loop.m_policy.accept(context(), h);
+    bool verified = rec.status == Status::ok;
+    rec.accepted = verified && (verdict ? *verdict : rec.speedup > m_best_speedup);
+    h.accepted = rec.accepted;
+    m_history.push_back(h);
+    rec.at_s = m_loop.m_clock() - m_t0;
+    m_outcome.evaluations.push_back(std::move(rec));
+    const EvaluationRecord& kept = m_outcome.evaluations.back();
+    m_result_of[m_index_of[kept.id]] = m_outcome.evaluations.size() - 1;
+    if (kept.accepted && kept.speedup > m_best_speedup) {
+      m_best_speedup = kept.speedup;
+      m_outcome.best = static_cast<int>(m_outcome.evaluations.size() - 1);
+    }
+    report_progress(kept);
+  }
+
+  void report_progress(const EvaluationRecord& last) const {
+    if (!m_progress) return;
+    LoopProgress p;
+    p.done = static_cast<int>(m_outcome.evaluations.size());
+    p.total = m_total;
+    p.best_speedup = m_best_speedup;
+    if (m_outcome.best >= 0) p.best_id = m_outcome.evaluations[m_outcome.best].id;
+    p.last = &last;
+    m_progress(p);
+  }
+
+  const SearchLoop& m_loop;
+  const std::vector<Configuration>& m_configs;
+  const LoopOptions& m_opt;
+  const std::function<void(const LoopProgress&)>& m_progress;
+  const double m_t0;
+  const double m_deadline;
+  const int m_total;
+
+  std::map<std::string, std::size_t> m_index_of;
+  std::vector<bool> m_taken;  // selected: in flight, waiting or done
+  std::size_t m_untaken;
+  std::vector<policy::HistoryEntry> m_history;
+  std::map<std::size_t, std::size_t> m_result_of;   // config → index in outcome.evaluations
+  std::map<std::string, std::size_t> m_hash_owner;  // SASS hash + tunable values → the config measured for it
+  std::map<std::size_t, std::vector<WaitingDuplicate>> m_waiting;
+  EvaluationRecord m_original;
+  LoopOutcome m_outcome;
+  double m_best_speedup = 1.0;
+  bool m_stopping = false;
+
+  std::deque<int> m_free_devices;
+  std::map<int, std::thread> m_running;
+  std::mutex m_mutex;
+  std::condition_variable m_finished_cv;
+  std::deque<Finished> m_finished;
+};
+
+LoopOutcome SearchLoop::run(const LoopOptions& opt, const std::function<void(const LoopProgress&)>& progress) {
+  return Run(*this, opt, progress).run();
 }
 
 }  // namespace kernelblaster::search

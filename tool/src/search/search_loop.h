@@ -54,6 +54,7 @@ class SearchLoop {
   LoopOutcome run(const LoopOptions& options, const std::function<void(const LoopProgress&)>& progress = {});
 
  private:
+  class Run;  // one run's state and steps (search_loop.cc)
   const ConfigSpace& m_space;
   std::vector<policy::KbEstimate> m_estimates;
   Measurer& m_measurer;

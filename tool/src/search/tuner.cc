@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "common/file_util.h"
@@ -73,182 +74,88 @@ std::vector<policy::KbEstimate> estimates_of(const kb::KnowledgeBase& kb, const 
   return out;
 }
 
-}  // namespace
 
-TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuProbe& probe,
-                     void (*log_line)(const std::string&)) {
-  auto say = [&](const std::string& s) {
-    if (log_line) log_line(s);
-  };
-  PhaseClock phases(steady_seconds, "setup");
-  TuneSummary sum;
-  sum.source = opt.source;
-  sum.out = opt.out;
-  for (const std::string* p : {&opt.source, &opt.harness})
-    if (!fs::is_regular_file(*p)) throw std::runtime_error("no such file: " + *p);
-  const std::string source = fs::absolute(opt.source).lexically_normal().string();
-  const std::string text = read_file(source);
-  const std::string kernel = fs::path(source).filename().string();
+using Say = std::function<void(const std::string&)>;
 
-  int first_device = opt.devices.empty() ? 0 : opt.devices.front();
-  GpuInfo gpu = probe.probe(first_device);
-  if (!gpu.present) {
-    sum.exit_code = 77;
-    sum.status = TuneVerdict::no_gpu;
-    sum.reason = gpu.reason.empty() ? "no GPU" : gpu.reason;
-    return sum;
-  }
-  sum.gpu = gpu.name;
-  sum.devices = opt.devices.empty() ? visible_devices(probe) : opt.devices;
-  for (int d : sum.devices)
-    if (!probe.probe(d).present) throw std::runtime_error("--devices: no GPU " + std::to_string(d));
-
-  // Compile settings of the target, as `kernelblaster eval` takes them.
+// Compile settings of the target, as `kernelblaster eval` takes them.
+CompileSettings compile_settings(const TuneOptions& opt, const GpuInfo& gpu, const std::string& source) {
   CompileSettings cs;
   if (!opt.manifest.empty()) cs = settings_from_manifest(opt.manifest);
   if (!opt.arch.empty()) cs.arch = opt.arch;
   if (cs.arch.empty()) cs.arch = gpu.arch;
-  sum.arch = cs.arch;
   for (const auto& d : opt.include_dirs) cs.include_dirs.push_back(d);
   for (const auto& d : opt.definitions) cs.definitions.push_back(d);
   for (std::string& d : cs.include_dirs) d = fs::absolute(d).string();
   cs.include_dirs.push_back(fs::path(source).parent_path().string());
+  return cs;
+}
 
-  // The space.
-  SpaceDecl decl = parse_directives(text, source, cs.arch);
-  if (!opt.manifest.empty()) add_manifest_space(decl, opt.manifest, text, source, cs.definitions);
-  Discovery discovered = add_discovered_space(decl, text, source);
-  // Literal block sizes become macros of the copy candidates are made from.
-  PreparedSource prepared = prepare_literal_blocks(text, source, decl);
-  decl.tunables.insert(decl.tunables.end(), prepared.tunables.begin(), prepared.tunables.end());
-  discovered.summary.insert(discovered.summary.end(), prepared.summary.begin(), prepared.summary.end());
+// What the search ranges over, and the copy candidates are made from.
+struct TuneSpace {
+  SpaceDecl decl;
+  PreparedSource prepared;  // the source with literal block sizes as macros
+  std::vector<FlagDimension> flags;
+  ConfigSpace space;
+};
+
+TuneSpace tune_space(const TuneOptions& opt, const std::string& text, const std::string& source,
+                     const CompileSettings& cs, const std::string& kernel, const Say& say) {
+  TuneSpace t;
+  t.decl = parse_directives(text, source, cs.arch);
+  if (!opt.manifest.empty()) add_manifest_space(t.decl, opt.manifest, text, source, cs.definitions);
+  Discovery discovered = add_discovered_space(t.decl, text, source);
+  t.prepared = prepare_literal_blocks(text, source, t.decl);
+  t.decl.tunables.insert(t.decl.tunables.end(), t.prepared.tunables.begin(), t.prepared.tunables.end());
+  discovered.summary.insert(discovered.summary.end(), t.prepared.summary.begin(), t.prepared.summary.end());
   if (!discovered.summary.empty()) {
     std::string list;
     for (const std::string& s : discovered.summary) list += (list.empty() ? "" : ", ") + s;
     say("[tune] " + kernel + ": tunables found without directives: " + list);
   }
-  std::vector<FlagDimension> flags;
-  if (!opt.no_flags) flags = decl.flags_declared ? decl.flags : default_flag_dimensions(cs.arch);
-  ConfigSpace space = enumerate_space(decl, flags);
-  sum.space_size = static_cast<int>(space.configs.size());
-  if (space.configs.empty()) {
-    sum.exit_code = 1;
-    sum.status = TuneVerdict::no_gain;
-    sum.reason = "nothing to tune: " + kernel + " has no tunables (declared or found) and flags are off";
-    return sum;
-  }
-  if (space.capped)
-    say("[tune] " + kernel + ": " + std::to_string(space.valid - 1) + " configurations, searching an evenly spread " +
-        std::to_string(space.configs.size()));
+  if (!opt.no_flags) t.flags = t.decl.flags_declared ? t.decl.flags : default_flag_dimensions(cs.arch);
+  t.space = enumerate_space(t.decl, t.flags);
+  if (t.space.capped)
+    say("[tune] " + kernel + ": " + std::to_string(t.space.valid - 1) + " configurations, searching an evenly spread " +
+        std::to_string(t.space.configs.size()));
+  return t;
+}
 
-  // The KB: a broken or missing KB never stops tuning.
-  std::string kb_path = !opt.kb.empty() ? opt.kb : kb::default_user_kb_path();
-  kb::KnowledgeBase knowledge;
+// The seed KB under the user's: a broken or missing KB never stops tuning.
+kb::KnowledgeBase load_knowledge(const std::string& kb_path, const std::string& self_exe, const Say& say) {
   try {
     std::string seed_path;
     try {
       seed_path = kb::seed_kb_path(self_exe);
     } catch (const std::exception&) {
     }
-    knowledge = seed_path.empty() && !fs::exists(kb_path) ? kb::KnowledgeBase{}
-                : seed_path.empty()                       ? kb::load_kb(kb_path)
-                                                          : kb::load_layered(seed_path, kb_path);
+    if (seed_path.empty()) return fs::exists(kb_path) ? kb::load_kb(kb_path) : kb::KnowledgeBase{};
+    return kb::load_layered(seed_path, kb_path);
   } catch (const std::exception& e) {
     say(std::string("[tune] knowledge base not used: ") + e.what());
   }
+  return {};
+}
 
-  // Scratch space and the engine.
-  std::string tmpl = make_work_dir("kernelblaster-tune");
-  struct Cleanup {
-    std::string dir;
-    ~Cleanup() {
-      std::error_code ec;
-      fs::remove_all(dir, ec);
-    }
-  } cleanup{tmpl};
-  EngineTarget target;
-  target.source = source;
-  target.source_text = prepared.text;
-  target.harness = fs::absolute(opt.harness).string();
-  target.compile = cs;
-  target.work_dir = tmpl;
-  target.lock_dir = default_lock_dir();
-  target.seeds = opt.seeds;
-  target.budget_ms = opt.budget_ms;
-  target.run_timeout_s = opt.run_timeout_s;
-  Toolchain tc = find_toolchain(self_exe);
-  CompilePool pool;
-  CuobjdumpSassHasher hasher(tc);
-  EngineMeasurer measurer(tc, probe, pool, &hasher, target);
-  PolicyChoice choice = choose_policy(opt.policy, log_line);
-
+RunLog start_run_log(const std::string& kernel, const std::string& source, const CompileSettings& cs,
+                     const GpuInfo& gpu, const TuneSpace& t, const std::string& policy) {
   RunLog log;
   log.kernel = kernel;
   log.source = source;
   log.arch = cs.arch;
   log.gpu = gpu.name;
   log.date = utc_now_iso8601();
-  log.tunables = decl.tunables;
-  for (const Constraint& c : decl.constraints) log.constraints.push_back(c.text());
-  log.flag_dimensions = flags;
-  log.space_size = space.configs.size();
-  log.space_capped = space.capped;
-  log.policy = choice.name;
-  sum.policy = choice.name;
+  log.tunables = t.decl.tunables;
+  for (const Constraint& c : t.decl.constraints) log.constraints.push_back(c.text());
+  log.flag_dimensions = t.flags;
+  log.space_size = t.space.configs.size();
+  log.space_capped = t.space.capped;
+  log.policy = policy;
+  return log;
+}
 
-  LoopOptions lo;
-  lo.max_evals = opt.max_evals;
-  lo.budget_s = opt.budget_s;
-  lo.devices = sum.devices;
-  lo.prefetch = std::max(2, pool.threads());
-  lo.seed = opt.seed;
-  lo.kernel = kernel;
-  lo.arch = cs.arch;
-  lo.gpu = gpu.name;
-
-  // The GPU work before the search (the original's profile, which decides
-  // the state the policy sees) leaves the CPU pool idle: start compiling
-  // what the policy will probably pick first, asked of a second instance of
-  // it with the state still unknown.
-  std::vector<std::string> guesses;
-  {
-    PolicyChoice guesser = choose_policy(opt.policy, nullptr);
-    guesses = speculate_builds(measurer, space, estimates_of(knowledge, lo.state, cs.arch, space), *guesser.policy, lo,
-                               speculative_build_count(pool.threads()));
-  }
-
-  phases.next("reference_build");
-  std::string why;
-  if (!measurer.build_reference(&why)) {
-    sum.exit_code = 1;
-    sum.status = TuneVerdict::failed;
-    // "nvcc could not be run (...)" is the cause itself; anything else is the source's.
-    sum.reason = why.rfind("nvcc could not be run", 0) == 0 ? why : "the original does not build with its harness: " + why;
-    sum.seconds = phases.elapsed();
-    sum.phases_s = phases.seconds();
-    return sum;
-  }
-
-  phases.next("profile");
-  log.metrics = original_metrics(tc, probe, target, measurer.reference_binary(), sum.devices.front());
-  if (!log.metrics.empty()) log.state = kb::classify(knowledge, log.metrics).state;
-  sum.state = log.state;
-  lo.state = log.state;
-  lo.metrics = log.metrics;
-  std::vector<policy::KbEstimate> estimates = estimates_of(knowledge, log.state, cs.arch, space);
-
-  phases.next("loop");
-  SearchLoop loop(space, estimates, measurer, *choice.policy, steady_seconds);
-  auto progress = [&](const LoopProgress& p) {
-    if (opt.quiet) return;
-    std::string line = "[tune] " + kernel + "  " + std::to_string(p.done) + "/" + std::to_string(p.total) +
-                       "  best " + format_speedup(p.best_speedup);
-    if (!p.best_id.empty()) line += " (" + p.best_id + ")";
-    if (p.last && p.last->status != Status::ok) line += "  [" + p.last->id + ": " + status_name(p.last->status) + "]";
-    say(line);
-  };
-  LoopOutcome outcome = loop.run(lo, progress);
-  sum.fell_back_to_default = choice.fell_back();
+// What the loop did, into the summary and the log.
+void record_loop(const LoopOutcome& outcome, EngineMeasurer& measurer, const ConfigSpace& space,
+                 const std::vector<std::string>& guesses, TuneSummary& sum, RunLog& log) {
   sum.evaluations = static_cast<int>(outcome.evaluations.size());
   sum.duplicates = outcome.duplicates;
   log.evaluations = outcome.evaluations;
@@ -269,28 +176,23 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   for (const std::string& id : guesses)
     for (const EvaluationRecord& r : outcome.evaluations)
       if (r.id == id) ++sum.speculative_builds_used;
+}
 
-  auto finish = [&] {
-    phases.next("finish");
-    try {
-      std::vector<kb::Outcome> outcomes = outcomes_of(log);
-      if (!outcomes.empty()) kb::record_outcomes(kb_path, outcomes);
-    } catch (const std::exception& e) {
-      say(std::string("[tune] the knowledge base did not learn from this run: ") + e.what());
-    }
-    // Everything but writing the log itself, which reports it.
-    sum.seconds = phases.elapsed();
-    sum.phases_s = log.phases_s = phases.seconds();
-    if (!opt.log.empty()) write_file_atomic(opt.log, run_log_to_json(log) + "\n");
-    return sum;
-  };
+void conclude(TuneSummary& sum, TuneVerdict status, std::string reason) {
+  sum.exit_code = status == TuneVerdict::tuned ? 0 : 1;
+  sum.status = status;
+  sum.reason = std::move(reason);
+}
 
-  if (outcome.best < 0) {
-    sum.exit_code = 1;
-    sum.status = TuneVerdict::no_gain;
-    sum.reason = "no verified configuration beat the original in " + std::to_string(sum.evaluations) + " evaluations";
-    return finish();
-  }
+// The verdict on the loop's best: below --min-speedup, failed or slower in
+// re-verification, or tuned (its source written to opt.out).
+void decide_winner(const TuneOptions& opt, const LoopOutcome& outcome, const SpaceDecl& decl,
+                   EngineMeasurer& measurer, const std::string& kernel, const Say& say, PhaseClock& phases,
+                   TuneSummary& sum, RunLog& log) {
+  if (outcome.best < 0)
+    return conclude(sum, TuneVerdict::no_gain,
+                    "no verified configuration beat the original in " + std::to_string(sum.evaluations) +
+                        " evaluations");
   const EvaluationRecord& best = outcome.evaluations[outcome.best];
   Configuration winner = make_configuration(decl.tunables, best.settings, best.flags);
   log.best = best.id;
@@ -299,13 +201,10 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   sum.best_median_us = best.median_us;
   sum.config = winner.values;
   sum.flags = winner.flags;
-  if (best.speedup < opt.min_speedup) {
-    sum.exit_code = 1;
-    sum.status = TuneVerdict::no_gain;
-    sum.reason = "best " + format_speedup(best.speedup) + " (" + best.id + ") is below --min-speedup " +
-                 format_speedup(opt.min_speedup);
-    return finish();
-  }
+  if (best.speedup < opt.min_speedup)
+    return conclude(sum, TuneVerdict::no_gain,
+                    "best " + format_speedup(best.speedup) + " (" + best.id + ") is below --min-speedup " +
+                        format_speedup(opt.min_speedup));
   // Believe the winner only after a fresh look: twice the seeds, new ones,
   // spread over every GPU of the run; all must pass, the lowest speedup counts.
   phases.next("reverify");
@@ -315,29 +214,160 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   Reverification again = reverify(measurer, winner, sum.devices, std::max(3, 2 * opt.seeds));
   for (const DeviceCheck& c : again.checks)
     sum.reverification.push_back({c.device, c.seeds, c.result.status, c.result.speedup});
-  if (const DeviceCheck* bad = again.failure()) {
-    sum.exit_code = 1;
-    sum.status = TuneVerdict::failed;
-    sum.reason = "the winner " + best.id + " failed re-verification on GPU " + std::to_string(bad->device) + ": " +
-                 status_name(bad->result.status) + ": " + bad->result.detail;
-    return finish();
-  }
+  if (const DeviceCheck* bad = again.failure())
+    return conclude(sum, TuneVerdict::failed,
+                    "the winner " + best.id + " failed re-verification on GPU " + std::to_string(bad->device) +
+                        ": " + status_name(bad->result.status) + ": " + bad->result.detail);
   const DeviceCheck& believed = *again.slowest();
   sum.speedup = believed.result.speedup;
   sum.best_median_us = believed.result.median_us;
   sum.reference_median_us = believed.result.reference_median_us;
-  if (sum.speedup < opt.min_speedup) {
-    sum.exit_code = 1;
-    sum.status = TuneVerdict::no_gain;
-    sum.reason = "the winner " + best.id + " re-measured at " + format_speedup(sum.speedup) +
-                 (sum.devices.size() > 1 ? " (its lowest over the GPUs)" : "") + ", below --min-speedup " +
-                 format_speedup(opt.min_speedup);
-    return finish();
-  }
+  if (sum.speedup < opt.min_speedup)
+    return conclude(sum, TuneVerdict::no_gain,
+                    "the winner " + best.id + " re-measured at " + format_speedup(sum.speedup) +
+                        (sum.devices.size() > 1 ? " (its lowest over the GPUs)" : "") + ", below --min-speedup " +
+                        format_speedup(opt.min_speedup));
   if (!opt.out.empty()) write_file_atomic(opt.out, measurer.source_of(winner));
-  sum.exit_code = 0;
-  sum.status = TuneVerdict::tuned;
-  return finish();
+  conclude(sum, TuneVerdict::tuned, "");
+}
+
+// The KB learns from every evaluation; the log is written last.
+void learn_and_log(const TuneOptions& opt, const std::string& kb_path, const Say& say, PhaseClock& phases,
+                   TuneSummary& sum, RunLog& log) {
+  phases.next("finish");
+  try {
+    std::vector<kb::Outcome> outcomes = outcomes_of(log);
+    if (!outcomes.empty()) kb::record_outcomes(kb_path, outcomes);
+  } catch (const std::exception& e) {
+    say(std::string("[tune] the knowledge base did not learn from this run: ") + e.what());
+  }
+  // Everything but writing the log itself, which reports it.
+  sum.seconds = phases.elapsed();
+  sum.phases_s = log.phases_s = phases.seconds();
+  if (!opt.log.empty()) write_file_atomic(opt.log, run_log_to_json(log) + "\n");
+}
+
+}  // namespace
+
+TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuProbe& probe,
+                     void (*log_line)(const std::string&)) {
+  const Say say = [log_line](const std::string& s) {
+    if (log_line) log_line(s);
+  };
+  PhaseClock phases(steady_seconds, "setup");
+  TuneSummary sum;
+  sum.source = opt.source;
+  sum.out = opt.out;
+  for (const std::string* p : {&opt.source, &opt.harness})
+    if (!fs::is_regular_file(*p)) throw std::runtime_error("no such file: " + *p);
+  const std::string source = fs::absolute(opt.source).lexically_normal().string();
+  const std::string text = read_file(source);
+  const std::string kernel = fs::path(source).filename().string();
+
+  const GpuInfo gpu = probe.probe(opt.devices.empty() ? 0 : opt.devices.front());
+  if (!gpu.present) {
+    sum.exit_code = 77;
+    sum.status = TuneVerdict::no_gpu;
+    sum.reason = gpu.reason.empty() ? "no GPU" : gpu.reason;
+    return sum;
+  }
+  sum.gpu = gpu.name;
+  sum.devices = opt.devices.empty() ? visible_devices(probe) : opt.devices;
+  for (int d : sum.devices)
+    if (!probe.probe(d).present) throw std::runtime_error("--devices: no GPU " + std::to_string(d));
+
+  const CompileSettings cs = compile_settings(opt, gpu, source);
+  sum.arch = cs.arch;
+  const TuneSpace ts = tune_space(opt, text, source, cs, kernel, say);
+  sum.space_size = static_cast<int>(ts.space.configs.size());
+  if (ts.space.configs.empty()) {
+    conclude(sum, TuneVerdict::no_gain, "nothing to tune: " + kernel + " has no tunables (declared or found) and flags are off");
+    return sum;
+  }
+  const std::string kb_path = !opt.kb.empty() ? opt.kb : kb::default_user_kb_path();
+  const kb::KnowledgeBase knowledge = load_knowledge(kb_path, self_exe, say);
+
+  // Scratch space and the engine.
+  std::string tmpl = make_work_dir("kernelblaster-tune");
+  struct Cleanup {
+    std::string dir;
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  } cleanup{tmpl};
+  EngineTarget target;
+  target.source = source;
+  target.source_text = ts.prepared.text;
+  target.harness = fs::absolute(opt.harness).string();
+  target.compile = cs;
+  target.work_dir = tmpl;
+  target.lock_dir = default_lock_dir();
+  target.seeds = opt.seeds;
+  target.budget_ms = opt.budget_ms;
+  target.run_timeout_s = opt.run_timeout_s;
+  Toolchain tc = find_toolchain(self_exe);
+  CompilePool pool;
+  CuobjdumpSassHasher hasher(tc);
+  EngineMeasurer measurer(tc, probe, pool, &hasher, target);
+  PolicyChoice choice = choose_policy(opt.policy, log_line);
+  RunLog log = start_run_log(kernel, source, cs, gpu, ts, choice.name);
+  sum.policy = choice.name;
+
+  LoopOptions lo;
+  lo.max_evals = opt.max_evals;
+  lo.budget_s = opt.budget_s;
+  lo.devices = sum.devices;
+  lo.prefetch = std::max(2, pool.threads());
+  lo.seed = opt.seed;
+  lo.kernel = kernel;
+  lo.arch = cs.arch;
+  lo.gpu = gpu.name;
+
+  // The GPU work before the search (the original's profile, which decides
+  // the state the policy sees) leaves the CPU pool idle: start compiling
+  // what the policy will probably pick first, asked of a second instance of
+  // it with the state still unknown.
+  std::vector<std::string> guesses;
+  {
+    PolicyChoice guesser = choose_policy(opt.policy, nullptr);
+    guesses = speculate_builds(measurer, ts.space, estimates_of(knowledge, lo.state, cs.arch, ts.space),
+                               *guesser.policy, lo, speculative_build_count(pool.threads()));
+  }
+
+  phases.next("reference_build");
+  if (std::string why; !measurer.build_reference(&why)) {
+    // "nvcc could not be run (...)" is the cause itself; anything else is the source's.
+    conclude(sum, TuneVerdict::failed,
+             why.rfind("nvcc could not be run", 0) == 0 ? why : "the original does not build with its harness: " + why);
+    sum.seconds = phases.elapsed();
+    sum.phases_s = phases.seconds();
+    return sum;
+  }
+
+  phases.next("profile");
+  log.metrics = original_metrics(tc, probe, target, measurer.reference_binary(), sum.devices.front());
+  if (!log.metrics.empty()) log.state = kb::classify(knowledge, log.metrics).state;
+  sum.state = lo.state = log.state;
+  lo.metrics = log.metrics;
+
+  phases.next("loop");
+  SearchLoop loop(ts.space, estimates_of(knowledge, log.state, cs.arch, ts.space), measurer, *choice.policy,
+                  steady_seconds);
+  auto progress = [&](const LoopProgress& p) {
+    if (opt.quiet) return;
+    std::string line = "[tune] " + kernel + "  " + std::to_string(p.done) + "/" + std::to_string(p.total) +
+                       "  best " + format_speedup(p.best_speedup);
+    if (!p.best_id.empty()) line += " (" + p.best_id + ")";
+    if (p.last && p.last->status != Status::ok) line += "  [" + p.last->id + ": " + status_name(p.last->status) + "]";
+    say(line);
+  };
+  const LoopOutcome outcome = loop.run(lo, progress);
+  sum.fell_back_to_default = choice.fell_back();
+  record_loop(outcome, measurer, ts.space, guesses, sum, log);
+  decide_winner(opt, outcome, ts.decl, measurer, kernel, say, phases, sum, log);
+  learn_and_log(opt, kb_path, say, phases, sum, log);
+  return sum;
 }
 
 const char* tune_verdict_name(TuneVerdict v) {
