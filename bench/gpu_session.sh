@@ -16,8 +16,8 @@
 #                                     second reuses the driver object): seconds per candidate and per phase
 #   bench/gpu_session.sh kbdataset S  the dataset benchmark, init.cu against itself, 8 at once, starting
 #                                     problems for S seconds (resumable: copy $OUT/kernelbench-dataset/* back
-#                                     to bench/results/kernelbench-dataset after each run; KB_RESULTS,
-#                                     KB_JOBS and KB_ONLY pick another table, concurrency and subset)
+#                                     to bench/results/kernelbench-dataset after each run; KERNELBENCH_RESULTS,
+#                                     KERNELBENCH_JOBS and KERNELBENCH_ONLY pick another table, concurrency and subset)
 #   bench/gpu_session.sh profile      issue 4's profiler: the CUPTI-range L2 write-back probe, where the
 #                                     first counted pass spends its time (range_pass_cost_probe), eval --profile
 #                                     without counters, and bench/profile_vs_ncu.py (the table in RESULTS.md)
@@ -35,7 +35,7 @@ case "$stage" in
     # One evaluation at a time: a first one that builds the driver, then a
     # second in the same work directory (the driver object reused).
     data=${KERNELBLASTER_KERNELBENCH_DATA:?dataset}
-    for p in ${KB_SPEED:-level1/019_ReLU level1/023_Softmax level1/037_FrobeniusNorm level2/012_Gemm_Multiply_LeakyReLU level3/001_MLP}; do
+    for p in ${KERNELBENCH_SPEED:-level1/019_ReLU level1/023_Softmax level1/037_FrobeniusNorm level2/012_Gemm_Multiply_LeakyReLU level3/001_MLP}; do
       w=/tmp/kbspeed/${p//\//_}
       for pass in build reuse; do
         start=$(date +%s%N)
@@ -50,11 +50,11 @@ case "$stage" in
     # The table grows in $OUT/kbdataset (seeded from the committed one), so
     # a command stopped at its limit still returns every finished problem.
     # Problems started before S seconds run to their end: leave ~250 s.
-    secs=${2:-330}; results=${KB_RESULTS:-bench/results/kernelbench-dataset}; name=$(basename "$results")
+    secs=${2:-330}; results=${KERNELBENCH_RESULTS:-bench/results/kernelbench-dataset}; name=$(basename "$results")
     mkdir -p "$OUT/$name"
     cp "$results"/results.jsonl "$OUT/$name/" 2>/dev/null
-    python3 bench/kernelbench_dataset.py "$TOOL" --jobs "${KB_JOBS:-8}" --seconds "$secs" \
-      --out "$OUT/$name" ${KB_ONLY:+--only "$KB_ONLY"} 2>&1 | tee "$OUT/$name.log"
+    python3 bench/kernelbench_dataset.py "$TOOL" --jobs "${KERNELBENCH_JOBS:-8}" --seconds "$secs" \
+      --out "$OUT/$name" ${KERNELBENCH_ONLY:+--only "$KERNELBENCH_ONLY"} 2>&1 | tee "$OUT/$name.log"
     ;;
   build)
     cmake -S . -B /tmp/b -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DKERNELBLASTER_BUILD_TESTS=OFF >/dev/null &&

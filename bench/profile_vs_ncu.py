@@ -14,10 +14,10 @@ For every example kernel (examples/kernels):
     target: |ours - ncu| within 5 % (relative, or 1 percentage point for
     small values);
   * one-pass profiling overhead: eval wall time with --profile=cheap minus
-    without (median of KB_BENCH_EVAL_REPS each, default 3); target < 0.5 s.
+    without (median of KERNELBLASTER_BENCH_EVAL_REPS each, default 3); target < 0.5 s.
     Also, with less noise (no nvcc in it), the candidate harness run directly
     with the eval's plan with and without the cheap profile (median of
-    KB_BENCH_HARNESS_REPS each, default 4), and whether its timing medians
+    KERNELBLASTER_BENCH_HARNESS_REPS each, default 4), and whether its timing medians
     agree with and without profiling (the profiler's set-up runs on a
     thread while the kernels are timed);
   * copy bandwidth: `kernelblaster gpu ceilings --refresh` against a plain
@@ -40,7 +40,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 INCLUDE = os.path.join(ROOT, "examples", "kernels", "include")
 EXAMPLES = ["vector_add", "softmax", "rmsnorm", "transpose", "matmul"]
-EVAL_REPS = int(os.environ.get("KB_BENCH_EVAL_REPS", "3"))  # eval pairs per kernel for the overhead
+EVAL_REPS = int(os.environ.get("KERNELBLASTER_BENCH_EVAL_REPS", "3"))  # eval pairs per kernel for the overhead
 RUNTIME_KERNELS = ("generate_kernel", "checksum_kernel", "flush_kernel")
 COMPARED = {  # our name -> the CUPTI/ncu metric behind it
     "dram_throughput_pct": "dram__throughput.avg.pct_of_peak_sustained_elapsed",
@@ -157,7 +157,7 @@ def harness_wall(binary, plan, work, tag, env=None):
     return wall, report
 
 
-def harness_overhead(work, cheap_metrics, reps=int(os.environ.get("KB_BENCH_HARNESS_REPS", "4"))):
+def harness_overhead(work, cheap_metrics, reps=int(os.environ.get("KERNELBLASTER_BENCH_HARNESS_REPS", "4"))):
     """The candidate harness of `work` with its eval plan, without and with
     the cheap profile, alternating; medians of wall time and of the timing."""
     binary = os.path.join(work, "candidate", "harness")

@@ -12,7 +12,7 @@ namespace kernelblaster::kb {
 namespace {
 
 const KnowledgeBase& seed() {
-  static const KnowledgeBase kb = load_kb(KB_TEST_SOURCE_SEED);
+  static const KnowledgeBase kb = load_kb(KERNELBLASTER_TEST_SOURCE_SEED);
   return kb;
 }
 

@@ -203,7 +203,7 @@ TEST(KbStore, SeedPathPrefersTheInstalledLayout) {
   EXPECT_EQ(seed_kb_path(dir.file("prefix/bin/kernelblaster")), dir.file("prefix/share/kernelblaster/kb/seed.json"));
   // Not installed: the source tree's copy.
   std::string from_build = seed_kb_path(dir.file("elsewhere/kernelblaster"));
-  EXPECT_EQ(from_build, std::string(KB_TEST_SOURCE_SEED));
+  EXPECT_EQ(from_build, std::string(KERNELBLASTER_TEST_SOURCE_SEED));
   EnvVar set("KERNELBLASTER_SEED_KB", "/forced/seed.json");
   EXPECT_EQ(seed_kb_path(dir.file("prefix/bin/kernelblaster")), "/forced/seed.json");
 }

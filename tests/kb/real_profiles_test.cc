@@ -14,11 +14,11 @@ namespace kernelblaster::kb {
 namespace {
 
 std::map<std::string, double> example(const std::string& name) {
-  return read_metrics_file(std::string(KB_TEST_FIXTURES) + "/h200_" + name + "_2026-11-21.json");
+  return read_metrics_file(std::string(KERNELBLASTER_TEST_FIXTURES) + "/h200_" + name + "_2026-11-21.json");
 }
 
 const KnowledgeBase& seed() {
-  static const KnowledgeBase kb = load_kb(KB_TEST_SOURCE_SEED);
+  static const KnowledgeBase kb = load_kb(KERNELBLASTER_TEST_SOURCE_SEED);
   return kb;
 }
 

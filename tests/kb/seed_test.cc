@@ -12,7 +12,7 @@ namespace kernelblaster::kb {
 namespace {
 
 const KnowledgeBase& seed() {
-  static const KnowledgeBase kb = load_kb(KB_TEST_SOURCE_SEED);
+  static const KnowledgeBase kb = load_kb(KERNELBLASTER_TEST_SOURCE_SEED);
   return kb;
 }
 
@@ -20,7 +20,7 @@ const KnowledgeBase& seed() {
 // name several; stall_<reason> is a family).
 std::set<std::string> documented_metrics() {
   std::set<std::string> names;
-  std::string text = read_file(KB_TEST_METRICS_MD);
+  std::string text = read_file(KERNELBLASTER_TEST_METRICS_MD);
   std::regex row(R"(^\| ([a-z0-9_<>, ]+) \|)", std::regex::multiline);
   for (auto it = std::sregex_iterator(text.begin(), text.end(), row); it != std::sregex_iterator(); ++it) {
     std::string cell = (*it)[1];
@@ -44,7 +44,7 @@ TEST(SeedKb, IsValidCurrentAndHasNoMeasuredNumbers) {
 
 TEST(SeedKb, IsStoredInCanonicalForm) {
   // Edits keep the file as serialize_kb writes it, so diffs stay readable.
-  EXPECT_EQ(serialize_kb(seed()), read_file(KB_TEST_SOURCE_SEED));
+  EXPECT_EQ(serialize_kb(seed()), read_file(KERNELBLASTER_TEST_SOURCE_SEED));
 }
 
 TEST(SeedKb, HasTheRequiredStates) {

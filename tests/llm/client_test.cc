@@ -98,7 +98,7 @@ TEST(Prices, LongestPrefixAndCost) {
 }
 
 TEST(Prices, ShippedTableLoads) {
-  PriceTable t = PriceTable::load(KB_TEST_PRICES);
+  PriceTable t = PriceTable::load(KERNELBLASTER_TEST_PRICES);
   EXPECT_TRUE(t.find("gpt-4o-mini"));
   EXPECT_TRUE(t.find("claude-sonnet-4-20250514"));
 }

@@ -18,11 +18,11 @@ using search::sample_contexts;
 using search::sample_result;
 using search::SampleContext;
 
-std::string policy_path(const std::string& name) { return std::string(KB_POLICIES_DIR) + "/" + name + ".lua"; }
+std::string policy_path(const std::string& name) { return std::string(KERNELBLASTER_POLICIES_DIR) + "/" + name + ".lua"; }
 
 std::vector<std::string> shipped() {
   std::vector<std::string> names;
-  for (const auto& entry : std::filesystem::directory_iterator(KB_POLICIES_DIR)) {
+  for (const auto& entry : std::filesystem::directory_iterator(KERNELBLASTER_POLICIES_DIR)) {
     if (entry.path().extension() == ".lua") names.push_back(entry.path().stem().string());
   }
   std::sort(names.begin(), names.end());

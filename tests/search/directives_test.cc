@@ -137,7 +137,7 @@ TEST(Examples, DeclaredSpacesKeepTodaysDefaults) {
       {"softmax", {"BLOCK_SIZE", "256"}}, {"rmsnorm", {"BLOCK_SIZE", "256"}}, {"vector_add", {"BLOCK_SIZE", "256"}},
       {"transpose", {"TILE", "16"}},      {"matmul", {"TILE", "16"}}};
   for (const auto& [name, tunable] : expected) {
-    std::ifstream in(std::string(KB_EXAMPLES_DIR) + "/src/" + name + ".cu");
+    std::ifstream in(std::string(KERNELBLASTER_EXAMPLES_DIR) + "/src/" + name + ".cu");
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     SpaceDecl d = parse_directives(text, name + ".cu", "sm_90");
     ASSERT_FALSE(d.tunables.empty()) << name;

@@ -211,7 +211,7 @@ TEST(Discovery, CodeOnlyBlanksCommentsAndLiteralsButKeepsOffsets) {
 // The examples declare every macro they want tuned: discovery adds nothing,
 // so their tuning is what their directives say.
 TEST(Discovery, TheExamplesNeedNoDiscovery) {
-  for (const auto& e : fs::directory_iterator(std::string(KB_EXAMPLES_DIR) + "/src")) {
+  for (const auto& e : fs::directory_iterator(std::string(KERNELBLASTER_EXAMPLES_DIR) + "/src")) {
     std::ifstream in(e.path());
     std::stringstream ss;
     ss << in.rdbuf();
@@ -226,8 +226,8 @@ TEST(Discovery, TheExamplesNeedNoDiscovery) {
 TEST(Discovery, HoldsOnThePublishedDataset) {
   std::string root;
   const char* env = std::getenv("KERNELBLASTER_KERNELBENCH_DATA");
-  for (std::string d : {std::string(env ? env : ""), std::string(KB_SOURCE_DIR "/../shared/kernelbench-cuda"),
-                        std::string(KB_SOURCE_DIR "/.kb-data/kernelbench-cuda")})
+  for (std::string d : {std::string(env ? env : ""), std::string(KERNELBLASTER_SOURCE_DIR "/../shared/kernelbench-cuda"),
+                        std::string(KERNELBLASTER_SOURCE_DIR "/.kb-data/kernelbench-cuda")})
     if (!d.empty() && fs::is_directory(d + "/level1")) {
       root = d;
       break;
@@ -269,13 +269,13 @@ TEST(LiteralBlocks, ALiteralBlockAndItsGridBecomeOneMacro) {
                     "  k<<<(n + 255) / 256, 256>>>(y, n);  // 256 threads\n}\n";
   PreparedSource p = prepare_literal_blocks(src, "/src/k.cu", parse_directives(src, "k.cu", "sm_90"));
   ASSERT_EQ(p.tunables.size(), 1u);
-  EXPECT_EQ(p.tunables[0].name, "KB_BLOCK_L3");
+  EXPECT_EQ(p.tunables[0].name, "KERNELBLASTER_BLOCK_L3");
   EXPECT_EQ(p.tunables[0].default_value, "256");
   EXPECT_EQ(p.tunables[0].origin, "/src/k.cu:3 (discovered: literal block size)");
-  EXPECT_EQ(p.text, "#ifndef KB_BLOCK_L3\n#define KB_BLOCK_L3 256\n#endif\n#line 1 \"/src/k.cu\"\n"
+  EXPECT_EQ(p.text, "#ifndef KERNELBLASTER_BLOCK_L3\n#define KERNELBLASTER_BLOCK_L3 256\n#endif\n#line 1 \"/src/k.cu\"\n"
                     "__global__ void k(float* y, int n) {}\nvoid launch(float* y, int n) {\n"
-                    "  k<<<(n + (KB_BLOCK_L3 - 1)) / KB_BLOCK_L3, KB_BLOCK_L3>>>(y, n);  // 256 threads\n}\n");
-  EXPECT_EQ(p.summary, std::vector<std::string>{"KB_BLOCK_L3 (literal block size 256: 32..1024)"});
+                    "  k<<<(n + (KERNELBLASTER_BLOCK_L3 - 1)) / KERNELBLASTER_BLOCK_L3, KERNELBLASTER_BLOCK_L3>>>(y, n);  // 256 threads\n}\n");
+  EXPECT_EQ(p.summary, std::vector<std::string>{"KERNELBLASTER_BLOCK_L3 (literal block size 256: 32..1024)"});
 }
 
 TEST(LiteralBlocks, AVariableTheLaunchNamesIsReplacedWhereItIsSet) {
@@ -284,7 +284,7 @@ TEST(LiteralBlocks, AVariableTheLaunchNamesIsReplacedWhereItIsSet) {
                     "  k2<<<blocks, threads, 0, 0>>>(y, n);\n}\n";
   PreparedSource p = prepare_literal_blocks(src, "/src/k.cu", parse_directives(src, "k.cu", "sm_90"));
   ASSERT_EQ(p.tunables.size(), 1u);  // both launches name the same variable
-  EXPECT_NE(p.text.find("  const int threads = KB_BLOCK_L2;\n"), std::string::npos) << p.text;
+  EXPECT_NE(p.text.find("  const int threads = KERNELBLASTER_BLOCK_L2;\n"), std::string::npos) << p.text;
   EXPECT_NE(p.text.find("(n + threads - 1) / threads"), std::string::npos);
 }
 

@@ -21,7 +21,7 @@ using namespace kernelblaster::search;
 namespace {
 
 std::string example_text(const std::string& name) {
-  std::ifstream in(std::string(KB_EXAMPLES_DIR) + "/src/" + name + ".cu");
+  std::ifstream in(std::string(KERNELBLASTER_EXAMPLES_DIR) + "/src/" + name + ".cu");
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
@@ -90,7 +90,7 @@ TEST(ExampleSpaces, VectorWidthsShareSettingKeysAcrossKernels) {
 }
 
 TEST(ExampleSpaces, EveryDeclaredTechniqueIsInTheSeedKb) {
-  kb::KnowledgeBase seed = kb::load_kb(std::string(KB_EXAMPLES_DIR) + "/../../data/kb/seed.json");
+  kb::KnowledgeBase seed = kb::load_kb(std::string(KERNELBLASTER_EXAMPLES_DIR) + "/../../data/kb/seed.json");
   for (const std::string name : {"vector_add", "softmax", "rmsnorm", "transpose", "matmul"}) {
     SpaceDecl d = parse_directives(example_text(name), name + ".cu", "sm_90");
     for (const Tunable& t : d.tunables) EXPECT_NE(seed.find_technique(t.technique), nullptr) << name << " " << t.name;

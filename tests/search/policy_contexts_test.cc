@@ -18,7 +18,7 @@ using namespace kernelblaster::search;
 namespace {
 
 policy::Context softmax_context(const std::string& arch) {
-  std::ifstream in(std::string(KB_EXAMPLES_DIR) + "/src/softmax.cu");
+  std::ifstream in(std::string(KERNELBLASTER_EXAMPLES_DIR) + "/src/softmax.cu");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   SpaceDecl d = parse_directives(text, "softmax.cu", "sm_90");
   static ConfigSpace space;  // first_context keeps no reference, but keep it alive anyway
@@ -38,7 +38,7 @@ bool occupancy_related(const policy::Action& a) {
 }
 
 int first_picks_occupancy(const std::string& policy_name, const std::string& arch) {
-  auto p = policy::load_lua_policy_file(std::string(KB_POLICIES_DIR) + "/" + policy_name + ".lua");
+  auto p = policy::load_lua_policy_file(std::string(KERNELBLASTER_POLICIES_DIR) + "/" + policy_name + ".lua");
   policy::Context ctx = softmax_context(arch);
   int n = 0;
   for (std::uint64_t seed = 1; seed <= 300; ++seed) {

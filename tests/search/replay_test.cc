@@ -15,7 +15,7 @@ namespace {
 // best BLOCK_SIZE=128 with fast math at 1.269x, one launch failure, one
 // inaccurate, one duplicate.
 RunLog synthetic() {
-  std::string path = std::string(KB_SEARCH_TEST_DATA) + "/synthetic_recording.json";
+  std::string path = std::string(KERNELBLASTER_SEARCH_TEST_DATA) + "/synthetic_recording.json";
   return run_log_from_json(read_file(path), path);
 }
 

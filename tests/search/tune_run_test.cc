@@ -31,15 +31,15 @@ TEST(TuneRun, ReportsItsPhasesAndCompilesEachCandidateOnce) {
   fs::path dir = fs::temp_directory_path() / ("kb_tune_run_test_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   search::TuneOptions opt;
-  opt.source = std::string(KB_EXAMPLES_DIR) + "/src/vector_add.cu";
-  opt.harness = std::string(KB_EXAMPLES_DIR) + "/harness/vector_add_harness.cu";
-  opt.include_dirs = {std::string(KB_EXAMPLES_DIR) + "/include"};
+  opt.source = std::string(KERNELBLASTER_EXAMPLES_DIR) + "/src/vector_add.cu";
+  opt.harness = std::string(KERNELBLASTER_EXAMPLES_DIR) + "/harness/vector_add_harness.cu";
+  opt.include_dirs = {std::string(KERNELBLASTER_EXAMPLES_DIR) + "/include"};
   opt.no_flags = true;
   opt.max_evals = 2;
   opt.quiet = true;
   // In-order picks: the default policy's random order would make the loop's
   // own prefetch miss, which is not what this test is about.
-  opt.policy = std::string(KB_POLICIES_DIR) + "/exhaustive.lua";
+  opt.policy = std::string(KERNELBLASTER_POLICIES_DIR) + "/exhaustive.lua";
   opt.kb = (dir / "kb.json").string();
   opt.log = (dir / "log.json").string();
   TwoClaimedGpus probe;

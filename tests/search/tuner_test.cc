@@ -13,8 +13,8 @@ class NoGpu final : public GpuProbe {
 
 TEST(Tune, NoGpuIsExit77WithAReason) {
   search::TuneOptions opt;
-  opt.source = std::string(KB_EXAMPLES_DIR) + "/src/softmax.cu";
-  opt.harness = std::string(KB_EXAMPLES_DIR) + "/harness/softmax_harness.cu";
+  opt.source = std::string(KERNELBLASTER_EXAMPLES_DIR) + "/src/softmax.cu";
+  opt.harness = std::string(KERNELBLASTER_EXAMPLES_DIR) + "/harness/softmax_harness.cu";
   NoGpu probe;
   search::TuneSummary s = search::run_tune(opt, "/nonexistent/kernelblaster", probe, nullptr);
   EXPECT_EQ(s.exit_code, 77);
@@ -25,7 +25,7 @@ TEST(Tune, NoGpuIsExit77WithAReason) {
 TEST(Tune, MissingFilesAreMisuse) {
   search::TuneOptions opt;
   opt.source = "/nonexistent/k.cu";
-  opt.harness = std::string(KB_EXAMPLES_DIR) + "/harness/softmax_harness.cu";
+  opt.harness = std::string(KERNELBLASTER_EXAMPLES_DIR) + "/harness/softmax_harness.cu";
   NoGpu probe;
   EXPECT_THROW(search::run_tune(opt, "/x", probe, nullptr), std::runtime_error);
 }

@@ -392,7 +392,7 @@ TEST(KernelBenchBuild, FirstErrorLineOfACompiler) {
 TEST(KernelBenchDataset, EveryInitFitsItsDriverButTheKnownMisfits) {
   std::string data;
   const char* env = std::getenv("KERNELBLASTER_KERNELBENCH_DATA");
-  for (std::string d : {std::string(env ? env : ""), std::string(KB_SOURCE_DIR "/../shared/kernelbench-cuda")})
+  for (std::string d : {std::string(env ? env : ""), std::string(KERNELBLASTER_SOURCE_DIR "/../shared/kernelbench-cuda")})
     if (!d.empty() && std::filesystem::is_directory(d + "/level1")) {
       data = d;
       break;

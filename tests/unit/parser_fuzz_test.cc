@@ -86,19 +86,19 @@ TEST(ParserFuzz, PlansAndReports) {
 }
 
 TEST(ParserFuzz, KnowledgeBase) {
-  std::string seed = slurp(KB_SOURCE_DIR "/data/kb/seed.json");
+  std::string seed = slurp(KERNELBLASTER_SOURCE_DIR "/data/kb/seed.json");
   EXPECT_GT(fuzz("kb", seed, [](const std::string& t) { kb::parse_kb(t, "kb.json"); }, 2000), 0);
 }
 
 TEST(ParserFuzz, RunLogsAndDirectives) {
-  std::string log = slurp(KB_SOURCE_DIR "/tests/search/data/synthetic_recording.json");
+  std::string log = slurp(KERNELBLASTER_SOURCE_DIR "/tests/search/data/synthetic_recording.json");
   EXPECT_GT(fuzz("run log", log, [](const std::string& t) { search::run_log_from_json(t, "log.json"); }, 2000), 0);
-  std::string source = slurp(KB_SOURCE_DIR "/examples/kernels/src/softmax.cu");
+  std::string source = slurp(KERNELBLASTER_SOURCE_DIR "/examples/kernels/src/softmax.cu");
   fuzz("directives", source, [](const std::string& t) { search::parse_directives(t, "softmax.cu", "sm_90"); });
 }
 
 TEST(ParserFuzz, Lockfiles) {
-  std::string seed = slurp(KB_SOURCE_DIR "/examples/kernels/kernelblaster.lock.json");
+  std::string seed = slurp(KERNELBLASTER_SOURCE_DIR "/examples/kernels/kernelblaster.lock.json");
   std::string path = (std::filesystem::temp_directory_path() / ("kb-fuzz-lock-" + std::to_string(::getpid()))).string();
   EXPECT_GT(fuzz("lockfile", seed,
                  [&](const std::string& t) {
@@ -111,7 +111,7 @@ TEST(ParserFuzz, Lockfiles) {
 }
 
 TEST(ParserFuzz, DriversAndCompilerOutput) {
-  std::string driver = slurp(KB_SOURCE_DIR "/tests/kernelbench/002_Softmax/driver.cpp");
+  std::string driver = slurp(KERNELBLASTER_SOURCE_DIR "/tests/kernelbench/002_Softmax/driver.cpp");
   fuzz("driver", driver, [](const std::string& t) {
     kernelbench::Prototype p;
     std::string why;

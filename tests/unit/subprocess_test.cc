@@ -46,9 +46,9 @@ TEST(Subprocess, MissingProgramIsASpawnFailure) {
 
 TEST(Subprocess, ExtraEnvironmentAndWorkingDirectory) {
   ProcessOptions opt;
-  opt.extra_env["KB_TEST_VALUE"] = "42";
+  opt.extra_env["KERNELBLASTER_TEST_VALUE"] = "42";
   opt.cwd = "/tmp";
-  ProcessResult r = run_process({"sh", "-c", "echo $KB_TEST_VALUE; pwd"}, opt);
+  ProcessResult r = run_process({"sh", "-c", "echo $KERNELBLASTER_TEST_VALUE; pwd"}, opt);
   EXPECT_NE(r.output.find("42"), std::string::npos);
   EXPECT_NE(r.output.find("/tmp"), std::string::npos);
 }

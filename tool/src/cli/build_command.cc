@@ -173,10 +173,10 @@ int build_command(const CommandArgs& argv, const std::string& self_exe) {
   env.gpu_device_present = [] { return !nvidia_device_node().empty(); };
   env.tune = [&](const cache::TuneRequest& tr) { return cache::run_tuner(self_exe, tr); };
   env.nvcc_version = [&](std::string* why) { return nvcc_version_text(tc.nvcc, why); };
-  env.tool_version = KB_VERSION;
+  env.tool_version = KERNELBLASTER_VERSION;
   env.kb_version = kb_version(self_exe);
   std::error_code ec;
-  env.skip_include_prefixes = {fs::weakly_canonical(fs::path(KB_CUDA_BIN_DIR) / "..", ec).string() + "/"};
+  env.skip_include_prefixes = {fs::weakly_canonical(fs::path(KERNELBLASTER_CUDA_BIN_DIR) / "..", ec).string() + "/"};
 
   cache::BuildReport rep;
   try {

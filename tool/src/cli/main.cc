@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
   };
   if (auto it = commands.find(command); it != commands.end()) return it->second(rest, self_exe());
   if (command == "version" || command == "--version") {
-    std::printf("kernelblaster %s\n", KB_VERSION);
+    std::printf("kernelblaster %s\n", KERNELBLASTER_VERSION);
     return 0;
   }
   if (command == "help" || command == "--help" || command == "-h") {

@@ -29,15 +29,15 @@ Toolchain find_toolchain(const std::string& self_exe) {
     tc.harness_lib = fs::weakly_canonical(installed_lib).string();
     tc.include_dir = fs::weakly_canonical(installed_inc).string();
   } else {
-    tc.harness_lib = KB_BUILD_HARNESS_LIB;
-    tc.include_dir = KB_BUILD_INCLUDE_DIR;
+    tc.harness_lib = KERNELBLASTER_BUILD_HARNESS_LIB;
+    tc.include_dir = KERNELBLASTER_BUILD_INCLUDE_DIR;
   }
   if (const char* env = std::getenv("KERNELBLASTER_NVCC"); env && *env) tc.nvcc = env;
-  else if (exists(std::string(KB_CUDA_BIN_DIR) + "/nvcc")) tc.nvcc = std::string(KB_CUDA_BIN_DIR) + "/nvcc";
+  else if (exists(std::string(KERNELBLASTER_CUDA_BIN_DIR) + "/nvcc")) tc.nvcc = std::string(KERNELBLASTER_CUDA_BIN_DIR) + "/nvcc";
   else tc.nvcc = "nvcc";
   // CUPTI where the build found it, else where the toolkit of this nvcc keeps
   // it (toolkits lay out lib, lib64 and targets/<arch>/lib differently).
-  tc.cuda_lib_dir = KB_CUDA_LIB_DIR;
+  tc.cuda_lib_dir = KERNELBLASTER_CUDA_LIB_DIR;
   if (!exists(tc.cuda_lib_dir + "/libcupti.so")) {
     fs::path nvcc = tc.nvcc;
     if (!nvcc.has_parent_path()) {
@@ -48,7 +48,7 @@ Toolchain find_toolchain(const std::string& self_exe) {
           break;
         }
     }
-    fs::path root = nvcc.has_parent_path() ? nvcc.parent_path().parent_path() : fs::path(KB_CUDA_BIN_DIR).parent_path();
+    fs::path root = nvcc.has_parent_path() ? nvcc.parent_path().parent_path() : fs::path(KERNELBLASTER_CUDA_BIN_DIR).parent_path();
     for (const char* sub : {"lib64", "lib", "targets/x86_64-linux/lib", "targets/sbsa-linux/lib", "extras/CUPTI/lib64"})
       if (exists((root / sub / "libcupti.so").string())) {
         tc.cuda_lib_dir = (root / sub).string();

@@ -8,14 +8,14 @@
 #include <cstdint>
 
 #if defined(__CUDACC__)
-#define KB_HOST_DEVICE __host__ __device__
+#define KERNELBLASTER_HOST_DEVICE __host__ __device__
 #else
-#define KB_HOST_DEVICE
+#define KERNELBLASTER_HOST_DEVICE
 #endif
 
 namespace kernelblaster {
 
-KB_HOST_DEVICE inline std::uint64_t mix64(std::uint64_t z) {
+KERNELBLASTER_HOST_DEVICE inline std::uint64_t mix64(std::uint64_t z) {
   z += 0x9e3779b97f4a7c15ull;
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
@@ -23,11 +23,11 @@ KB_HOST_DEVICE inline std::uint64_t mix64(std::uint64_t z) {
 }
 
 // Contribution of the 8-byte word at word index i.
-KB_HOST_DEVICE inline std::uint64_t fingerprint_word(std::uint64_t word, std::uint64_t i) {
+KERNELBLASTER_HOST_DEVICE inline std::uint64_t fingerprint_word(std::uint64_t word, std::uint64_t i) {
   return mix64(word ^ mix64(i));
 }
 // Contribution of a trailing byte at byte offset i (past the last full word).
-KB_HOST_DEVICE inline std::uint64_t fingerprint_tail_byte(unsigned char b, std::uint64_t i) {
+KERNELBLASTER_HOST_DEVICE inline std::uint64_t fingerprint_tail_byte(unsigned char b, std::uint64_t i) {
   return mix64(b ^ mix64(i + 0x100000000ull));
 }
 

@@ -28,7 +28,7 @@ std::string seed_kb_path(const std::string& self_exe) {
   fs::path installed = exe.parent_path().parent_path() / "share" / "kernelblaster" / "kb" / "seed.json";
   if (!self_exe.empty() && fs::is_regular_file(installed, ec)) return installed.string();
   // In a build tree: the source tree's copy.
-  fs::path source = fs::path(KB_BUILD_SOURCE_DIR) / "data" / "kb" / "seed.json";
+  fs::path source = fs::path(KERNELBLASTER_BUILD_SOURCE_DIR) / "data" / "kb" / "seed.json";
   if (fs::is_regular_file(source, ec)) return source.string();
   throw KbError("", "", "cannot find the seed KB (looked for " + installed.string() + " and " + source.string() +
                             "; set KERNELBLASTER_SEED_KB)");

@@ -8,8 +8,8 @@
 
 #include "common/file_util.h"
 
-#ifndef KB_LLM_SOURCE_PRICES
-#define KB_LLM_SOURCE_PRICES ""
+#ifndef KERNELBLASTER_LLM_SOURCE_PRICES
+#define KERNELBLASTER_LLM_SOURCE_PRICES ""
 #endif
 
 namespace kernelblaster::llm {
@@ -65,7 +65,7 @@ std::string default_prices_path(const std::string& self_exe) {
     auto installed = std::filesystem::path(self_exe).parent_path().parent_path() / "share/kernelblaster/llm/prices.json";
     if (std::filesystem::exists(installed)) return installed.string();
   }
-  return KB_LLM_SOURCE_PRICES;
+  return KERNELBLASTER_LLM_SOURCE_PRICES;
 }
 
 }  // namespace kernelblaster::llm

@@ -505,7 +505,7 @@ PreparedSource prepare_literal_blocks(const std::string& text, const std::string
     if (!number_tokens(tied, {0, tied.size()}, value).empty()) continue;
     std::string name;
     if (!replaced.count(literal.begin)) {
-      name = "KB_BLOCK_L" + std::to_string(line_at(text, literal.begin));
+      name = "KERNELBLASTER_BLOCK_L" + std::to_string(line_at(text, literal.begin));
       if (names.count(name)) continue;
       names.insert(name);
       replaced.insert(literal.begin);

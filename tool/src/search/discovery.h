@@ -38,7 +38,7 @@ struct Discovery {
 // A literal block size, `<<<(n + 255) / 256, 256>>>` or a launch naming
 // `const int threads = 256;`, becomes a macro of the tuned copy: the literal
 // (and, in the same launch's grid, the literal and literal - 1) is replaced
-// by KB_BLOCK_L<line>, defined to the literal under #ifndef at the top, so
+// by KERNELBLASTER_BLOCK_L<line>, defined to the literal under #ifndef at the top, so
 // the copy compiles to what the original does until a candidate overrides
 // it. A literal that also sizes __shared__ memory or __launch_bounds__, or
 // is not a multiple of 32 within 32..1024, is left alone.

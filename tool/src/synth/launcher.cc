@@ -19,6 +19,6 @@ std::string element_of(const std::string& canonical_type) {
   return it == kTypes.end() ? "" : it->second;
 }
 
-std::string default_cuda_include() { return KB_CUDA_INCLUDE_DIR; }
+std::string default_cuda_include() { return KERNELBLASTER_CUDA_INCLUDE_DIR; }
 
 }  // namespace kernelblaster::synth
