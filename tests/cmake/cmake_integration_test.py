@@ -3,7 +3,7 @@
 CUDA projects that use it, on a machine without a GPU.
 
 usage: cmake_integration_test.py CASE --source-dir DIR --prefix DIR --tool EXE --work DIR [--generator G]
-CASE: errors | subdirectory | find_package | configure_time | makefiles | awkward | noharness
+CASE: errors | subdirectory | find_package | configure_time | makefiles | awkward | noharness | llm
 """
 import argparse
 import json
@@ -435,11 +435,83 @@ def case_noharness():
         fail("STRICT with no harness did not stop the configure with the reason")
     print("ok: STRICT makes a missing harness a configure error")
 
+LLM_KEY = "kb-llm-key-marker-5c1e0a"
+
+
+def files_holding(root, marker):
+    hits = []
+    for d, _, names in os.walk(root):
+        for n in names:
+            path = os.path.join(d, n)
+            try:
+                with open(path, "rb") as f:
+                    if marker.encode() in f.read():
+                        hits.append(path)
+            except OSError:
+                pass
+    return hits
+
+
+def case_llm():
+    """The KERNELBLASTER_LLM_* cache variables reach the build's manifest
+    (quotes and all) and `llm ping --manifest` uses them; a key given to
+    CMake is dropped with a warning and found in no file of the build tree;
+    bad values are one-line configure errors."""
+    b = os.path.join(ARGS.work, "build")
+    shutil.rmtree(b, ignore_errors=True)
+    # The command provider's program answers with what it was asked.
+    echo = os.path.join(ARGS.work, "echo_llm.py")
+    write(echo, "import json, sys\nr = json.load(sys.stdin)\n"
+                "print(json.dumps({'text': '%s|%s|%s' % (r['model'], r['max_tokens'], r.get('temperature')), 'finish': 'stop'}))\n")
+    model = 'local "coder" 7b; v2'
+    extra = ["-DCMAKE_PREFIX_PATH=" + ARGS.prefix, "-DKERNELBLASTER_LLM_PROVIDER=command",
+             "-DKERNELBLASTER_LLM_COMMAND=%s %s" % (sys.executable, echo), "-DKERNELBLASTER_LLM_MODEL=" + model,
+             "-DKERNELBLASTER_LLM_MAX_TOKENS=77", "-DKERNELBLASTER_LLM_TEMPERATURE=0.25",
+             "-DKERNELBLASTER_LLM_API_KEY=" + LLM_KEY, "-DOPENAI_API_KEY=" + LLM_KEY]
+    p = configure(b, extra)
+    text = re.sub(r"\s+", " ", p.stdout)
+    for var in ("KERNELBLASTER_LLM_API_KEY", "OPENAI_API_KEY"):
+        if "kernelblaster: %s was given to CMake and is not kept" % var not in text:
+            print(p.stdout)
+            fail("no warning that %s given to CMake is dropped" % var)
+    manifest = os.path.join(gen_dir(b), "manifest.txt")
+    lines = read(manifest).splitlines()
+    want = ["L provider command", "L model " + model, "L max-tokens 77", "L temperature 0.25"]
+    missing = [w for w in want if w not in lines]
+    if missing:
+        fail("the manifest lacks %s:\n%s" % (missing, read(manifest)))
+    build(b)
+    held = files_holding(b, LLM_KEY)
+    if held:
+        fail("the key given to CMake is in the build tree: %s" % held)
+    e = {"KERNELBLASTER_LLM_MODEL": ""}
+    p = run([ARGS.tool, "llm", "ping", "--json", "--manifest", manifest], env=e)
+    doc = json.loads(p.stdout)
+    if doc.get("reply") != model + "|77|0.25":
+        fail("llm ping --manifest did not use the manifest's settings: %r" % doc)
+    p = run([ARGS.tool, "llm", "ping", "--json", "--manifest", manifest, "--max-tokens", "9"],
+            env={"KERNELBLASTER_LLM_MODEL": "from-env"})
+    if json.loads(p.stdout).get("reply") != "from-env|9|0.25":
+        fail("the environment and the flags do not override the manifest: %s" % p.stdout)
+    print("ok: cache variables reach the manifest and llm ping; the key is dropped and found nowhere")
+    for var, value, says in [("PROVIDER", "openia", "KERNELBLASTER_LLM_PROVIDER is 'openia', not openai, anthropic or command"),
+                             ("MAX_TOKENS", "lots", "KERNELBLASTER_LLM_MAX_TOKENS is 'lots', not a positive integer"),
+                             ("TEMPERATURE", "3", "KERNELBLASTER_LLM_TEMPERATURE is '3', not a number from 0 to 2"),
+                             ("REASONING_EFFORT", "max", "KERNELBLASTER_LLM_REASONING_EFFORT is 'max'")]:
+        bb = os.path.join(ARGS.work, "build-bad")
+        shutil.rmtree(bb, ignore_errors=True)
+        p = configure(bb, ["-DCMAKE_PREFIX_PATH=" + ARGS.prefix, "-DKERNELBLASTER_LLM_%s=%s" % (var, value)], ok=False)
+        if p.returncode == 0 or says not in re.sub(r"\s+", " ", p.stdout):
+            print(p.stdout)
+            fail("a bad KERNELBLASTER_LLM_%s was not a configure error saying %r" % (var, says))
+    print("ok: bad LLM cache variables are one-line configure errors")
+
 
 def main():
     global ARGS, SAMPLE
     ap = argparse.ArgumentParser()
-    ap.add_argument("case", choices=["errors", "subdirectory", "find_package", "configure_time", "makefiles", "awkward", "noharness"])
+    ap.add_argument("case", choices=["errors", "subdirectory", "find_package", "configure_time", "makefiles", "awkward", "noharness",
+                                     "llm"])
     ap.add_argument("--source-dir", required=True)
     ap.add_argument("--prefix", required=True)
     ap.add_argument("--tool", required=True)

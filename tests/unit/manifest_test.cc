@@ -60,6 +60,21 @@ TEST(Manifest, BadManifestsSayWhyInOneLine) {
     EXPECT_EQ(error_of(text).find('\n'), std::string::npos) << error_of(text);
 }
 
+TEST(Manifest, LlmSettingsComeFromLLinesOrTheLlmObject) {
+  using Settings = std::vector<std::pair<std::string, std::string>>;
+  Manifest lines = parse_manifest(
+      "kernelblaster-manifest 1\nL model local \"coder\" 7b; v2\nL max-tokens 77\nL temperature\nL \n", "m.txt");
+  EXPECT_EQ(lines.llm, (Settings{{"model", "local \"coder\" 7b; v2"}, {"max-tokens", "77"}}));
+  Manifest json = parse_manifest(R"({"llm": {"model": "m", "provider": ""}})", "m.json");
+  EXPECT_EQ(json.llm, (Settings{{"model", "m"}}));
+  try {
+    parse_manifest(R"({"llm": {"model": 7}})", "m.json");
+    FAIL() << "a number as an LLM setting was accepted";
+  } catch (const ManifestError& e) {
+    EXPECT_STREQ(e.what(), "manifest m.json: 'llm' must be an object of strings");
+  }
+}
+
 TEST(Manifest, AMissingFileIsAManifestError) {
   EXPECT_THROW(read_manifest("/nonexistent/kernelblaster/manifest.txt"), ManifestError);
 }

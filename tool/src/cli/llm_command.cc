@@ -6,18 +6,24 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "eval/manifest.h"
 #include "llm/client.h"
 #include "llm/result_json.h"
 
 namespace kernelblaster {
 namespace {
 
-const char* kHelp = R"(usage: kernelblaster llm ping [--prompt TEXT] [--json] [settings]
+const char* kHelp = R"(usage: kernelblaster llm ping [--prompt TEXT] [--json] [--manifest FILE] [settings]
 
 Sends one short request through the configured LLM provider and prints the
 model, the reply, the tokens, the cost and the latency. Exit 0 on a reply,
 1 with one line (kernelblaster: ...) when the provider failed, 2 on a bad
 setting.
+
+--manifest FILE: the settings a build uses, from the manifest that
+kernelblaster_optimize() writes (build/.../kernelblaster_generated/<target>/
+manifest.txt; the KERNELBLASTER_LLM_* CMake cache variables). The
+environment overrides them, and a flag overrides both.
 
 Settings (each also KERNELBLASTER_LLM_<NAME>, e.g. KERNELBLASTER_LLM_MAX_TOKENS;
 the flag wins):
@@ -67,7 +73,7 @@ void print_text(const llm::Result& r, const llm::LlmConfig& config) {
 }
 
 int ping(const std::vector<std::string>& argv, const std::string& self_exe) {
-  std::set<std::string> valued = {"--prompt"};
+  std::set<std::string> valued = {"--prompt", "--manifest"};
   for (const std::string& name : llm::setting_names()) valued.insert("--" + name);
   llm::LlmConfig config;
   std::string prompt;
@@ -76,7 +82,13 @@ int ping(const std::vector<std::string>& argv, const std::string& self_exe) {
     Args args(argv, valued, {"--json"});
     json = args.flag("--json");
     prompt = args.value("--prompt", "Reply with the single word: pong");
-    config = llm::config_from_env([](const char* name) { return std::getenv(name); });
+    if (std::string path = args.value("--manifest", ""); !path.empty())
+      for (const auto& [name, value] : read_manifest(path).llm) try {
+          llm::apply_setting(config, name, value);
+        } catch (const std::invalid_argument& x) {
+          throw std::invalid_argument("manifest " + path + ": " + x.what());
+        }
+    llm::config_from_env_over(config, [](const char* name) { return std::getenv(name); });
     for (const std::string& name : llm::setting_names())
       if (std::string v = args.value("--" + name, "\x01"); v != "\x01") llm::apply_setting(config, name, v);
   } catch (const std::exception& x) {

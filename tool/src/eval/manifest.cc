@@ -39,13 +39,17 @@ Manifest parse_lines(const std::string& text, const std::string& path) {
     std::string value = space == std::string::npos ? "" : line.substr(space + 1);
     if (key == "target") m.target = value;
     else if (key == "arch") m.settings.arch = value;
-    else if (value.empty() && (key == "I" || key == "D" || key == "F")) continue;
+    else if (value.empty() && (key == "I" || key == "D" || key == "F" || key == "L")) continue;
     else if (key == "I") m.settings.include_dirs.push_back(value);
     else if (key == "D") m.settings.definitions.push_back(value);
     else if (key == "F") add_flag(m.settings.flags, value);
-    else
+    else if (key == "L") {
+      // "L <setting> <value>": a setting with no value is left unset.
+      std::size_t gap = value.find(' ');
+      if (gap != std::string::npos && gap + 1 < value.size()) m.llm.emplace_back(value.substr(0, gap), value.substr(gap + 1));
+    } else
       throw ManifestError("manifest " + path + ": line " + std::to_string(line_no) + " starts with '" + key +
-                          "', not target, arch, I, D or F");
+                          "', not target, arch, I, D, F or L");
   }
   return m;
 }
@@ -79,6 +83,14 @@ Manifest parse_json(const std::string& text, const std::string& path) {
   m.settings.include_dirs = strings("include_dirs");
   m.settings.definitions = strings("definitions");
   for (const std::string& f : strings("flags")) add_flag(m.settings.flags, f);
+  if (j.contains("llm")) {
+    const std::string bad = "manifest " + path + ": 'llm' must be an object of strings";
+    if (!j["llm"].is_object()) throw ManifestError(bad);
+    for (const auto& [name, value] : j["llm"].items()) {
+      if (!value.is_string()) throw ManifestError(bad);
+      if (!value.get<std::string>().empty()) m.llm.emplace_back(name, value.get<std::string>());
+    }
+  }
   m.space = std::move(j);
   return m;
 }

@@ -11,16 +11,21 @@
 //   I <include directory>
 //   D <NAME or NAME=VALUE>
 //   F <nvcc flag>       ("F SHELL:a b" is split at spaces, as CMake does)
+//   L <setting> <value> (an LLM setting from the KERNELBLASTER_LLM_* cache
+//                        variables, by its flag name: "L model gpt-5")
 //
 // so quotes, backslashes, spaces, ';', '$' and non-ASCII text pass through
 // untouched. Lines with an empty value are skipped. Users write the JSON
 // form: {"arch", "include_dirs", "definitions", "flags", "tunables",
-// "constraints"}.
+// "constraints", "llm": {"model": "..."}}. The LLM key is never in a
+// manifest: it is read from the environment at run time.
 #pragma once
 
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "eval/candidate_build.h"
 
@@ -36,6 +41,9 @@ struct Manifest {
   std::string target;
   CompileSettings settings;
   nlohmann::json space;  // the JSON form's object (tunables, constraints); null for the line form
+  // LLM settings by flag name ("model", "max-tokens"), in the file's order;
+  // checked where they are applied (llm::apply_setting).
+  std::vector<std::pair<std::string, std::string>> llm;
 };
 
 // Reads either form; throws ManifestError "manifest PATH: reason" (one line).

@@ -113,6 +113,11 @@ void apply_setting(LlmConfig& c, const std::string& name, const std::string& val
 
 LlmConfig config_from_env(const Getenv& getenv) {
   LlmConfig config;
+  config_from_env_over(config, getenv);
+  return config;
+}
+
+void config_from_env_over(LlmConfig& config, const Getenv& getenv) {
   for (const std::string& name : setting_names()) {
     std::string env = setting_env_name(name);
     const char* value = getenv(env.c_str());
@@ -123,7 +128,6 @@ LlmConfig config_from_env(const Getenv& getenv) {
       throw std::invalid_argument(env + ": " + std::string(x.what()).substr(name.size() + 2));
     }
   }
-  return config;
 }
 
 std::string api_key_from_env(ProviderKind kind, const Getenv& getenv) {

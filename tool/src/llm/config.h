@@ -54,6 +54,8 @@ std::string setting_env_name(const std::string& name);
 using Getenv = std::function<const char*(const char*)>;
 // Defaults, then every KERNELBLASTER_LLM_* setting found by `getenv`.
 LlmConfig config_from_env(const Getenv& getenv);
+// The same settings applied over `config` (e.g. one a build's manifest set).
+void config_from_env_over(LlmConfig& config, const Getenv& getenv);
 
 // KERNELBLASTER_LLM_API_KEY, else OPENAI_API_KEY or ANTHROPIC_API_KEY for
 // those providers; empty when none is set (local servers often need none).
