@@ -10,7 +10,7 @@
 #include "search/config_space.h"
 #include "search/directives.h"
 #include "search/flag_space.h"
-#include "search/source_lines.h"
+#include "common/source_lines.h"
 
 using namespace kernelblaster::search;
 namespace fs = std::filesystem;
@@ -203,7 +203,7 @@ TEST(Discovery, TheOriginalKeepsTheDiscoveredDefault) {
 
 TEST(Discovery, CodeOnlyBlanksCommentsAndLiteralsButKeepsOffsets) {
   std::string text = "a // b\nc /* d\ne */ f \"g\\\"h\" 'i' j";
-  std::string code = code_only(text);
+  std::string code = kernelblaster::code_only(text);
   ASSERT_EQ(code.size(), text.size());
   EXPECT_EQ(code, "a     \nc     \n     f \"    \" ' ' j");
 }

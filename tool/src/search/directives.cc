@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "search/flag_space.h"
-#include "search/source_lines.h"
+#include "common/source_lines.h"
 
 namespace kernelblaster::search {
 namespace {

@@ -8,7 +8,7 @@
 #include <set>
 #include <sstream>
 
-#include "search/source_lines.h"
+#include "common/source_lines.h"
 
 namespace kernelblaster::search {
 namespace {

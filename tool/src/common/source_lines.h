@@ -1,12 +1,13 @@
-// Line-level reading of a CUDA source, shared by the directive parser and
-// tunable discovery: trimming, preprocessor lines, trailing comments, and a
+// Line-level reading of a CUDA source, shared by the directive parser,
+// tunable discovery and the static checks of written code: trimming,
+// preprocessor lines, trailing comments, and a
 // copy of the text with comments and literals blanked out.
 #pragma once
 
 #include <string>
 #include <utility>
 
-namespace kernelblaster::search {
+namespace kernelblaster {
 
 std::string trim(const std::string& s);
 
@@ -22,4 +23,4 @@ bool is_identifier(const std::string& s);
 // literal replaced by spaces; newlines and all offsets are kept.
 std::string code_only(const std::string& text);
 
-}  // namespace kernelblaster::search
+}  // namespace kernelblaster

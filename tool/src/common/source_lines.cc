@@ -1,9 +1,9 @@
-#include "search/source_lines.h"
+#include "common/source_lines.h"
 
 #include <algorithm>
 #include <cctype>
 
-namespace kernelblaster::search {
+namespace kernelblaster {
 
 std::string trim(const std::string& s) {
   std::size_t b = s.find_first_not_of(" \t\r");
@@ -80,4 +80,4 @@ std::string code_only(const std::string& text) {
   return out;
 }
 
-}  // namespace kernelblaster::search
+}  // namespace kernelblaster
