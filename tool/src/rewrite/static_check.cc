@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/source_lines.h"
+#include "common/text.h"
 #include "rewrite/code_blocks.h"
 
 namespace kernelblaster::rewrite {
@@ -207,6 +208,14 @@ std::vector<std::pair<std::size_t, std::string>> asm_statements(const std::strin
   return out;
 }
 
+// A header name as a finding shows it: as written when it is plain text,
+// else escaped (a finding is one printable line).
+std::string shown(const std::string& header) {
+  for (char c : header)
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) return quoted_excerpt(header, 80);
+  return header;
+}
+
 bool mentions_timer_register(const std::string& ptx) {
   return ptx.find("%clock") != std::string::npos || ptx.find("%globaltimer") != std::string::npos;
 }
@@ -274,10 +283,17 @@ std::vector<Finding> check_candidate(const std::string& candidate, const std::st
       if (!orig.computed_include)
         add("hidden_code", inc.line, true, "an #include of a macro (the header it names cannot be checked)");
     } else if (!base_header(inc.header) && !orig.headers.count(inc.header)) {
-      add("include", inc.line, true, "#include <" + inc.header + ">: a header the original does not include");
+      add("include", inc.line, true, "#include <" + shown(inc.header) + ">: a header the original does not include");
     }
   }
-  for (const Token& t : identifiers(plain)) {
+  const std::vector<Token> tokens = identifiers(plain);
+  std::map<std::string, bool> own_function;  // names the candidate defines, asked once each
+  auto defines = [&](const std::string& name) {
+    auto it = own_function.find(name);
+    if (it == own_function.end()) it = own_function.emplace(name, defines_function(candidate, name)).first;
+    return it->second;
+  };
+  for (const Token& t : tokens) {
     const std::string last = unqualified(t.text);
     if (orig.names.count(t.text)) continue;  // whatever the original does, the candidate may do
     if (auto n = host_names().find(t.text); n != host_names().end()) {
@@ -292,7 +308,7 @@ std::vector<Finding> check_candidate(const std::string& candidate, const std::st
     // qualified one (std::, or :: for the global namespace) never is.
     const bool qualified = t.text != last;
     const bool library_name = qualified ? t.text.rfind("std::", 0) == 0 || t.text.rfind("::", 0) == 0
-                                        : !t.member && !defines_function(candidate, last);
+                                        : !t.member && !defines(last);
     if (auto c = host_calls().find(last); t.called && library_name && c != host_calls().end() && !orig.names.count(last)) {
       add("host_call", t.pos, false, last + " is " + c->second);
       continue;
@@ -304,7 +320,7 @@ std::vector<Finding> check_candidate(const std::string& candidate, const std::st
   }
   for (const Family& f : families()) {
     if (family_used(f, orig, orig.headers)) continue;
-    for (const Token& t : identifiers(plain)) {
+    for (const Token& t : tokens) {
       bool hit = false;
       for (const char* p : f.prefixes)
         if (t.text.rfind(p, 0) == 0) hit = true;
