@@ -1,6 +1,14 @@
 #include "common/subprocess.h"
 
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "common/file_util.h"
+#include "eval/evaluator.h"
 
 namespace kernelblaster {
 namespace {
@@ -61,3 +69,93 @@ TEST(Subprocess, OutputTailKeepsTheLastLines) {
 
 }  // namespace
 }  // namespace kernelblaster
+
+// The limits a candidate's process runs under (ProcessLimits): each one
+// stops the behaviour it names, and is off unless asked for.
+TEST(ProcessLimits, CpuTimeEndsASpinningChild) {
+  kernelblaster::ProcessOptions opt;
+  opt.timeout_s = 30;
+  opt.limits.cpu_s = 1;
+  kernelblaster::ProcessResult r = kernelblaster::run_process({"sh", "-c", "while :; do :; done"}, opt);
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_TRUE(r.signaled) << r.how_it_ended();
+  EXPECT_EQ(r.how_it_ended(), "killed by SIGXCPU");
+  EXPECT_LT(r.seconds, 10);
+}
+
+TEST(ProcessLimits, FileSizeStopsAGrowingFile) {
+  std::string dir = kernelblaster::make_work_dir("kb-limits");
+  kernelblaster::ProcessOptions opt;
+  opt.cwd = dir;
+  opt.limits.file_bytes = 1 << 20;
+  kernelblaster::ProcessResult r =
+      kernelblaster::run_process({"sh", "-c", "head -c 3000000 /dev/zero > big; echo done"}, opt);
+  EXPECT_LE(std::filesystem::file_size(dir + "/big"), std::uintmax_t{1} << 20);
+  kernelblaster::ProcessResult free_run = kernelblaster::run_process({"sh", "-c", "head -c 3000000 /dev/zero > big2"},
+                                                                     [&] {
+                                                                       kernelblaster::ProcessOptions o;
+                                                                       o.cwd = dir;
+                                                                       return o;
+                                                                     }());
+  EXPECT_TRUE(free_run.ok());
+  EXPECT_EQ(std::filesystem::file_size(dir + "/big2"), 3000000u);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ProcessLimits, NoCoreAndAddressSpace) {
+  kernelblaster::ProcessOptions opt;
+  opt.limits.no_core = true;
+  opt.limits.memory_bytes = std::uint64_t{256} << 20;
+  kernelblaster::ProcessResult r = kernelblaster::run_process({"sh", "-c", "ulimit -c; ulimit -v"}, opt);
+  ASSERT_TRUE(r.ok()) << r.how_it_ended();
+  EXPECT_EQ(r.output, "0\n262144\n");
+  // 512 MiB cannot be had under a 256 MiB address space.
+  kernelblaster::ProcessResult big =
+      kernelblaster::run_process({"python3", "-c", "b = bytearray(512 << 20); print(len(b))"}, opt);
+  EXPECT_FALSE(big.ok());
+  EXPECT_NE(big.output.find("MemoryError"), std::string::npos) << big.output;
+}
+
+TEST(ProcessLimits, NoNetworkMeansNoLoopbackEither) {
+  // A server of the parent's on loopback: reachable without the limit, not with it.
+  int s = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(s, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(s, 4), 0);
+  socklen_t len = sizeof addr;
+  ASSERT_EQ(::getsockname(s, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  const std::string connect = "import socket; socket.create_connection(('127.0.0.1', " +
+                              std::to_string(ntohs(addr.sin_port)) + "), timeout=5); print('connected')";
+  kernelblaster::ProcessResult open = kernelblaster::run_process({"python3", "-c", connect});
+  EXPECT_TRUE(open.ok()) << open.output;
+  EXPECT_FALSE(open.network_isolated);
+  kernelblaster::ProcessOptions opt;
+  opt.limits.no_network = true;
+  kernelblaster::ProcessResult closed = kernelblaster::run_process({"python3", "-c", connect}, opt);
+  ::close(s);
+  if (!kernelblaster::network_isolation_available()) {
+    EXPECT_FALSE(closed.network_isolated);
+    GTEST_SKIP() << "this machine gives a child no network namespace of its own";
+  }
+  EXPECT_TRUE(closed.network_isolated);
+  EXPECT_FALSE(closed.ok()) << closed.output;
+  EXPECT_EQ(closed.output.find("connected"), std::string::npos);
+}
+
+// The engine runs every harness process (the original's and each
+// candidate's) under these.
+TEST(ProcessLimits, HarnessProcessesGetNoCoreBoundedCpuAndFilesAndNetworkOnRequest) {
+  ::unsetenv("KERNELBLASTER_SANDBOX_NETWORK");
+  kernelblaster::ProcessLimits l = kernelblaster::harness_process_limits();
+  EXPECT_TRUE(l.no_core);
+  EXPECT_GT(l.cpu_s, 0);
+  EXPECT_GT(l.file_bytes, 0u);
+  EXPECT_EQ(l.memory_bytes, 0u);  // the CUDA driver's address reservations
+  EXPECT_FALSE(l.no_network);
+  ::setenv("KERNELBLASTER_SANDBOX_NETWORK", "on", 1);
+  EXPECT_TRUE(kernelblaster::harness_process_limits().no_network);
+  ::unsetenv("KERNELBLASTER_SANDBOX_NETWORK");
+}

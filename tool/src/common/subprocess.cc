@@ -2,12 +2,15 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <sstream>
 
@@ -40,6 +43,51 @@ bool is_secret_env_name(const std::string& name) {
   return name == "KERNELBLASTER_LLM_API_KEY" || name == "OPENAI_API_KEY" || name == "ANTHROPIC_API_KEY";
 }
 
+namespace {
+
+// Never above the limit the tool itself runs under (only root may raise it).
+// `grace` above the soft limit for the hard one: CPU time past the soft
+// limit gets SIGXCPU, which names the cause, before the hard limit's SIGKILL.
+bool set_limit(int resource, rlim_t value, rlim_t grace = 0) {
+  struct rlimit rl;
+  if (::getrlimit(resource, &rl) != 0) return false;
+  rlim_t hard = value + grace;
+  if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < hard) hard = rl.rlim_max;
+  rl.rlim_cur = value < hard ? value : hard;
+  rl.rlim_max = hard;
+  return ::setrlimit(resource, &rl) == 0;
+}
+
+// A new network namespace: directly with CAP_SYS_ADMIN, else inside a new
+// user namespace (unprivileged). Only async-signal-safe calls: it runs
+// between fork and exec.
+bool leave_network() { return ::unshare(CLONE_NEWNET) == 0 || ::unshare(CLONE_NEWUSER | CLONE_NEWNET) == 0; }
+
+// In the child, before exec.
+bool apply_limits(const ProcessLimits& l, bool isolate) {
+  if (l.cpu_s > 0 && !set_limit(RLIMIT_CPU, static_cast<rlim_t>(std::ceil(l.cpu_s)), 2)) return false;
+  if (l.file_bytes > 0 && !set_limit(RLIMIT_FSIZE, static_cast<rlim_t>(l.file_bytes))) return false;
+  if (l.memory_bytes > 0 && !set_limit(RLIMIT_AS, static_cast<rlim_t>(l.memory_bytes))) return false;
+  if (l.no_core && !set_limit(RLIMIT_CORE, 0)) return false;
+  if (isolate && !leave_network()) return false;
+  return true;
+}
+
+}  // namespace
+
+bool network_isolation_available() {
+  static const bool available = [] {
+    pid_t pid = ::fork();
+    if (pid < 0) return false;
+    if (pid == 0) _exit(leave_network() ? 0 : 1);
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  }();
+  return available;
+}
+
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& opt) {
   ProcessResult r;
   auto t0 = std::chrono::steady_clock::now();
@@ -64,6 +112,8 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   for (auto& s : argv_store) args.push_back(s.data());
   args.push_back(nullptr);
 
+  const bool isolate = opt.limits.no_network && network_isolation_available();
+  r.network_isolated = isolate;
   pid_t pid = ::fork();
   if (pid < 0) {
     r.spawn_failed = true;
@@ -81,6 +131,11 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     if (in < 0) _exit(126);
     ::dup2(in, 0);
     if (!opt.cwd.empty() && ::chdir(opt.cwd.c_str()) != 0) _exit(126);
+    if (!apply_limits(opt.limits, isolate)) {
+      const char* msg = "could not apply the process limits\n";
+      (void)!::write(2, msg, std::strlen(msg));
+      _exit(126);
+    }
     ::execvpe(args[0], args.data(), envp.data());
     const char* msg = "exec failed: ";
     (void)!::write(2, msg, std::strlen(msg));

@@ -3,6 +3,7 @@
 // taking the tool down.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -17,12 +18,27 @@ struct ProcessResult {
   bool spawn_failed = false;
   std::string output;     // stdout and stderr interleaved, capped (tail kept)
   double seconds = 0;
+  bool network_isolated = false;  // limits.no_network was asked and applied
 
   bool ok() const { return !spawn_failed && !signaled && !timed_out && exit_code == 0; }
   // One line saying how it ended, e.g. "killed by SIGSEGV" or "exit 3".
   std::string how_it_ended() const;
   // The last non-empty lines of the output, joined by " | ".
   std::string output_tail(int lines = 3) const;
+};
+
+// What a child may use: resource limits, and no network. Applied in the
+// child before exec; every field off by default.
+struct ProcessLimits {
+  double cpu_s = 0;               // RLIMIT_CPU: CPU seconds (0: no limit)
+  std::uint64_t file_bytes = 0;   // RLIMIT_FSIZE: the largest file it may write (0: no limit)
+  std::uint64_t memory_bytes = 0; // RLIMIT_AS (0: no limit). Not for CUDA processes: the
+                                  // driver reserves address ranges far beyond what they use
+  bool no_core = false;           // RLIMIT_CORE 0: a crash leaves no core file
+  // A new, empty network namespace (not even loopback is up) where the OS
+  // allows one: unshare(CLONE_NEWNET), else with a new user namespace.
+  // ProcessResult::network_isolated says whether it was.
+  bool no_network = false;
 };
 
 struct ProcessOptions {
@@ -40,11 +56,16 @@ struct ProcessOptions {
   // When set, the child's stderr goes to this file instead of `output`, so
   // `output` holds stdout alone.
   std::string stderr_file;
+  ProcessLimits limits;
 };
 
 // Environment variables that hold secrets (the LLM API keys). No child ever
 // gets them: run_process removes them from every environment it builds.
 bool is_secret_env_name(const std::string& name);
+
+// Whether this machine lets a child have its own network namespace (asked
+// once per process, by a throwaway child).
+bool network_isolation_available();
 
 // argv[0] is looked up in PATH. Never throws for a failing child.
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options = {});

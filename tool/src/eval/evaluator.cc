@@ -43,6 +43,7 @@ HarnessRun run_harness(const std::string& binary, const Plan& plan, const std::s
   // Waiting for a GPU another evaluation holds is not running late.
   opt.start_marker = out_dir + "/" + kLockHeldMarker;
   opt.start_timeout_s = plan.lock_timeout_s + 60;
+  opt.limits = harness_process_limits();
   run.process = run_process({binary, "--plan", plan_path, "--out", out_dir}, opt);
   if (!run.process.timed_out && fs::exists(out_dir + "/report.json")) {
     try {
@@ -233,6 +234,7 @@ EvalResult Evaluator::evaluate(const EvalRequest& req) {
 
   ProcessOptions describe_opt;
   describe_opt.timeout_s = 30;
+  describe_opt.limits = harness_process_limits();
   ProcessResult described = run_process({ref.binary, "--describe"}, describe_opt);
   HarnessReport decl;
   try {
@@ -294,6 +296,16 @@ EvalResult Evaluator::evaluate(const EvalRequest& req) {
   else if (res.status == Status::ok && profiled.size >= 0)
     add_profile(profiled_report, cand_build.log, decl.sizes[static_cast<std::size_t>(profiled.size)].label, res);
   return finish(res);
+}
+
+ProcessLimits harness_process_limits() {
+  ProcessLimits l;
+  l.no_core = true;
+  l.cpu_s = 3600;                          // all threads together (libtorch drivers run pools)
+  l.file_bytes = std::uint64_t{16} << 30;  // output dumps of the largest problems fit
+  const char* net = std::getenv("KERNELBLASTER_SANDBOX_NETWORK");
+  l.no_network = net && (std::string(net) == "on" || std::string(net) == "1");
+  return l;
 }
 
 }  // namespace kernelblaster

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "common/subprocess.h"
 #include "eval/candidate_build.h"
 #include "eval/gpu_probe.h"
 #include "eval/result.h"
@@ -52,5 +53,13 @@ class Evaluator {
   Toolchain m_toolchain;
   GpuProbe& m_probe;
 };
+
+// What a harness process (the original's or a candidate's code, on the GPU)
+// may use: no core files, bounded CPU time (all threads) and file size as a
+// backstop to the wall-clock deadline. No address-space limit: the CUDA
+// driver reserves ranges far beyond what a process uses. No network where
+// the OS allows it, opt-in (KERNELBLASTER_SANDBOX_NETWORK=on) until it is
+// measured on a GPU machine.
+ProcessLimits harness_process_limits();
 
 }  // namespace kernelblaster
