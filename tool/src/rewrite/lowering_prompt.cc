@@ -1,0 +1,130 @@
+#include "rewrite/lowering_prompt.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace kernelblaster::rewrite {
+namespace {
+
+std::string number(double v) {
+  char buf[64];
+  if (!std::isfinite(v)) return "n/a";
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+std::string percent(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.1f%%", v);
+  return buf;
+}
+
+const double* find(const std::map<std::string, double>& m, const char* key) {
+  auto it = m.find(key);
+  return it == m.end() ? nullptr : &it->second;
+}
+
+const char* kSystem =
+    "You optimize CUDA kernels. You are given a complete CUDA source file, its profile on a GPU, and one "
+    "optimization technique to apply. Reply with the complete new source file in one ```cuda code block "
+    "(prose before or after it is ignored).\n"
+    "Rules, each checked before and after your code is compiled:\n"
+    "- Keep the host launcher's name and signature exactly; the harness calls it and compares every output "
+    "with the original's, on several sizes and fresh random inputs, with tolerances set by the element type.\n"
+    "- Compute every output element on every call from the inputs of that call: no results cached across "
+    "calls, no outputs left unwritten, inputs never modified.\n"
+    "- All GPU work finishes before the launcher returns or is ordered on the default stream; nothing runs "
+    "on a stream the launcher does not join.\n"
+    "- No host calls outside the computation: no processes, files, network, environment variables, threads, "
+    "dynamic loading, device resets or profiler control.\n"
+    "- No header or library the original does not use (no cuBLAS, cuDNN, Thrust, CUB, cuRAND, torch or "
+    "CUTLASS unless the original uses it), no timers (clock64, %globaltimer), no macros that build names "
+    "with ##, no raw string literals.\n"
+    "- Lower precision than the original's is a wrong result.";
+
+void section(std::string& out, const std::string& title, const std::string& body) {
+  if (body.empty()) return;
+  out += "## " + title + "\n" + body;
+  if (out.back() != '\n') out += '\n';
+  out += '\n';
+}
+
+std::string kb_record(const LoweringInput& in) {
+  if (!in.stats) return "No measurements of this technique in this state on " + in.arch + " yet.\n";
+  const kb::Stats& s = *in.stats;
+  std::string out = std::to_string(s.tries) + " tries, " + std::to_string(s.successes) + " verified and faster";
+  if (s.measured > 0) out += "; mean speedup " + number(s.mean) + "x over " + std::to_string(s.measured) + " measured";
+  out += "; predicted " + number(s.predicted) + "x (confidence " + number(s.confidence) + ").\n";
+  for (const std::string& n : s.notes) out += "- " + n + "\n";
+  return out;
+}
+
+std::string cut(const std::string& s, std::size_t max) {
+  return s.size() <= max ? s : s.substr(0, max) + "\n[... " + std::to_string(s.size() - max) + " more characters]";
+}
+
+}  // namespace
+
+std::string profile_summary(const std::map<std::string, double>& metrics) {
+  std::string out;
+  const double* bw = find(metrics, "bandwidth_pct_of_peak");
+  const double* fl = find(metrics, "flops_pct_of_peak");
+  const double* ai = find(metrics, "arithmetic_intensity");
+  if (bw || fl) {
+    out += "Roofline: ";
+    if (ai) out += "arithmetic intensity " + number(*ai) + " FLOP/byte; ";
+    if (bw) out += "DRAM bandwidth at " + percent(*bw) + " of the measured peak";
+    if (bw && fl) out += ", ";
+    if (fl) out += "compute at " + percent(*fl) + " of the measured peak";
+    out += ".\n";
+  } else if (const double* dram = find(metrics, "dram_throughput_pct"), *sm = find(metrics, "sm_throughput_pct");
+             dram || sm) {
+    out += "Throughput: ";
+    if (dram) out += "DRAM " + percent(*dram);
+    if (dram && sm) out += ", ";
+    if (sm) out += "SM " + percent(*sm);
+    out += " of peak.\n";
+  }
+  if (!metrics.empty()) {
+    out += "Metrics:";
+    for (const auto& [name, value] : metrics) out += " " + name + "=" + number(value);
+    out += "\n";
+  }
+  return out;
+}
+
+llm::Request lowering_request(const LoweringInput& in) {
+  llm::Request r;
+  r.messages.push_back({llm::Role::system, kSystem});
+  std::string u;
+  std::string target = in.gpu.empty() ? in.arch : in.gpu + " (" + in.arch + ")";
+  section(u, "Kernel", in.kernel + " on " + target +
+                           (in.base_median_us > 0 ? ", " + number(in.base_median_us) + " us per call now" : "") +
+                           ".\nLauncher: " + in.launcher + "\n" + in.contract);
+  std::string state = in.state.id.empty() ? "unclassified"
+                                          : in.state.name + " (" + in.state.id + ")" +
+                                                (in.state.signature.empty() ? "" : ": " + in.state.signature);
+  section(u, "Performance state", state + "\n" + profile_summary(in.metrics));
+  section(u, "Technique to apply: " + in.technique.name + " (" + in.technique.id + ")",
+          in.technique.description + "\n" + in.technique.how_to);
+  section(u, "What the knowledge base has seen", kb_record(in));
+  std::string tried;
+  for (const std::string& t : in.tried) tried += "- " + t + "\n";
+  section(u, "Earlier steps of this trajectory", tried);
+  section(u, "Source", "```cuda\n" + in.source + (in.source.empty() || in.source.back() == '\n' ? "" : "\n") + "```");
+  u += "Apply the technique to this source and reply with the whole new file.\n";
+  r.messages.push_back({llm::Role::user, u});
+  return r;
+}
+
+llm::Request fix_request(const LoweringInput& in, const FixInput& fix) {
+  llm::Request r = lowering_request(in);
+  r.messages.push_back({llm::Role::assistant, "```cuda\n" + fix.code + (fix.code.empty() || fix.code.back() == '\n' ? "" : "\n") + "```"});
+  std::string u = "Attempt " + std::to_string(fix.attempt) + " failed: " + fix.failure + ".\n";
+  if (!fix.detail.empty()) u += "```\n" + cut(fix.detail, kMaxFeedbackChars) + "\n```\n";
+  u += "Fix it, keeping the technique, and reply with the whole corrected file.\n";
+  r.messages.push_back({llm::Role::user, u});
+  return r;
+}
+
+}  // namespace kernelblaster::rewrite
