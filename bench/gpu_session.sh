@@ -18,6 +18,10 @@
 #                                     problems for S seconds (resumable: copy $OUT/kernelbench-dataset/* back
 #                                     to bench/results/kernelbench-dataset after each run; KERNELBENCH_RESULTS,
 #                                     KERNELBENCH_JOBS and KERNELBENCH_ONLY pick another table, concurrency and subset)
+#   bench/gpu_session.sh oneline      issue 13 on a GPU: a source with no harness and no directive (the
+#                                     noharness test project); harness init drafts the harness, tune finds
+#                                     THREADS (#ifndef) itself; a copy with a literal <<<blocks, 128>>> gets
+#                                     a KERNELBLASTER_BLOCK_L<n> tunable (ONELINE_BUDGET seconds each)
 #   bench/gpu_session.sh profile      issue 4's profiler: the CUPTI-range L2 write-back probe, where the
 #                                     first counted pass spends its time (range_pass_cost_probe), eval --profile
 #                                     without counters, and bench/profile_vs_ncu.py (the table in RESULTS.md)
@@ -28,6 +32,18 @@ TOOL=${TOOL:-/tmp/kb/bin/kernelblaster}
 PROFILE_ARGS=${PROFILE_ARGS:-}
 stage=${1:?stage}
 case "$stage" in
+  oneline)
+    p=tests/cmake/projects/noharness; d=$OUT/oneline; mkdir -p "$d"
+    sed -e '/^#ifndef THREADS/,/^#endif/d' -e 's/THREADS/128/g' $p/src/scale_shift.cu >"$d/scale_shift_literal.cu"
+    for src in $p/src/scale_shift.cu "$d/scale_shift_literal.cu"; do
+      n=$(basename "$src" .cu)
+      $TOOL harness init "$src" -I $p/include --out "$d" --force
+      $TOOL tune --source "$src" --harness "$d/${n}_harness.cu" -I $p/include --budget "${ONELINE_BUDGET:-60}" \
+        --kb "$d/kb.json" --log "$d/$n.log.json" --json >"$d/$n.summary.json"
+      echo "$n: tune exit $?"
+      python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print({k: d.get(k) for k in ('status','reason','speedup','config','flags','evaluations','space_size','seconds','gpu')})" "$d/$n.summary.json"
+    done 2>&1 | tee "$d/oneline.log"
+    ;;
   kbhostile)
     python3 tests/gpu/run_cases.py "$TOOL" kernelbench-hostile 2>&1 | tee "$OUT/kbhostile.log"
     ;;

@@ -2,8 +2,10 @@
 # Where the spread of short KernelBench launchers comes from: each problem is
 # evaluated against itself R times in a row (driver object reused), first as
 # it is, then with the whole evaluation pinned to one CPU of the GPU's NUMA
-# node. Prints the reference's and the candidate's median per evaluation.
-#   bench/kernelbench_noise.sh TOOL DATA "level2/080_... level2/029_..." [R]
+# node, or (NOISE_MODES="free noaslr") with address-space randomization off
+# for the tool and its driver processes (setarch -R). Prints the
+# reference's and the candidate's median per evaluation.
+#   [NOISE_MODES="free pinned"] bench/kernelbench_noise.sh TOOL DATA "level2/080_... level2/029_..." [R]
 set -uo pipefail
 tool=${1:?tool}; data=${2:?dataset}; problems=${3:?problems}; reps=${4:-3}
 OUT=${OUT:-bench/out}; mkdir -p "$OUT"
@@ -14,11 +16,14 @@ pin=${PIN_CPU:-${cpus%%-*}}; pin=${pin:-2}
 echo "pinning to CPU $pin (GPU0 affinity: ${cpus:-unknown})"
 for p in $problems; do
   w=/tmp/kbnoise/${p//\//_}
-  for mode in free pinned; do
+  for mode in ${NOISE_MODES:-free pinned}; do
     for r in $(seq 1 "$reps"); do
       f=$(mktemp)
-      if [ "$mode" = pinned ]; then taskset -c "$pin" "$tool" eval --json --kernelbench "$data/$p" --work-dir "$w" >"$f"
-      else "$tool" eval --json --kernelbench "$data/$p" --work-dir "$w" >"$f"; fi
+      case "$mode" in
+        pinned) taskset -c "$pin" "$tool" eval --json --kernelbench "$data/$p" --work-dir "$w" >"$f" ;;
+        noaslr) setarch "$(uname -m)" -R "$tool" eval --json --kernelbench "$data/$p" --work-dir "$w" >"$f" ;;
+        *) "$tool" eval --json --kernelbench "$data/$p" --work-dir "$w" >"$f" ;;
+      esac
       python3 - "$f" "$p" "$mode" "$r" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
