@@ -110,15 +110,27 @@ TEST(KbConcurrency, KillDuringAWriteLeavesTheKbLoadable) {
           }
         });
     });
-    std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(2, 80)(rng)));
-    bool temp_present = false;
-    for (const auto& e : std::filesystem::directory_iterator(dir.path()))
-      if (e.path().filename().string().find(".tmp.") != std::string::npos) temp_present = true;
+    auto temp_present = [&] {
+      for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+        if (e.path().filename().string().find(".tmp.") != std::string::npos) return true;
+      return false;
+    };
+    // Every other round waits until a write is under way (on a loaded
+    // machine the writer may take long to start), so kills surely land in
+    // the middle of writes; the others kill at a random moment.
+    if (round % 2 == 0) {
+      auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+      while (!temp_present() && std::chrono::steady_clock::now() < give_up)
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(2, 80)(rng)));
+    }
+    const bool mid_write = temp_present();
     ::kill(pid, SIGKILL);
     int status = 0;
     ASSERT_EQ(::waitpid(pid, &status, 0), pid);
     ASSERT_TRUE(WIFSIGNALED(status)) << "the writer stopped by itself";
-    killed_mid_write += temp_present;
+    killed_mid_write += mid_write;
     // The previous or the newest complete KB: loadable, and never going back.
     KnowledgeBase kb = load_kb(path);
     std::int64_t tries = kb.stats.at(StatsKey{"count", "t", "sm_90", ""}).tries;
