@@ -23,7 +23,10 @@ PriceTable PriceTable::parse(const std::string& text, const std::string& origin)
   if (j.is_discarded() || !j.is_object() || !j.contains("models") || !j["models"].is_object())
     throw std::runtime_error(origin + ": not a price table (an object with \"models\")");
   PriceTable table;
-  for (const auto& [model, entry] : j["models"].items()) {
+  for (const auto& item : j["models"].items()) {
+    // Plain references, not structured bindings: clang 14 cannot capture those in the lambda below.
+    const std::string& model = item.key();
+    const json& entry = item.value();
     if (!model.empty() && model[0] == '_') continue;  // comments
     if (!entry.is_object()) throw std::runtime_error(origin + ": /models/" + model + ": not an object");
     Price p;
