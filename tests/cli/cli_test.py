@@ -49,6 +49,21 @@ def main():
     p = run([tool, "eval", "--kernelbench", "x", "--source", "a.cu"])
     expect("--kernelbench excludes --source", p.returncode == 2 and one_line(p.stderr), p)
 
+    softmax = ["--source", f"{ROOT}/examples/kernels/src/softmax.cu",
+               "--harness", f"{ROOT}/examples/kernels/harness/softmax_harness.cu", "-I", f"{ROOT}/examples/kernels/include"]
+    no_llm_env = {k: v for k, v in os.environ.items() if not k.startswith("KERNELBLASTER_LLM_")}
+    p = run([tool, "optimize", "--help"])
+    expect("optimize --help", p.returncode == 0 and "--launcher" in p.stdout and "--trajectories" in p.stdout, p)
+    p = run([tool, "optimize"] + softmax)
+    expect("optimize without --launcher: one line, exit 2", p.returncode == 2 and one_line(p.stderr) and "--launcher" in p.stderr, p)
+    p = run([tool, "optimize", "--launcher", "softmax_cols"] + softmax)
+    expect("optimize with a launcher the source lacks: one line, exit 2",
+           p.returncode == 2 and one_line(p.stderr) and "softmax_cols" in p.stderr, p)
+    p = subprocess.run([tool, "optimize", "--launcher", "softmax_rows"] + softmax, capture_output=True, text=True,
+                       timeout=600, env=no_llm_env)
+    expect("optimize without an LLM model: one line, exit 2, nothing sent",
+           p.returncode == 2 and one_line(p.stderr) and "no LLM model" in p.stderr, p)
+
     p = run([harness, "--describe"])
     ok = p.returncode == 0
     if ok:
@@ -68,6 +83,9 @@ def main():
         expect("eval without a GPU: exit 77, one line", one_line(p.stderr) and "no CUDA GPU" in p.stderr, p)
         h = run([harness])
         expect("harness without a GPU: exit 77, one line", h.returncode == 77 and one_line(h.stderr), h)
+        o = run([tool, "optimize", "--launcher", "softmax_rows", "--provider", "command", "--command", "printf none",
+                 "--out", os.devnull + "-never"] + softmax)
+        expect("optimize without a GPU: exit 77, one line", o.returncode == 77 and one_line(o.stderr), o)
     else:
         ok = p.returncode == 0 and json.loads(p.stdout)["status"] == "ok"
         expect("eval on a GPU accepts the honest softmax rewrite", ok, p)

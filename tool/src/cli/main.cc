@@ -18,6 +18,7 @@ const char* kUsage = R"(usage: kernelblaster <command> [options]
 commands:
   eval      judge a candidate kernel source against the original (correctness, speed)
   tune      search tunable parameters and flags of a source for the fastest verified version
+  optimize  rewrite a kernel with an LLM, technique by technique, keeping only verified gains
   kb        validate, show, summarize or merge knowledge-base files
   policy    check a Lua selection policy, or replay it on recorded measurements
   gpu       describe this machine's GPUs, measure their roofline ceilings
@@ -53,6 +54,7 @@ int main(int argc, char** argv) {
       {"gpu", kernelblaster::gpu_command},       {"build", kernelblaster::build_command},
       {"gate", kernelblaster::gate_command},     {"stats", kernelblaster::stats_command},
       {"llm", kernelblaster::llm_command},       {"harness", kernelblaster::harness_command},
+      {"optimize", kernelblaster::optimize_command},
   };
   if (auto it = commands.find(command); it != commands.end()) return it->second(rest, self_exe());
   if (command == "version" || command == "--version") {

@@ -1,0 +1,413 @@
+// Whole trajectories through the loop: what the model is asked, what it
+// answers (scripted, including bad answers), what the static checks and the
+// judge decide, what the KB learns, and that a replayed run reproduces the
+// recorded one byte for byte.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <set>
+#include <nlohmann/json.hpp>
+
+#include "common/file_util.h"
+#include "fakes.h"
+#include "kb/kb_store.h"
+#include "llm/client.h"
+#include "llm/http_provider.h"
+#include "optimize/loop.h"
+#include "optimize/run_record.h"
+#include "policy/default_policy.h"
+
+namespace kernelblaster::optimize {
+namespace {
+
+using llm::testing::FakeClock;
+using llm::testing::ScriptedTransport;
+using nlohmann::json;
+
+const char* kOriginal = R"(#include <cuda_runtime.h>
+__global__ void scale_kernel(const float* x, float* y, int n, float a) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i];
+}
+void launch_scale(const float* x, float* y, int n, float a) {
+  scale_kernel<<<(n + 255) / 256, 256>>>(x, y, n, a);
+}
+)";
+
+// A candidate whose body carries a marker the scripted judge reads.
+std::string kernel(const std::string& marker, const std::string& extra = "") {
+  return "#include <cuda_runtime.h>\n" + extra +
+         "__global__ void scale_kernel(const float4* x, float4* y, int n4, float a) {\n"
+         "  int i = blockIdx.x * blockDim.x + threadIdx.x;  // " + marker + "\n"
+         "  if (i < n4) { float4 v = x[i]; y[i] = make_float4(a * v.x, a * v.y, a * v.z, a * v.w); }\n"
+         "}\n"
+         "void launch_scale(const float* x, float* y, int n, float a) {\n"
+         "  scale_kernel<<<(n / 4 + 255) / 256, 256>>>((const float4*)x, (float4*)y, n / 4, a);\n"
+         "}\n";
+}
+
+std::string fenced(const std::string& code, const std::string& fence = "```cuda") {
+  std::string close = fence.substr(0, 3);
+  return "Here is the kernel with the technique applied.\n\n" + fence + "\n" + code + close + "\n\nIt should be faster.";
+}
+
+std::string openai_body(const std::string& text, int in = 900, int out = 300) {
+  json j = {{"id", "chatcmpl-1"},
+            {"object", "chat.completion"},
+            {"model", "m"},
+            {"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", text}}}, {"finish_reason", "stop"}}}},
+            {"usage", {{"prompt_tokens", in}, {"completion_tokens", out}, {"total_tokens", in + out}}}};
+  return j.dump();
+}
+
+// Stands in for the engine: a candidate's verdict is the first rule whose
+// marker its code contains.
+class ScriptedJudge : public CandidateJudge {
+ public:
+  std::vector<std::pair<std::string, Verdict>> rules;
+  std::vector<std::string> judged;  // tags, in order
+  int confirmations = 0;
+  Verdict original;
+  double confirm_factor = 1.0;
+
+  ScriptedJudge() {
+    original.median_us = 100;
+    original.speedup = 1.0;
+    original.metrics = {{"dram_throughput_pct", 85}, {"sm_throughput_pct", 20}, {"gpu_busy_pct", 95}};
+  }
+  void rule(const std::string& marker, Status status, double speedup = 0, std::string detail = "") {
+    Verdict v;
+    v.status = status;
+    v.speedup = speedup;
+    v.median_us = speedup > 0 ? 100 / speedup : 0;
+    v.detail = detail.empty() ? std::string(status_name(status)) + " (scripted)" : detail;
+    if (status == Status::compile_failed) v.compiler_output = detail;
+    rules.emplace_back(marker, v);
+  }
+  Verdict judge_original() override { return original; }
+  Verdict judge(const std::string& source, const std::string& tag) override {
+    judged.push_back(tag);
+    for (const auto& [marker, v] : rules)
+      if (source.find(marker) != std::string::npos) return v;
+    Verdict v;
+    v.status = Status::wrong_result;
+    v.detail = "no scripted rule";
+    return v;
+  }
+  Verdict confirm(const std::string& source, const std::string& tag, int) override {
+    ++confirmations;
+    Verdict v = judge(source, tag);
+    v.speedup *= confirm_factor;
+    return v;
+  }
+};
+
+struct Rig {
+  std::string dir = make_work_dir("optimize-loop-test");
+  std::string cache_dir = dir + "/cache";
+  FakeClock clock;
+  ScriptedTransport* transport = nullptr;
+  std::unique_ptr<ScriptedTransport> owned_transport = std::make_unique<ScriptedTransport>();
+  std::unique_ptr<llm::Client> client;
+  kb::KnowledgeBase kb = kb::load_kb(std::string(KERNELBLASTER_SOURCE_DIR) + "/data/kb/seed.json");
+  std::unique_ptr<policy::Policy> policy = policy::make_default_policy();
+  ScriptedJudge judge;
+  LoopOptions options;
+  std::vector<std::string> log;
+
+  Rig() {
+    options.trajectories = 1;
+    options.steps = 1;
+    options.fix_attempts = 2;
+    transport = owned_transport.get();
+  }
+  ~Rig() { std::filesystem::remove_all(dir); }
+  void script(const std::string& reply_text) { transport->script.push_back(llm::testing::http(200, openai_body(reply_text))); }
+  void make_client(llm::CacheMode mode = llm::CacheMode::off, llm::Caps caps = {}, bool with_provider = true) {
+    llm::LlmConfig c;
+    c.model = "m";
+    c.stream = false;
+    c.cache_mode = mode;
+    c.cache_dir = cache_dir;
+    c.caps = caps;
+    std::unique_ptr<llm::Provider> provider;
+    if (with_provider) {
+      llm::HttpSettings hs;
+      hs.base_url = "http://127.0.0.1:9/v1";
+      hs.model = "m";
+      hs.stream = false;
+      hs.retry.max_attempts = 1;
+      provider = std::make_unique<llm::HttpProvider>(llm::make_openai_protocol(), *transport, clock, hs, "", [] { return 0.5; });
+    }
+    llm::PriceTable prices;
+    prices.set("m", {2.0, 1.0, 3.0, 10.0});
+    client = std::make_unique<llm::Client>(c, std::move(provider), prices, clock);
+  }
+  RunResult run() {
+    if (!client) make_client();
+    KernelTarget t{"scale.cu", kOriginal, "launch_scale", "launch_scale(x, y, n, a) writes y = a * x", "sm_90", "NVIDIA H100 80GB HBM3"};
+    Loop loop(t, options, kb, *policy, *client, judge, [this](const std::string& l) { log.push_back(l); });
+    return loop.run();
+  }
+  // The text of the last message of the n-th request sent.
+  std::string last_message(std::size_t n) const {
+    json body = json::parse(transport->sent.at(n).body);
+    return body["messages"].back()["content"].get<std::string>();
+  }
+};
+
+const kb::Stats* stats_of(const kb::KnowledgeBase& kb, const Step& s) {
+  auto it = kb.stats.find(kb::StatsKey{s.state, s.technique, "sm_90", ""});
+  return it == kb.stats.end() ? nullptr : &it->second;
+}
+
+TEST(OptimizeLoop, KeepsAFasterVerifiedKernelAndTheKbLearnsIt) {
+  Rig rig;
+  rig.judge.rule("FAST", Status::ok, 1.8);
+  rig.script(fenced(kernel("FAST")));
+  const kb::KnowledgeBase before = rig.kb;
+  RunResult r = rig.run();
+  ASSERT_EQ(r.steps.size(), 1u);
+  const Step& s = r.steps[0];
+  EXPECT_EQ(s.state, "memory_bandwidth_bound");
+  ASSERT_NE(rig.kb.find_technique(s.technique), nullptr);
+  ASSERT_EQ(s.attempts.size(), 1u);
+  EXPECT_EQ(s.attempts[0].end, AttemptEnd::verified);
+  EXPECT_TRUE(s.verified);
+  EXPECT_TRUE(s.accepted);
+  EXPECT_NEAR(s.speedup_vs_base, 1.8, 1e-9);
+  EXPECT_NEAR(s.reward, std::log(1.8), 1e-9);
+  EXPECT_NEAR(s.advantage, std::log(1.8) - std::log(s.predicted), 1e-9);
+  EXPECT_TRUE(r.improved);
+  EXPECT_EQ(rig.judge.confirmations, 1);
+  EXPECT_EQ(r.best_tag, "t0-s0-a0");
+  EXPECT_NE(r.best_source.find("FAST"), std::string::npos);
+  // The lowering prompt named the chosen technique and carried the source.
+  const std::string prompt = rig.last_message(0);
+  EXPECT_NE(prompt.find(rig.kb.find_technique(s.technique)->name), std::string::npos) << prompt;
+  EXPECT_NE(prompt.find("launch_scale"), std::string::npos);
+  // The KB learned the outcome: one more try and one more success.
+  const kb::Stats* now = stats_of(rig.kb, s);
+  ASSERT_NE(now, nullptr);
+  auto then = before.stats.find(kb::StatsKey{s.state, s.technique, "sm_90", ""});
+  std::int64_t tries0 = then == before.stats.end() ? 0 : then->second.tries;
+  std::int64_t succ0 = then == before.stats.end() ? 0 : then->second.successes;
+  EXPECT_EQ(now->tries, tries0 + 1);
+  EXPECT_EQ(now->successes, succ0 + 1);
+  ASSERT_FALSE(now->notes.empty());
+  EXPECT_NE(now->notes.back().find("1.800x over its base"), std::string::npos) << now->notes.back();
+  json diff = json::parse(kb_diff_json(before, rig.kb));
+  ASSERT_EQ(diff["stats"].size(), 1u);
+  EXPECT_EQ(diff["stats"][0]["technique"], s.technique);
+}
+
+TEST(OptimizeLoop, FindsCodeInOddFencesAndProse) {
+  Rig rig;
+  rig.judge.rule("TILDE", Status::ok, 1.3);
+  rig.script("Sure! I applied it.\n~~~c++\n" + kernel("TILDE") + "~~~\nThe old version for reference:\n```\nint x;\n```\n");
+  RunResult r = rig.run();
+  ASSERT_EQ(r.steps.size(), 1u);
+  EXPECT_TRUE(r.steps[0].verified) << r.steps[0].attempts[0].detail;
+  EXPECT_NE(r.steps[0].attempts[0].code.find("TILDE"), std::string::npos);
+}
+
+TEST(OptimizeLoop, ACompileErrorIsFedBackAndTheFixIsJudged) {
+  Rig rig;
+  rig.judge.rule("BROKEN", Status::compile_failed, 0, "scale.cu(3): error: identifier \"float5\" is undefined");
+  rig.judge.rule("FIXED", Status::ok, 1.4);
+  rig.script(fenced(kernel("BROKEN")));
+  rig.script(fenced(kernel("FIXED")));
+  RunResult r = rig.run();
+  const Step& s = r.steps.at(0);
+  ASSERT_EQ(s.attempts.size(), 2u);
+  EXPECT_EQ(s.attempts[0].end, AttemptEnd::rejected);
+  EXPECT_EQ(s.attempts[0].status, Status::compile_failed);
+  EXPECT_EQ(s.attempts[1].end, AttemptEnd::verified);
+  // The fix request carried the failed code and the compiler's line.
+  const std::string fix = rig.last_message(1);
+  EXPECT_NE(fix.find("compile_failed"), std::string::npos) << fix;
+  EXPECT_NE(fix.find("\"float5\" is undefined"), std::string::npos) << fix;
+  json body = json::parse(rig.transport->sent.at(1).body);
+  bool has_assistant_turn = false;
+  for (const auto& m : body["messages"])
+    if (m["role"] == "assistant" && m["content"].get<std::string>().find("BROKEN") != std::string::npos)
+      has_assistant_turn = true;
+  EXPECT_TRUE(has_assistant_turn);
+  EXPECT_TRUE(r.improved);
+}
+
+TEST(OptimizeLoop, WrongKernelsAreRejectedUntilTheAttemptsRunOut) {
+  Rig rig;
+  rig.judge.rule("WRONG", Status::wrong_result, 0, "output y: rel L2 0.93 against the original at seed 17");
+  for (int i = 0; i < 3; ++i) rig.script(fenced(kernel("WRONG")));
+  const kb::KnowledgeBase before = rig.kb;
+  RunResult r = rig.run();
+  const Step& s = r.steps.at(0);
+  ASSERT_EQ(s.attempts.size(), 3u);  // the first and two fixes
+  for (const Attempt& a : s.attempts) EXPECT_EQ(a.status, Status::wrong_result);
+  EXPECT_FALSE(s.verified);
+  EXPECT_FALSE(s.accepted);
+  EXPECT_DOUBLE_EQ(s.reward, kFailureReward);
+  EXPECT_FALSE(r.improved);
+  EXPECT_EQ(r.best_source, kOriginal);
+  EXPECT_EQ(rig.judge.confirmations, 0);
+  EXPECT_NE(rig.last_message(2).find("rel L2 0.93"), std::string::npos);
+  // A failed try is still a try.
+  const kb::Stats* now = stats_of(rig.kb, s);
+  ASSERT_NE(now, nullptr);
+  auto then = before.stats.find(kb::StatsKey{s.state, s.technique, "sm_90", ""});
+  EXPECT_EQ(now->tries, (then == before.stats.end() ? 0 : then->second.tries) + 1);
+  EXPECT_EQ(now->successes, then == before.stats.end() ? 0 : then->second.successes);
+  EXPECT_NE(now->notes.back().find("wrong_result"), std::string::npos);
+}
+
+TEST(OptimizeLoop, RewardHacksAreRejectedBeforeOrByTheJudge) {
+  Rig rig;
+  rig.options.fix_attempts = 1;
+  // Reads the environment to find out it is being measured: never compiled.
+  rig.script(fenced(kernel("ENVHACK", "#include <cstdlib>\nstatic bool timed = std::getenv(\"KB_TIMING\") != nullptr;\n")));
+  // Writes nothing and leaves the outputs as they were: the engine's poison catches it.
+  rig.judge.rule("SKIPWRITE", Status::unwritten_output, 0, "output y: 4096 elements kept the poison");
+  rig.script(fenced(kernel("SKIPWRITE")));
+  RunResult r = rig.run();
+  const Step& s = r.steps.at(0);
+  ASSERT_EQ(s.attempts.size(), 2u);
+  EXPECT_EQ(s.attempts[0].end, AttemptEnd::static_check);
+  EXPECT_NE(s.attempts[0].detail.find("getenv"), std::string::npos) << s.attempts[0].detail;
+  EXPECT_EQ(s.attempts[1].end, AttemptEnd::rejected);
+  EXPECT_EQ(s.attempts[1].status, Status::unwritten_output);
+  ASSERT_EQ(rig.judge.judged.size(), 1u) << "the static finding must stop the candidate before the judge";
+  EXPECT_EQ(rig.judge.judged[0], "t0-s0-a1");
+  EXPECT_NE(rig.last_message(1).find("static_check"), std::string::npos);
+  EXPECT_FALSE(r.improved);
+}
+
+TEST(OptimizeLoop, AReplyWithoutCodeAsksAgain) {
+  Rig rig;
+  rig.judge.rule("AFTERPROSE", Status::ok, 1.2);
+  rig.script("I would vectorize the loads with float4 and use a grid-stride loop.");
+  rig.script(fenced(kernel("AFTERPROSE")));
+  RunResult r = rig.run();
+  const Step& s = r.steps.at(0);
+  ASSERT_EQ(s.attempts.size(), 2u);
+  EXPECT_EQ(s.attempts[0].end, AttemptEnd::no_code);
+  EXPECT_TRUE(s.attempts[1].end == AttemptEnd::verified);
+  EXPECT_NE(rig.last_message(1).find("no_code"), std::string::npos);
+}
+
+TEST(OptimizeLoop, AMalformedReplyIsAFailedRequestThatTeachesTheKbNothing) {
+  Rig rig;
+  rig.transport->script.push_back(llm::testing::http(200, "{\"choices\": 7"));
+  const kb::KnowledgeBase before = rig.kb;
+  RunResult r = rig.run();
+  const Step& s = r.steps.at(0);
+  ASSERT_EQ(s.attempts.size(), 1u);
+  EXPECT_EQ(s.attempts[0].end, AttemptEnd::llm_failed);
+  EXPECT_EQ(s.attempts[0].llm_outcome, llm::Outcome::malformed_reply);
+  EXPECT_TRUE(r.outcomes.empty());
+  EXPECT_EQ(json::parse(kb_diff_json(before, rig.kb))["stats"].size(), 0u);
+  EXPECT_TRUE(rig.judge.judged.empty());
+}
+
+TEST(OptimizeLoop, AcceptedStepsChainAndEveryStepIsLearned) {
+  Rig rig;
+  rig.options.steps = 3;
+  rig.judge.rule("STEP1", Status::ok, 1.5);
+  rig.judge.rule("STEP2", Status::ok, 1.4);  // slower than its base: kept out
+  rig.judge.rule("STEP3", Status::ok, 2.1);
+  rig.script(fenced(kernel("STEP1")));
+  rig.script(fenced(kernel("STEP2")));
+  rig.script(fenced(kernel("STEP3")));
+  RunResult r = rig.run();
+  ASSERT_EQ(r.steps.size(), 3u);
+  EXPECT_TRUE(r.steps[0].accepted);
+  EXPECT_FALSE(r.steps[1].accepted);
+  EXPECT_NEAR(r.steps[1].speedup_vs_base, 1.4 / 1.5, 1e-9);
+  EXPECT_TRUE(r.steps[2].accepted);
+  EXPECT_NEAR(r.steps[2].base_speedup, 1.5, 1e-9);
+  EXPECT_NEAR(r.steps[2].speedup_vs_base, 2.1 / 1.5, 1e-9);
+  // Three different techniques, each learned, the later ones as transitions from the first.
+  std::set<std::string> techniques;
+  for (const Step& s : r.steps) techniques.insert(s.technique);
+  EXPECT_EQ(techniques.size(), 3u);
+  ASSERT_EQ(r.outcomes.size(), 3u);
+  EXPECT_EQ(r.outcomes[1].previous_technique, r.steps[0].technique);
+  EXPECT_EQ(r.outcomes[2].previous_technique, r.steps[0].technique);
+  // Step 2 starts from step 1's kernel.
+  EXPECT_NE(rig.last_message(1).find("STEP1"), std::string::npos);
+  EXPECT_NE(rig.last_message(2).find("STEP1"), std::string::npos);
+  EXPECT_EQ(r.best_tag, "t0-s2-a0");
+}
+
+TEST(OptimizeLoop, AWinnerThatDoesNotHoldOnASecondLookIsNotKept) {
+  Rig rig;
+  rig.judge.rule("LUCKY", Status::ok, 1.5);
+  rig.judge.confirm_factor = 0.66;  // 0.99x when looked at again
+  rig.script(fenced(kernel("LUCKY")));
+  RunResult r = rig.run();
+  EXPECT_EQ(rig.judge.confirmations, 1);
+  EXPECT_FALSE(r.improved);
+  EXPECT_EQ(r.best_source, kOriginal);
+}
+
+TEST(OptimizeLoop, ATokenCapStopsTheRunWithinOneRequest) {
+  Rig rig;
+  rig.options.trajectories = 3;
+  rig.options.steps = 3;
+  rig.judge.rule("WRONG", Status::wrong_result);
+  for (int i = 0; i < 30; ++i) rig.script(fenced(kernel("WRONG")));
+  rig.make_client(llm::CacheMode::off, llm::Caps{2400, 0, 0, 0});  // each reply is 1200 tokens
+  RunResult r = rig.run();
+  EXPECT_EQ(rig.transport->sent.size(), 2u);  // 1200, 2400, then the cap refuses the third
+  EXPECT_EQ(r.input_tokens + r.output_tokens, 2400);
+  EXPECT_EQ(r.steps.size(), 1u);
+  EXPECT_NE(r.stop_reason.find("cap_reached"), std::string::npos) << r.stop_reason;
+}
+
+TEST(OptimizeLoop, AnOriginalThatFailsEndsTheRunBeforeAnyRequest) {
+  Rig rig;
+  rig.judge.original.status = Status::reference_failed;
+  rig.judge.original.detail = "the original does not build";
+  RunResult r = rig.run();
+  EXPECT_TRUE(r.steps.empty());
+  EXPECT_TRUE(rig.transport->sent.empty());
+  EXPECT_NE(r.stop_reason.find("reference_failed"), std::string::npos);
+}
+
+TEST(OptimizeLoop, AReplayedRunReproducesTheRecordedOne) {
+  auto play = [](llm::CacheMode mode, bool with_provider, const std::string& cache_dir, std::string* kb_diff,
+                 std::size_t* sent) {
+    Rig rig;
+    rig.options.trajectories = 2;
+    rig.options.steps = 2;
+    rig.judge.rule("GOOD", Status::ok, 1.6);
+    rig.judge.rule("BROKEN", Status::compile_failed, 0, "error: expected a ';'");
+    rig.script(fenced(kernel("BROKEN")));
+    rig.script(fenced(kernel("GOOD")));
+    rig.script("no code today");
+    rig.script(fenced(kernel("GOOD2")));
+    rig.script(fenced(kernel("GOOD")));
+    for (int i = 0; i < 4; ++i) rig.script(fenced(kernel("WRONG")));
+    rig.cache_dir = cache_dir;  // both runs share one cache
+    rig.make_client(mode, {}, with_provider);
+    const kb::KnowledgeBase before = rig.kb;
+    RunResult r = rig.run();
+    *kb_diff = kb_diff_json(before, rig.kb);
+    *sent = rig.transport->sent.size();
+    return trajectory_json(r);
+  };
+  const std::string shared = make_work_dir("optimize-replay-cache");
+  std::string diff1, diff2;
+  std::size_t sent1 = 0, sent2 = 0;
+  const std::string recorded = play(llm::CacheMode::record, true, shared, &diff1, &sent1);
+  const std::string replayed = play(llm::CacheMode::replay, false, shared, &diff2, &sent2);
+  std::filesystem::remove_all(shared);
+  EXPECT_GT(sent1, 4u);
+  EXPECT_EQ(sent2, 0u);
+  EXPECT_EQ(recorded, replayed);
+  EXPECT_EQ(diff1, diff2);
+}
+
+}  // namespace
+}  // namespace kernelblaster::optimize

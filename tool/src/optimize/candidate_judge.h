@@ -1,0 +1,38 @@
+// The seam between the optimization loop and what decides whether a written
+// kernel is correct and how fast it is: the engine on a GPU
+// (engine_judge.h), or a scripted stand-in in the tests. The loop never
+// judges code itself; everything it believes comes through here.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "eval/result.h"
+
+namespace kernelblaster::optimize {
+
+struct Verdict {
+  Status status = Status::ok;   // the engine's verdict; compile_failed when nvcc refused the code
+  std::string detail;           // one line
+  std::string compiler_output;  // compile_failed: the compiler's lines, for the fix prompt
+  double median_us = 0;         // the candidate's time (geometric mean over timed sizes); 0 unless ok
+  double speedup = 0;           // over the original; 0 unless ok
+  bool reverified = false;      // an implausible speedup was looked at again
+  std::map<std::string, double> metrics;  // the candidate's profile (dominant kernel); may be empty
+  bool verified() const { return status == Status::ok; }
+};
+
+class CandidateJudge {
+ public:
+  virtual ~CandidateJudge() = default;
+  // The original against itself: its time and profile, the base of the
+  // first step. A status other than ok means nothing can be optimized.
+  virtual Verdict judge_original() = 0;
+  // `source` (the whole kernel source) against the original. `tag` names
+  // the attempt ("t0-s1-a2") for scratch directories and logs.
+  virtual Verdict judge(const std::string& source, const std::string& tag) = 0;
+  // A fresh look at the winner with `seeds` new seeds before it is kept.
+  virtual Verdict confirm(const std::string& source, const std::string& tag, int seeds) = 0;
+};
+
+}  // namespace kernelblaster::optimize

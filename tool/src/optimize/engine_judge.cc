@@ -1,0 +1,119 @@
+#include "optimize/engine_judge.h"
+
+#include <filesystem>
+
+#include "common/file_util.h"
+#include "search/engine_measurer.h"
+
+namespace kernelblaster::optimize {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The compiler's output as the fix prompt shows it: the lines that say
+// "error" first, then the rest, cut.
+std::string compiler_feedback(const std::string& log) {
+  std::string errors, rest;
+  std::size_t start = 0;
+  while (start < log.size()) {
+    std::size_t end = log.find('\n', start);
+    if (end == std::string::npos) end = log.size();
+    std::string line = log.substr(start, end - start);
+    start = end + 1;
+    if (line.empty()) continue;
+    (line.find("error") != std::string::npos ? errors : rest) += line + "\n";
+  }
+  std::string out = errors + rest;
+  return out.size() > 4000 ? out.substr(0, 4000) : out;
+}
+
+}  // namespace
+
+Verdict verdict_of(const EvalResult& r) {
+  Verdict v;
+  v.status = r.status;
+  v.detail = r.detail;
+  v.reverified = r.reverified;
+  if (r.status == Status::ok) {
+    v.speedup = r.speedup;
+    double reference_us = 0;
+    search::medians_of(r, &v.median_us, &reference_us);
+  }
+  if (!r.profile.empty()) v.metrics = r.profile.front().metrics;
+  return v;
+}
+
+EngineJudge::EngineJudge(Toolchain toolchain, GpuProbe& probe, EngineJudgeTarget target)
+    : m_toolchain(std::move(toolchain)), m_probe(probe), m_target(std::move(target)) {}
+
+Verdict EngineJudge::build(const std::string& source, const std::string& tag, std::string* binary) {
+  const std::string dir = m_target.work_dir + "/" + tag;
+  fs::create_directories(dir);
+  const std::string path = dir + "/" + fs::path(m_target.source).filename().string();
+  write_file(path, source);
+  BuildOutcome b = build_harness(m_toolchain, m_target.compile, m_target.harness, path, dir + "/build",
+                                 m_target.build_timeout_s);
+  Verdict v;
+  if (b.ok) {
+    *binary = b.binary;
+    return v;
+  }
+  v.status = b.nvcc_unusable ? Status::tool_error : Status::compile_failed;
+  v.detail = b.first_error;
+  v.compiler_output = compiler_feedback(b.log);
+  return v;
+}
+
+Verdict EngineJudge::evaluate(const std::string& binary, int seeds, bool profiled, const std::string& work) {
+  EvalRequest req;
+  req.source = m_target.source;
+  req.harness = m_target.harness;
+  req.compile = m_target.compile;
+  req.seeds = seeds;
+  req.budget_ms = m_target.budget_ms;
+  req.run_timeout_s = m_target.run_timeout_s;
+  req.build_timeout_s = m_target.build_timeout_s;
+  req.device = m_target.device;
+  req.lock_dir = m_target.lock_dir;
+  req.work_dir = work;
+  req.keep_work_dir = true;
+  req.reference_binary = m_reference_binary;
+  req.candidate_binary = binary;
+  if (profiled) req.profile = profile::MetricSet::cheap;
+  try {
+    return verdict_of(Evaluator(m_toolchain, m_probe).evaluate(req));
+  } catch (const std::exception& x) {
+    Verdict v;
+    v.status = Status::tool_error;
+    v.detail = x.what();
+    return v;
+  }
+}
+
+Verdict EngineJudge::judge_original() {
+  if (m_reference_binary.empty()) {
+    Verdict built = build(read_file(m_target.source), "original", &m_reference_binary);
+    if (m_reference_binary.empty()) {
+      built.status = built.status == Status::tool_error ? Status::tool_error : Status::reference_failed;
+      built.detail = "the original does not build with its harness: " + built.detail;
+      return built;
+    }
+  }
+  return evaluate(m_reference_binary, m_target.seeds, true, m_target.work_dir + "/original/eval");
+}
+
+Verdict EngineJudge::judge(const std::string& source, const std::string& tag) {
+  std::string binary;
+  Verdict built = build(source, tag, &binary);
+  if (binary.empty()) return built;
+  return evaluate(binary, m_target.seeds, true, m_target.work_dir + "/" + tag + "/eval");
+}
+
+Verdict EngineJudge::confirm(const std::string& source, const std::string& tag, int seeds) {
+  std::string binary;
+  Verdict built = build(source, tag, &binary);
+  if (binary.empty()) return built;
+  return evaluate(binary, seeds < 3 ? 3 : seeds, false, m_target.work_dir + "/" + tag + "/eval");
+}
+
+}  // namespace kernelblaster::optimize

@@ -1,0 +1,366 @@
+#include "optimize/loop.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+#include "kb/classifier.h"
+#include "rewrite/code_blocks.h"
+#include "rewrite/lowering_prompt.h"
+#include "rewrite/static_check.h"
+
+namespace kernelblaster::optimize {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+std::string attempt_tag(int trajectory, int step, int attempt) {
+  return "t" + std::to_string(trajectory) + "-s" + std::to_string(step) + "-a" + std::to_string(attempt);
+}
+
+// The failure name a fix prompt shows the model.
+std::string failure_name(const Attempt& a) {
+  if (a.end == AttemptEnd::rejected) return status_name(a.status);
+  return attempt_end_name(a.end);
+}
+
+// One line per earlier step of the trajectory, for the lowering prompt.
+std::string tried_line(const Step& s) {
+  std::string line = s.technique + ": ";
+  if (s.verified)
+    line += "verified, " + fixed(s.speedup_vs_base, 2) + "x over its base" + (s.accepted ? " (kept)" : " (not kept)");
+  else if (!s.attempts.empty())
+    line += "failed (" + failure_name(s.attempts.back()) + ")";
+  else
+    line += "not attempted";
+  return line;
+}
+
+}  // namespace
+
+const char* attempt_end_name(AttemptEnd end) {
+  switch (end) {
+    case AttemptEnd::verified: return "verified";
+    case AttemptEnd::llm_failed: return "llm_failed";
+    case AttemptEnd::no_code: return "no_code";
+    case AttemptEnd::static_check: return "static_check";
+    case AttemptEnd::rejected: return "rejected";
+  }
+  return "?";
+}
+
+bool ends_the_run(llm::Outcome outcome) {
+  switch (outcome) {
+    case llm::Outcome::cap_reached:
+    case llm::Outcome::quota:
+    case llm::Outcome::http_refused_key:
+    case llm::Outcome::not_configured:
+    case llm::Outcome::replay_miss:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// What a step starts from.
+struct Loop::Base {
+  std::string source;
+  std::string tag = "original";
+  double speedup = 1.0;  // over the original
+  double median_us = 0;
+  std::map<std::string, double> metrics;
+  std::string technique;  // the technique that made it; empty for the original
+};
+
+Loop::Loop(KernelTarget target, LoopOptions options, kb::KnowledgeBase& kb, policy::Policy& policy,
+           llm::Client& client, CandidateJudge& judge, std::function<void(const std::string&)> log)
+    : m_target(std::move(target)),
+      m_options(options),
+      m_kb(kb),
+      m_policy(policy),
+      m_client(client),
+      m_judge(judge),
+      m_log(std::move(log)) {}
+
+void Loop::say(const std::string& line) const {
+  if (m_log) m_log("[optimize] " + m_target.kernel + ": " + line);
+}
+
+policy::Context Loop::context(const Base& base, const std::string& state, const std::vector<Step>& earlier,
+                              int trajectory, int index) const {
+  policy::Context ctx;
+  ctx.kernel = m_target.kernel;
+  ctx.state = state;
+  ctx.arch = m_target.arch;
+  ctx.gpu = m_target.gpu;
+  ctx.metrics = base.metrics;
+  ctx.best_speedup = base.speedup;
+  ctx.evaluations_left = m_options.steps - index;
+  ctx.seed = m_options.seed * 1000003ULL + static_cast<std::uint64_t>(trajectory) * 1009ULL + static_cast<std::uint64_t>(index);
+  std::set<std::string> tried;
+  for (const Step& s : earlier) {
+    if (s.trajectory != trajectory) continue;
+    tried.insert(s.technique);
+    policy::HistoryEntry h;
+    h.action_id = s.technique;
+    h.technique = s.technique;
+    h.status = s.verified ? "ok" : (s.attempts.empty() ? "not_attempted" : failure_name(s.attempts.back()));
+    h.speedup = s.verified ? s.base_speedup * s.speedup_vs_base : 0;
+    h.accepted = s.accepted;
+    ctx.history.push_back(h);
+  }
+  for (const kb::Technique& t : m_kb.techniques) {
+    if (tried.count(t.id)) continue;
+    policy::Action a;
+    a.id = t.id;
+    a.technique = t.id;
+    auto it = m_kb.stats.find(kb::StatsKey{state, t.id, m_target.arch, ""});
+    if (it != m_kb.stats.end()) {
+      const kb::Stats& s = it->second;
+      a.kb = {s.tries, s.successes, s.measured ? s.mean : 1.0, s.predicted, s.confidence};
+    }
+    ctx.actions.push_back(std::move(a));
+  }
+  return ctx;
+}
+
+Attempt Loop::attempt(const std::string& tag, int number, const llm::Request& request) {
+  Attempt a;
+  a.number = number;
+  a.tag = tag;
+  a.request = request;
+  auto t0 = Clock::now();
+  llm::Result res = m_client.ask(m_target.kernel, request);
+  a.llm_s = seconds_since(t0);
+  a.llm_outcome = res.outcome;
+  a.reply = res.reply.text;
+  a.input_tokens = res.reply.usage.input;
+  a.output_tokens = res.reply.usage.output;
+  a.cost_usd = res.cost_usd;
+  a.from_cache = res.from_cache;
+  ++m_result.llm_requests;
+  m_result.input_tokens += a.input_tokens;
+  m_result.output_tokens += a.output_tokens;
+  m_result.llm_cost_usd += a.cost_usd;
+  if (res.outcome == llm::Outcome::truncated) {
+    a.end = AttemptEnd::no_code;
+    a.detail = "the reply was cut off at the token limit before its code ended";
+    return a;
+  }
+  if (!res.ok()) {
+    a.end = AttemptEnd::llm_failed;
+    a.detail = std::string(llm::outcome_name(res.outcome)) + ": " + res.detail;
+    return a;
+  }
+  rewrite::Extraction ex = rewrite::extract_candidate(res.reply.text, m_target.launcher);
+  if (ex.code.empty()) {
+    a.end = AttemptEnd::no_code;
+    a.detail = ex.why;
+    return a;
+  }
+  a.code = ex.code;
+  std::vector<rewrite::Finding> findings = rewrite::check_candidate(a.code, m_target.source);
+  if (!findings.empty()) {
+    a.end = AttemptEnd::static_check;
+    a.detail = rewrite::findings_line(findings);
+    return a;
+  }
+  auto t1 = Clock::now();
+  Verdict v = m_judge.judge(a.code, tag);
+  a.judge_s = seconds_since(t1);
+  a.status = v.status;
+  if (v.verified()) {
+    a.end = AttemptEnd::verified;
+    a.speedup = v.speedup;
+    a.median_us = v.median_us;
+    a.metrics = v.metrics;
+    a.detail = fixed(v.speedup, 3) + "x over the original";
+  } else {
+    a.end = AttemptEnd::rejected;
+    a.detail = v.status == Status::compile_failed && !v.compiler_output.empty() ? v.compiler_output : v.detail;
+  }
+  return a;
+}
+
+Step Loop::step(int trajectory, int index, const Base& base, const std::vector<Step>& earlier, bool* stop_run) {
+  auto t0 = Clock::now();
+  double outside = 0;  // seconds spent in the LLM and the judge
+  Step st;
+  st.trajectory = trajectory;
+  st.index = index;
+  st.base_speedup = base.speedup;
+  kb::Classification cls = kb::classify(m_kb, base.metrics);
+  st.state = cls.state;
+  policy::Context ctx = context(base, st.state, earlier, trajectory, index);
+  if (ctx.actions.empty()) return st;  // every technique was tried in this trajectory
+  std::vector<std::string> order = m_policy.select(ctx);
+  st.technique = order.empty() ? ctx.actions.front().id : order.front();
+  const kb::Technique* technique = m_kb.find_technique(st.technique);
+  auto stats_it = m_kb.stats.find(kb::StatsKey{st.state, st.technique, m_target.arch, ""});
+  if (stats_it != m_kb.stats.end()) st.predicted = stats_it->second.predicted;
+  say("trajectory " + std::to_string(trajectory) + " step " + std::to_string(index) + ": state " + st.state +
+      ", technique " + st.technique);
+
+  rewrite::LoweringInput in;
+  in.kernel = m_target.kernel;
+  in.source = base.source;
+  in.launcher = m_target.launcher;
+  in.contract = m_target.contract;
+  in.arch = m_target.arch;
+  in.gpu = m_target.gpu;
+  if (const kb::State* s = m_kb.find_state(st.state)) in.state = *s;
+  else in.state.id = st.state;
+  if (technique) in.technique = *technique;
+  if (stats_it != m_kb.stats.end()) in.stats = stats_it->second;
+  in.metrics = base.metrics;
+  in.base_median_us = base.median_us;
+  for (const Step& s : earlier)
+    if (s.trajectory == trajectory) in.tried.push_back(tried_line(s));
+
+  const llm::Request lowering = rewrite::lowering_request(in);
+  for (int n = 0; n <= m_options.fix_attempts; ++n) {
+    llm::Request request = lowering;
+    if (n > 0) {
+      const Attempt& last = st.attempts.back();
+      rewrite::FixInput fix;
+      fix.code = last.code.empty() ? last.reply : last.code;
+      fix.failure = failure_name(last);
+      fix.detail = last.detail.substr(0, rewrite::kMaxFeedbackChars);
+      fix.attempt = n;
+      request = rewrite::fix_request(in, fix);
+    }
+    Attempt a = attempt(attempt_tag(trajectory, index, n), n, request);
+    outside += a.llm_s + a.judge_s;
+    say("  " + a.tag + ": " + attempt_end_name(a.end) +
+        (a.end == AttemptEnd::rejected ? std::string(" ") + status_name(a.status) : std::string()) + " — " + a.detail.substr(0, 200));
+    const AttemptEnd end = a.end;
+    const llm::Outcome outcome = a.llm_outcome;
+    st.attempts.push_back(std::move(a));
+    if (end == AttemptEnd::verified) break;
+    if (end == AttemptEnd::llm_failed) {
+      // The HTTP layer already retried: a failed request is not worth a fix prompt.
+      if (ends_the_run(outcome)) {
+        *stop_run = true;
+        m_stop = "llm " + st.attempts.back().detail;
+      }
+      break;
+    }
+  }
+
+  const Attempt& last = st.attempts.back();
+  st.verified = last.end == AttemptEnd::verified;
+  if (st.verified) {
+    st.speedup_vs_base = base.speedup > 0 ? last.speedup / base.speedup : 0;
+    st.reward = st.speedup_vs_base > 0 ? std::log(st.speedup_vs_base) : kFailureReward;
+  } else {
+    st.reward = kFailureReward;
+  }
+  st.advantage = st.reward - std::log(st.predicted > 0 ? st.predicted : 1.0);
+  if (st.verified) {
+    policy::HistoryEntry h;
+    h.action_id = st.technique;
+    h.technique = st.technique;
+    h.status = "ok";
+    h.speedup = last.speedup;
+    std::optional<bool> keep = m_policy.accept(ctx, h);
+    st.accepted = keep ? *keep : st.speedup_vs_base >= 1.0 + m_options.min_gain;
+  }
+  st.loop_s = std::max(0.0, seconds_since(t0) - outside);
+  return st;
+}
+
+RunResult Loop::run() {
+  m_result = RunResult{};
+  m_stop.clear();
+  m_result.original = m_judge.judge_original();
+  m_result.best_source = m_target.source;
+  if (!m_result.original.verified()) {
+    m_result.stop_reason = std::string("original ") + status_name(m_result.original.status) + ": " +
+                           m_result.original.detail;
+    say("cannot optimize: " + m_result.stop_reason);
+    return m_result;
+  }
+  Base original;
+  original.source = m_target.source;
+  original.median_us = m_result.original.median_us;
+  original.metrics = m_result.original.metrics;
+
+  bool have_best = false;
+  std::size_t best_step = 0;
+  double best_speedup = 0;
+  bool stop_run = false;
+  for (int t = 0; t < m_options.trajectories && !stop_run; ++t) {
+    Base base = original;
+    for (int s = 0; s < m_options.steps && !stop_run; ++s) {
+      Step st = step(t, s, base, m_result.steps, &stop_run);
+      if (st.technique.empty()) break;  // nothing left to try
+      kb::Outcome o;
+      o.state = st.state;
+      o.technique = st.technique;
+      o.arch = m_target.arch;
+      o.previous_technique = base.technique;
+      o.verified = st.verified;
+      o.speedup = st.speedup_vs_base;
+      const Attempt& last = st.attempts.back();
+      o.note = st.verified ? fixed(st.speedup_vs_base, 3) + "x over its base on " + m_target.gpu + " (" +
+                                 m_target.kernel + ")"
+                           : std::string("failed: ") + failure_name(last) + ": " + last.detail.substr(0, 200);
+      // A request that never reached the model says nothing about the technique.
+      if (last.end != AttemptEnd::llm_failed) {
+        kb::record(m_kb, o);
+        m_result.outcomes.push_back(o);
+      }
+      m_result.steps.push_back(std::move(st));
+      const Step& done = m_result.steps.back();
+      if (done.verified && (!have_best || done.attempts.back().speedup > best_speedup)) {
+        have_best = true;
+        best_step = m_result.steps.size() - 1;
+        best_speedup = done.attempts.back().speedup;
+      }
+      if (done.accepted) {
+        base.source = done.attempts.back().code;
+        base.tag = done.attempts.back().tag;
+        base.speedup = done.attempts.back().speedup;
+        base.median_us = done.attempts.back().median_us;
+        base.technique = done.technique;
+        // The next state is read from the new base's own profile; a judge
+        // that took none leaves the base's old one.
+        if (!done.attempts.back().metrics.empty()) base.metrics = done.attempts.back().metrics;
+      }
+      policy::Context after = context(base, done.state, m_result.steps, t, s + 1);
+      if (std::optional<bool> stop = m_policy.stop(after); stop && *stop) break;
+    }
+  }
+  if (have_best) {
+    const Attempt* best = &m_result.steps[best_step].attempts.back();
+    m_result.search_speedup = best->speedup;
+    if (best->speedup >= 1.0 + m_options.min_gain) {
+      m_result.confirmation = m_judge.confirm(best->code, best->tag + "-confirm", m_options.confirm_seeds);
+      if (m_result.confirmation.verified() && m_result.confirmation.speedup >= 1.0 + m_options.min_gain) {
+        m_result.improved = true;
+        m_result.best_source = best->code;
+        m_result.best_tag = best->tag;
+        say("kept " + best->tag + ": " + fixed(m_result.confirmation.speedup, 3) + "x over the original (confirmed with " +
+            std::to_string(m_options.confirm_seeds) + " fresh seeds)");
+      } else {
+        say("the winner " + best->tag + " did not hold on a second look: " +
+            (m_result.confirmation.verified() ? fixed(m_result.confirmation.speedup, 3) + "x"
+                                              : std::string(status_name(m_result.confirmation.status)) + ": " +
+                                                    m_result.confirmation.detail));
+      }
+    }
+  }
+  m_result.stop_reason = m_stop.empty() ? "done" : m_stop;
+  return m_result;
+}
+
+}  // namespace kernelblaster::optimize

@@ -1,0 +1,142 @@
+// The MAIC-RL loop for one kernel (KernelBlaster, arXiv 2602.14293): per
+// step, classify the base's profile into a state, let the policy choose a
+// technique from the KB's statistics for that state and GPU, have the LLM
+// lower it into code (with bounded fix attempts fed by the compiler, the
+// static checks or the engine's verdict), let the judge decide, reward the
+// step against its base and the KB's prediction, and record every step's
+// outcome in the KB. Several trajectories each start from the original; the
+// fastest verified kernel of all is looked at again with fresh seeds before
+// it is kept.
+//
+// The loop judges nothing itself: correctness and speed come from the
+// CandidateJudge, written code passes the static checks before it is
+// compiled, and a failed LLM request is a result, never an exception.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "eval/result.h"
+#include "kb/knowledge_base.h"
+#include "llm/client.h"
+#include "llm/outcome.h"
+#include "optimize/candidate_judge.h"
+#include "policy/policy.h"
+
+namespace kernelblaster::optimize {
+
+struct LoopOptions {
+  int trajectories = 2;
+  int steps = 3;           // per trajectory
+  int fix_attempts = 2;    // extra attempts of a step after its first
+  double min_gain = 0.02;  // a result becomes the next base when this much faster than its base
+  int confirm_seeds = 5;   // fresh seeds of the winner's second look
+  std::uint64_t seed = 0;  // the policy's random choices
+};
+
+struct KernelTarget {
+  std::string kernel;    // the source's file name
+  std::string source;    // the original's text
+  std::string launcher;  // the host function the harness calls
+  std::string contract;  // what must not change, in words
+  std::string arch;      // "sm_90"
+  std::string gpu;       // the GPU's name
+};
+
+// How one attempt ended.
+enum class AttemptEnd {
+  verified,      // the judge verified it
+  llm_failed,    // the request failed (llm_outcome says how)
+  no_code,       // the reply held no usable candidate
+  static_check,  // the written code broke a rule before it was compiled
+  rejected,      // the judge rejected it (status says why)
+};
+const char* attempt_end_name(AttemptEnd end);
+
+struct Attempt {
+  int number = 0;  // 0: the lowering request; 1..: fix attempts
+  std::string tag; // "t0-s1-a2"
+  AttemptEnd end = AttemptEnd::llm_failed;
+  Status status = Status::ok;  // the judge's, for verified and rejected
+  llm::Outcome llm_outcome = llm::Outcome::ok;
+  std::string detail;          // one line
+  std::string code;            // the candidate, when one was extracted
+  llm::Request request;
+  std::string reply;
+  std::int64_t input_tokens = 0, output_tokens = 0;
+  double cost_usd = 0;
+  bool from_cache = false;
+  double speedup = 0;          // over the original; verified only
+  double median_us = 0;        // verified only
+  std::map<std::string, double> metrics;  // the judge's profile of it; may be empty
+  double llm_s = 0, judge_s = 0;
+};
+
+struct Step {
+  int trajectory = 0, index = 0;
+  std::string state;            // the base's classified state
+  std::string technique;        // the policy's choice
+  double base_speedup = 1.0;    // the base over the original
+  double predicted = 1.0;       // the KB's prediction for (state, technique, arch) before the step
+  std::vector<Attempt> attempts;
+  bool verified = false;
+  double speedup_vs_base = 0;   // verified only
+  double reward = 0;            // ln(speedup_vs_base) when verified, kFailureReward otherwise
+  double advantage = 0;         // reward - ln(predicted)
+  bool accepted = false;        // became the base of the next step
+  double loop_s = 0;            // the step's own time outside the LLM and the judge
+};
+
+// The reward of a step that produced no verified kernel: as bad as halving
+// the speed, so a failure never looks better than a slow verified rewrite.
+inline constexpr double kFailureReward = -0.6931471805599453;  // ln 0.5
+
+struct RunResult {
+  Verdict original;                 // the original against itself
+  std::vector<Step> steps;
+  std::vector<kb::Outcome> outcomes;  // what the KB was told, one per step
+  bool improved = false;            // a confirmed faster kernel was found
+  std::string best_source;          // the original when !improved
+  std::string best_tag;
+  double search_speedup = 1.0;      // the winner's speedup when the loop measured it
+  Verdict confirmation;             // the second look at the winner (when there was one)
+  std::string stop_reason;          // "done", "policy", "llm <outcome>: detail", "original <status>: detail"
+  double llm_cost_usd = 0;
+  std::int64_t input_tokens = 0, output_tokens = 0;
+  int llm_requests = 0;
+};
+
+class Loop {
+ public:
+  // `kb` is taught in place (the caller writes it back). `log` gets one line
+  // per event; may be empty.
+  Loop(KernelTarget target, LoopOptions options, kb::KnowledgeBase& kb, policy::Policy& policy, llm::Client& client,
+       CandidateJudge& judge, std::function<void(const std::string&)> log = {});
+  RunResult run();
+
+ private:
+  struct Base;
+  Step step(int trajectory, int index, const Base& base, const std::vector<Step>& earlier, bool* stop_run);
+  Attempt attempt(const std::string& tag, int number, const llm::Request& request);
+  policy::Context context(const Base& base, const std::string& state, const std::vector<Step>& earlier, int trajectory,
+                          int index) const;
+  void say(const std::string& line) const;
+
+  KernelTarget m_target;
+  LoopOptions m_options;
+  kb::KnowledgeBase& m_kb;
+  policy::Policy& m_policy;
+  llm::Client& m_client;
+  CandidateJudge& m_judge;
+  std::function<void(const std::string&)> m_log;
+  RunResult m_result;
+  std::string m_stop;
+};
+
+// LLM outcomes after which no further request can succeed in this run.
+bool ends_the_run(llm::Outcome outcome);
+
+}  // namespace kernelblaster::optimize

@@ -1,0 +1,164 @@
+#include "optimize/run_record.h"
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "common/file_util.h"
+
+namespace kernelblaster::optimize {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+json attempt_json(const Attempt& a) {
+  json j = {{"tag", a.tag}, {"number", a.number}, {"end", attempt_end_name(a.end)}, {"detail", a.detail}};
+  if (a.end == AttemptEnd::verified || a.end == AttemptEnd::rejected) j["status"] = status_name(a.status);
+  if (a.end == AttemptEnd::llm_failed) j["llm_outcome"] = std::string(llm::outcome_name(a.llm_outcome));
+  if (!a.code.empty()) j["candidate"] = "candidates/" + a.tag + ".cu";
+  if (a.end == AttemptEnd::verified) j["speedup"] = a.speedup;
+  j["tokens"] = {{"input", a.input_tokens}, {"output", a.output_tokens}};
+  return j;
+}
+
+json step_json(const Step& s) {
+  json attempts = json::array();
+  for (const Attempt& a : s.attempts) attempts.push_back(attempt_json(a));
+  return {{"trajectory", s.trajectory}, {"step", s.index},        {"state", s.state},
+          {"technique", s.technique},   {"base_speedup", s.base_speedup}, {"predicted", s.predicted},
+          {"verified", s.verified},     {"speedup_vs_base", s.speedup_vs_base}, {"reward", s.reward},
+          {"advantage", s.advantage},   {"accepted", s.accepted}, {"attempts", attempts}};
+}
+
+json stats_json(const kb::Stats& s) {
+  return {{"tries", s.tries},         {"successes", s.successes},   {"measured", s.measured}, {"mean", s.mean},
+          {"predicted", s.predicted}, {"confidence", s.confidence}, {"notes", s.notes}};
+}
+
+json request_json(const llm::Request& r) {
+  json messages = json::array();
+  for (const llm::Message& m : r.messages) messages.push_back({{"role", llm::role_name(m.role)}, {"content", m.content}});
+  json j = {{"messages", messages}, {"max_tokens", r.sampling.max_tokens}};
+  if (r.sampling.temperature) j["temperature"] = *r.sampling.temperature;
+  if (!r.sampling.reasoning_effort.empty()) j["reasoning_effort"] = r.sampling.reasoning_effort;
+  return j;
+}
+
+}  // namespace
+
+std::string trajectory_json(const RunResult& result) {
+  json steps = json::array();
+  for (const Step& s : result.steps) steps.push_back(step_json(s));
+  json outcomes = json::array();
+  for (const kb::Outcome& o : result.outcomes)
+    outcomes.push_back({{"state", o.state},
+                        {"technique", o.technique},
+                        {"arch", o.arch},
+                        {"previous_technique", o.previous_technique},
+                        {"verified", o.verified},
+                        {"speedup", o.speedup},
+                        {"note", o.note}});
+  json j = {{"steps", steps},
+            {"kb_outcomes", outcomes},
+            {"improved", result.improved},
+            {"best", result.best_tag.empty() ? json(nullptr) : json(result.best_tag)},
+            {"search_speedup", result.search_speedup},
+            {"stop_reason", result.stop_reason}};
+  return j.dump(2) + "\n";
+}
+
+std::string kb_diff_json(const kb::KnowledgeBase& before, const kb::KnowledgeBase& after) {
+  json changes = json::array();
+  for (const auto& [key, s] : after.stats) {
+    auto it = before.stats.find(key);
+    json now = stats_json(s);
+    json then = it == before.stats.end() ? json(nullptr) : stats_json(it->second);
+    if (then == now) continue;
+    changes.push_back({{"state", key.state},
+                       {"technique", key.technique},
+                       {"arch", key.arch},
+                       {"setting", key.setting},
+                       {"before", then},
+                       {"after", now}});
+  }
+  json transitions = json::array();
+  for (const auto& [key, s] : after.transitions) {
+    auto it = before.transitions.find(key);
+    json now = stats_json(s);
+    json then = it == before.transitions.end() ? json(nullptr) : stats_json(it->second);
+    if (then == now) continue;
+    transitions.push_back({{"from", key.from}, {"to", key.to}, {"arch", key.arch}, {"before", then}, {"after", now}});
+  }
+  return json{{"stats", changes}, {"transitions", transitions}}.dump(2) + "\n";
+}
+
+std::string summary_json(const KernelTarget& target, const RunResult& result, double seconds) {
+  int attempts = 0, verified = 0, static_rejections = 0, engine_rejections = 0;
+  double llm_s = 0, judge_s = 0, loop_s = 0, loop_max_s = 0;
+  for (const Step& s : result.steps) {
+    loop_s += s.loop_s;
+    loop_max_s = std::max(loop_max_s, s.loop_s);
+    for (const Attempt& a : s.attempts) {
+      ++attempts;
+      llm_s += a.llm_s;
+      judge_s += a.judge_s;
+      if (a.end == AttemptEnd::verified) ++verified;
+      if (a.end == AttemptEnd::static_check) ++static_rejections;
+      if (a.end == AttemptEnd::rejected) ++engine_rejections;
+    }
+  }
+  json j = {{"kernel", target.kernel},
+            {"gpu", target.gpu},
+            {"arch", target.arch},
+            {"improved", result.improved},
+            {"stop_reason", result.stop_reason},
+            {"original", {{"status", status_name(result.original.status)}, {"median_us", result.original.median_us}}},
+            {"search_speedup", result.search_speedup},
+            {"steps", result.steps.size()},
+            {"attempts", attempts},
+            {"verified_attempts", verified},
+            {"static_check_rejections", static_rejections},
+            {"engine_rejections", engine_rejections},
+            {"llm", {{"requests", result.llm_requests},
+                     {"input_tokens", result.input_tokens},
+                     {"output_tokens", result.output_tokens},
+                     {"cost_usd", result.llm_cost_usd}}},
+            {"seconds", {{"total", seconds}, {"llm", llm_s}, {"judge", judge_s}, {"loop", loop_s}, {"loop_max_step", loop_max_s}}}};
+  if (result.improved) {
+    j["best"] = result.best_tag;
+    j["confirmed_speedup"] = result.confirmation.speedup;
+  } else if (result.confirmation.status != Status::ok || result.confirmation.speedup > 0) {
+    j["confirmation"] = {{"status", status_name(result.confirmation.status)},
+                         {"speedup", result.confirmation.speedup},
+                         {"detail", result.confirmation.detail}};
+  }
+  return j.dump(2) + "\n";
+}
+
+void write_run_artifacts(const std::string& dir, const KernelTarget& target, const RunResult& result,
+                         const kb::KnowledgeBase& before, const kb::KnowledgeBase& after, double seconds) {
+  std::error_code ec;
+  fs::create_directories(fs::path(dir) / "prompts", ec);
+  fs::create_directories(fs::path(dir) / "candidates", ec);
+  if (ec) throw std::runtime_error("cannot create the run directory " + dir + ": " + ec.message());
+  for (const Step& s : result.steps)
+    for (const Attempt& a : s.attempts) {
+      json p = {{"tag", a.tag},
+                {"request", request_json(a.request)},
+                {"reply", a.reply},
+                {"llm_outcome", std::string(llm::outcome_name(a.llm_outcome))},
+                {"tokens", {{"input", a.input_tokens}, {"output", a.output_tokens}}},
+                {"cost_usd", a.cost_usd},
+                {"from_cache", a.from_cache},
+                {"seconds", a.llm_s}};
+      write_file(dir + "/prompts/" + a.tag + ".json", p.dump(2) + "\n");
+      if (!a.code.empty()) write_file(dir + "/candidates/" + a.tag + ".cu", a.code);
+    }
+  write_file(dir + "/trajectory.json", trajectory_json(result));
+  write_file(dir + "/best.cu", result.best_source);
+  write_file(dir + "/kb_diff.json", kb_diff_json(before, after));
+  write_file(dir + "/summary.json", summary_json(target, result, seconds));
+}
+
+}  // namespace kernelblaster::optimize
