@@ -14,6 +14,7 @@
 #include "kb/kb_store.h"
 #include "llm/client.h"
 #include "llm/http_provider.h"
+#include "optimize/knowledge_update.h"
 #include "optimize/loop.h"
 #include "optimize/run_record.h"
 #include "policy/default_policy.h"
@@ -120,6 +121,7 @@ struct Rig {
     options.trajectories = 1;
     options.steps = 1;
     options.fix_attempts = 2;
+    options.review_every = 0;  // the review tests turn it on
     transport = owned_transport.get();
   }
   ~Rig() { std::filesystem::remove_all(dir); }
@@ -407,6 +409,143 @@ TEST(OptimizeLoop, AReplayedRunReproducesTheRecordedOne) {
   EXPECT_EQ(sent2, 0u);
   EXPECT_EQ(recorded, replayed);
   EXPECT_EQ(diff1, diff2);
+}
+
+const char* kGoodReview = R"(PolicyEvaluation: vectorization was predicted at 1.0x and gave more.
+```json
+{"analysis": "Vectorized access beat its prediction on this bandwidth-bound kernel; fast math did nothing.",
+ "notes": [{"state": "memory_bandwidth_bound", "technique": "vectorized_memory_access",
+            "note": "float4 loads need the row length to be a multiple of 4; guard the tail."}],
+ "predictions": [{"state": "memory_bandwidth_bound", "technique": "vectorized_memory_access", "factor": 1.5}],
+ "deprecate": [{"state": "memory_bandwidth_bound", "technique": "tensor_cores", "reason": "no matrix products here"}],
+ "new_techniques": [{"id": "tail_split", "name": "Split the ragged tail", "category": "memory",
+                     "description": "Handle the last partial vector separately.",
+                     "how_to": "Run the main loop on whole vectors and a scalar loop on the rest.",
+                     "helps_states": ["memory_bandwidth_bound", "store_bound"]}],
+ "new_states": [{"id": "store_bound", "name": "Store bound", "signature": "writes dominate DRAM traffic",
+                 "priority": 5, "rule": [{"metric": "dram_write_pct", "op": ">=", "value": 70}]}]}
+```)";
+
+TEST(KnowledgeUpdate, AValidProposalChangesNotesPredictionsAndAddsIds) {
+  kb::KnowledgeBase kb = kb::load_kb(std::string(KERNELBLASTER_SOURCE_DIR) + "/data/kb/seed.json");
+  KnowledgeUpdate u = parse_knowledge_update(kGoodReview, kb);
+  kb::KnowledgeBase edited = kb;
+  apply_knowledge_update(edited, u, "sm_90");
+  ASSERT_NE(edited.find_technique("tail_split"), nullptr);
+  ASSERT_NE(edited.find_state("store_bound"), nullptr);
+  EXPECT_TRUE(edited.states.back().rule.empty()) << "the fallback state stays last";
+  const kb::Stats& v = edited.stats.at({"memory_bandwidth_bound", "vectorized_memory_access", "sm_90", ""});
+  EXPECT_DOUBLE_EQ(v.adjustment, 1.5);
+  EXPECT_DOUBLE_EQ(v.predicted, 1.5);  // no tries: the prior's 1.0, times the factor
+  ASSERT_EQ(v.notes.size(), 1u);
+  EXPECT_EQ(v.notes[0].rfind("review: float4", 0), 0u) << v.notes[0];
+  const kb::Stats& t = edited.stats.at({"memory_bandwidth_bound", "tensor_cores", "sm_90", ""});
+  EXPECT_DOUBLE_EQ(t.predicted, 0.5);
+  EXPECT_NE(t.notes.back().find("deprecated: no matrix products"), std::string::npos);
+  // The edited KB is a valid KB file, and the factor survives the file.
+  kb::KnowledgeBase reread = kb::parse_kb(kb::serialize_kb(edited), "edited.json");
+  EXPECT_DOUBLE_EQ(reread.stats.at({"memory_bandwidth_bound", "vectorized_memory_access", "sm_90", ""}).predicted, 1.5);
+  // A later measurement keeps the factor: it corrects the counts, it does not replace them.
+  kb::Outcome o{"memory_bandwidth_bound", "vectorized_memory_access", "sm_90", "", "", true, 1.2, ""};
+  kb::record(edited, o);
+  EXPECT_NEAR(edited.stats.at({"memory_bandwidth_bound", "vectorized_memory_access", "sm_90", ""}).predicted,
+              (1.2 + 2.0) / 3.0 * 1.5, 1e-12);
+}
+
+TEST(KnowledgeUpdate, AMalformedProposalIsRefusedWholeWithWhere) {
+  kb::KnowledgeBase kb = kb::load_kb(std::string(KERNELBLASTER_SOURCE_DIR) + "/data/kb/seed.json");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"I think the KB is fine.", "no JSON object"},
+      {"```json\n[1, 2]\n```", "expected a JSON object"},
+      {"```json\n{\"notes\": [{\"state\": \"memory_bandwidth_bound\", \"technique\": \"warp_drive\", \"note\": \"x\"}]}\n```",
+       "/notes/0/technique: unknown technique 'warp_drive'"},
+      {"```json\n{\"predictions\": [{\"state\": \"memory_bandwidth_bound\", \"technique\": \"fast_math\", \"factor\": 10}]}\n```",
+       "/predictions/0/factor"},
+      {"```json\n{\"predictions\": [{\"state\": \"memory_bandwidth_bound\", \"technique\": \"fast_math\"}]}\n```",
+       "/predictions/0/factor: missing"},
+      {"```json\n{\"new_techniques\": [{\"id\": \"fast_math\", \"name\": \"n\", \"category\": \"compute\", "
+       "\"description\": \"d\", \"how_to\": \"h\"}]}\n```",
+       "/new_techniques/0/id: technique 'fast_math' exists already"},
+      {"```json\n{\"new_techniques\": [{\"id\": \"new_one\", \"name\": \"n\", \"category\": \"magic\", "
+       "\"description\": \"d\", \"how_to\": \"h\"}]}\n```",
+       "/new_techniques/0/category"},
+      {"```json\n{\"new_states\": [{\"id\": \"odd\", \"name\": \"n\", \"signature\": \"s\", "
+       "\"rule\": [{\"metric\": \"x_pct\", \"op\": \"=~\", \"value\": 1}]}]}\n```",
+       "/new_states/0/rule/0/op"},
+      {"```json\n{\"new_states\": [{\"id\": \"Bad Id\", \"name\": \"n\", \"signature\": \"s\", \"rule\": []}]}\n```",
+       "/new_states/0/id"},
+      {"```json\n{\"notes\": [\"just a string\"]}\n```", "/notes/0: expected an object"},
+      {"```json\n{\"notes\": [], \"delete_everything\": true}\n```", "/: unknown key 'delete_everything'"},
+      {"```json\n{\"notes\": [{\"state\": \"memory_bandwidth_bound\", \"technique\": \"fast_math\", \"note\": \"" +
+           std::string(600, 'x') + "\"}]}\n```",
+       "/notes/0/note: longer than 500"},
+  };
+  for (const auto& [reply, expected] : cases) {
+    try {
+      parse_knowledge_update(reply, kb);
+      ADD_FAILURE() << "accepted: " << reply.substr(0, 120);
+    } catch (const UpdateError& x) {
+      EXPECT_NE(std::string(x.what()).find(expected), std::string::npos) << x.what() << " | wanted " << expected;
+      EXPECT_EQ(std::string(x.what()).find('\n'), std::string::npos);
+    }
+  }
+  std::string many = "```json\n{\"notes\": [";
+  for (int i = 0; i < 21; ++i)
+    many += std::string(i ? "," : "") + "{\"state\": \"memory_bandwidth_bound\", \"technique\": \"fast_math\", \"note\": \"n\"}";
+  many += "]}\n```";
+  EXPECT_THROW(parse_knowledge_update(many, kb), UpdateError);
+}
+
+TEST(KnowledgeUpdate, AnAdjustmentOutsideItsBoundsIsARefusedKbFile) {
+  const std::string kb_text = R"({"schema_version": 1, "stats": [{"state": "s", "technique": "t", "arch": "sm_90",
+    "tries": 1, "successes": 0, "measured": 0, "mean": 0, "m2": 0, "adjustment": 9}]})";
+  try {
+    kb::parse_kb(kb_text, "kb.json");
+    ADD_FAILURE() << "accepted an adjustment of 9";
+  } catch (const kb::KbError& x) {
+    EXPECT_EQ(x.key(), "/stats/0/adjustment");
+  }
+  // Merging keeps the stronger correction, in either order.
+  kb::Stats a, b;
+  a.adjustment = 0.5;
+  b.adjustment = 1.5;
+  EXPECT_DOUBLE_EQ(kb::combine(a, b).adjustment, 0.5);
+  EXPECT_DOUBLE_EQ(kb::combine(b, a).adjustment, 0.5);
+}
+
+TEST(OptimizeLoop, ReviewsEveryNStepsApplyValidProposalsAndRefuseBadOnes) {
+  Rig rig;
+  rig.options.steps = 4;
+  rig.options.review_every = 2;
+  rig.judge.rule("GOOD", Status::ok, 1.3);
+  rig.script(fenced(kernel("GOOD")));
+  rig.script(fenced(kernel("GOOD")));
+  rig.script(kGoodReview);  // after step 2
+  rig.script(fenced(kernel("GOOD")));
+  rig.script(fenced(kernel("GOOD")));
+  rig.script("```json\n{\"predictions\": [{\"state\": \"memory_bandwidth_bound\", \"technique\": \"fast_math\", \"factor\": 40}]}\n```");
+  const kb::KnowledgeBase before = rig.kb;
+  RunResult r = rig.run();
+  ASSERT_EQ(r.steps.size(), 4u);
+  ASSERT_EQ(r.reviews.size(), 2u);
+  EXPECT_TRUE(r.reviews[0].applied) << r.reviews[0].detail;
+  EXPECT_EQ(r.reviews[0].steps_seen, 2);
+  EXPECT_FALSE(r.reviews[1].applied);
+  EXPECT_NE(r.reviews[1].detail.find("/predictions/0/factor"), std::string::npos) << r.reviews[1].detail;
+  // The review saw the two steps before it, with their predictions and outcomes.
+  const std::string asked = r.reviews[0].request.messages.back().content;
+  EXPECT_NE(asked.find("technique " + r.steps[0].technique), std::string::npos) << asked;
+  EXPECT_NE(asked.find("measured 1.300x"), std::string::npos) << asked;
+  // The applied review is in the KB; the refused one left no trace.
+  ASSERT_NE(rig.kb.find_technique("tail_split"), nullptr);
+  auto fm = rig.kb.stats.find({"memory_bandwidth_bound", "fast_math", "sm_90", ""});
+  auto fm0 = before.stats.find({"memory_bandwidth_bound", "fast_math", "sm_90", ""});
+  double adjustment_after = fm == rig.kb.stats.end() ? 1.0 : fm->second.adjustment;
+  double adjustment_before = fm0 == before.stats.end() ? 1.0 : fm0->second.adjustment;
+  EXPECT_DOUBLE_EQ(adjustment_after, adjustment_before);
+  json log = json::parse(trajectory_json(r));
+  ASSERT_EQ(log["reviews"].size(), 2u);
+  EXPECT_EQ(log["reviews"][0]["update"]["new_techniques"][0], "tail_split");
 }
 
 }  // namespace

@@ -44,6 +44,9 @@ looked at again with fresh seeds before it is kept. Progress goes to stderr.
   --trajectories N      independent trajectories from the original (default 2)
   --steps N             steps per trajectory (default 3)
   --fix-attempts N      fix attempts after a step's first (default 2)
+  --review-every N      steps between the KB's reviews by the model (notes,
+                        prediction factors, new techniques and states,
+                        deprecations; validated before use); 0: none (default 4)
   --min-gain X          a step becomes the next base, and the winner is kept,
                         only when at least this much faster (default 0.02)
   --seed N              the policy's random choices (default 0)
@@ -86,7 +89,7 @@ int optimize_command(const CommandArgs& argv, const std::string& self_exe) {
     }
   std::set<std::string> valued = {"--source", "--harness", "--launcher", "--contract", "--manifest", "-I", "-D",
                                   "--arch", "--out", "--write", "--trajectories", "--steps", "--fix-attempts",
-                                  "--min-gain", "--seed", "--policy", "--kb", "--device", "--seeds"};
+                                  "--min-gain", "--seed", "--policy", "--kb", "--device", "--seeds", "--review-every"};
   for (const std::string& name : llm::setting_names()) valued.insert("--" + name);
   std::string source, harness, launcher, contract, manifest, arch, out, write, policy_path, kb_flag;
   std::vector<std::string> include_dirs, definitions;
@@ -118,6 +121,7 @@ int optimize_command(const CommandArgs& argv, const std::string& self_exe) {
     options.trajectories = whole_number(args, "--trajectories", 2, 1);
     options.steps = whole_number(args, "--steps", 3, 1);
     options.fix_attempts = whole_number(args, "--fix-attempts", 2, 0);
+    options.review_every = whole_number(args, "--review-every", 4, 0);
     options.min_gain = args.number("--min-gain", 0.02);
     if (options.min_gain < 0) throw UsageError("--min-gain must be >= 0");
     options.seed = static_cast<std::uint64_t>(whole_number(args, "--seed", 0, 0));
@@ -196,7 +200,15 @@ int optimize_command(const CommandArgs& argv, const std::string& self_exe) {
     optimize::EngineJudge judge(find_toolchain(self_exe), probe, jt);
     optimize::Loop loop(target, options, knowledge, *policy.policy, *client, judge, print_line);
     optimize::RunResult result = loop.run();
-    if (!result.outcomes.empty()) kb::record_outcomes(kb_path, result.outcomes);
+    // One locked, atomic write of the user's KB: every step's outcome and every applied review.
+    bool reviewed = false;
+    for (const optimize::Review& rv : result.reviews) reviewed = reviewed || rv.applied;
+    if (!result.outcomes.empty() || reviewed)
+      kb::update_kb(kb_path, [&](kb::KnowledgeBase& user) {
+        for (const kb::Outcome& o : result.outcomes) kb::record(user, o);
+        for (const optimize::Review& rv : result.reviews)
+          if (rv.applied) optimize::apply_knowledge_update(user, rv.update, target.arch);
+      });
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     optimize::write_run_artifacts(out, target, result, before, knowledge, seconds);
     if (result.improved && !write.empty()) write_file(write, result.best_source);

@@ -6,7 +6,8 @@
 //    "states": [{"id", "name", "signature", "priority", "rule": [{"metric", "op", "value"}]}],
 //    "techniques": [{"id", "name", "category", "description", "how_to", "helps_states": []}],
 //    "stats": [{"state", "technique", "arch", "setting", "tries", "successes", "measured",
-//               "mean", "m2", "predicted", "confidence", "notes": []}],
+//               "mean", "m2", "predicted", "confidence", "notes": [],
+//               "adjustment" (optional, default 1)}],
 //    "transitions": [{"from", "to", "arch", ...the statistics fields...}]}
 // Missing optional keys take their defaults; unknown keys are refused (a
 // typo would otherwise be lost silently) except those beginning with "_",
@@ -156,6 +157,10 @@ Stats read_stats_fields(const Reader& r, const json& e, const std::string& ptr) 
   r.number(e, ptr, "predicted", 1, false);   // type-checked, then recomputed
   r.number(e, ptr, "confidence", 0, false);
   s.notes = r.strings(e, ptr, "notes");
+  s.adjustment = r.number(e, ptr, "adjustment", 1.0, false);
+  static_assert(kMinAdjustment == 0.25 && kMaxAdjustment == 4.0, "the message below names the bounds");
+  if (!(s.adjustment >= kMinAdjustment && s.adjustment <= kMaxAdjustment))
+    r.fail(ptr + "/adjustment", "must be within [0.25, 4]");
   if (s.measured > s.tries)
     r.fail(ptr + "/measured", "measured (" + std::to_string(s.measured) + ") exceeds tries (" + std::to_string(s.tries) + ")");
   if (s.successes > s.measured)
@@ -167,7 +172,8 @@ Stats read_stats_fields(const Reader& r, const json& e, const std::string& ptr) 
   return s;
 }
 
-const std::set<std::string> kStatsFields = {"tries", "successes", "measured", "mean", "m2", "predicted", "confidence", "notes"};
+const std::set<std::string> kStatsFields = {"tries",     "successes",  "measured", "mean",      "m2",
+                                            "predicted", "confidence", "notes",    "adjustment"};
 
 std::set<std::string> with_fields(std::set<std::string> keys) {
   keys.insert(kStatsFields.begin(), kStatsFields.end());

@@ -21,6 +21,7 @@ void put_stats(ojson& e, const Stats& s) {
   e["predicted"] = s.predicted;
   e["confidence"] = s.confidence;
   e["notes"] = s.notes;
+  if (s.adjustment != 1.0) e["adjustment"] = s.adjustment;
 }
 
 }  // namespace

@@ -86,7 +86,7 @@ void refresh_prediction(Stats& s) {
   double tries = static_cast<double>(s.tries);
   double measured = static_cast<double>(s.measured);
   double sum = measured * s.mean + (tries - measured) * 1.0 + kPriorWeight * 1.0;
-  s.predicted = sum / (tries + kPriorWeight);
+  s.predicted = sum / (tries + kPriorWeight) * s.adjustment;
   s.confidence = tries / (tries + kConfidenceWeight);
 }
 
@@ -109,6 +109,13 @@ Stats combine(const Stats& a, const Stats& b) {
     double delta = b.mean - a.mean;
     c.m2 = a.m2 + b.m2 + delta * delta * na * nb / n;
   }
+  // The stronger correction wins (ties: the smaller factor), an order that
+  // keeps merging commutative and associative.
+  auto strength = [](double x) { return std::abs(std::log(x)); };
+  c.adjustment = strength(a.adjustment) > strength(b.adjustment) ||
+                         (strength(a.adjustment) == strength(b.adjustment) && a.adjustment < b.adjustment)
+                     ? a.adjustment
+                     : b.adjustment;
   c.notes = a.notes;
   for (const std::string& n : b.notes)
     if (std::find(c.notes.begin(), c.notes.end(), n) == c.notes.end()) c.notes.push_back(n);

@@ -56,6 +56,10 @@ struct Stats {
   double predicted = 1.0;      // expected speedup if tried again
   double confidence = 0;       // 0..1
   std::vector<std::string> notes;  // newest last; capped
+  // A factor on the prediction that the KB's own review (the textual-gradient
+  // update of the optimization loop) set where the counts mislead: within
+  // [kMinAdjustment, kMaxAdjustment]; 1 when none.
+  double adjustment = 1.0;
   double variance() const { return measured > 1 ? m2 / static_cast<double>(measured - 1) : 0.0; }
 };
 
@@ -118,6 +122,8 @@ class KbError : public std::runtime_error {
 // many tries that assumption is worth; kConfidenceWeight sets how fast
 // confidence grows with tries (tries / (tries + kConfidenceWeight)).
 inline constexpr double kPriorWeight = 2.0;
+inline constexpr double kMinAdjustment = 0.25;
+inline constexpr double kMaxAdjustment = 4.0;
 inline constexpr double kConfidenceWeight = 4.0;
 
 // Size caps that keep a KB file bounded (see compact()).
@@ -143,7 +149,8 @@ void record(KnowledgeBase& kb, const Outcome& outcome);
 void merge_into(KnowledgeBase& into, const KnowledgeBase& from);
 // Combined statistics of a and b, as merge_into does for one entry.
 Stats combine(const Stats& a, const Stats& b);
-// Recomputes predicted and confidence from the counts and moments.
+// Recomputes predicted and confidence from the counts and moments, then
+// applies the adjustment.
 void refresh_prediction(Stats& s);
 
 }  // namespace kernelblaster::kb

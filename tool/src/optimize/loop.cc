@@ -6,6 +6,7 @@
 #include <set>
 
 #include "kb/classifier.h"
+#include "kb/kb_store.h"
 #include "rewrite/code_blocks.h"
 #include "rewrite/lowering_prompt.h"
 #include "rewrite/static_check.h"
@@ -278,6 +279,53 @@ Step Loop::step(int trajectory, int index, const Base& base, const std::vector<S
   return st;
 }
 
+void Loop::review(bool* stop_run) {
+  Review rv;
+  rv.tag = "review-" + std::to_string(m_result.reviews.size() + 1);
+  rv.steps_seen = static_cast<int>(m_result.steps.size());
+  const std::size_t first = m_result.steps.size() - std::min<std::size_t>(m_result.steps.size(), m_options.review_every);
+  std::vector<Step> recent(m_result.steps.begin() + static_cast<std::ptrdiff_t>(first), m_result.steps.end());
+  rv.request = knowledge_update_request(m_kb, recent, m_target.arch, m_target.gpu);
+  auto t0 = Clock::now();
+  llm::Result res = m_client.ask(m_target.kernel, rv.request);
+  rv.llm_s = seconds_since(t0);
+  rv.llm_outcome = res.outcome;
+  rv.reply = res.reply.text;
+  rv.input_tokens = res.reply.usage.input;
+  rv.output_tokens = res.reply.usage.output;
+  rv.cost_usd = res.cost_usd;
+  ++m_result.llm_requests;
+  m_result.input_tokens += rv.input_tokens;
+  m_result.output_tokens += rv.output_tokens;
+  m_result.llm_cost_usd += rv.cost_usd;
+  if (!res.ok()) {
+    rv.detail = std::string(llm::outcome_name(res.outcome)) + ": " + res.detail;
+    if (ends_the_run(res.outcome)) {
+      *stop_run = true;
+      m_stop = "llm " + rv.detail;
+    }
+  } else {
+    try {
+      KnowledgeUpdate u = parse_knowledge_update(res.reply.text, m_kb);
+      // The KB with the edits must still be a valid KB file before it is believed.
+      kb::KnowledgeBase edited = m_kb;
+      apply_knowledge_update(edited, u, m_target.arch);
+      kb::parse_kb(kb::serialize_kb(edited), "the reviewed KB");
+      m_kb = std::move(edited);
+      rv.applied = true;
+      rv.detail = std::to_string(u.notes.size()) + " notes, " + std::to_string(u.predictions.size()) +
+                  " prediction factors, " + std::to_string(u.deprecations.size()) + " deprecations, " +
+                  std::to_string(u.new_techniques.size()) + " new techniques, " + std::to_string(u.new_states.size()) +
+                  " new states";
+      rv.update = std::move(u);
+    } catch (const std::exception& x) {
+      rv.detail = std::string("proposal refused: ") + x.what();
+    }
+  }
+  say(rv.tag + ": " + (rv.applied ? "applied " : "") + rv.detail.substr(0, 300));
+  m_result.reviews.push_back(std::move(rv));
+}
+
 RunResult Loop::run() {
   m_result = RunResult{};
   m_stop.clear();
@@ -335,6 +383,10 @@ RunResult Loop::run() {
         // The next state is read from the new base's own profile; a judge
         // that took none leaves the base's old one.
         if (!done.attempts.back().metrics.empty()) base.metrics = done.attempts.back().metrics;
+      }
+      if (m_options.review_every > 0 && m_result.steps.size() % static_cast<std::size_t>(m_options.review_every) == 0) {
+        review(&stop_run);
+        if (stop_run) break;
       }
       policy::Context after = context(base, done.state, m_result.steps, t, s + 1);
       if (std::optional<bool> stop = m_policy.stop(after); stop && *stop) break;

@@ -24,6 +24,7 @@
 #include "llm/client.h"
 #include "llm/outcome.h"
 #include "optimize/candidate_judge.h"
+#include "optimize/knowledge_update.h"
 #include "policy/policy.h"
 
 namespace kernelblaster::optimize {
@@ -35,6 +36,7 @@ struct LoopOptions {
   double min_gain = 0.02;  // a result becomes the next base when this much faster than its base
   int confirm_seeds = 5;   // fresh seeds of the winner's second look
   std::uint64_t seed = 0;  // the policy's random choices
+  int review_every = 4;    // steps between the KB's reviews (the textual-gradient update); 0: none
 };
 
 struct KernelTarget {
@@ -90,6 +92,22 @@ struct Step {
   double loop_s = 0;            // the step's own time outside the LLM and the judge
 };
 
+// One review of the KB by the model (knowledge_update.h): applied only when
+// the whole proposal is valid.
+struct Review {
+  std::string tag;          // "review-1"
+  int steps_seen = 0;       // the run's steps before it
+  bool applied = false;
+  std::string detail;       // why it was refused, or what it changed, one line
+  KnowledgeUpdate update;   // applied ones only
+  llm::Request request;
+  std::string reply;
+  llm::Outcome llm_outcome = llm::Outcome::ok;
+  std::int64_t input_tokens = 0, output_tokens = 0;
+  double cost_usd = 0;
+  double llm_s = 0;
+};
+
 // The reward of a step that produced no verified kernel: as bad as halving
 // the speed, so a failure never looks better than a slow verified rewrite.
 inline constexpr double kFailureReward = -0.6931471805599453;  // ln 0.5
@@ -98,6 +116,7 @@ struct RunResult {
   Verdict original;                 // the original against itself
   std::vector<Step> steps;
   std::vector<kb::Outcome> outcomes;  // what the KB was told, one per step
+  std::vector<Review> reviews;
   bool improved = false;            // a confirmed faster kernel was found
   std::string best_source;          // the original when !improved
   std::string best_tag;
@@ -124,6 +143,7 @@ class Loop {
   policy::Context context(const Base& base, const std::string& state, const std::vector<Step>& earlier, int trajectory,
                           int index) const;
   void say(const std::string& line) const;
+  void review(bool* stop_run);
 
   KernelTarget m_target;
   LoopOptions m_options;

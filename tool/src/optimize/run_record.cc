@@ -59,8 +59,15 @@ std::string trajectory_json(const RunResult& result) {
                         {"verified", o.verified},
                         {"speedup", o.speedup},
                         {"note", o.note}});
+  json reviews = json::array();
+  for (const Review& rv : result.reviews) {
+    json r = {{"tag", rv.tag}, {"steps_seen", rv.steps_seen}, {"applied", rv.applied}, {"detail", rv.detail}};
+    if (rv.applied) r["update"] = json::parse(knowledge_update_json(rv.update));
+    reviews.push_back(r);
+  }
   json j = {{"steps", steps},
             {"kb_outcomes", outcomes},
+            {"reviews", reviews},
             {"improved", result.improved},
             {"best", result.best_tag.empty() ? json(nullptr) : json(result.best_tag)},
             {"search_speedup", result.search_speedup},
@@ -155,6 +162,16 @@ void write_run_artifacts(const std::string& dir, const KernelTarget& target, con
       write_file(dir + "/prompts/" + a.tag + ".json", p.dump(2) + "\n");
       if (!a.code.empty()) write_file(dir + "/candidates/" + a.tag + ".cu", a.code);
     }
+  for (const Review& rv : result.reviews) {
+    json p = {{"tag", rv.tag},
+              {"request", request_json(rv.request)},
+              {"reply", rv.reply},
+              {"llm_outcome", std::string(llm::outcome_name(rv.llm_outcome))},
+              {"tokens", {{"input", rv.input_tokens}, {"output", rv.output_tokens}}},
+              {"cost_usd", rv.cost_usd},
+              {"seconds", rv.llm_s}};
+    write_file(dir + "/prompts/" + rv.tag + ".json", p.dump(2) + "\n");
+  }
   write_file(dir + "/trajectory.json", trajectory_json(result));
   write_file(dir + "/best.cu", result.best_source);
   write_file(dir + "/kb_diff.json", kb_diff_json(before, after));

@@ -1,7 +1,8 @@
 // What a run leaves behind (`kernelblaster optimize --out DIR`):
 //   trajectory.json   every step and attempt with its decision; no times, so
 //                     a replayed run gives the same bytes
-//   prompts/TAG.json  each request and reply with token counts and cost
+//   prompts/TAG.json  each request and reply with token counts and cost (the
+//                     KB's reviews too: review-N.json)
 //   candidates/TAG.cu each extracted candidate; its verdict is in trajectory.json
 //   best.cu           the kept kernel (the original when nothing was kept)
 //   kb_diff.json      every KB statistic the run changed, before and after
