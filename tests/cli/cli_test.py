@@ -64,6 +64,16 @@ def main():
     expect("optimize without an LLM model: one line, exit 2, nothing sent",
            p.returncode == 2 and one_line(p.stderr) and "no LLM model" in p.stderr, p)
 
+    p = run([tool, "optimize", "--kernelbench", f"{ROOT}/tests/kernelbench/002_Softmax"] + softmax[:2])
+    expect("optimize --kernelbench with --source: one line, exit 2", p.returncode == 2 and one_line(p.stderr), p)
+    p = run([tool, "optimize", "--kernelbench", "/nonexistent-problems"])
+    expect("optimize --kernelbench on a missing directory: one line, exit 2",
+           p.returncode == 2 and one_line(p.stderr) and "no such directory" in p.stderr, p)
+    p = run([tool, "optimize", "--kernelbench", f"{ROOT}/tests/kernelbench", "--write", "x.cu",
+             "--provider", "command", "--command", "printf none"])
+    expect("optimize --write with a directory of problems: one line, exit 2",
+           p.returncode == 2 and one_line(p.stderr) and "--write" in p.stderr, p)
+
     p = run([harness, "--describe"])
     ok = p.returncode == 0
     if ok:
@@ -86,6 +96,10 @@ def main():
         o = run([tool, "optimize", "--launcher", "softmax_rows", "--provider", "command", "--command", "printf none",
                  "--out", os.devnull + "-never"] + softmax)
         expect("optimize without a GPU: exit 77, one line", o.returncode == 77 and one_line(o.stderr), o)
+        o = run([tool, "optimize", "--kernelbench", f"{ROOT}/tests/kernelbench", "--provider", "command",
+                 "--command", "printf none"])
+        expect("optimize --kernelbench on problems without a GPU: exit 77, one line",
+               o.returncode == 77 and one_line(o.stderr), o)
     else:
         ok = p.returncode == 0 and json.loads(p.stdout)["status"] == "ok"
         expect("eval on a GPU accepts the honest softmax rewrite", ok, p)

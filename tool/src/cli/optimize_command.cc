@@ -10,10 +10,11 @@
 #include "cli/commands.h"
 #include "common/file_util.h"
 #include "eval/gpu_probe.h"
-#include "eval/manifest.h"
+#include "kernelbench/problem.h"
 #include "kb/kb_store.h"
 #include "llm/client.h"
 #include "optimize/engine_judge.h"
+#include "optimize/kernelbench_judge.h"
 #include "optimize/loop.h"
 #include "optimize/run_record.h"
 #include "rewrite/code_blocks.h"
@@ -25,6 +26,7 @@ namespace {
 namespace fs = std::filesystem;
 
 const char* kHelp = R"(usage: kernelblaster optimize --source FILE.cu --harness HARNESS.cu --launcher NAME [options] [LLM settings]
+       kernelblaster optimize --kernelbench DIR [options] [LLM settings]
 
 Rewrites the kernel with an LLM, one technique at a time: the state comes
 from the original's profile and the KB's rules, the policy chooses a
@@ -34,13 +36,19 @@ and the engine), the engine judges every candidate against the original,
 and the KB learns every step's outcome. The fastest verified kernel is
 looked at again with fresh seeds before it is kept. Progress goes to stderr.
 
+  --kernelbench DIR     a KernelBench-CUDA problem (init.cu + driver.cpp), or a
+                        directory of them (a level, the dataset): one result
+                        directory per problem under --out, problems already
+                        done are skipped (resumable), and --out/summary.md
+                        tabulates them
   --launcher NAME       the host function the harness calls (it keeps its signature)
   --contract TEXT       what else must not change, in words, for the prompt
   --manifest FILE       compile settings as JSON or a build's manifest
   -I DIR, -D NAME[=V]   include directories and definitions for nvcc
   --arch sm_XY          GPU architecture (default: the GPU's own)
-  --out DIR             the run's artifacts (default: kernelblaster-optimize/<source name>)
-  --write FILE          where the kept kernel goes (written only when one was kept)
+  --out DIR             the run's artifacts (default: kernelblaster-optimize/<name>)
+  --write FILE          where the kept kernel goes (one source only; written
+                        only when one was kept)
   --trajectories N      independent trajectories from the original (default 2)
   --steps N             steps per trajectory (default 3)
   --fix-attempts N      fix attempts after a step's first (default 2)
@@ -53,18 +61,21 @@ looked at again with fresh seeds before it is kept. Progress goes to stderr.
   --policy FILE.lua     selection policy (default: the built-in one)
   --kb FILE             the KB to read and to teach (default: KERNELBLASTER_KB
                         or ~/.cache/kernelblaster/kb.json, over the seed KB)
+  --torch-prefix DIR    libtorch for KernelBench drivers (default:
+                        KERNELBLASTER_TORCH_PREFIX, then python3's torch)
   --device N            the GPU to measure on (default 0)
   --seeds N             fresh seeds per evaluation (default 3)
   --quiet               no progress lines
-  --json                print summary.json on stdout
+  --json                print summary.json on stdout (one source)
 
 LLM settings are those of `kernelblaster llm --help` (--provider, --model,
 --base-url, --cache record|replay, --max-run-usd, ...), each also a
 KERNELBLASTER_LLM_* variable. Without a model configured nothing is sent:
 `kernelblaster tune` searches a kernel's tunables without an LLM.
 
-Exit status: 0 a faster kernel was kept, 1 none was (one line says why),
-2 bad usage, 77 no GPU on this machine.
+Exit status: 0 a faster kernel was kept (for a directory of problems: the
+run finished), 1 none was (one line says why), 2 bad usage, 77 no GPU on
+this machine.
 )";
 
 bool g_quiet = false;
@@ -79,6 +90,167 @@ int whole_number(const Args& args, const std::string& key, int fallback, int lea
   return static_cast<int>(v);
 }
 
+// What every source of one invocation shares.
+struct Settings {
+  optimize::LoopOptions options;
+  std::string manifest, arch, write, policy_path, kb_path, torch_prefix;
+  std::vector<std::string> include_dirs, definitions;
+  int device = 0, seeds = 3;
+};
+
+// One kernel to optimize: a native source + harness, or a KernelBench problem.
+struct Job {
+  std::string name;         // for messages, per-kernel caps and the summary table
+  std::string source;       // the original
+  std::string harness;      // native only
+  std::string problem_dir;  // KernelBench only
+  std::string launcher, contract, out;
+  std::string invalid;      // why the problem cannot be read; empty when it can
+};
+
+struct JobResult {
+  int exit_code = 2;
+  std::string status;  // "kept", "not kept", or the one-line failure
+  double speedup = 1.0;
+  int steps = 0, verified = 0;
+  double cost_usd = 0;
+};
+
+JobResult run_job(const Job& job, const Settings& st, llm::Client& client, GpuProbe& probe, const GpuInfo& gpu,
+                  const std::string& self_exe) {
+  JobResult jr;
+  const auto t0 = std::chrono::steady_clock::now();
+  std::string scratch = make_work_dir("kernelblaster-optimize");
+  struct Cleanup {
+    std::string dir;
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  } cleanup{scratch};
+
+  optimize::KernelTarget target;
+  target.kernel = job.name;
+  target.source = read_file(job.source);
+  target.launcher = job.launcher;
+  target.contract = job.contract;
+  target.gpu = gpu.name;
+  std::unique_ptr<optimize::CandidateJudge> judge;
+  if (job.problem_dir.empty()) {
+    optimize::EngineJudgeTarget jt;
+    jt.source = fs::absolute(job.source).string();
+    jt.harness = fs::absolute(job.harness).string();
+    if (!st.manifest.empty()) jt.compile = settings_from_manifest(st.manifest);
+    if (!st.arch.empty()) jt.compile.arch = st.arch;
+    if (jt.compile.arch.empty()) jt.compile.arch = gpu.arch;
+    for (const auto& d : st.include_dirs) jt.compile.include_dirs.push_back(d);
+    for (const auto& d : st.definitions) jt.compile.definitions.push_back(d);
+    for (std::string& d : jt.compile.include_dirs) d = fs::absolute(d).string();
+    jt.compile.include_dirs.push_back(fs::path(jt.source).parent_path().string());
+    jt.work_dir = scratch;
+    jt.lock_dir = default_lock_dir();
+    jt.device = st.device;
+    jt.seeds = st.seeds;
+    target.arch = jt.compile.arch;
+    judge = std::make_unique<optimize::EngineJudge>(find_toolchain(self_exe), probe, jt);
+  } else {
+    optimize::KernelBenchJudgeTarget jt;
+    jt.problem_dir = fs::absolute(job.problem_dir).string();
+    jt.arch = st.arch.empty() ? gpu.arch : st.arch;
+    jt.torch_prefix = st.torch_prefix;
+    jt.work_dir = scratch;
+    jt.lock_dir = default_lock_dir();
+    jt.device = st.device;
+    jt.seeds = st.seeds;
+    target.arch = jt.arch;
+    judge = std::make_unique<optimize::KernelBenchJudge>(find_toolchain(self_exe), probe, jt);
+  }
+
+  std::string seed_path;
+  try {
+    seed_path = kb::seed_kb_path(self_exe);
+  } catch (const std::exception&) {
+  }
+  kb::KnowledgeBase knowledge = seed_path.empty()
+                                    ? (fs::exists(st.kb_path) ? kb::load_kb(st.kb_path) : kb::KnowledgeBase{})
+                                    : kb::load_layered(seed_path, st.kb_path);
+  if (knowledge.techniques.empty()) throw std::runtime_error("the KB has no techniques to choose from");
+  const kb::KnowledgeBase before = knowledge;
+  search::PolicyChoice policy = search::choose_policy(st.policy_path, print_line);
+
+  optimize::Loop loop(target, st.options, knowledge, *policy.policy, client, *judge, print_line);
+  optimize::RunResult result = loop.run();
+  // One locked, atomic write of the user's KB: every step's outcome and every applied review.
+  bool reviewed = false;
+  for (const optimize::Review& rv : result.reviews) reviewed = reviewed || rv.applied;
+  if (!result.outcomes.empty() || reviewed)
+    kb::update_kb(st.kb_path, [&](kb::KnowledgeBase& user) {
+      for (const kb::Outcome& o : result.outcomes) kb::record(user, o);
+      for (const optimize::Review& rv : result.reviews)
+        if (rv.applied) optimize::apply_knowledge_update(user, rv.update, target.arch);
+    });
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  optimize::write_run_artifacts(job.out, target, result, before, knowledge, seconds);
+  if (result.improved && !st.write.empty()) write_file(st.write, result.best_source);
+
+  jr.steps = static_cast<int>(result.steps.size());
+  for (const optimize::Step& s : result.steps)
+    for (const optimize::Attempt& a : s.attempts) jr.verified += a.end == optimize::AttemptEnd::verified;
+  jr.cost_usd = result.llm_cost_usd;
+  if (result.improved) {
+    jr.exit_code = 0;
+    jr.status = "kept";
+    jr.speedup = result.confirmation.speedup;
+    print_line("[optimize] " + job.name + ": kept a kernel " + std::to_string(result.confirmation.speedup) +
+               "x over the original (confirmed); artifacts in " + job.out);
+  } else {
+    jr.exit_code = 1;
+    jr.status = "not kept: " + result.stop_reason;
+  }
+  return jr;
+}
+
+// Every problem directory (holding driver.cpp) at or under `root`, sorted.
+std::vector<std::string> problem_dirs(const std::string& root) {
+  std::vector<std::string> out;
+  if (fs::is_regular_file(fs::path(root) / "driver.cpp")) return {root};
+  for (const auto& e : fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied))
+    if (e.is_regular_file() && e.path().filename() == "driver.cpp") out.push_back(e.path().parent_path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Job kernelbench_job(const std::string& dir, const std::string& root, const std::string& out_root, bool single) {
+  kernelbench::Problem problem;
+  std::string why;
+  Job job;
+  const std::string rel = single ? fs::path(dir).filename().string() : fs::relative(dir, root).string();
+  job.name = rel;
+  job.out = single ? out_root : out_root + "/" + rel;
+  if (!kernelbench::load_problem(dir, &problem, &why)) {
+    job.invalid = why;
+    return job;
+  }
+  job.source = problem.init_path;
+  job.problem_dir = dir;
+  job.launcher = problem.launcher.name;
+  job.contract = "the launcher keeps the declaration driver.cpp uses: " +
+                 problem.driver_source.substr(problem.launcher.begin, problem.launcher.end - problem.launcher.begin) +
+                 "; the driver passes torch tensors' device pointers and reads every output after the call";
+  return job;
+}
+
+void write_table(const std::string& out_root, const std::vector<std::pair<Job, JobResult>>& rows) {
+  std::string md = "| problem | result | speedup | steps | verified attempts | LLM cost |\n|---|---|---|---|---|---|\n";
+  char buf[512];
+  for (const auto& [job, r] : rows) {
+    std::snprintf(buf, sizeof buf, "| %s | %s | %.3fx | %d | %d | $%.4f |\n", job.name.c_str(),
+                  r.status.substr(0, 120).c_str(), r.speedup, r.steps, r.verified, r.cost_usd);
+    md += buf;
+  }
+  write_file(out_root + "/summary.md", md);
+}
+
 }  // namespace
 
 int optimize_command(const CommandArgs& argv, const std::string& self_exe) {
@@ -89,47 +261,65 @@ int optimize_command(const CommandArgs& argv, const std::string& self_exe) {
     }
   std::set<std::string> valued = {"--source", "--harness", "--launcher", "--contract", "--manifest", "-I", "-D",
                                   "--arch", "--out", "--write", "--trajectories", "--steps", "--fix-attempts",
-                                  "--min-gain", "--seed", "--policy", "--kb", "--device", "--seeds", "--review-every"};
+                                  "--min-gain", "--seed", "--policy", "--kb", "--device", "--seeds", "--review-every",
+                                  "--kernelbench", "--torch-prefix"};
   for (const std::string& name : llm::setting_names()) valued.insert("--" + name);
-  std::string source, harness, launcher, contract, manifest, arch, out, write, policy_path, kb_flag;
-  std::vector<std::string> include_dirs, definitions;
-  optimize::LoopOptions options;
-  int device = 0, seeds = 3;
+  Settings st;
+  std::vector<Job> jobs;
+  std::string kernelbench_root, out_root;
   bool json = false;
   llm::LlmConfig config;
   try {
     Args args(argv, valued, {"--quiet", "--json"});
     json = args.flag("--json");
     g_quiet = args.flag("--quiet");
-    source = args.value("--source");
-    harness = args.value("--harness");
-    launcher = args.value("--launcher");
-    if (source.empty()) throw UsageError("--source is required");
-    if (harness.empty()) throw UsageError("--harness is required");
-    if (launcher.empty()) throw UsageError("--launcher is required (the host function the harness calls)");
-    for (const std::string* p : {&source, &harness})
-      if (!fs::is_regular_file(*p)) throw UsageError("no such file: " + *p);
-    if (!rewrite::defines_function(read_file(source), launcher))
-      throw UsageError(source + " defines no function named " + launcher + " (--launcher)");
-    contract = args.value("--contract");
-    manifest = args.value("--manifest");
-    include_dirs = args.values("-I");
-    definitions = args.values("-D");
-    arch = args.value("--arch");
-    out = args.value("--out", "kernelblaster-optimize/" + fs::path(source).stem().string());
-    write = args.value("--write");
-    options.trajectories = whole_number(args, "--trajectories", 2, 1);
-    options.steps = whole_number(args, "--steps", 3, 1);
-    options.fix_attempts = whole_number(args, "--fix-attempts", 2, 0);
-    options.review_every = whole_number(args, "--review-every", 4, 0);
-    options.min_gain = args.number("--min-gain", 0.02);
-    if (options.min_gain < 0) throw UsageError("--min-gain must be >= 0");
-    options.seed = static_cast<std::uint64_t>(whole_number(args, "--seed", 0, 0));
-    policy_path = args.value("--policy");
-    kb_flag = args.value("--kb");
-    device = whole_number(args, "--device", 0, 0);
-    seeds = whole_number(args, "--seeds", 3, 3);
-    options.confirm_seeds = std::max(5, seeds);
+    kernelbench_root = args.value("--kernelbench");
+    if (kernelbench_root.empty()) {
+      Job job;
+      job.source = args.value("--source");
+      job.harness = args.value("--harness");
+      job.launcher = args.value("--launcher");
+      if (job.source.empty()) throw UsageError("--source (or --kernelbench) is required");
+      if (job.harness.empty()) throw UsageError("--harness is required");
+      if (job.launcher.empty()) throw UsageError("--launcher is required (the host function the harness calls)");
+      for (const std::string* p : {&job.source, &job.harness})
+        if (!fs::is_regular_file(*p)) throw UsageError("no such file: " + *p);
+      if (!rewrite::defines_function(read_file(job.source), job.launcher))
+        throw UsageError(job.source + " defines no function named " + job.launcher + " (--launcher)");
+      job.name = fs::path(job.source).filename().string();
+      job.contract = args.value("--contract", "the launcher " + job.launcher +
+                                                  " keeps its signature, reads its inputs and writes every output as the original does");
+      job.out = args.value("--out", "kernelblaster-optimize/" + fs::path(job.source).stem().string());
+      jobs.push_back(job);
+    } else {
+      if (!args.value("--source").empty() || !args.value("--harness").empty() || !args.value("--launcher").empty())
+        throw UsageError("--kernelbench takes the place of --source, --harness and --launcher");
+      if (!fs::is_directory(kernelbench_root)) throw UsageError("no such directory: " + kernelbench_root);
+      out_root = args.value("--out", "kernelblaster-optimize/" + fs::path(kernelbench_root).filename().string());
+      std::vector<std::string> dirs = problem_dirs(kernelbench_root);
+      if (dirs.empty()) throw UsageError(kernelbench_root + " holds no KernelBench problem (no driver.cpp)");
+      for (const std::string& d : dirs) jobs.push_back(kernelbench_job(d, kernelbench_root, out_root, dirs.size() == 1));
+      if (jobs.size() == 1 && !jobs[0].invalid.empty()) throw UsageError(jobs[0].invalid);
+    }
+    st.manifest = args.value("--manifest");
+    st.include_dirs = args.values("-I");
+    st.definitions = args.values("-D");
+    st.arch = args.value("--arch");
+    st.write = args.value("--write");
+    if (!st.write.empty() && jobs.size() > 1) throw UsageError("--write takes one source, not a directory of problems");
+    st.torch_prefix = args.value("--torch-prefix");
+    st.options.trajectories = whole_number(args, "--trajectories", 2, 1);
+    st.options.steps = whole_number(args, "--steps", 3, 1);
+    st.options.fix_attempts = whole_number(args, "--fix-attempts", 2, 0);
+    st.options.review_every = whole_number(args, "--review-every", 4, 0);
+    st.options.min_gain = args.number("--min-gain", 0.02);
+    if (st.options.min_gain < 0) throw UsageError("--min-gain must be >= 0");
+    st.options.seed = static_cast<std::uint64_t>(whole_number(args, "--seed", 0, 0));
+    st.policy_path = args.value("--policy");
+    st.kb_path = !args.value("--kb").empty() ? args.value("--kb") : kb::default_user_kb_path();
+    st.device = whole_number(args, "--device", 0, 0);
+    st.seeds = whole_number(args, "--seeds", 3, 3);
+    st.options.confirm_seeds = std::max(5, st.seeds);
     llm::config_from_env_over(config, [](const char* name) { return std::getenv(name); });
     for (const std::string& name : llm::setting_names())
       if (std::string v = args.value("--" + name, "\x01"); v != "\x01") llm::apply_setting(config, name, v);
@@ -146,7 +336,7 @@ int optimize_command(const CommandArgs& argv, const std::string& self_exe) {
   }
 
   CudaGpuProbe probe;
-  GpuInfo gpu = probe.probe(device);
+  GpuInfo gpu = probe.probe(st.device);
   if (!gpu.present) {
     if (std::string node = nvidia_device_node(); !node.empty()) {
       std::fprintf(stderr, "kernelblaster optimize: %s is here but %s\n", node.c_str(), gpu.reason.c_str());
@@ -156,83 +346,55 @@ int optimize_command(const CommandArgs& argv, const std::string& self_exe) {
     return 77;
   }
 
-  const auto t0 = std::chrono::steady_clock::now();
-  std::string scratch;
-  try {
-    optimize::EngineJudgeTarget jt;
-    jt.source = fs::absolute(source).string();
-    jt.harness = fs::absolute(harness).string();
-    if (!manifest.empty()) jt.compile = settings_from_manifest(manifest);
-    if (!arch.empty()) jt.compile.arch = arch;
-    if (jt.compile.arch.empty()) jt.compile.arch = gpu.arch;
-    for (const auto& d : include_dirs) jt.compile.include_dirs.push_back(d);
-    for (const auto& d : definitions) jt.compile.definitions.push_back(d);
-    for (std::string& d : jt.compile.include_dirs) d = fs::absolute(d).string();
-    jt.compile.include_dirs.push_back(fs::path(jt.source).parent_path().string());
-    scratch = make_work_dir("kernelblaster-optimize");
-    jt.work_dir = scratch;
-    jt.lock_dir = default_lock_dir();
-    jt.device = device;
-    jt.seeds = seeds;
-
-    const std::string kb_path = !kb_flag.empty() ? kb_flag : kb::default_user_kb_path();
-    std::string seed_path;
+  if (kernelbench_root.empty() || jobs.size() == 1) {
+    const Job& job = jobs.front();
     try {
-      seed_path = kb::seed_kb_path(self_exe);
-    } catch (const std::exception&) {
+      JobResult r = run_job(job, st, *client, probe, gpu, self_exe);
+      if (json) std::printf("%s", read_file(job.out + "/summary.json").c_str());
+      if (r.exit_code == 0 && !json)
+        std::printf("optimized %s: %.3fx over the original (confirmed), %s; artifacts in %s\n", job.name.c_str(),
+                    r.speedup, st.write.empty() ? "kept in best.cu" : ("written to " + st.write).c_str(), job.out.c_str());
+      if (r.exit_code != 0)
+        std::fprintf(stderr, "kernelblaster optimize: no faster kernel kept (%s); artifacts in %s\n",
+                     r.status.substr(10).c_str(), job.out.c_str());
+      return r.exit_code;
+    } catch (const std::exception& x) {
+      std::fprintf(stderr, "kernelblaster optimize: %s\n", x.what());
+      return 2;
     }
-    kb::KnowledgeBase knowledge = seed_path.empty() ? (fs::exists(kb_path) ? kb::load_kb(kb_path) : kb::KnowledgeBase{})
-                                                    : kb::load_layered(seed_path, kb_path);
-    if (knowledge.techniques.empty()) throw std::runtime_error("the KB has no techniques to choose from");
-    const kb::KnowledgeBase before = knowledge;
-    search::PolicyChoice policy = search::choose_policy(policy_path, print_line);
-
-    optimize::KernelTarget target;
-    target.kernel = fs::path(source).filename().string();
-    target.source = read_file(source);
-    target.launcher = launcher;
-    target.contract = contract.empty() ? "the launcher " + launcher +
-                                             " keeps its signature, reads its inputs and writes every output as the original does"
-                                       : contract;
-    target.arch = jt.compile.arch;
-    target.gpu = gpu.name;
-
-    optimize::EngineJudge judge(find_toolchain(self_exe), probe, jt);
-    optimize::Loop loop(target, options, knowledge, *policy.policy, *client, judge, print_line);
-    optimize::RunResult result = loop.run();
-    // One locked, atomic write of the user's KB: every step's outcome and every applied review.
-    bool reviewed = false;
-    for (const optimize::Review& rv : result.reviews) reviewed = reviewed || rv.applied;
-    if (!result.outcomes.empty() || reviewed)
-      kb::update_kb(kb_path, [&](kb::KnowledgeBase& user) {
-        for (const kb::Outcome& o : result.outcomes) kb::record(user, o);
-        for (const optimize::Review& rv : result.reviews)
-          if (rv.applied) optimize::apply_knowledge_update(user, rv.update, target.arch);
-      });
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    optimize::write_run_artifacts(out, target, result, before, knowledge, seconds);
-    if (result.improved && !write.empty()) write_file(write, result.best_source);
-    fs::remove_all(scratch);
-    scratch.clear();
-    if (json) std::printf("%s", read_file(out + "/summary.json").c_str());
-    if (result.improved) {
-      if (!json)
-        std::printf("optimized %s: %.3fx over the original (confirmed), %s; artifacts in %s\n", target.kernel.c_str(),
-                    result.confirmation.speedup, write.empty() ? "kept in best.cu" : ("written to " + write).c_str(),
-                    out.c_str());
-      return 0;
-    }
-    std::fprintf(stderr, "kernelblaster optimize: no faster kernel kept (%s); artifacts in %s\n",
-                 result.stop_reason.c_str(), out.c_str());
-    return 1;
-  } catch (const std::exception& x) {
-    if (!scratch.empty()) {
-      std::error_code ec;
-      fs::remove_all(scratch, ec);
-    }
-    std::fprintf(stderr, "kernelblaster optimize: %s\n", x.what());
-    return 2;
   }
+
+  // A directory of problems: each in turn, resumable, one failure never ends the others.
+  std::vector<std::pair<Job, JobResult>> rows;
+  int kept = 0;
+  for (const Job& job : jobs) {
+    JobResult r;
+    if (!job.invalid.empty()) {
+      r.status = "failed: " + job.invalid;
+      print_line("[optimize] " + job.name + ": " + r.status);
+    } else if (fs::is_regular_file(job.out + "/summary.json")) {
+      r.status = "done before (its summary.json is kept)";
+      r.exit_code = 1;
+      print_line("[optimize] " + job.name + ": done before, skipped");
+    } else {
+      try {
+        r = run_job(job, st, *client, probe, gpu, self_exe);
+      } catch (const std::exception& x) {
+        r.status = std::string("failed: ") + x.what();
+        print_line("[optimize] " + job.name + ": " + r.status);
+      }
+    }
+    kept += r.exit_code == 0;
+    rows.emplace_back(job, r);
+    write_table(out_root, rows);
+    if (client->budget().caps().run_tokens > 0 || client->budget().caps().any_money())
+      if (std::string why = client->budget().admit(""); !why.empty()) {
+        print_line("[optimize] stopping: " + why);
+        break;
+      }
+  }
+  std::printf("optimized %d of %zu problems; table in %s/summary.md\n", kept, rows.size(), out_root.c_str());
+  return 0;
 }
 
 }  // namespace kernelblaster

@@ -1,0 +1,55 @@
+#include "optimize/kernelbench_judge.h"
+
+#include <filesystem>
+
+#include "common/file_util.h"
+#include "kernelbench/evaluate.h"
+#include "optimize/engine_judge.h"
+
+namespace kernelblaster::optimize {
+
+namespace fs = std::filesystem;
+
+KernelBenchJudge::KernelBenchJudge(Toolchain toolchain, GpuProbe& probe, KernelBenchJudgeTarget target)
+    : m_toolchain(std::move(toolchain)), m_probe(probe), m_target(std::move(target)) {}
+
+std::string KernelBenchJudge::write_candidate(const std::string& source, const std::string& tag) {
+  const std::string dir = m_target.work_dir + "/candidates/" + tag;
+  fs::create_directories(dir);
+  const std::string path = dir + "/candidate.cu";
+  write_file(path, source);
+  return path;
+}
+
+Verdict KernelBenchJudge::evaluate(const std::string& candidate_path, int seeds) {
+  kernelbench::KernelBenchRequest req;
+  req.problem_dir = m_target.problem_dir;
+  req.candidate_path = candidate_path;
+  req.work_dir = m_target.work_dir + "/kernelbench";
+  req.arch = m_target.arch;
+  req.torch_prefix = m_target.torch_prefix;
+  req.run.seeds = seeds;
+  req.run.device = m_target.device;
+  req.run.lock_dir = m_target.lock_dir;
+  req.run.run_timeout_s = m_target.run_timeout_s;
+  try {
+    return verdict_of(kernelbench::evaluate_kernelbench(req, m_toolchain, m_probe));
+  } catch (const std::exception& x) {
+    Verdict v;
+    v.status = Status::tool_error;
+    v.detail = x.what();
+    return v;
+  }
+}
+
+Verdict KernelBenchJudge::judge_original() { return evaluate("", m_target.seeds); }
+
+Verdict KernelBenchJudge::judge(const std::string& source, const std::string& tag) {
+  return evaluate(write_candidate(source, tag), m_target.seeds);
+}
+
+Verdict KernelBenchJudge::confirm(const std::string& source, const std::string& tag, int seeds) {
+  return evaluate(write_candidate(source, tag), seeds < 3 ? 3 : seeds);
+}
+
+}  // namespace kernelblaster::optimize

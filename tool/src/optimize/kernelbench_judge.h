@@ -1,0 +1,46 @@
+// The judge of the optimization loop for a KernelBench-CUDA problem: each
+// candidate takes init.cu's place beside the problem's libtorch driver and
+// is judged by the same engine and judges as a native harness
+// (kernelbench/evaluate.h): against init.cu's outputs and torch's, the
+// driver's allclose as a second check. The driver's objects are built once
+// in the work directory and reused. No profile is taken on this path (the
+// engine profiles native harnesses only), so every step reads the state the
+// KB gives a kernel without metrics.
+#pragma once
+
+#include <string>
+
+#include "eval/candidate_build.h"
+#include "eval/gpu_probe.h"
+#include "optimize/candidate_judge.h"
+
+namespace kernelblaster::optimize {
+
+struct KernelBenchJudgeTarget {
+  std::string problem_dir;   // init.cu + driver.cpp
+  std::string arch;          // resolved
+  std::string torch_prefix;  // empty: KERNELBLASTER_TORCH_PREFIX, then python3's torch
+  std::string work_dir;      // absolute; shared by every evaluation of the run
+  std::string lock_dir;
+  int device = 0;
+  int seeds = 3;
+  double run_timeout_s = 180;
+};
+
+class KernelBenchJudge final : public CandidateJudge {
+ public:
+  KernelBenchJudge(Toolchain toolchain, GpuProbe& probe, KernelBenchJudgeTarget target);
+  Verdict judge_original() override;
+  Verdict judge(const std::string& source, const std::string& tag) override;
+  Verdict confirm(const std::string& source, const std::string& tag, int seeds) override;
+
+ private:
+  Verdict evaluate(const std::string& candidate_path, int seeds);
+  std::string write_candidate(const std::string& source, const std::string& tag);
+
+  Toolchain m_toolchain;
+  GpuProbe& m_probe;
+  KernelBenchJudgeTarget m_target;
+};
+
+}  // namespace kernelblaster::optimize
