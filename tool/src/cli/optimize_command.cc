@@ -201,12 +201,11 @@ JobResult run_job(const Job& job, const Settings& st, llm::Client& client, GpuPr
     jr.exit_code = 0;
     jr.status = "kept";
     jr.speedup = result.confirmation.speedup;
-    print_line("[optimize] " + job.name + ": kept a kernel " + std::to_string(result.confirmation.speedup) +
-               "x over the original (confirmed); artifacts in " + job.out);
   } else {
     jr.exit_code = 1;
     jr.status = "not kept: " + result.stop_reason;
   }
+  print_line("[optimize] " + job.name + ": artifacts in " + job.out);
   return jr;
 }
 
