@@ -548,5 +548,38 @@ TEST(OptimizeLoop, ReviewsEveryNStepsApplyValidProposalsAndRefuseBadOnes) {
   EXPECT_EQ(log["reviews"][0]["update"]["new_techniques"][0], "tail_split");
 }
 
+TEST(OptimizeLoop, WhatOneRunTeachesChangesWhatTheNextChooses) {
+  // Run 1 (seed 0) finds its first technique pays 1.9x, and the second fails.
+  Rig first;
+  first.options.steps = 2;
+  first.judge.rule("WIN", Status::ok, 1.9);
+  first.script(fenced(kernel("WIN")));
+  for (int i = 0; i < 3; ++i) first.script(fenced(kernel("WRONG")));
+  RunResult taught = first.run();
+  ASSERT_EQ(taught.steps.size(), 2u);
+  const std::string winner = taught.steps[0].technique, loser = taught.steps[1].technique;
+  // Later runs on another kernel in the same state, with and without that KB, over 30 seeds:
+  // the first choice moves towards the winner. (A failed try predicts 1.0x, as an untried
+  // technique does, so the loser's share is left to chance.)
+  auto first_choices = [](const kb::KnowledgeBase& knowledge) {
+    std::map<std::string, int> picks;
+    for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+      Rig rig;
+      rig.kb = knowledge;
+      rig.options.seed = seed;
+      rig.judge.rule("ANY", Status::ok, 1.1);
+      rig.script(fenced(kernel("ANY")));
+      RunResult r = rig.run();
+      ++picks[r.steps.at(0).technique];
+    }
+    return picks;
+  };
+  Rig fresh;
+  std::map<std::string, int> before = first_choices(fresh.kb), after = first_choices(first.kb);
+  EXPECT_GT(after[winner], before[winner]) << winner;
+  EXPECT_NE(winner, loser);
+  EXPECT_NE(after, before);
+}
+
 }  // namespace
 }  // namespace kernelblaster::optimize
