@@ -22,6 +22,9 @@
 #                                     noharness test project); harness init drafts the harness, tune finds
 #                                     THREADS (#ifndef) itself; a copy with a literal <<<blocks, 128>>> gets
 #                                     a KERNELBLASTER_BLOCK_L<n> tunable (ONELINE_BUDGET seconds each)
+#   bench/gpu_session.sh optimize     issue 15 on a GPU: kernelblaster optimize end to end with scripted
+#                                     replies holding real honest and hostile rewrites (tests/gpu/
+#                                     optimize_scripted_test.py); the whole log and each run's artifacts
 #   bench/gpu_session.sh profile      issue 4's profiler: the CUPTI-range L2 write-back probe, where the
 #                                     first counted pass spends its time (range_pass_cost_probe), eval --profile
 #                                     without counters, and bench/profile_vs_ncu.py (the table in RESULTS.md)
@@ -43,6 +46,10 @@ case "$stage" in
       echo "$n: tune exit $?"
       python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print({k: d.get(k) for k in ('status','reason','speedup','config','flags','evaluations','space_size','seconds','gpu')})" "$d/$n.summary.json"
     done 2>&1 | tee "$d/oneline.log"
+    ;;
+  optimize)
+    KERNELBLASTER_OPTIMIZE_ARTIFACTS="$OUT/optimize" python3 tests/gpu/optimize_scripted_test.py "$TOOL" 2>&1 |
+      tee "$OUT/optimize_scripted.log"
     ;;
   kbhostile)
     python3 tests/gpu/run_cases.py "$TOOL" kernelbench-hostile 2>&1 | tee "$OUT/kbhostile.log"

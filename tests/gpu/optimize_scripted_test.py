@@ -8,11 +8,13 @@ must be the honest rewrite.
 
   optimize_scripted_test.py TOOL
 
+KERNELBLASTER_OPTIMIZE_ARTIFACTS=DIR keeps each run's artifacts there.
 Exits 77 where the tool says there is no GPU (or, for the KernelBench part,
 where the dataset or libtorch is missing, as long as nothing was counted).
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -27,7 +29,7 @@ def check(name, cond, detail=""):
     print(("ok   " if cond else "FAIL ") + name + ("" if cond else f": {detail}"))
 
 
-def optimize(tool, work, script, args):
+def optimize(tool, work, script, args, name):
     script_path = os.path.join(work, "script.json")
     json.dump(script, open(script_path, "w"))
     state = os.path.join(work, "calls")
@@ -36,6 +38,9 @@ def optimize(tool, work, script, args):
            "--review-every", "0", "--provider", "command",
            "--command", f"python3 {HERE}/scripted_llm.py {script_path} {state}", "--model", "scripted"] + args
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=3000)
+    keep = os.environ.get("KERNELBLASTER_OPTIMIZE_ARTIFACTS")
+    if keep and os.path.isdir(out):  # the run's artifacts, for bench/results
+        shutil.copytree(out, os.path.join(keep, name), dirs_exist_ok=True)
     return proc, out
 
 
@@ -54,7 +59,7 @@ def softmax_example(tool):
         proc, out = optimize(tool, work, script, [
             "--source", f"{ROOT}/examples/kernels/src/softmax.cu",
             "--harness", f"{ROOT}/examples/kernels/harness/softmax_harness.cu",
-            "-I", f"{ROOT}/examples/kernels/include", "--launcher", "softmax_rows", "--steps", "2"])
+            "-I", f"{ROOT}/examples/kernels/include", "--launcher", "softmax_rows", "--steps", "2"], "softmax")
         if proc.returncode == 77:
             print("skipped: " + proc.stderr.strip())
             sys.exit(77)
@@ -87,7 +92,7 @@ def kernelbench_relu(tool):
                   {"file": hostile + "relu_side_stream.cu"},        # untimed_work
                   {"file": hostile + "relu_pointer_cache.cu"},      # #include <set>: the static checks stop it
                   {"file": hostile + "relu_own_stream_synced.cu"}]  # step 1: honest
-        proc, out = optimize(tool, work, script, ["--kernelbench", problem, "--steps", "2"])
+        proc, out = optimize(tool, work, script, ["--kernelbench", problem, "--steps", "2"], "level1_019_ReLU")
         print(proc.stderr[-3000:])
         if proc.returncode not in (0, 1):
             check("ReLU: the run ends with 0 or 1", False, proc.stderr[-500:])
