@@ -581,5 +581,41 @@ TEST(OptimizeLoop, WhatOneRunTeachesChangesWhatTheNextChooses) {
   EXPECT_NE(after, before);
 }
 
+TEST(SecondOpinion, ReadsTheLastVerdictLine) {
+  EXPECT_EQ(read_second_opinion("Looks fine.\nVERDICT: same").opinion, Opinion::same);
+  SecondOpinion d = read_second_opinion("**VERDICT:** Different - drops the tail when n % 4 != 0\n");
+  EXPECT_EQ(d.opinion, Opinion::different);
+  EXPECT_EQ(d.reason, "drops the tail when n % 4 != 0");
+  EXPECT_EQ(read_second_opinion("VERDICT: same\nOn reflection:\nVERDICT: different, aliasing").opinion, Opinion::different);
+  EXPECT_EQ(read_second_opinion("VERDICT: probably fine").opinion, Opinion::unreadable);
+  EXPECT_EQ(read_second_opinion("no verdict at all").opinion, Opinion::unreadable);
+  EXPECT_EQ(read_second_opinion("").opinion, Opinion::unreadable);
+}
+
+TEST(OptimizeLoop, ASecondOpinionIsAdviceAndNeverUndoesTheEnginesVerdict) {
+  Rig rig;
+  rig.options.second_opinion = true;
+  rig.judge.rule("FAST", Status::ok, 1.7);
+  rig.script(fenced(kernel("FAST")));
+  rig.script("The float4 path reads past the end.\nVERDICT: different - rows not a multiple of 4 lose their tail");
+  RunResult r = rig.run();
+  EXPECT_TRUE(r.improved);
+  EXPECT_EQ(r.second_opinion.opinion, Opinion::different);
+  EXPECT_NE(r.second_opinion.reason.find("multiple of 4"), std::string::npos);
+  const std::string asked = rig.last_message(1);
+  EXPECT_NE(asked.find("scale_kernel<<<(n + 255) / 256, 256>>>"), std::string::npos) << "the original";
+  EXPECT_NE(asked.find("FAST"), std::string::npos) << "the rewrite";
+  json summary = json::parse(summary_json(KernelTarget{"scale.cu", kOriginal, "launch_scale", "", "sm_90", "H100"}, r, 1.0));
+  EXPECT_EQ(summary["second_opinion"]["opinion"], "different");
+  // Not asked when nothing was kept.
+  Rig none;
+  none.options.second_opinion = true;
+  none.judge.rule("WRONG", Status::wrong_result);
+  for (int i = 0; i < 3; ++i) none.script(fenced(kernel("WRONG")));
+  RunResult n = none.run();
+  EXPECT_EQ(n.second_opinion.opinion, Opinion::not_asked);
+  EXPECT_EQ(none.transport->sent.size(), 3u);
+}
+
 }  // namespace
 }  // namespace kernelblaster::optimize

@@ -57,6 +57,8 @@ looked at again with fresh seeds before it is kept. Progress goes to stderr.
                         deprecations; validated before use); 0: none (default 4)
   --min-gain X          a step becomes the next base, and the winner is kept,
                         only when at least this much faster (default 0.02)
+  --second-opinion      ask the model whether the kept kernel computes what the
+                        original does (advice in the report; the engine decides)
   --seed N              the policy's random choices (default 0)
   --policy FILE.lua     selection policy (default: the built-in one)
   --kb FILE             the KB to read and to teach (default: KERNELBLASTER_KB
@@ -269,7 +271,7 @@ int optimize_command(const CommandArgs& argv, const std::string& self_exe) {
   bool json = false;
   llm::LlmConfig config;
   try {
-    Args args(argv, valued, {"--quiet", "--json"});
+    Args args(argv, valued, {"--quiet", "--json", "--second-opinion"});
     json = args.flag("--json");
     g_quiet = args.flag("--quiet");
     kernelbench_root = args.value("--kernelbench");
@@ -311,6 +313,7 @@ int optimize_command(const CommandArgs& argv, const std::string& self_exe) {
     st.options.steps = whole_number(args, "--steps", 3, 1);
     st.options.fix_attempts = whole_number(args, "--fix-attempts", 2, 0);
     st.options.review_every = whole_number(args, "--review-every", 4, 0);
+    st.options.second_opinion = args.flag("--second-opinion");
     st.options.min_gain = args.number("--min-gain", 0.02);
     if (st.options.min_gain < 0) throw UsageError("--min-gain must be >= 0");
     st.options.seed = static_cast<std::uint64_t>(whole_number(args, "--seed", 0, 0));

@@ -403,6 +403,23 @@ RunResult Loop::run() {
         m_result.best_tag = best->tag;
         say("kept " + best->tag + ": " + fixed(m_result.confirmation.speedup, 3) + "x over the original (confirmed with " +
             std::to_string(m_options.confirm_seeds) + " fresh seeds)");
+        if (m_options.second_opinion) {
+          m_result.second_opinion_request = second_opinion_request(m_target.source, best->code, m_target.launcher);
+          llm::Result res = m_client.ask(m_target.kernel, m_result.second_opinion_request);
+          ++m_result.llm_requests;
+          m_result.input_tokens += res.reply.usage.input;
+          m_result.output_tokens += res.reply.usage.output;
+          m_result.llm_cost_usd += res.cost_usd;
+          m_result.second_opinion_reply = res.reply.text;
+          if (res.ok()) {
+            m_result.second_opinion = read_second_opinion(res.reply.text);
+          } else {
+            m_result.second_opinion.opinion = Opinion::failed;
+            m_result.second_opinion.reason = std::string(llm::outcome_name(res.outcome)) + ": " + res.detail;
+          }
+          say(std::string("second opinion (advice, the engine decided): ") + opinion_name(m_result.second_opinion.opinion) +
+              " — " + m_result.second_opinion.reason);
+        }
       } else {
         say("the winner " + best->tag + " did not hold on a second look: " +
             (m_result.confirmation.verified() ? fixed(m_result.confirmation.speedup, 3) + "x"

@@ -25,6 +25,7 @@
 #include "llm/outcome.h"
 #include "optimize/candidate_judge.h"
 #include "optimize/knowledge_update.h"
+#include "optimize/second_opinion.h"
 #include "policy/policy.h"
 
 namespace kernelblaster::optimize {
@@ -37,6 +38,7 @@ struct LoopOptions {
   int confirm_seeds = 5;   // fresh seeds of the winner's second look
   std::uint64_t seed = 0;  // the policy's random choices
   int review_every = 4;    // steps between the KB's reviews (the textual-gradient update); 0: none
+  bool second_opinion = false;  // ask the model about a kept kernel (advice only)
 };
 
 struct KernelTarget {
@@ -117,6 +119,9 @@ struct RunResult {
   std::vector<Step> steps;
   std::vector<kb::Outcome> outcomes;  // what the KB was told, one per step
   std::vector<Review> reviews;
+  SecondOpinion second_opinion;     // on the kept kernel, when asked
+  llm::Request second_opinion_request;
+  std::string second_opinion_reply;
   bool improved = false;            // a confirmed faster kernel was found
   std::string best_source;          // the original when !improved
   std::string best_tag;

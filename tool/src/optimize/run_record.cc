@@ -71,6 +71,8 @@ std::string trajectory_json(const RunResult& result) {
             {"improved", result.improved},
             {"best", result.best_tag.empty() ? json(nullptr) : json(result.best_tag)},
             {"search_speedup", result.search_speedup},
+            {"second_opinion", {{"opinion", opinion_name(result.second_opinion.opinion)},
+                                {"reason", result.second_opinion.reason}}},
             {"stop_reason", result.stop_reason}};
   return j.dump(2) + "\n";
 }
@@ -135,6 +137,8 @@ std::string summary_json(const KernelTarget& target, const RunResult& result, do
   if (result.improved) {
     j["best"] = result.best_tag;
     j["confirmed_speedup"] = result.confirmation.speedup;
+    j["second_opinion"] = {{"opinion", opinion_name(result.second_opinion.opinion)},
+                           {"reason", result.second_opinion.reason}};
   } else if (result.confirmation.status != Status::ok || result.confirmation.speedup > 0) {
     j["confirmation"] = {{"status", status_name(result.confirmation.status)},
                          {"speedup", result.confirmation.speedup},
@@ -172,6 +176,10 @@ void write_run_artifacts(const std::string& dir, const KernelTarget& target, con
               {"seconds", rv.llm_s}};
     write_file(dir + "/prompts/" + rv.tag + ".json", p.dump(2) + "\n");
   }
+  if (result.second_opinion.opinion != Opinion::not_asked)
+    write_file(dir + "/prompts/second-opinion.json",
+               json{{"request", request_json(result.second_opinion_request)}, {"reply", result.second_opinion_reply}}.dump(2) +
+                   "\n");
   write_file(dir + "/trajectory.json", trajectory_json(result));
   write_file(dir + "/best.cu", result.best_source);
   write_file(dir + "/kb_diff.json", kb_diff_json(before, after));
