@@ -4,7 +4,10 @@
 // recorded one byte for byte.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <thread>
 #include <filesystem>
 #include <set>
 #include <nlohmann/json.hpp>
@@ -615,6 +618,72 @@ TEST(OptimizeLoop, ASecondOpinionIsAdviceAndNeverUndoesTheEnginesVerdict) {
   RunResult n = none.run();
   EXPECT_EQ(n.second_opinion.opinion, Opinion::not_asked);
   EXPECT_EQ(none.transport->sent.size(), 3u);
+}
+
+// Answers by what is asked, not by arrival order (requests of parallel
+// trajectories arrive in any order): a kernel whose marker names the
+// technique in the prompt, slowly enough that requests overlap.
+class TechniqueEchoProvider : public llm::Provider {
+ public:
+  explicit TechniqueEchoProvider(const kb::KnowledgeBase& kb) : m_kb(kb) {}
+  std::atomic<int> in_flight{0}, most_in_flight{0}, calls{0};
+  llm::Result complete(const llm::Request& request, const llm::Progress&) override {
+    int now = ++in_flight;
+    for (int seen = most_in_flight; now > seen && !most_in_flight.compare_exchange_weak(seen, now);) {
+    }
+    ++calls;
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    std::string technique = "none";
+    const std::string& prompt = request.messages.back().content;
+    std::size_t best = std::string::npos;
+    for (const kb::Technique& t : m_kb.techniques)  // the first technique named in the prompt
+      if (std::size_t at = prompt.find(t.name); at < best) best = at, technique = t.id;
+    llm::Result r;
+    r.reply.model = "m";
+    r.reply.usage = {1000, 200, 0, 0, true};
+    r.reply.text = fenced(kernel("TECH_" + technique));
+    --in_flight;
+    return r;
+  }
+
+ private:
+  kb::KnowledgeBase m_kb;
+};
+
+TEST(OptimizeLoop, ParallelTrajectoriesOverlapTheirRequestsAndLearnInTrajectoryOrder) {
+  auto play = [](int parallel, int* most_in_flight) {
+    Rig rig;
+    rig.options.trajectories = 3;
+    rig.options.steps = 3;
+    rig.options.parallel = parallel;
+    rig.options.review_every = 0;
+    rig.judge.rule("TECH_", Status::ok, 1.25);
+    auto provider = std::make_unique<TechniqueEchoProvider>(rig.kb);
+    TechniqueEchoProvider* p = provider.get();
+    llm::LlmConfig c;
+    c.model = "m";
+    c.concurrency = 4;
+    rig.client = std::make_unique<llm::Client>(c, std::move(provider), llm::PriceTable{}, rig.clock);
+    const kb::KnowledgeBase before = rig.kb;
+    RunResult r = rig.run();
+    *most_in_flight = p->most_in_flight;
+    return std::make_pair(trajectory_json(r), kb_diff_json(before, rig.kb));
+  };
+  int overlap = 0, overlap2 = 0, sequential = 0;
+  auto a = play(3, &overlap);
+  auto b = play(3, &overlap2);
+  play(1, &sequential);
+  EXPECT_EQ(sequential, 1);
+  EXPECT_GE(overlap, 2) << "three trajectories in flight should overlap their requests";
+  // However the requests interleave, the decisions and what the KB learned are the same.
+  EXPECT_EQ(a.first, b.first);
+  EXPECT_EQ(a.second, b.second);
+  json log = json::parse(a.first);
+  ASSERT_EQ(log["steps"].size(), 9u);
+  for (std::size_t i = 0; i < 9; ++i) {  // committed round by round, in trajectory order
+    EXPECT_EQ(log["steps"][i]["step"], i / 3);
+    EXPECT_EQ(log["steps"][i]["trajectory"], i % 3);
+  }
 }
 
 }  // namespace

@@ -51,6 +51,9 @@ looked at again with fresh seeds before it is kept. Progress goes to stderr.
                         only when one was kept)
   --trajectories N      independent trajectories from the original (default 2)
   --steps N             steps per trajectory (default 3)
+  --parallel N          trajectories in flight at once (default 1): their LLM
+                        requests overlap, their judgements take turns, and the
+                        KB learns from each round in trajectory order
   --fix-attempts N      fix attempts after a step's first (default 2)
   --review-every N      steps between the KB's reviews by the model (notes,
                         prediction factors, new techniques and states,
@@ -263,7 +266,7 @@ int optimize_command(const CommandArgs& argv, const std::string& self_exe) {
   std::set<std::string> valued = {"--source", "--harness", "--launcher", "--contract", "--manifest", "-I", "-D",
                                   "--arch", "--out", "--write", "--trajectories", "--steps", "--fix-attempts",
                                   "--min-gain", "--seed", "--policy", "--kb", "--device", "--seeds", "--review-every",
-                                  "--kernelbench", "--torch-prefix"};
+                                  "--kernelbench", "--torch-prefix", "--parallel"};
   for (const std::string& name : llm::setting_names()) valued.insert("--" + name);
   Settings st;
   std::vector<Job> jobs;
@@ -314,6 +317,7 @@ int optimize_command(const CommandArgs& argv, const std::string& self_exe) {
     st.options.fix_attempts = whole_number(args, "--fix-attempts", 2, 0);
     st.options.review_every = whole_number(args, "--review-every", 4, 0);
     st.options.second_opinion = args.flag("--second-opinion");
+    st.options.parallel = whole_number(args, "--parallel", 1, 1);
     st.options.min_gain = args.number("--min-gain", 0.02);
     if (st.options.min_gain < 0) throw UsageError("--min-gain must be >= 0");
     st.options.seed = static_cast<std::uint64_t>(whole_number(args, "--seed", 0, 0));

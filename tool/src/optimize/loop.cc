@@ -3,7 +3,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <exception>
+#include <mutex>
 #include <set>
+#include <thread>
 
 #include "kb/classifier.h"
 #include "kb/kb_store.h"
@@ -93,6 +96,7 @@ Loop::Loop(KernelTarget target, LoopOptions options, kb::KnowledgeBase& kb, poli
       m_log(std::move(log)) {}
 
 void Loop::say(const std::string& line) const {
+  std::lock_guard<std::mutex> lock(m_log_mutex);
   if (m_log) m_log("[optimize] " + m_target.kernel + ": " + line);
 }
 
@@ -148,10 +152,13 @@ Attempt Loop::attempt(const std::string& tag, int number, const llm::Request& re
   a.output_tokens = res.reply.usage.output;
   a.cost_usd = res.cost_usd;
   a.from_cache = res.from_cache;
-  ++m_result.llm_requests;
-  m_result.input_tokens += a.input_tokens;
-  m_result.output_tokens += a.output_tokens;
-  m_result.llm_cost_usd += a.cost_usd;
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    ++m_result.llm_requests;
+    m_result.input_tokens += a.input_tokens;
+    m_result.output_tokens += a.output_tokens;
+    m_result.llm_cost_usd += a.cost_usd;
+  }
   if (res.outcome == llm::Outcome::truncated) {
     a.end = AttemptEnd::no_code;
     a.detail = "the reply was cut off at the token limit before its code ended";
@@ -175,9 +182,15 @@ Attempt Loop::attempt(const std::string& tag, int number, const llm::Request& re
     a.detail = rewrite::findings_line(findings);
     return a;
   }
-  auto t1 = Clock::now();
-  Verdict v = m_judge.judge(a.code, tag);
-  a.judge_s = seconds_since(t1);
+  // One judgement at a time: the engine's builds and GPU runs are not shared
+  // between trajectories (the GPU lock serializes the runs anyway).
+  Verdict v;
+  {
+    std::lock_guard<std::mutex> lock(m_judge_mutex);
+    auto t1 = Clock::now();
+    v = m_judge.judge(a.code, tag);
+    a.judge_s = seconds_since(t1);
+  }
   a.status = v.status;
   if (v.verified()) {
     a.end = AttemptEnd::verified;
@@ -203,7 +216,11 @@ Step Loop::step(int trajectory, int index, const Base& base, const std::vector<S
   st.state = cls.state;
   policy::Context ctx = context(base, st.state, earlier, trajectory, index);
   if (ctx.actions.empty()) return st;  // every technique was tried in this trajectory
-  std::vector<std::string> order = m_policy.select(ctx);
+  std::vector<std::string> order;
+  {
+    std::lock_guard<std::mutex> lock(m_policy_mutex);
+    order = m_policy.select(ctx);
+  }
   st.technique = order.empty() ? ctx.actions.front().id : order.front();
   const kb::Technique* technique = m_kb.find_technique(st.technique);
   auto stats_it = m_kb.stats.find(kb::StatsKey{st.state, st.technique, m_target.arch, ""});
@@ -251,7 +268,8 @@ Step Loop::step(int trajectory, int index, const Base& base, const std::vector<S
       // The HTTP layer already retried: a failed request is not worth a fix prompt.
       if (ends_the_run(outcome)) {
         *stop_run = true;
-        m_stop = "llm " + st.attempts.back().detail;
+        std::lock_guard<std::mutex> lock(m_mutex);
+        if (m_stop.empty()) m_stop = "llm " + st.attempts.back().detail;
       }
       break;
     }
@@ -272,7 +290,11 @@ Step Loop::step(int trajectory, int index, const Base& base, const std::vector<S
     h.technique = st.technique;
     h.status = "ok";
     h.speedup = last.speedup;
-    std::optional<bool> keep = m_policy.accept(ctx, h);
+    std::optional<bool> keep;
+    {
+      std::lock_guard<std::mutex> lock(m_policy_mutex);
+      keep = m_policy.accept(ctx, h);
+    }
     st.accepted = keep ? *keep : st.speedup_vs_base >= 1.0 + m_options.min_gain;
   }
   st.loop_s = std::max(0.0, seconds_since(t0) - outside);
@@ -346,50 +368,98 @@ RunResult Loop::run() {
   std::size_t best_step = 0;
   double best_speedup = 0;
   bool stop_run = false;
-  for (int t = 0; t < m_options.trajectories && !stop_run; ++t) {
-    Base base = original;
+  const int width = std::max(1, m_options.parallel);
+  // Trajectories run in groups of `width`. Within a group, step s of every
+  // trajectory runs at once against the same KB; the results are then
+  // committed in trajectory order, so what the KB learns, and so every later
+  // request, does not depend on which request finished first. A group of
+  // one is the plain sequential loop.
+  for (int g = 0; g < m_options.trajectories && !stop_run; g += width) {
+    const int g_end = std::min(m_options.trajectories, g + width);
+    std::vector<Base> bases(static_cast<std::size_t>(g_end - g), original);
+    std::vector<bool> alive(bases.size(), true);
     for (int s = 0; s < m_options.steps && !stop_run; ++s) {
-      Step st = step(t, s, base, m_result.steps, &stop_run);
-      if (st.technique.empty()) break;  // nothing left to try
-      kb::Outcome o;
-      o.state = st.state;
-      o.technique = st.technique;
-      o.arch = m_target.arch;
-      o.previous_technique = base.technique;
-      o.verified = st.verified;
-      o.speedup = st.speedup_vs_base;
-      const Attempt& last = st.attempts.back();
-      o.note = st.verified ? fixed(st.speedup_vs_base, 3) + "x over its base on " + m_target.gpu + " (" +
-                                 m_target.kernel + ")"
-                           : std::string("failed: ") + failure_name(last) + ": " + last.detail.substr(0, 200);
-      // A request that never reached the model says nothing about the technique.
-      if (last.end != AttemptEnd::llm_failed) {
-        kb::record(m_kb, o);
-        m_result.outcomes.push_back(o);
+      std::vector<int> active;
+      for (int t = g; t < g_end; ++t)
+        if (alive[static_cast<std::size_t>(t - g)]) active.push_back(t);
+      if (active.empty()) break;
+      std::vector<Step> results(active.size());
+      std::vector<char> stops(active.size(), 0);  // not vector<bool>: written from several threads
+      auto run_one = [&](std::size_t i) {
+        bool stop = false;
+        results[i] = step(active[i], s, bases[static_cast<std::size_t>(active[i] - g)], m_result.steps, &stop);
+        stops[i] = stop;
+      };
+      if (active.size() == 1) {
+        run_one(0);
+      } else {
+        std::vector<std::exception_ptr> errors(active.size());
+        std::vector<std::thread> threads;
+        for (std::size_t i = 0; i < active.size(); ++i)
+          threads.emplace_back([&, i] {
+            try {
+              run_one(i);
+            } catch (...) {
+              errors[i] = std::current_exception();
+            }
+          });
+        for (std::thread& th : threads) th.join();
+        for (const std::exception_ptr& e : errors)
+          if (e) std::rethrow_exception(e);
       }
-      m_result.steps.push_back(std::move(st));
-      const Step& done = m_result.steps.back();
-      if (done.verified && (!have_best || done.attempts.back().speedup > best_speedup)) {
-        have_best = true;
-        best_step = m_result.steps.size() - 1;
-        best_speedup = done.attempts.back().speedup;
+      for (std::size_t i = 0; i < active.size(); ++i) {
+        const int t = active[i];
+        Base& base = bases[static_cast<std::size_t>(t - g)];
+        if (stops[i]) stop_run = true;
+        Step& st = results[i];
+        if (st.technique.empty()) {  // nothing left to try
+          alive[static_cast<std::size_t>(t - g)] = false;
+          continue;
+        }
+        kb::Outcome o;
+        o.state = st.state;
+        o.technique = st.technique;
+        o.arch = m_target.arch;
+        o.previous_technique = base.technique;
+        o.verified = st.verified;
+        o.speedup = st.speedup_vs_base;
+        const Attempt& last = st.attempts.back();
+        o.note = st.verified ? fixed(st.speedup_vs_base, 3) + "x over its base on " + m_target.gpu + " (" +
+                                   m_target.kernel + ")"
+                             : std::string("failed: ") + failure_name(last) + ": " + last.detail.substr(0, 200);
+        // A request that never reached the model says nothing about the technique.
+        if (last.end != AttemptEnd::llm_failed) {
+          kb::record(m_kb, o);
+          m_result.outcomes.push_back(o);
+        }
+        m_result.steps.push_back(std::move(st));
+        const Step& done = m_result.steps.back();
+        if (done.verified && (!have_best || done.attempts.back().speedup > best_speedup)) {
+          have_best = true;
+          best_step = m_result.steps.size() - 1;
+          best_speedup = done.attempts.back().speedup;
+        }
+        if (done.accepted) {
+          base.source = done.attempts.back().code;
+          base.tag = done.attempts.back().tag;
+          base.speedup = done.attempts.back().speedup;
+          base.median_us = done.attempts.back().median_us;
+          base.technique = done.technique;
+          // The next state is read from the new base's own profile; a judge
+          // that took none leaves the base's old one.
+          if (!done.attempts.back().metrics.empty()) base.metrics = done.attempts.back().metrics;
+        }
+        if (!stop_run && m_options.review_every > 0 &&
+            m_result.steps.size() % static_cast<std::size_t>(m_options.review_every) == 0)
+          review(&stop_run);
+        policy::Context after = context(base, done.state, m_result.steps, t, s + 1);
+        std::optional<bool> stop;
+        {
+          std::lock_guard<std::mutex> lock(m_policy_mutex);
+          stop = m_policy.stop(after);
+        }
+        if (stop && *stop) alive[static_cast<std::size_t>(t - g)] = false;
       }
-      if (done.accepted) {
-        base.source = done.attempts.back().code;
-        base.tag = done.attempts.back().tag;
-        base.speedup = done.attempts.back().speedup;
-        base.median_us = done.attempts.back().median_us;
-        base.technique = done.technique;
-        // The next state is read from the new base's own profile; a judge
-        // that took none leaves the base's old one.
-        if (!done.attempts.back().metrics.empty()) base.metrics = done.attempts.back().metrics;
-      }
-      if (m_options.review_every > 0 && m_result.steps.size() % static_cast<std::size_t>(m_options.review_every) == 0) {
-        review(&stop_run);
-        if (stop_run) break;
-      }
-      policy::Context after = context(base, done.state, m_result.steps, t, s + 1);
-      if (std::optional<bool> stop = m_policy.stop(after); stop && *stop) break;
     }
   }
   if (have_best) {

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,10 @@ struct LoopOptions {
   std::uint64_t seed = 0;  // the policy's random choices
   int review_every = 4;    // steps between the KB's reviews (the textual-gradient update); 0: none
   bool second_opinion = false;  // ask the model about a kept kernel (advice only)
+  // Trajectories in flight at once: their LLM requests overlap, their
+  // judgements take turns; the KB learns from each round in trajectory
+  // order. Caps may then be passed by up to this many requests.
+  int parallel = 1;
 };
 
 struct KernelTarget {
@@ -159,6 +164,10 @@ class Loop {
   std::function<void(const std::string&)> m_log;
   RunResult m_result;
   std::string m_stop;
+  std::mutex m_mutex;                // m_result's counters, m_stop
+  std::mutex m_policy_mutex;         // the policy (a Lua state) is not shared between threads
+  std::mutex m_judge_mutex;
+  mutable std::mutex m_log_mutex;
 };
 
 // LLM outcomes after which no further request can succeed in this run.
