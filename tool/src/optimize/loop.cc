@@ -138,27 +138,30 @@ policy::Context Loop::context(const Base& base, const std::string& state, const 
   return ctx;
 }
 
+llm::Result Loop::ask(const llm::Request& request, double* seconds) {
+  auto t0 = Clock::now();
+  llm::Result res = m_client.ask(m_target.kernel, request);
+  *seconds = seconds_since(t0);
+  std::lock_guard<std::mutex> lock(m_mutex);
+  ++m_result.llm_requests;
+  m_result.input_tokens += res.reply.usage.input;
+  m_result.output_tokens += res.reply.usage.output;
+  m_result.llm_cost_usd += res.cost_usd;
+  return res;
+}
+
 Attempt Loop::attempt(const std::string& tag, int number, const llm::Request& request) {
   Attempt a;
   a.number = number;
   a.tag = tag;
   a.request = request;
-  auto t0 = Clock::now();
-  llm::Result res = m_client.ask(m_target.kernel, request);
-  a.llm_s = seconds_since(t0);
+  llm::Result res = ask(request, &a.llm_s);
   a.llm_outcome = res.outcome;
   a.reply = res.reply.text;
   a.input_tokens = res.reply.usage.input;
   a.output_tokens = res.reply.usage.output;
   a.cost_usd = res.cost_usd;
   a.from_cache = res.from_cache;
-  {
-    std::lock_guard<std::mutex> lock(m_mutex);
-    ++m_result.llm_requests;
-    m_result.input_tokens += a.input_tokens;
-    m_result.output_tokens += a.output_tokens;
-    m_result.llm_cost_usd += a.cost_usd;
-  }
   if (res.outcome == llm::Outcome::truncated) {
     a.end = AttemptEnd::no_code;
     a.detail = "the reply was cut off at the token limit before its code ended";
@@ -308,18 +311,12 @@ void Loop::review(bool* stop_run) {
   const std::size_t first = m_result.steps.size() - std::min<std::size_t>(m_result.steps.size(), m_options.review_every);
   std::vector<Step> recent(m_result.steps.begin() + static_cast<std::ptrdiff_t>(first), m_result.steps.end());
   rv.request = knowledge_update_request(m_kb, recent, m_target.arch, m_target.gpu);
-  auto t0 = Clock::now();
-  llm::Result res = m_client.ask(m_target.kernel, rv.request);
-  rv.llm_s = seconds_since(t0);
+  llm::Result res = ask(rv.request, &rv.llm_s);
   rv.llm_outcome = res.outcome;
   rv.reply = res.reply.text;
   rv.input_tokens = res.reply.usage.input;
   rv.output_tokens = res.reply.usage.output;
   rv.cost_usd = res.cost_usd;
-  ++m_result.llm_requests;
-  m_result.input_tokens += rv.input_tokens;
-  m_result.output_tokens += rv.output_tokens;
-  m_result.llm_cost_usd += rv.cost_usd;
   if (!res.ok()) {
     rv.detail = std::string(llm::outcome_name(res.outcome)) + ": " + res.detail;
     if (ends_the_run(res.outcome)) {
@@ -475,11 +472,8 @@ RunResult Loop::run() {
             std::to_string(m_options.confirm_seeds) + " fresh seeds)");
         if (m_options.second_opinion) {
           m_result.second_opinion_request = second_opinion_request(m_target.source, best->code, m_target.launcher);
-          llm::Result res = m_client.ask(m_target.kernel, m_result.second_opinion_request);
-          ++m_result.llm_requests;
-          m_result.input_tokens += res.reply.usage.input;
-          m_result.output_tokens += res.reply.usage.output;
-          m_result.llm_cost_usd += res.cost_usd;
+          double seconds = 0;
+          llm::Result res = ask(m_result.second_opinion_request, &seconds);
           m_result.second_opinion_reply = res.reply.text;
           if (res.ok()) {
             m_result.second_opinion = read_second_opinion(res.reply.text);

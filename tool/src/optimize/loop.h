@@ -150,6 +150,8 @@ class Loop {
   struct Base;
   Step step(int trajectory, int index, const Base& base, const std::vector<Step>& earlier, bool* stop_run);
   Attempt attempt(const std::string& tag, int number, const llm::Request& request);
+  // The client's answer, timed, and charged to the run's counters.
+  llm::Result ask(const llm::Request& request, double* seconds);
   policy::Context context(const Base& base, const std::string& state, const std::vector<Step>& earlier, int trajectory,
                           int index) const;
   void say(const std::string& line) const;
