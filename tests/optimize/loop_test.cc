@@ -86,7 +86,10 @@ class ScriptedJudge : public CandidateJudge {
     v.speedup = speedup;
     v.median_us = speedup > 0 ? 100 / speedup : 0;
     v.detail = detail.empty() ? std::string(status_name(status)) + " (scripted)" : detail;
-    if (status == Status::compile_failed) v.compiler_output = detail;
+    if (status == Status::compile_failed) {  // the compiler says more than its first error line
+      v.compiler_output = detail + "\n1 error detected in the compilation of \"scale.cu\".\n";
+      v.detail = detail;
+    }
     rules.emplace_back(marker, v);
   }
   Verdict judge_original() override { return original; }
@@ -228,11 +231,13 @@ TEST(OptimizeLoop, ACompileErrorIsFedBackAndTheFixIsJudged) {
   ASSERT_EQ(s.attempts.size(), 2u);
   EXPECT_EQ(s.attempts[0].end, AttemptEnd::rejected);
   EXPECT_EQ(s.attempts[0].status, Status::compile_failed);
+  EXPECT_EQ(s.attempts[0].detail.find('\n'), std::string::npos) << "a detail is one line";
   EXPECT_EQ(s.attempts[1].end, AttemptEnd::verified);
   // The fix request carried the failed code and the compiler's line.
   const std::string fix = rig.last_message(1);
   EXPECT_NE(fix.find("compile_failed"), std::string::npos) << fix;
   EXPECT_NE(fix.find("\"float5\" is undefined"), std::string::npos) << fix;
+  EXPECT_NE(fix.find("1 error detected"), std::string::npos) << "the fix prompt has the compiler's whole output";
   json body = json::parse(rig.transport->sent.at(1).body);
   bool has_assistant_turn = false;
   for (const auto& m : body["messages"])

@@ -203,7 +203,8 @@ Attempt Loop::attempt(const std::string& tag, int number, const llm::Request& re
     a.detail = fixed(v.speedup, 3) + "x over the original";
   } else {
     a.end = AttemptEnd::rejected;
-    a.detail = v.status == Status::compile_failed && !v.compiler_output.empty() ? v.compiler_output : v.detail;
+    a.detail = v.detail;
+    if (v.status == Status::compile_failed) a.feedback = v.compiler_output;
   }
   return a;
 }
@@ -255,7 +256,7 @@ Step Loop::step(int trajectory, int index, const Base& base, const std::vector<S
       rewrite::FixInput fix;
       fix.code = last.code.empty() ? last.reply : last.code;
       fix.failure = failure_name(last);
-      fix.detail = last.detail.substr(0, rewrite::kMaxFeedbackChars);
+      fix.detail = (last.feedback.empty() ? last.detail : last.feedback).substr(0, rewrite::kMaxFeedbackChars);
       fix.attempt = n;
       request = rewrite::fix_request(in, fix);
     }

@@ -72,6 +72,7 @@ struct Attempt {
   Status status = Status::ok;  // the judge's, for verified and rejected
   llm::Outcome llm_outcome = llm::Outcome::ok;
   std::string detail;          // one line
+  std::string feedback;        // what a fix prompt shows when it is more than `detail` (the compiler's lines)
   std::string code;            // the candidate, when one was extracted
   llm::Request request;
   std::string reply;
