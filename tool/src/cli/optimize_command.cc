@@ -115,7 +115,8 @@ struct Job {
 
 struct JobResult {
   int exit_code = 2;
-  std::string status;  // "kept", "not kept", or the one-line failure
+  std::string status;  // "kept", "not kept: <why>", or "failed: <why>" (the summary table's column)
+  std::string why;     // why nothing was kept
   double speedup = 1.0;
   int steps = 0, verified = 0;
   double cost_usd = 0;
@@ -142,22 +143,15 @@ JobResult run_job(const Job& job, const Settings& st, llm::Client& client, GpuPr
   target.gpu = gpu.name;
   std::unique_ptr<optimize::CandidateJudge> judge;
   if (job.problem_dir.empty()) {
-    optimize::EngineJudgeTarget jt;
+    search::EngineTarget jt;
     jt.source = fs::absolute(job.source).string();
     jt.harness = fs::absolute(job.harness).string();
-    if (!st.manifest.empty()) jt.compile = settings_from_manifest(st.manifest);
-    if (!st.arch.empty()) jt.compile.arch = st.arch;
-    if (jt.compile.arch.empty()) jt.compile.arch = gpu.arch;
-    for (const auto& d : st.include_dirs) jt.compile.include_dirs.push_back(d);
-    for (const auto& d : st.definitions) jt.compile.definitions.push_back(d);
-    for (std::string& d : jt.compile.include_dirs) d = fs::absolute(d).string();
-    jt.compile.include_dirs.push_back(fs::path(jt.source).parent_path().string());
+    jt.compile = resolve_compile_settings(st.manifest, st.arch, st.include_dirs, st.definitions, gpu.arch, jt.source);
     jt.work_dir = scratch;
     jt.lock_dir = default_lock_dir();
-    jt.device = st.device;
     jt.seeds = st.seeds;
     target.arch = jt.compile.arch;
-    judge = std::make_unique<optimize::EngineJudge>(find_toolchain(self_exe), probe, jt);
+    judge = std::make_unique<optimize::EngineJudge>(find_toolchain(self_exe), probe, jt, st.device);
   } else {
     optimize::KernelBenchJudgeTarget jt;
     jt.problem_dir = fs::absolute(job.problem_dir).string();
@@ -171,14 +165,7 @@ JobResult run_job(const Job& job, const Settings& st, llm::Client& client, GpuPr
     judge = std::make_unique<optimize::KernelBenchJudge>(find_toolchain(self_exe), probe, jt);
   }
 
-  std::string seed_path;
-  try {
-    seed_path = kb::seed_kb_path(self_exe);
-  } catch (const std::exception&) {
-  }
-  kb::KnowledgeBase knowledge = seed_path.empty()
-                                    ? (fs::exists(st.kb_path) ? kb::load_kb(st.kb_path) : kb::KnowledgeBase{})
-                                    : kb::load_layered(seed_path, st.kb_path);
+  kb::KnowledgeBase knowledge = kb::load_for_run(self_exe, st.kb_path);
   if (knowledge.techniques.empty()) throw std::runtime_error("the KB has no techniques to choose from");
   const kb::KnowledgeBase before = knowledge;
   search::PolicyChoice policy = search::choose_policy(st.policy_path, print_line);
@@ -208,7 +195,8 @@ JobResult run_job(const Job& job, const Settings& st, llm::Client& client, GpuPr
     jr.speedup = result.confirmation.speedup;
   } else {
     jr.exit_code = 1;
-    jr.status = "not kept: " + result.stop_reason;
+    jr.why = result.stop_reason;
+    jr.status = "not kept: " + jr.why;
   }
   print_line("[optimize] " + job.name + ": artifacts in " + job.out);
   return jr;
@@ -362,7 +350,7 @@ int optimize_command(const CommandArgs& argv, const std::string& self_exe) {
                     r.speedup, st.write.empty() ? "kept in best.cu" : ("written to " + st.write).c_str(), job.out.c_str());
       if (r.exit_code != 0)
         std::fprintf(stderr, "kernelblaster optimize: no faster kernel kept (%s); artifacts in %s\n",
-                     r.status.substr(10).c_str(), job.out.c_str());
+                     r.why.c_str(), job.out.c_str());
       return r.exit_code;
     } catch (const std::exception& x) {
       std::fprintf(stderr, "kernelblaster optimize: %s\n", x.what());
@@ -393,11 +381,11 @@ int optimize_command(const CommandArgs& argv, const std::string& self_exe) {
     kept += r.exit_code == 0;
     rows.emplace_back(job, r);
     write_table(out_root, rows);
-    if (client->budget().caps().run_tokens > 0 || client->budget().caps().any_money())
-      if (std::string why = client->budget().admit(""); !why.empty()) {
-        print_line("[optimize] stopping: " + why);
-        break;
-      }
+    // The run's caps (no kernel is named, so per-kernel caps do not apply here).
+    if (std::string why = client->budget().admit(""); !why.empty()) {
+      print_line("[optimize] stopping: " + why);
+      break;
+    }
   }
   std::printf("optimized %d of %zu problems; table in %s/summary.md\n", kept, rows.size(), out_root.c_str());
   return 0;

@@ -60,6 +60,21 @@ Toolchain find_toolchain(const std::string& self_exe) {
 
 CompileSettings settings_from_manifest(const std::string& path) { return read_manifest(path).settings; }
 
+CompileSettings resolve_compile_settings(const std::string& manifest, const std::string& arch,
+                                         const std::vector<std::string>& include_dirs,
+                                         const std::vector<std::string>& definitions, const std::string& gpu_arch,
+                                         const std::string& source) {
+  CompileSettings cs;
+  if (!manifest.empty()) cs = settings_from_manifest(manifest);
+  if (!arch.empty()) cs.arch = arch;
+  if (cs.arch.empty()) cs.arch = gpu_arch;
+  cs.include_dirs.insert(cs.include_dirs.end(), include_dirs.begin(), include_dirs.end());
+  cs.definitions.insert(cs.definitions.end(), definitions.begin(), definitions.end());
+  for (std::string& d : cs.include_dirs) d = fs::absolute(d).string();
+  cs.include_dirs.push_back(fs::absolute(source).parent_path().string());
+  return cs;
+}
+
 std::vector<std::string> harness_build_command(const Toolchain& tc, const CompileSettings& cs,
                                                const std::string& harness, const std::string& kernel_source,
                                                const std::string& output) {

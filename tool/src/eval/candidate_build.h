@@ -34,6 +34,15 @@ struct CompileSettings {
 // ManifestError, a std::runtime_error, with the reason in one line.
 CompileSettings settings_from_manifest(const std::string& path);
 
+// A target's settings as a command resolves them: the manifest's (when
+// given), then `arch` (else the GPU's own), the extra include directories
+// and definitions; every include directory made absolute, and the source's
+// own directory added last.
+CompileSettings resolve_compile_settings(const std::string& manifest, const std::string& arch,
+                                         const std::vector<std::string>& include_dirs,
+                                         const std::vector<std::string>& definitions, const std::string& gpu_arch,
+                                         const std::string& source);
+
 // The nvcc command that links `harness` with `kernel_source` into `output`.
 std::vector<std::string> harness_build_command(const Toolchain& tc, const CompileSettings& cs,
                                                const std::string& harness, const std::string& kernel_source,

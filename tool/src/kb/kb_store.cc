@@ -122,6 +122,16 @@ void save_kb(const std::string& path, const KnowledgeBase& kb) {
   fsync_directory(target.parent_path());
 }
 
+KnowledgeBase load_for_run(const std::string& self_exe, const std::string& user_path) {
+  std::string seed_path;
+  try {
+    seed_path = seed_kb_path(self_exe);
+  } catch (const KbError&) {
+  }
+  if (!seed_path.empty()) return load_layered(seed_path, user_path);
+  return std::filesystem::exists(user_path) ? load_kb(user_path) : KnowledgeBase{};
+}
+
 KnowledgeBase load_layered(const std::string& seed_path, const std::string& user_path) {
   KnowledgeBase kb = load_kb(seed_path);
   kb.stats.clear();  // statistics come from the user KB only

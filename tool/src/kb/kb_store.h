@@ -30,6 +30,11 @@ std::string default_user_kb_path();
 // error. Throws KbError for a malformed one.
 KnowledgeBase load_layered(const std::string& seed_path, const std::string& user_path);
 
+// What a run reads: the user KB layered over the seed found from the tool's
+// path; where no seed is found, the user KB alone (empty when absent).
+// Throws KbError for a malformed file.
+KnowledgeBase load_for_run(const std::string& self_exe, const std::string& user_path);
+
 // Locks `path`, re-reads it (or starts empty when missing), applies `change`,
 // compacts to the size caps, and writes atomically. A malformed existing file
 // is refused with KbError and left untouched.

@@ -43,10 +43,14 @@ Verdict verdict_of(const EvalResult& r) {
   return v;
 }
 
-EngineJudge::EngineJudge(Toolchain toolchain, GpuProbe& probe, EngineJudgeTarget target)
-    : m_toolchain(std::move(toolchain)), m_probe(probe), m_target(std::move(target)) {}
+EngineJudge::EngineJudge(Toolchain toolchain, GpuProbe& probe, search::EngineTarget target, int device)
+    : m_toolchain(std::move(toolchain)), m_probe(probe), m_target(std::move(target)), m_device(device) {}
 
 Verdict EngineJudge::build(const std::string& source, const std::string& tag, std::string* binary) {
+  if (auto it = m_binaries.find(source); it != m_binaries.end()) {
+    *binary = it->second;
+    return {};
+  }
   const std::string dir = m_target.work_dir + "/" + tag;
   fs::create_directories(dir);
   const std::string path = dir + "/" + fs::path(m_target.source).filename().string();
@@ -56,6 +60,7 @@ Verdict EngineJudge::build(const std::string& source, const std::string& tag, st
   Verdict v;
   if (b.ok) {
     *binary = b.binary;
+    m_binaries[source] = b.binary;
     return v;
   }
   v.status = b.nvcc_unusable ? Status::tool_error : Status::compile_failed;
@@ -65,20 +70,10 @@ Verdict EngineJudge::build(const std::string& source, const std::string& tag, st
 }
 
 Verdict EngineJudge::evaluate(const std::string& binary, int seeds, bool profiled, const std::string& work) {
-  EvalRequest req;
-  req.source = m_target.source;
-  req.harness = m_target.harness;
-  req.compile = m_target.compile;
+  EvalRequest req = prebuilt_request(m_target, m_reference_binary, binary, m_device);
   req.seeds = seeds;
-  req.budget_ms = m_target.budget_ms;
-  req.run_timeout_s = m_target.run_timeout_s;
-  req.build_timeout_s = m_target.build_timeout_s;
-  req.device = m_target.device;
-  req.lock_dir = m_target.lock_dir;
   req.work_dir = work;
   req.keep_work_dir = true;
-  req.reference_binary = m_reference_binary;
-  req.candidate_binary = binary;
   if (profiled) req.profile = profile::MetricSet::cheap;
   try {
     return verdict_of(Evaluator(m_toolchain, m_probe).evaluate(req));

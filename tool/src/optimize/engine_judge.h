@@ -6,43 +6,38 @@
 // candidate's cheap profile ride in the same processes.
 #pragma once
 
+#include <map>
 #include <string>
 
 #include "eval/candidate_build.h"
 #include "eval/evaluator.h"
 #include "eval/gpu_probe.h"
 #include "optimize/candidate_judge.h"
+#include "search/engine_measurer.h"
 
 namespace kernelblaster::optimize {
 
-struct EngineJudgeTarget {
-  std::string source;        // the original, absolute
-  std::string harness;       // absolute
-  CompileSettings compile;   // arch resolved; include dirs absolute, the source's own directory among them
-  std::string work_dir;      // scratch root, absolute
-  std::string lock_dir;
-  int device = 0;
-  int seeds = 3;
-  double budget_ms = 300;
-  double run_timeout_s = 60;
-  double build_timeout_s = 300;
-};
-
 class EngineJudge final : public CandidateJudge {
  public:
-  EngineJudge(Toolchain toolchain, GpuProbe& probe, EngineJudgeTarget target);
+  // The target as the tuner's measurer takes it (its source_text unused);
+  // everything is measured on `device`.
+  EngineJudge(Toolchain toolchain, GpuProbe& probe, search::EngineTarget target, int device);
   Verdict judge_original() override;
   Verdict judge(const std::string& source, const std::string& tag) override;
   Verdict confirm(const std::string& source, const std::string& tag, int seeds) override;
 
  private:
   Verdict evaluate(const std::string& binary, int seeds, bool profiled, const std::string& work);
+  // Builds `source` once: the same text again (the winner's second look)
+  // reuses its program.
   Verdict build(const std::string& source, const std::string& tag, std::string* binary);
 
   Toolchain m_toolchain;
   GpuProbe& m_probe;
-  EngineJudgeTarget m_target;
+  search::EngineTarget m_target;
+  int m_device;
   std::string m_reference_binary;
+  std::map<std::string, std::string> m_binaries;  // source text -> its harness program
 };
 
 // The engine's result as the loop sees it.

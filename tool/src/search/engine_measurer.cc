@@ -93,20 +93,26 @@ std::string EngineMeasurer::machine_code(const Configuration& config) {
   return m_builds.get(config).get().hash;
 }
 
-EvalRequest EngineMeasurer::request_for(const CandidateBuild& build, int device) const {
+EvalRequest prebuilt_request(const EngineTarget& target, const std::string& reference_binary,
+                             const std::string& candidate_binary, int device) {
   EvalRequest req;
-  req.source = m_target.source;
-  req.candidate = build.source_path;
-  req.harness = m_target.harness;
-  req.compile = m_target.compile;
-  req.seeds = m_target.seeds;
-  req.run_timeout_s = m_target.run_timeout_s;
-  req.build_timeout_s = m_target.build_timeout_s;
-  req.budget_ms = m_target.budget_ms;
+  req.source = target.source;
+  req.harness = target.harness;
+  req.compile = target.compile;
+  req.seeds = target.seeds;
+  req.run_timeout_s = target.run_timeout_s;
+  req.build_timeout_s = target.build_timeout_s;
+  req.budget_ms = target.budget_ms;
   req.device = device;
-  req.lock_dir = m_target.lock_dir;
-  req.reference_binary = m_reference_binary;
-  req.candidate_binary = build.outcome.binary;
+  req.lock_dir = target.lock_dir;
+  req.reference_binary = reference_binary;
+  req.candidate_binary = candidate_binary;
+  return req;
+}
+
+EvalRequest EngineMeasurer::request_for(const CandidateBuild& build, int device) const {
+  EvalRequest req = prebuilt_request(m_target, m_reference_binary, build.outcome.binary, device);
+  req.candidate = build.source_path;
   return req;
 }
 

@@ -73,6 +73,11 @@ class EngineMeasurer final : public Measurer {
   BuildCache m_builds;
 };
 
+// The evaluation of two programs already built for `target`: the original's
+// and a candidate's, on `device`, with the target's seeds, budget and deadlines.
+EvalRequest prebuilt_request(const EngineTarget& target, const std::string& reference_binary,
+                             const std::string& candidate_binary, int device);
+
 // Geometric mean of the candidate's and the reference's medians over the
 // timed sizes.
 void medians_of(const EvalResult& r, double* candidate_us, double* reference_us);

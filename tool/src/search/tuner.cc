@@ -79,15 +79,7 @@ using Say = std::function<void(const std::string&)>;
 
 // Compile settings of the target, as `kernelblaster eval` takes them.
 CompileSettings compile_settings(const TuneOptions& opt, const GpuInfo& gpu, const std::string& source) {
-  CompileSettings cs;
-  if (!opt.manifest.empty()) cs = settings_from_manifest(opt.manifest);
-  if (!opt.arch.empty()) cs.arch = opt.arch;
-  if (cs.arch.empty()) cs.arch = gpu.arch;
-  for (const auto& d : opt.include_dirs) cs.include_dirs.push_back(d);
-  for (const auto& d : opt.definitions) cs.definitions.push_back(d);
-  for (std::string& d : cs.include_dirs) d = fs::absolute(d).string();
-  cs.include_dirs.push_back(fs::path(source).parent_path().string());
-  return cs;
+  return resolve_compile_settings(opt.manifest, opt.arch, opt.include_dirs, opt.definitions, gpu.arch, source);
 }
 
 // What the search ranges over, and the copy candidates are made from.
@@ -123,13 +115,7 @@ TuneSpace tune_space(const TuneOptions& opt, const std::string& text, const std:
 // The seed KB under the user's: a broken or missing KB never stops tuning.
 kb::KnowledgeBase load_knowledge(const std::string& kb_path, const std::string& self_exe, const Say& say) {
   try {
-    std::string seed_path;
-    try {
-      seed_path = kb::seed_kb_path(self_exe);
-    } catch (const std::exception&) {
-    }
-    if (seed_path.empty()) return fs::exists(kb_path) ? kb::load_kb(kb_path) : kb::KnowledgeBase{};
-    return kb::load_layered(seed_path, kb_path);
+    return kb::load_for_run(self_exe, kb_path);
   } catch (const std::exception& e) {
     say(std::string("[tune] knowledge base not used: ") + e.what());
   }
