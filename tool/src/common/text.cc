@@ -1,5 +1,7 @@
 #include "common/text.h"
 
+#include <cstdio>
+
 namespace kernelblaster {
 
 std::string quoted_excerpt(std::string_view text, std::size_t max_chars) {
@@ -26,6 +28,12 @@ std::string quoted_excerpt(std::string_view text, std::size_t max_chars) {
     }
   }
   return out + (cut ? "...'" : "'");
+}
+
+std::string fixed_point(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
 }
 
 }  // namespace kernelblaster

@@ -14,4 +14,7 @@ namespace kernelblaster {
 // printable line, whatever the input holds.
 std::string quoted_excerpt(std::string_view text, std::size_t max_chars = 60);
 
+// `v` with exactly `digits` digits after the point ("1.250").
+std::string fixed_point(double v, int digits);
+
 }  // namespace kernelblaster

@@ -11,16 +11,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/text.h"
+
 namespace kernelblaster::kb {
 namespace {
 
 using ojson = nlohmann::ordered_json;
-
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
 
 std::string number(double v) {
   char buf[64];
@@ -42,10 +38,10 @@ bool contains(const std::vector<std::string>& v, const std::string& x) { return 
 
 // "1.42x predicted (mean 1.61 +- 0.20, 8 measured / 10 tries, 6 faster, confidence 0.71)"
 std::string stats_line(const Stats& s) {
-  std::string out = fixed(s.predicted, 2) + "x predicted (";
-  if (s.measured > 0) out += "mean " + fixed(s.mean, 2) + " +- " + fixed(std::sqrt(s.variance()), 2) + ", ";
+  std::string out = fixed_point(s.predicted, 2) + "x predicted (";
+  if (s.measured > 0) out += "mean " + fixed_point(s.mean, 2) + " +- " + fixed_point(std::sqrt(s.variance()), 2) + ", ";
   out += std::to_string(s.measured) + " measured / " + std::to_string(s.tries) + " tries, " + std::to_string(s.successes) +
-         " faster, confidence " + fixed(s.confidence, 2) + ")";
+         " faster, confidence " + fixed_point(s.confidence, 2) + ")";
   return out;
 }
 

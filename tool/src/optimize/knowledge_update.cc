@@ -43,12 +43,6 @@ list may be empty or absent; propose nothing the outcomes do not support. A
 factor multiplies the prediction; a deprecation halves it. At most 20
 entries per list.)";
 
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
 bool valid_id(const std::string& id) {
   static const std::regex pattern("[a-z][a-z0-9_]{2,63}");
   return std::regex_match(id, pattern);
@@ -122,9 +116,9 @@ llm::Request knowledge_update_request(const kb::KnowledgeBase& kb, const std::ve
   std::string user = "GPU: " + gpu + " (" + arch + ")\n\nRecent steps (prediction before the step -> outcome):\n";
   std::set<std::pair<std::string, std::string>> entries;
   for (const Step& s : steps) {
-    user += "- state " + s.state + ", technique " + s.technique + ": predicted " + fixed(s.predicted, 3) + "x, ";
+    user += "- state " + s.state + ", technique " + s.technique + ": predicted " + fixed_point(s.predicted, 3) + "x, ";
     if (s.verified)
-      user += "measured " + fixed(s.speedup_vs_base, 3) + "x over its base" + (s.accepted ? " (kept)" : "");
+      user += "measured " + fixed_point(s.speedup_vs_base, 3) + "x over its base" + (s.accepted ? " (kept)" : "");
     else if (!s.attempts.empty()) {
       const Attempt& a = s.attempts.back();
       user += "failed after " + std::to_string(s.attempts.size()) + " attempt(s): " +
@@ -143,8 +137,8 @@ llm::Request knowledge_update_request(const kb::KnowledgeBase& kb, const std::ve
     }
     const kb::Stats& st = it->second;
     user += "- " + state + " / " + technique + ": " + std::to_string(st.tries) + " tries, " +
-            std::to_string(st.successes) + " faster, mean " + fixed(st.measured ? st.mean : 1.0, 3) + "x, predicted " +
-            fixed(st.predicted, 3) + "x (factor " + fixed(st.adjustment, 2) + ")\n";
+            std::to_string(st.successes) + " faster, mean " + fixed_point(st.measured ? st.mean : 1.0, 3) + "x, predicted " +
+            fixed_point(st.predicted, 3) + "x (factor " + fixed_point(st.adjustment, 2) + ")\n";
     for (const std::string& n : st.notes) user += "    note: " + n + "\n";
   }
   user += "\nState ids:";

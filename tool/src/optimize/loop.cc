@@ -8,6 +8,7 @@
 #include <set>
 #include <thread>
 
+#include "common/text.h"
 #include "kb/classifier.h"
 #include "kb/kb_store.h"
 #include "rewrite/code_blocks.h"
@@ -20,12 +21,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
 
 std::string attempt_tag(int trajectory, int step, int attempt) {
   return "t" + std::to_string(trajectory) + "-s" + std::to_string(step) + "-a" + std::to_string(attempt);
@@ -41,7 +36,7 @@ std::string failure_name(const Attempt& a) {
 std::string tried_line(const Step& s) {
   std::string line = s.technique + ": ";
   if (s.verified)
-    line += "verified, " + fixed(s.speedup_vs_base, 2) + "x over its base" + (s.accepted ? " (kept)" : " (not kept)");
+    line += "verified, " + fixed_point(s.speedup_vs_base, 2) + "x over its base" + (s.accepted ? " (kept)" : " (not kept)");
   else if (!s.attempts.empty())
     line += "failed (" + failure_name(s.attempts.back()) + ")";
   else
@@ -200,7 +195,7 @@ Attempt Loop::attempt(const std::string& tag, int number, const llm::Request& re
     a.speedup = v.speedup;
     a.median_us = v.median_us;
     a.metrics = v.metrics;
-    a.detail = fixed(v.speedup, 3) + "x over the original";
+    a.detail = fixed_point(v.speedup, 3) + "x over the original";
   } else {
     a.end = AttemptEnd::rejected;
     a.detail = v.detail;
@@ -422,7 +417,7 @@ RunResult Loop::run() {
         o.verified = st.verified;
         o.speedup = st.speedup_vs_base;
         const Attempt& last = st.attempts.back();
-        o.note = st.verified ? fixed(st.speedup_vs_base, 3) + "x over its base on " + m_target.gpu + " (" +
+        o.note = st.verified ? fixed_point(st.speedup_vs_base, 3) + "x over its base on " + m_target.gpu + " (" +
                                    m_target.kernel + ")"
                              : std::string("failed: ") + failure_name(last) + ": " + last.detail.substr(0, 200);
         // A request that never reached the model says nothing about the technique.
@@ -469,7 +464,7 @@ RunResult Loop::run() {
         m_result.improved = true;
         m_result.best_source = best->code;
         m_result.best_tag = best->tag;
-        say("kept " + best->tag + ": " + fixed(m_result.confirmation.speedup, 3) + "x over the original (confirmed with " +
+        say("kept " + best->tag + ": " + fixed_point(m_result.confirmation.speedup, 3) + "x over the original (confirmed with " +
             std::to_string(m_options.confirm_seeds) + " fresh seeds)");
         if (m_options.second_opinion) {
           m_result.second_opinion_request = second_opinion_request(m_target.source, best->code, m_target.launcher);
@@ -487,7 +482,7 @@ RunResult Loop::run() {
         }
       } else {
         say("the winner " + best->tag + " did not hold on a second look: " +
-            (m_result.confirmation.verified() ? fixed(m_result.confirmation.speedup, 3) + "x"
+            (m_result.confirmation.verified() ? fixed_point(m_result.confirmation.speedup, 3) + "x"
                                               : std::string(status_name(m_result.confirmation.status)) + ": " +
                                                     m_result.confirmation.detail));
       }
