@@ -17,7 +17,8 @@
 #   bench/gpu_session.sh kbdataset S  the dataset benchmark, init.cu against itself, 8 at once, starting
 #                                     problems for S seconds (resumable: copy $OUT/kernelbench-dataset/* back
 #                                     to bench/results/kernelbench-dataset after each run; KERNELBENCH_RESULTS,
-#                                     KERNELBENCH_JOBS and KERNELBENCH_ONLY pick another table, concurrency and subset)
+#                                     KERNELBENCH_JOBS and KERNELBENCH_ONLY pick another table, concurrency and subset;
+#                                     KERNELBENCH_FIRST: problems to run before the others)
 #   bench/gpu_session.sh oneline      issue 13 on a GPU: a source with no harness and no directive (the
 #                                     noharness test project); harness init drafts the harness, tune finds
 #                                     THREADS (#ifndef) itself; a copy with a literal <<<blocks, 128>>> gets
@@ -77,7 +78,8 @@ case "$stage" in
     mkdir -p "$OUT/$name"
     cp "$results"/results.jsonl "$OUT/$name/" 2>/dev/null
     python3 bench/kernelbench_dataset.py "$TOOL" --jobs "${KERNELBENCH_JOBS:-8}" --seconds "$secs" \
-      --out "$OUT/$name" ${KERNELBENCH_ONLY:+--only "$KERNELBENCH_ONLY"} 2>&1 | tee "$OUT/$name.log"
+      --out "$OUT/$name" ${KERNELBENCH_ONLY:+--only "$KERNELBENCH_ONLY"} ${KERNELBENCH_FIRST:+--first "$KERNELBENCH_FIRST"} \
+      2>&1 | tee "$OUT/$name.log"
     ;;
   build)
     cmake -S . -B /tmp/b -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DKERNELBLASTER_BUILD_TESTS=OFF >/dev/null &&

@@ -103,6 +103,8 @@ def evaluate(tool, data, work, problem, timeout):
         if t.get("median_us"):
             row["iqr_over_median"] = (t["q3_us"] - t["q1_us"]) / t["median_us"]
         row["kernels_per_run"] = t.get("kernels_per_run")
+        row["busy_median_us"] = t.get("busy_median_us")
+        row["basis"] = t.get("basis")
         cal = r.get("calibration") or []
         if cal:
             row["init_vs_torch_rel_l2"] = max(c.get("original_vs_oracle_rel_l2", 0) for c in cal)
@@ -152,15 +154,16 @@ def write_table(out_dir, rows, started):
              *(f"- {k}: {v}" for k, v in sorted(counts.items())),
              f"- self-speedup within 1.00 +- 0.03: {len(within)} of {len(ok)} timed and accepted"
              + (f" ({100.0 * len(within) / len(ok):.1f}%)" if ok else ""), "",
-             "| problem | status | counted as | self-speedup | median us | IQR/median | seconds | eval s | init.cu vs torch (rel L2) | detail |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "| problem | status | counted as | self-speedup | basis | median us | GPU busy us | IQR/median | seconds | eval s | init.cu vs torch (rel L2) | detail |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         detail = (r.get("detail") or "").replace("|", "/").replace("\n", " ")
         if r.get("status") == "ok":
             notes = [n for n in (r.get("notes") or []) if "work directory" not in n]
             detail = "; ".join(notes)[:200]
         lines.append(f"| {r['problem']} | {r.get('status')} | {verdict(r)} | {fmt(r.get('speedup'), '.3f')} | "
-                     f"{fmt(r.get('median_us'), '.1f')} | {fmt(r.get('iqr_over_median'), '.3f')} | "
+                     f"{r.get('basis') or ''} | {fmt(r.get('median_us'), '.1f')} | {fmt(r.get('busy_median_us'), '.1f')} | "
+                     f"{fmt(r.get('iqr_over_median'), '.3f')} | "
                      f"{fmt(r.get('wall_s'), '.1f')} | {fmt(r.get('eval_seconds'), '.1f')} | "
                      f"{fmt(r.get('init_vs_torch_rel_l2'), '.2e')} | {detail[:300]} |")
     with open(os.path.join(out_dir, "table.md"), "w") as f:
@@ -180,6 +183,7 @@ def main():
     ap.add_argument("--seconds", type=float, default=0, help="start no new problem after this many seconds")
     ap.add_argument("--timeout", type=float, default=1500)
     ap.add_argument("--table-only", action="store_true")
+    ap.add_argument("--first", help="regular expression: matching problems run before the others")
     args = ap.parse_args()
     data = find_data(args.data)
     os.makedirs(args.out, exist_ok=True)
@@ -187,6 +191,8 @@ def main():
     done = load_done(results)
     started = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
     pending = [p for p in problems(data) if re.search(args.only, p) and p not in done]
+    if args.first:
+        pending.sort(key=lambda p: 0 if re.search(args.first, p) else 1)  # stable: dataset order otherwise
     if args.limit:
         pending = pending[:args.limit]
     if not args.table_only and pending:

@@ -17,7 +17,16 @@ TEST(ActivityWindows, SpanCoversEveryKernelOfTheRun) {
   EXPECT_EQ(a.windows[0].span_ns, 700);  // 1100 .. 1800
   EXPECT_EQ(a.windows[0].activities, 2);
   EXPECT_EQ(a.windows[1].span_ns, 300);
+  EXPECT_EQ(a.windows[0].busy_ns, 650);  // 200 + 450: the 50 ns idle gap is not busy time
+  EXPECT_EQ(a.windows[1].busy_ns, 300);
   EXPECT_EQ(a.foreign, 0);
+}
+
+TEST(ActivityWindows, BusyTimeCountsOverlappingWorkOnce) {
+  EXPECT_EQ(covered_ns({}), 0u);
+  EXPECT_EQ(covered_ns({{10, 20}, {15, 30}, {40, 50}}), 30u);  // 10..30 and 40..50
+  EXPECT_EQ(covered_ns({{40, 50}, {10, 100}, {20, 30}}), 90u);  // nested, out of order
+  EXPECT_EQ(covered_ns({{10, 20}, {20, 30}}), 20u);              // touching
 }
 
 TEST(ActivityWindows, RuntimeWorkBetweenWindowsIsIgnored) {

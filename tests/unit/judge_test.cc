@@ -281,6 +281,49 @@ TEST(CompareTiming, GeometricMeanSpeedup) {
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_DOUBLE_EQ(rows[0].speedup, 4.0);
   EXPECT_DOUBLE_EQ(speedup, 2.0);
+  EXPECT_EQ(rows[0].basis, "span");  // no busy times: CUDA events only
+}
+
+TimingReport timed(double span_ns, double busy_ns) {
+  TimingReport t;
+  t.median_ns = span_ns;
+  t.busy_median_ns = busy_ns;
+  return t;
+}
+
+TEST(CallCosts, BusyTimeDecidesAndTheHostsIdleNoiseDoesNot) {
+  // The same launcher in two processes (level2/029 on an H100): the GPU is
+  // busy 4.6 us of a span of 12 or 18 us; the rest waits for the host.
+  auto [r, c] = call_costs(timed(12000, 4600), timed(18000, 4610));
+  EXPECT_TRUE(c.busy);
+  EXPECT_DOUBLE_EQ(c.charged_idle_ns, 0);
+  EXPECT_NEAR(r.ns / c.ns, 1.0, 0.01);
+}
+
+TEST(CallCosts, IdleTimeBeyondTheOriginalsIsCharged) {
+  // A candidate that does half the work on the host between two kernels:
+  // 10 us busy, 15 us idle, against a 20 us kernel with no idle time. The
+  // allowance is 2 x 0 + 5% of 20 us = 1 us; 14 us are charged.
+  auto [r, c] = call_costs(timed(20000, 20000), timed(25000, 10000));
+  EXPECT_DOUBLE_EQ(c.charged_idle_ns, 14000);
+  EXPECT_DOUBLE_EQ(c.ns, 24000);
+  EXPECT_LT(r.ns / c.ns, 1.0);
+  // An honest fused kernel with no idle time keeps its whole gain.
+  auto [r2, c2] = call_costs(timed(20000, 20000), timed(10000, 10000));
+  EXPECT_DOUBLE_EQ(r2.ns / c2.ns, 2.0);
+}
+
+TEST(CompareTiming, SpeedupUsesBusyTimeWhereBothSidesHaveIt) {
+  HarnessReport ref, cand;
+  ref.sizes = cand.sizes = {{"a", {}, false}};
+  ref.timings = {timed(30000, 5000)};
+  cand.timings = {timed(24000, 5000)};  // the span moved with the host, the GPU's work did not
+  double speedup = 0;
+  auto rows = compare_timing(ref, cand, &speedup);
+  EXPECT_DOUBLE_EQ(speedup, 1.0);
+  EXPECT_EQ(rows[0].basis, "busy");
+  EXPECT_DOUBLE_EQ(rows[0].busy_median_us, 5.0);
+  EXPECT_DOUBLE_EQ(rows[0].reference_busy_median_us, 5.0);
 }
 
 }  // namespace

@@ -319,6 +319,23 @@ Verdict judge_timing(const HarnessReport& cand) {
   return {};
 }
 
+std::pair<CallCost, CallCost> call_costs(const TimingReport& ref, const TimingReport& cand) {
+  CallCost r, c;
+  if (ref.busy_median_ns <= 0 || cand.busy_median_ns <= 0) {
+    r.ns = ref.median_ns;
+    c.ns = cand.median_ns;
+    return {r, c};
+  }
+  r.busy = c.busy = true;
+  r.ns = ref.busy_median_ns;
+  const double ref_idle = std::max(0.0, ref.median_ns - ref.busy_median_ns);
+  const double cand_idle = std::max(0.0, cand.median_ns - cand.busy_median_ns);
+  const double allowed = kIdleAllowanceFactor * ref_idle + kIdleAllowanceOfSpan * ref.median_ns;
+  c.charged_idle_ns = std::max(0.0, cand_idle - allowed);
+  c.ns = cand.busy_median_ns + c.charged_idle_ns;
+  return {r, c};
+}
+
 std::vector<SizeTiming> compare_timing(const HarnessReport& ref, const HarnessReport& cand, double* speedup) {
   std::vector<SizeTiming> out;
   double log_sum = 0;
@@ -339,9 +356,16 @@ std::vector<SizeTiming> compare_timing(const HarnessReport& ref, const HarnessRe
     s.kernels_per_run = c.kernels_per_run;
     s.repeat_median_us = c.repeat_median_ns / 1e3;
     s.sm_clock_mhz = c.sm_clock_mhz;
+    s.busy_median_us = c.busy_median_ns / 1e3;
+    if (r) s.reference_busy_median_us = r->busy_median_ns / 1e3;
     if (r && r->median_ns > 0 && c.median_ns > 0) {
       s.reference_median_us = r->median_ns / 1e3;
-      s.speedup = r->median_ns / c.median_ns;
+      auto [rc, cc] = call_costs(*r, c);
+      s.basis = cc.busy ? "busy" : "span";
+      s.charged_idle_us = cc.charged_idle_ns / 1e3;
+      s.cost_us = cc.ns / 1e3;
+      s.reference_cost_us = rc.ns / 1e3;
+      s.speedup = rc.ns / cc.ns;
       log_sum += std::log(s.speedup);
       ++n;
     }

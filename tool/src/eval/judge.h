@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 
 #include "common/protocol.h"
 #include "common/subprocess.h"
@@ -47,6 +48,26 @@ Verdict judge_untimed(const HarnessReport& cand);
 // repeated inputs much faster than on fresh ones: results cached by
 // pointer or by input fingerprint.
 Verdict judge_timing(const HarnessReport& cand);
+
+// What a call costs, for the speedup: the GPU's busy time in the call (the
+// union of its kernels, copies and sets), not the span from first start to
+// last end. The span also holds the idle gaps in which the GPU waits for
+// the host (cudaMalloc, cudaFree, a synchronize, launch latency between
+// short kernels), and those move by up to 50% from one process to the next
+// for the same code, while the busy time stays within 2%
+// (bench/RESULTS.md, 2026-11-25). A candidate must not buy busy time with
+// idle time (work moved to the host between its kernels): the idle time it
+// adds beyond twice the original's, plus 5% of the original's span, is
+// charged to it. Without busy times (CUDA events only) the span decides.
+struct CallCost {
+  double ns = 0;              // what the speedup divides
+  double charged_idle_ns = 0; // idle time charged to the candidate
+  bool busy = false;          // busy basis (else span)
+};
+constexpr double kIdleAllowanceFactor = 2.0;
+constexpr double kIdleAllowanceOfSpan = 0.05;
+// The reference's cost and the candidate's, at one size.
+std::pair<CallCost, CallCost> call_costs(const TimingReport& ref, const TimingReport& cand);
 
 // Per-size timing and the geometric-mean speedup of candidate over reference.
 std::vector<SizeTiming> compare_timing(const HarnessReport& ref, const HarnessReport& cand, double* speedup);

@@ -58,7 +58,9 @@ void to_json(nlohmann::json& j, const OutputCalibration& c) {
 }
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelProfile, name, metrics)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SizeTiming, size, method, runs, median_us, q1_us, q3_us, min_us, event_median_us,
-                                   kernels_per_run, repeat_median_us, sm_clock_mhz, reference_median_us, speedup)
+                                   kernels_per_run, repeat_median_us, sm_clock_mhz, reference_median_us, speedup,
+                                   busy_median_us, reference_busy_median_us,
+                                   basis, cost_us, reference_cost_us, charged_idle_us)
 
 std::string result_to_json(const EvalResult& r) {
   nlohmann::json j;
@@ -101,9 +103,18 @@ std::string result_to_text(const EvalResult& r) {
     out += line;
   }
   for (const SizeTiming& t : r.timing) {
-    std::snprintf(line, sizeof line, "%-12s %10.2f us (IQR %.2f us, %d runs, %s) vs reference %10.2f us: %.3fx\n",
-                  t.size.c_str(), t.median_us, t.q3_us - t.q1_us, t.runs, t.method.c_str(), t.reference_median_us,
-                  t.speedup);
+    std::snprintf(line, sizeof line, "%-12s %10.2f us (IQR %.2f us, %d runs, %s) vs reference %10.2f us", t.size.c_str(),
+                  t.median_us, t.q3_us - t.q1_us, t.runs, t.method.c_str(), t.reference_median_us);
+    out += line;
+    if (t.basis == "busy") {
+      std::snprintf(line, sizeof line, "; GPU busy %.2f us vs %.2f us", t.busy_median_us, t.reference_busy_median_us);
+      out += line;
+      if (t.charged_idle_us > 0) {
+        std::snprintf(line, sizeof line, " + %.2f us idle charged", t.charged_idle_us);
+        out += line;
+      }
+    }
+    std::snprintf(line, sizeof line, ": %.3fx\n", t.speedup);
     out += line;
   }
   if (r.speedup > 0) {

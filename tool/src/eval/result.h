@@ -62,11 +62,15 @@ struct SizeTiming {
   int runs = 0;
   double median_us = 0, q1_us = 0, q3_us = 0, min_us = 0;
   double event_median_us = 0;
+  double busy_median_us = 0, reference_busy_median_us = 0;  // GPU busy time (TimingReport::busy_median_ns)
   double kernels_per_run = 0;
   double repeat_median_us = 0;
   double sm_clock_mhz = 0;
   double reference_median_us = 0;
-  double speedup = 0;        // reference median / candidate median
+  double speedup = 0;        // reference cost / candidate cost (judge.h, call_costs)
+  std::string basis;         // "busy" (GPU busy time) or "span" (no busy times: CUDA events)
+  double cost_us = 0, reference_cost_us = 0;  // what the speedup divides (on the basis)
+  double charged_idle_us = 0;  // idle time beyond the original's allowance, added to the candidate's cost
 };
 
 // One kernel of the candidate's profiled call: metrics under the names of

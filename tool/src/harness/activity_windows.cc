@@ -13,6 +13,17 @@ namespace {
 constexpr std::uint64_t kGateSlackNs = 2000;
 }  // namespace
 
+std::uint64_t covered_ns(std::vector<std::pair<std::uint64_t, std::uint64_t>> intervals) {
+  std::sort(intervals.begin(), intervals.end());
+  std::uint64_t total = 0, reach = 0;
+  for (const auto& [start, end] : intervals) {
+    std::uint64_t from = std::max(start, reach);
+    if (end > from) total += end - from;
+    reach = std::max(reach, end);
+  }
+  return total;
+}
+
 bool escapes_event_bracket(double span_ns, double event_ns) {
   // cudaEventElapsedTime resolves about 0.5 us; 1.5 us plus 5% keeps honest
   // runs clear of the line while a few microseconds of hidden work is not.
@@ -25,6 +36,7 @@ Attribution attribute_activity(const std::vector<TimedWindow>& windows, const st
   Attribution out;
   out.windows.resize(windows.size());
   std::vector<std::uint64_t> first(windows.size(), UINT64_MAX), last(windows.size(), 0);
+  std::vector<std::vector<std::pair<std::uint64_t, std::uint64_t>>> intervals(windows.size());
 
   // Windows are disjoint and in time order: binary search by begin.
   auto window_of = [&](std::uint64_t t) -> int {
@@ -82,10 +94,12 @@ Attribution attribute_activity(const std::vector<TimedWindow>& windows, const st
     first[w] = std::min(first[w], a.start);
     last[w] = std::max(last[w], a.end);
     out.windows[w].activities++;
+    intervals[w].emplace_back(a.start, a.end);
   }
   for (std::size_t w = 0; w < windows.size(); ++w) {
     if (out.windows[w].activities == 0) continue;
     out.windows[w].span_ns = static_cast<double>(last[w] - first[w]);
+    out.windows[w].busy_ns = static_cast<double>(covered_ns(intervals[w]));
     out.windows[w].escaped_events = escapes_event_bracket(out.windows[w].span_ns, windows[w].event_ns);
   }
   return out;

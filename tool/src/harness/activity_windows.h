@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace kernelblaster {
@@ -42,6 +43,8 @@ struct TimedWindow {
 
 struct WindowTiming {
   double span_ns = 0;   // first activity start to last activity end; 0 when no activity
+  double busy_ns = 0;   // time some activity of the run was running (the union of their intervals):
+                        // the span less the idle gaps in which the GPU waited for the host
   int activities = 0;
   bool escaped_events = false;  // device span exceeds the event bracket
   int unordered = 0;            // gated windows: activities that started before the gate ended and
@@ -61,6 +64,9 @@ struct Attribution {
 Attribution attribute_activity(const std::vector<TimedWindow>& windows, const std::vector<GpuActivity>& gpu,
                                const std::unordered_map<std::uint32_t, ApiCall>& api,
                                std::uint32_t runtime_thread);
+
+// Length of the union of [start, end) intervals.
+std::uint64_t covered_ns(std::vector<std::pair<std::uint64_t, std::uint64_t>> intervals);
 
 // Whether a device span is larger than its event bracket allows: events on
 // the legacy stream include every joined stream, so an honest run has

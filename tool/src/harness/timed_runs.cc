@@ -103,7 +103,7 @@ TimingReport run_timed_loop(ActivityTracer& tracer, const TimingRequest& tr, int
 
   out.runs = n;
   out.repeat_runs = repeat_runs;
-  std::vector<double> fresh, repeat, event_ns, counts;
+  std::vector<double> fresh, repeat, event_ns, counts, busy;
   if (tracer.active()) {
     tracer.drain(&gpu, &api);
     Attribution attr = attribute_activity(windows, gpu, api, ActivityTracer::current_thread());
@@ -116,6 +116,7 @@ TimingReport run_timed_loop(ActivityTracer& tracer, const TimingRequest& tr, int
       (is_fresh ? fresh : repeat).push_back(w.span_ns);
       if (is_fresh) {
         counts.push_back(w.activities);
+        busy.push_back(w.busy_ns);
         if (w.activities == 0) ++out.empty_runs;
       }
       if (w.escaped_events && out.untimed_runs++ == 0 && out.untimed_detail.empty())
@@ -136,6 +137,7 @@ TimingReport run_timed_loop(ActivityTracer& tracer, const TimingRequest& tr, int
   out.q3_ns = f.q3;
   out.min_ns = f.min;
   out.event_median_ns = summarize(event_ns).median;
+  if (!busy.empty()) out.busy_median_ns = summarize(busy).median;
   out.repeat_median_ns = summarize(repeat).median;
   out.kernels_per_run = summarize(counts).median;
   out.wall_s = seconds_since(t_start);
