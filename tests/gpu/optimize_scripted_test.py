@@ -6,7 +6,18 @@ with the status that names what its code does (the static checks before the
 engine, the engine after), every step must reach the KB, and a kept kernel
 must be the honest rewrite.
 
-  optimize_scripted_test.py TOOL
+  optimize_scripted_test.py TOOL [PARTS]
+
+PARTS (comma-separated, default all): examples, kernelbench, transfer. One
+command on the device may run 10 minutes and the whole test takes longer,
+so bench/gpu_session.sh runs it in parts; KERNELBLASTER_OPTIMIZE_KB names
+the KB file the parts share (default: a temporary one, so `transfer` alone
+then needs it set to the file the first parts wrote).
+The first run: two examples (softmax, transpose) and three problems of the
+published dataset (ReLU, RMSNorm, Softmax), one KB through all of them. The
+second: two other problems (L2Norm, L1Norm), each with an empty KB and with
+the first run's, the same policy seed: the learned KB must choose RMSNorm's
+winning technique first, the empty one something else.
 
 KERNELBLASTER_OPTIMIZE_ARTIFACTS=DIR keeps each run's artifacts there.
 Exits 77 where the tool says there is no GPU (or, for the KernelBench part,
@@ -29,12 +40,16 @@ def check(name, cond, detail=""):
     print(("ok   " if cond else "FAIL ") + name + ("" if cond else f": {detail}"))
 
 
-def optimize(tool, work, script, args, name):
+def optimize(tool, work, script, args, name, kb=None):
+    """One optimize run in `work` with the scripted replies; `kb`: the KB file
+    (default: a fresh one in `work`)."""
     script_path = os.path.join(work, "script.json")
     json.dump(script, open(script_path, "w"))
     state = os.path.join(work, "calls")
+    if os.path.exists(state):
+        os.remove(state)
     out = os.path.join(work, "run")
-    cmd = [tool, "optimize", "--out", out, "--kb", os.path.join(work, "kb.json"), "--trajectories", "1",
+    cmd = [tool, "optimize", "--out", out, "--kb", kb or os.path.join(work, "kb.json"), "--trajectories", "1",
            "--review-every", "0", "--provider", "command",
            "--command", f"python3 {HERE}/scripted_llm.py {script_path} {state}", "--model", "scripted"] + args
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=3000)
@@ -49,7 +64,7 @@ def attempts_of(out):
     return log, [(a["end"], a.get("status")) for s in log["steps"] for a in s["attempts"]]
 
 
-def softmax_example(tool):
+def softmax_example(tool, kb):
     with tempfile.TemporaryDirectory() as work:
         script = [{"file": "tests/adversarial/all_zero_softmax.cu"},      # step 0: wrong_result
                   {"file": "tests/adversarial/good/softmax_online_warp.cu"},  # its fix: honest
@@ -59,7 +74,7 @@ def softmax_example(tool):
         proc, out = optimize(tool, work, script, [
             "--source", f"{ROOT}/examples/kernels/src/softmax.cu",
             "--harness", f"{ROOT}/examples/kernels/harness/softmax_harness.cu",
-            "-I", f"{ROOT}/examples/kernels/include", "--launcher", "softmax_rows", "--steps", "2"], "softmax")
+            "-I", f"{ROOT}/examples/kernels/include", "--launcher", "softmax_rows", "--steps", "2"], "softmax", kb)
         if proc.returncode == 77:
             print("skipped: " + proc.stderr.strip())
             sys.exit(77)
@@ -80,19 +95,26 @@ def softmax_example(tool):
         print(f"softmax: search {summary['search_speedup']:.3f}x, improved {summary['improved']}")
 
 
-def kernelbench_relu(tool):
+def dataset():
     data = os.environ.get("KERNELBLASTER_KERNELBENCH_DATA") or os.path.join(os.path.dirname(ROOT), "shared", "kernelbench-cuda")
-    problem = os.path.join(data, "level1", "019_ReLU")
-    if not os.path.isdir(problem):
+    if not os.path.isdir(os.path.join(data, "level1")):
         print("KernelBench part skipped: the dataset is not here (set KERNELBLASTER_KERNELBENCH_DATA)")
+        return None
+    return data
+
+
+def kernelbench_relu(tool, kb):
+    data = dataset()
+    if not data:
         return
+    problem = os.path.join(data, "level1", "019_ReLU")
     with tempfile.TemporaryDirectory() as work:
         hostile = "tests/kernelbench/hostile/"
         script = [{"file": hostile + "relu_deferred_thread.cu"},    # std::thread: the static checks stop it
                   {"file": hostile + "relu_side_stream.cu"},        # untimed_work
                   {"file": hostile + "relu_pointer_cache.cu"},      # #include <set>: the static checks stop it
                   {"file": hostile + "relu_own_stream_synced.cu"}]  # step 1: honest
-        proc, out = optimize(tool, work, script, ["--kernelbench", problem, "--steps", "2"], "level1_019_ReLU")
+        proc, out = optimize(tool, work, script, ["--kernelbench", problem, "--steps", "2"], "level1_019_ReLU", kb)
         print(proc.stderr[-3000:])
         if proc.returncode not in (0, 1):
             check("ReLU: the run ends with 0 or 1", False, proc.stderr[-500:])
@@ -104,11 +126,160 @@ def kernelbench_relu(tool):
         check("ReLU: every step reached the KB", len(log["kb_outcomes"]) == 2, log["kb_outcomes"])
 
 
+def kept(out, honest_path, name, at_least):
+    """The run kept the honest rewrite with at least `at_least` over the original."""
+    summary = json.load(open(os.path.join(out, "summary.json")))
+    check(f"{name}: a faster kernel was kept", summary["improved"], summary)
+    if not summary["improved"]:
+        return
+    best = open(os.path.join(out, "best.cu")).read()
+    honest = open(os.path.join(ROOT, honest_path)).read()
+    check(f"{name}: the kept kernel is the honest rewrite", best.strip() == honest.strip())
+    check(f"{name}: its gain is real (at least {at_least}x)", summary["search_speedup"] >= at_least,
+          summary["search_speedup"])
+    print(f"{name}: search {summary['search_speedup']:.3f}x")
+
+
+def transpose_example(tool, kb):
+    with tempfile.TemporaryDirectory() as work:
+        rw = "tests/gpu/rewrites/"
+        script = [{"file": rw + "transpose_copies.cu"},                 # step 0: wrong_result
+                  {"file": "tests/adversarial/good/transpose_tiled.cu"},  # its fix: honest and faster
+                  {"file": rw + "transpose_half_tile.cu"},               # step 1: wrong_result (fp16 tile)
+                  {"file": "tests/adversarial/good/transpose_tiled.cu"}]  # its fix: verified, no faster than its base
+        proc, out = optimize(tool, work, script, [
+            "--source", f"{ROOT}/examples/kernels/src/transpose.cu",
+            "--harness", f"{ROOT}/examples/kernels/harness/transpose_harness.cu",
+            "-I", f"{ROOT}/examples/kernels/include", "--launcher", "transpose", "--steps", "2"], "transpose", kb)
+        print(proc.stderr[-3000:])
+        if proc.returncode not in (0, 1):
+            check("transpose: the run ends with 0 or 1", False, proc.stderr[-500:])
+            return
+        log, attempts = attempts_of(out)
+        want = [("rejected", "wrong_result"), ("verified", "ok"), ("rejected", "wrong_result"), ("verified", "ok")]
+        check("transpose: every attempt ends with the status naming it", attempts == want, attempts)
+        check("transpose: every step reached the KB", len(log["kb_outcomes"]) == 2, log["kb_outcomes"])
+        kept(out, "tests/adversarial/good/transpose_tiled.cu", "transpose", 1.2)
+
+
+def kernelbench_rmsnorm(tool, kb):
+    data = dataset()
+    if not data:
+        return None
+    with tempfile.TemporaryDirectory() as work:
+        rw = "tests/gpu/rewrites/"
+        script = [{"file": rw + "rmsnorm_half_features.cu"},  # step 0: wrong_result
+                  {"file": rw + "rmsnorm_coalesced.cu"},      # its fix: honest, many times faster
+                  {"file": rw + "rmsnorm_first_batches.cu"},  # step 1: unwritten_output
+                  {"file": rw + "rmsnorm_coalesced.cu"}]      # its fix: verified, no faster than its base
+        proc, out = optimize(tool, work, script, ["--kernelbench", os.path.join(data, "level1", "036_RMSNorm"),
+                                                  "--steps", "2"], "level1_036_RMSNorm", kb)
+        print(proc.stderr[-3000:])
+        if proc.returncode not in (0, 1):
+            check("RMSNorm: the run ends with 0 or 1", False, proc.stderr[-500:])
+            return None
+        log, attempts = attempts_of(out)
+        want = [("rejected", "wrong_result"), ("verified", "ok"), ("rejected", "unwritten_output"), ("verified", "ok")]
+        check("RMSNorm: every attempt ends with the status naming it", attempts == want, attempts)
+        check("RMSNorm: every step reached the KB", len(log["kb_outcomes"]) == 2, log["kb_outcomes"])
+        kept(out, rw + "rmsnorm_coalesced.cu", "RMSNorm", 3.0)
+        return log["steps"][0]["technique"]
+
+
+def kernelbench_softmax(tool, kb):
+    data = dataset()
+    if not data:
+        return
+    with tempfile.TemporaryDirectory() as work:
+        hostile = "tests/kernelbench/hostile/"
+        problem = os.path.join(data, "level1", "023_Softmax")
+        script = [{"file": hostile + "softmax_zeros.cu"},          # step 0: wrong_result
+                  {"file": hostile + "softmax_bf16.cu"},           # inaccurate
+                  {"file": hostile + "softmax_partial_rows.cu"},   # unwritten_output
+                  {"file": hostile + "softmax_modifies_input.cu"},  # step 1: input_modified
+                  {"file": hostile + "softmax_constant.cu"},       # wrong_result
+                  {"file": os.path.join(problem, "init.cu")}]      # the original itself: verified
+        proc, out = optimize(tool, work, script, ["--kernelbench", problem, "--steps", "2"], "level1_023_Softmax", kb)
+        print(proc.stderr[-3000:])
+        if proc.returncode not in (0, 1):
+            check("Softmax: the run ends with 0 or 1", False, proc.stderr[-500:])
+            return
+        log, attempts = attempts_of(out)
+        want = [("rejected", "wrong_result"), ("rejected", "inaccurate"), ("rejected", "unwritten_output"),
+                ("rejected", "input_modified"), ("rejected", "wrong_result"), ("verified", "ok")]
+        check("Softmax: every attempt ends with the status naming it", attempts == want, attempts)
+        check("Softmax: every step reached the KB", len(log["kb_outcomes"]) == 2, log["kb_outcomes"])
+        summary = json.load(open(os.path.join(out, "summary.json")))
+        check("Softmax: no hostile reply was kept", not summary["improved"] or
+              open(os.path.join(out, "best.cu")).read().strip() == open(os.path.join(problem, "init.cu")).read().strip())
+
+
+def second_run(tool, learned_kb, winner):
+    """Other problems, once with an empty KB and once with the first run's:
+    the first technique chosen must differ (the policy's seed is the same)."""
+    data = dataset()
+    if not data or not winner:
+        return
+    for problem in ("level1/039_L2Norm", "level1/038_L1Norm"):
+        chosen = {}
+        for label in ("empty", "learned"):
+            with tempfile.TemporaryDirectory() as work:
+                kb = os.path.join(work, "kb.json")
+                if label == "learned":
+                    shutil.copy(learned_kb, kb)
+                script = [{"file": os.path.join(data, problem, "init.cu")}]
+                proc, out = optimize(tool, work, script, ["--kernelbench", os.path.join(data, problem), "--steps", "1",
+                                                          "--seed", "7"], f"second_{label}_{problem.replace('/', '_')}", kb)
+                if proc.returncode not in (0, 1):
+                    check(f"second run {problem} ({label} KB): ends with 0 or 1", False, proc.stderr[-500:])
+                    continue
+                log, _ = attempts_of(out)
+                chosen[label] = log["steps"][0]["technique"]
+        print(f"second run {problem}: first technique with an empty KB: {chosen.get('empty')}, "
+              f"with the first run's KB: {chosen.get('learned')} (the first run's winner: {winner})")
+        check(f"second run {problem}: the learned KB chooses the first run's winner first", chosen.get("learned") == winner,
+              chosen)
+        check(f"second run {problem}: the empty KB chooses differently", chosen.get("empty") != chosen.get("learned"),
+              chosen)
+
+
+def rmsnorm_winner(kb):
+    """The technique RMSNorm's kept rewrite was recorded under: the highest
+    predicted speedup in the KB's statistics for the KernelBench state."""
+    try:
+        text = open(kb).read()
+    except OSError:
+        return None
+    data = json.loads(text)
+    best, winner = 0.0, None
+    for s in data.get("stats", []):
+        if s.get("state") == "unclassified" and s.get("predicted", 0) > best:
+            best, winner = s["predicted"], s.get("technique")
+    return winner
+
+
 def main():
     tool = sys.argv[1]
-    softmax_example(tool)
-    kernelbench_relu(tool)
+    parts = sys.argv[2].split(",") if len(sys.argv) > 2 else ["examples", "kernelbench", "transfer"]
+    with tempfile.TemporaryDirectory() as keep:
+        kb = os.environ.get("KERNELBLASTER_OPTIMIZE_KB") or os.path.join(keep, "kb.json")  # one KB through the first run
+        winner = None
+        if "examples" in parts:
+            softmax_example(tool, kb)
+            transpose_example(tool, kb)
+        if "kernelbench" in parts:
+            kernelbench_relu(tool, kb)
+            winner = kernelbench_rmsnorm(tool, kb)
+            kernelbench_softmax(tool, kb)
+        artifacts = os.environ.get("KERNELBLASTER_OPTIMIZE_ARTIFACTS")
+        if artifacts and os.path.exists(kb):
+            shutil.copy(kb, os.path.join(artifacts, "kb_after_first_run.json"))
+        if "transfer" in parts and os.path.exists(kb):
+            second_run(tool, kb, winner or rmsnorm_winner(kb))
     print(f"{len(passed)} passed, {len(failures)} failed")
+    if not passed and not failures:
+        print("skipped: nothing was checked (no dataset, or `transfer` without a first run's KB)")
+        sys.exit(77)
     sys.exit(1 if failures else 0)
 
 
