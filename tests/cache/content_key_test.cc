@@ -44,10 +44,22 @@ TEST(ContentKey, EveryInputCounts) {
   EXPECT_TRUE(changed([](KeyInputs& k) { k.header_texts[1] = "int y;\n"; }));
   EXPECT_TRUE(changed([](KeyInputs& k) { k.definitions.push_back("B"); }));
   EXPECT_TRUE(changed([](KeyInputs& k) { k.flags = {"-O3", "-use_fast_math"}; }));
+  EXPECT_TRUE(changed([](KeyInputs& k) { k.rewriter = "openai/gpt-x"; }));
   // Fields do not run into each other.
   EXPECT_TRUE(changed([](KeyInputs& k) { k.flags = {}; k.definitions = {"A=1", "-O3"}; }));
   // Headers count by content, in any order (paths differ between machines).
   EXPECT_FALSE(changed([](KeyInputs& k) { std::swap(k.header_texts[0], k.header_texts[1]); }));
+}
+
+TEST(ContentKey, WithoutARewriterTheKeyIsTheOneLockfilesAlreadyHold) {
+  // Pinned: the key before rewriting existed. A change here invalidates every
+  // committed lockfile entry.
+  EXPECT_EQ(content_key(base()), "0912c674b32cb33918d75ef2eb828327e47bb210a96606fd3a9b359419b34003");
+  KeyInputs k = base();
+  k.rewriter = "";
+  EXPECT_EQ(content_key(k), content_key(base()));
+  k.rewriter = "m";
+  EXPECT_NE(content_key(k), content_key(base()));
 }
 
 TEST(ScanIncludes, FollowsProjectHeadersTransitively) {

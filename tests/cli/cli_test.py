@@ -9,6 +9,7 @@ bundled example.
 import json
 import os
 import subprocess
+import tempfile
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -54,8 +55,14 @@ def main():
     no_llm_env = {k: v for k, v in os.environ.items() if not k.startswith("KERNELBLASTER_LLM_")}
     p = run([tool, "optimize", "--help"])
     expect("optimize --help", p.returncode == 0 and "--launcher" in p.stdout and "--trajectories" in p.stdout, p)
-    p = run([tool, "optimize"] + softmax)
-    expect("optimize without --launcher: one line, exit 2", p.returncode == 2 and one_line(p.stderr) and "--launcher" in p.stderr, p)
+    p = subprocess.run([tool, "optimize"] + softmax, capture_output=True, text=True, timeout=600, env=no_llm_env)
+    expect("optimize without --launcher finds the one the harness calls (then stops for want of a model)",
+           p.returncode == 2 and one_line(p.stderr) and ("no LLM model" in p.stderr or "no libclang" in p.stderr), p)
+    mismatched = softmax[:2] + ["--harness", f"{ROOT}/examples/kernels/harness/transpose_harness.cu"] + softmax[4:]
+    p = run([tool, "optimize"] + mismatched)
+    expect("optimize with a harness that calls no launcher of the source: one line, exit 2, the launchers named",
+           p.returncode == 2 and one_line(p.stderr) and "--launcher" in p.stderr and
+           ("softmax_rows" in p.stderr or "no libclang" in p.stderr), p)
     p = run([tool, "optimize", "--launcher", "softmax_cols"] + softmax)
     expect("optimize with a launcher the source lacks: one line, exit 2",
            p.returncode == 2 and one_line(p.stderr) and "softmax_cols" in p.stderr, p)
@@ -73,6 +80,17 @@ def main():
              "--provider", "command", "--command", "printf none"])
     expect("optimize --write with a directory of problems: one line, exit 2",
            p.returncode == 2 and one_line(p.stderr) and "--write" in p.stderr, p)
+
+    with tempfile.TemporaryDirectory() as d:
+        keys = {}
+        for name, manifest in (("plain", {"arch": "sm_90"}), ("llm", {"arch": "sm_90", "llm": {"model": "m1"}})):
+            path = os.path.join(d, name + ".json")
+            json.dump(manifest, open(path, "w"))
+            b = run([tool, "build", "--dry-run", "--json", "--manifest", path, "--cache-dir", os.path.join(d, "cache"),
+                     "--out", os.path.join(d, "o.cu")] + softmax[:4])
+            keys[name] = json.loads(b.stdout)["key"] if b.returncode == 0 else None
+        expect("build: an LLM in the manifest is part of the result's key (a tune-only result is not reused)",
+               keys["plain"] and keys["llm"] and keys["plain"] != keys["llm"], keys)
 
     p = run([harness, "--describe"])
     ok = p.returncode == 0
@@ -96,6 +114,14 @@ def main():
         o = run([tool, "optimize", "--launcher", "softmax_rows", "--provider", "command", "--command", "printf none",
                  "--out", os.devnull + "-never"] + softmax)
         expect("optimize without a GPU: exit 77, one line", o.returncode == 77 and one_line(o.stderr), o)
+        with tempfile.TemporaryDirectory() as d:
+            manifest = os.path.join(d, "m.json")
+            json.dump({"llm": {"provider": "command", "command": "printf none", "model": "from-the-build"}},
+                      open(manifest, "w"))
+            o = subprocess.run([tool, "optimize", "--manifest", manifest, "--out", os.path.join(d, "o")] + softmax,
+                               capture_output=True, text=True, timeout=600, env=no_llm_env)
+            expect("optimize takes the model from a build's manifest (reaches the GPU check: exit 77)",
+                   o.returncode == 77 and one_line(o.stderr), o)
         o = run([tool, "optimize", "--kernelbench", f"{ROOT}/tests/kernelbench", "--provider", "command",
                  "--command", "printf none"])
         expect("optimize --kernelbench on problems without a GPU: exit 77, one line",

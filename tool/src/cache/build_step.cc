@@ -162,6 +162,7 @@ BuildReport run_build_step(const BuildRequest& req, const BuildEnvironment& env)
   }
   key_in.definitions = req.definitions;
   key_in.flags = req.flags;
+  key_in.rewriter = req.rewriter;
   rep.key = content_key(key_in);
 
   std::string why_no_gpu;
@@ -229,7 +230,8 @@ BuildReport run_build_step(const BuildRequest& req, const BuildEnvironment& env)
   if (req.dry_run) return finish(BuildCause::dry_run, std::nullopt, lead + "would tune on " + target_label, false);
 
   fs::path tuned_out = fs::path(req.stamp.empty() ? req.out : req.stamp).replace_extension(".tuned.cu");
-  TuneRequest tr{req.source, req.harness, req.manifest, tuned_out.string(), req.policy, req.kb, req.budget_s, req.min_speedup};
+  TuneRequest tr{req.source, req.harness, req.manifest, tuned_out.string(), req.policy, req.kb, req.budget_s, req.min_speedup,
+                 req.rewriter};
   TuneOutcome t = env.tune ? env.tune(tr) : TuneOutcome{};
   rep.origin = "tuning";
   if (t.exit_code == 0 || t.exit_code == 1) {
@@ -247,11 +249,13 @@ BuildReport run_build_step(const BuildRequest& req, const BuildEnvironment& env)
         store_note += std::string(" (lockfile not updated: ") + e.what() + ")";
       }
     }
-    const std::string took = "tuned on " + gpu_label(*gpu) + " in " + one_decimal_seconds(t.seconds) + ": ";
+    const std::string took = (t.rewrite_note.empty() ? "" : t.rewrite_note + "; ") + "tuned on " + gpu_label(*gpu) +
+                             " in " + one_decimal_seconds(t.seconds) + ": ";
     if (!r.improved) return finish(BuildCause::no_gain, r, lead + took + "nothing beat the original; using the original" + store_note, true);
     return finish(BuildCause::tuned, r, lead + took + describe(r) + store_note, true);
   }
-  std::string reason = t.exit_code == 77 ? "the tuner found no GPU" : "tuning failed (" + t.error + ")";
+  std::string reason = (t.rewrite_note.empty() ? "" : t.rewrite_note + "; ") +
+                       (t.exit_code == 77 ? "the tuner found no GPU" : "tuning failed (" + t.error + ")");
   return finish(BuildCause::tuning_failed, std::nullopt, lead + reason + "; using the original", false);
 }
 

@@ -46,12 +46,16 @@ struct BuildRequest {
   std::string unusable_manifest;  // why the manifest could not be read: the original is used, and the line says so
   std::string arch;
   std::vector<std::string> include_dirs, definitions, flags;
+  // The manifest's LLM ("provider/model", or the model alone): with one, the
+  // kernel is rewritten by `kernelblaster optimize` before it is tuned.
+  std::string rewriter;
 };
 
 struct TuneRequest {
   std::string source, harness, manifest, out, policy, kb;
   double budget_s = 60;
   double min_speedup = 0;  // 0: not passed, the tuner's default
+  std::string rewriter;    // BuildRequest::rewriter
 };
 
 struct TuneOutcome {
@@ -62,6 +66,7 @@ struct TuneOutcome {
   std::vector<std::string> flags;
   double speedup = 1, seconds = 0;
   double reference_median_us = 0, median_us = 0, q1_us = 0, q3_us = 0;
+  std::string rewrite_note;  // what the LLM rewrite did, for the build line (empty: none was asked for)
 };
 
 struct BuildEnvironment {

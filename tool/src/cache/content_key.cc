@@ -31,6 +31,10 @@ std::string content_key(const KeyInputs& in) {
   for (const auto& s : in.definitions) h.field(s);
   h.field(std::to_string(in.flags.size()));
   for (const auto& s : in.flags) h.field(s);
+  if (!in.rewriter.empty()) {
+    h.field("rewriter");
+    h.field(in.rewriter);
+  }
   return h.hex();
 }
 

@@ -18,6 +18,9 @@ struct KeyInputs {
   std::vector<std::string> header_texts;  // every header the source includes, transitively
   std::vector<std::string> definitions;   // in order
   std::vector<std::string> flags;         // in order
+  // The LLM that rewrites the kernel before tuning ("provider/model"); empty
+  // without one, and then the key is what it was before rewriting existed.
+  std::string rewriter;
 };
 
 // Hex SHA-256. Headers count by content, not by path, so the same project

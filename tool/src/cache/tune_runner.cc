@@ -50,43 +50,43 @@ void parse_tune_json(const std::string& json_text, TuneOutcome& out) {
   out.q3_us = number_at(j, {"best_q3_us", "q3_us"});
 }
 
-TuneOutcome run_tuner(const std::string& tool, const TuneRequest& req, double grace_s) {
-  TuneOutcome out;
-  std::vector<std::string> argv = {tool, "tune", "--source", req.source, "--harness", req.harness,
-                                   "--out", req.out, "--json", "--budget", number_text(req.budget_s)};
-  if (req.min_speedup > 0) argv.insert(argv.end(), {"--min-speedup", number_text(req.min_speedup)});
-  if (!req.manifest.empty()) argv.insert(argv.end(), {"--manifest", req.manifest});
-  if (!req.policy.empty()) argv.insert(argv.end(), {"--policy", req.policy});
-  if (!req.kb.empty()) argv.insert(argv.end(), {"--kb", req.kb});
+namespace {
 
-  std::string json_path = req.out + ".json";
-  std::filesystem::remove(req.out);
-  int json_fd = ::open(json_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (json_fd < 0) {
-    out.error = "cannot write " + json_path + ": " + std::strerror(errno);
+struct ChildOutcome {
+  int exit_code = -1;  // -1: did not end by itself (see error)
+  std::string error;
+  double seconds = 0;
+};
+
+// Runs argv with stdout into `stdout_path` (stderr stays ours: live
+// progress), killing its process group past `deadline_s`.
+ChildOutcome run_child(std::vector<std::string> argv, const std::string& stdout_path, double deadline_s) {
+  ChildOutcome out;
+  int fd = ::open(stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    out.error = "cannot write " + stdout_path + ": " + std::strerror(errno);
     return out;
   }
   std::vector<char*> args;
-  for (auto& s : argv) args.push_back(s.data());
+  for (auto& a : argv) args.push_back(a.data());
   args.push_back(nullptr);
   auto t0 = std::chrono::steady_clock::now();
   pid_t pid = ::fork();
   if (pid < 0) {
     out.error = std::string("fork failed: ") + std::strerror(errno);
-    ::close(json_fd);
+    ::close(fd);
     return out;
   }
   if (pid == 0) {
     ::setpgid(0, 0);
-    ::dup2(json_fd, 1);  // stdout: the JSON result; stderr stays ours (live progress)
+    ::dup2(fd, 1);
     int devnull = ::open("/dev/null", O_RDONLY);
     if (devnull >= 0) ::dup2(devnull, 0);
     ::execv(args[0], args.data());
     std::fprintf(stderr, "cannot run %s: %s\n", args[0], std::strerror(errno));
     _exit(127);
   }
-  ::close(json_fd);
-  const double deadline_s = req.budget_s + grace_s;
+  ::close(fd);
   int status = 0;
   bool killed = false;
   while (true) {
@@ -101,31 +101,114 @@ TuneOutcome run_tuner(const std::string& tool, const TuneRequest& req, double gr
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (killed) {
-    out.error = "killed after " + std::to_string(static_cast<int>(deadline_s)) + " s";
-    return out;
-  }
-  if (WIFSIGNALED(status)) {
-    out.error = std::string("killed by signal ") + std::to_string(WTERMSIG(status));
-    return out;
-  }
-  out.exit_code = WEXITSTATUS(status);
-  double measured_seconds = out.seconds;
-  try {
-    parse_tune_json(read_file(json_path), out);
-  } catch (const std::exception&) {
-  }
-  if (out.seconds <= 0) out.seconds = measured_seconds;
-  if (out.exit_code == 0) {
+  if (killed) out.error = "killed after " + std::to_string(static_cast<int>(deadline_s)) + " s";
+  else if (WIFSIGNALED(status)) out.error = std::string("killed by signal ") + std::to_string(WTERMSIG(status));
+  else out.exit_code = WEXITSTATUS(status);
+  return out;
+}
+
+// What `kernelblaster optimize` kept: its source and confirmed speedup.
+struct Rewrite {
+  bool kept = false;
+  std::string text, path;
+  double speedup = 1, reference_median_us = 0;
+  std::string note;
+};
+
+Rewrite run_rewrite(const std::string& tool, const TuneRequest& req, double grace_s) {
+  Rewrite r;
+  const std::string written = req.out + ".rewritten.cu";
+  const std::string artifacts = req.out + ".optimize";
+  std::filesystem::remove(written);
+  std::vector<std::string> argv = {tool, "optimize", "--source", req.source, "--harness", req.harness,
+                                   "--out", artifacts, "--write", written, "--json", "--quiet"};
+  if (!req.manifest.empty()) argv.insert(argv.end(), {"--manifest", req.manifest});
+  if (!req.policy.empty()) argv.insert(argv.end(), {"--policy", req.policy});
+  if (!req.kb.empty()) argv.insert(argv.end(), {"--kb", req.kb});
+  ChildOutcome c = run_child(argv, artifacts + ".json", req.budget_s + grace_s);
+  const std::string who = "rewrite by " + req.rewriter;
+  if (c.exit_code == 0) {
     try {
-      out.tuned_text = read_file(req.out);
+      r.text = read_file(written);
+      r.path = written;
+      nlohmann::json j = nlohmann::json::parse(read_file(artifacts + ".json"), nullptr, false);
+      if (j.is_object()) {
+        r.speedup = number_at(j, {"confirmed_speedup", "search_speedup"});
+        if (j.contains("original") && j["original"].is_object()) r.reference_median_us = number_at(j["original"], {"median_us"});
+      }
+      r.kept = r.speedup > 0;
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.2fx", r.speedup);
+      r.note = who + ": " + buf + " (" + artifacts + ")";
     } catch (const std::exception& e) {
-      out.exit_code = 2;
-      out.error = std::string("tune reported success but wrote no source: ") + e.what();
+      r.note = who + " reported a kernel but it cannot be read (" + e.what() + ")";
     }
-  } else if (out.exit_code != 1 && out.exit_code != 77) {
-    out.error = "kernelblaster tune exit " + std::to_string(out.exit_code);
+  } else if (c.exit_code == 1) {
+    r.note = who + ": no verified rewrite beat the original (" + artifacts + ")";
+  } else {
+    r.note = who + " failed (" + (c.error.empty() ? "exit " + std::to_string(c.exit_code) : c.error) + ")";
   }
+  return r;
+}
+
+}  // namespace
+
+TuneOutcome run_tuner(const std::string& tool, const TuneRequest& req, double grace_s) {
+  TuneOutcome out;
+  // With an LLM: the rewrite first, then the tuner on what it kept (a rewrite
+  // may expose tunables of its own). The speedup over the original is the
+  // product of the two confirmed speedups; the CTest gate measures the
+  // result against the original itself.
+  Rewrite rewrite;
+  if (!req.rewriter.empty()) rewrite = run_rewrite(tool, req, grace_s);
+  const std::string tune_source = rewrite.kept ? rewrite.path : req.source;
+  std::vector<std::string> argv = {tool, "tune", "--source", tune_source, "--harness", req.harness,
+                                   "--out", req.out, "--json", "--budget", number_text(req.budget_s)};
+  if (req.min_speedup > 0) argv.insert(argv.end(), {"--min-speedup", number_text(req.min_speedup)});
+  if (!req.manifest.empty()) argv.insert(argv.end(), {"--manifest", req.manifest});
+  if (!req.policy.empty()) argv.insert(argv.end(), {"--policy", req.policy});
+  if (!req.kb.empty()) argv.insert(argv.end(), {"--kb", req.kb});
+
+  std::string json_path = req.out + ".json";
+  std::filesystem::remove(req.out);
+  ChildOutcome c = run_child(argv, json_path, req.budget_s + grace_s);
+  out.rewrite_note = rewrite.note;
+  out.seconds = c.seconds;
+  if (c.exit_code < 0) {
+    out.error = c.error;
+  } else {
+    out.exit_code = c.exit_code;
+    double measured_seconds = out.seconds;
+    try {
+      parse_tune_json(read_file(json_path), out);
+    } catch (const std::exception&) {
+    }
+    if (out.seconds <= 0) out.seconds = measured_seconds;
+    if (out.exit_code == 0) {
+      try {
+        out.tuned_text = read_file(req.out);
+      } catch (const std::exception& e) {
+        out.exit_code = 2;
+        out.error = std::string("tune reported success but wrote no source: ") + e.what();
+      }
+    } else if (out.exit_code != 1 && out.exit_code != 77) {
+      out.error = "kernelblaster tune exit " + std::to_string(out.exit_code);
+    }
+  }
+  if (!rewrite.kept) return out;
+  // The rewrite stands whatever the tuner found on top of it.
+  if (out.exit_code == 0) {
+    out.speedup *= rewrite.speedup;
+  } else {
+    if (out.exit_code != 1) out.rewrite_note += "; tuning the rewrite failed (" + out.error + ")";
+    out.exit_code = 0;
+    out.error.clear();
+    out.tuned_text = rewrite.text;
+    out.config.clear();
+    out.flags.clear();
+    out.speedup = rewrite.speedup;
+  }
+  if (rewrite.reference_median_us > 0) out.reference_median_us = rewrite.reference_median_us;
   return out;
 }
 

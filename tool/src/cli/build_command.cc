@@ -153,11 +153,19 @@ int build_command(const CommandArgs& argv, const std::string& self_exe) {
     if (req.mode != cache::Mode::off && req.harness.empty()) throw UsageError("--harness is required");
     if (!req.manifest.empty()) {
       try {
-        CompileSettings cs = settings_from_manifest(req.manifest);
+        Manifest m = read_manifest(req.manifest);
+        const CompileSettings& cs = m.settings;
         req.arch = cs.arch;
         req.include_dirs = cs.include_dirs;
         req.definitions = cs.definitions;
         req.flags = cs.flags;
+        // An LLM configured for the build: rewrite before tuning (the key covers it).
+        std::string provider, model;
+        for (const auto& [name, value] : m.llm) {
+          if (name == "provider") provider = value;
+          if (name == "model") model = value;
+        }
+        if (!model.empty()) req.rewriter = provider.empty() ? model : provider + "/" + model;
       } catch (const ManifestError& x) {
         req.unusable_manifest = x.what();  // the build goes on with the original, and says why
       }

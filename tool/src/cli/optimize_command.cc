@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "common/file_util.h"
 #include "eval/gpu_probe.h"
+#include "eval/manifest.h"
 #include "kernelbench/problem.h"
 #include "kb/kb_store.h"
 #include "llm/client.h"
@@ -19,13 +20,14 @@
 #include "optimize/run_record.h"
 #include "rewrite/code_blocks.h"
 #include "search/policy_choice.h"
+#include "synth/launcher_scan.h"
 
 namespace kernelblaster {
 namespace {
 
 namespace fs = std::filesystem;
 
-const char* kHelp = R"(usage: kernelblaster optimize --source FILE.cu --harness HARNESS.cu --launcher NAME [options] [LLM settings]
+const char* kHelp = R"(usage: kernelblaster optimize --source FILE.cu --harness HARNESS.cu [--launcher NAME] [options] [LLM settings]
        kernelblaster optimize --kernelbench DIR [options] [LLM settings]
 
 Rewrites the kernel with an LLM, one technique at a time: the state comes
@@ -41,9 +43,12 @@ looked at again with fresh seeds before it is kept. Progress goes to stderr.
                         directory per problem under --out, problems already
                         done are skipped (resumable), and --out/summary.md
                         tabulates them
-  --launcher NAME       the host function the harness calls (it keeps its signature)
+  --launcher NAME       the host function the harness calls (it keeps its signature);
+                        default: the source's one host launcher that the harness
+                        names (found with libclang)
   --contract TEXT       what else must not change, in words, for the prompt
-  --manifest FILE       compile settings as JSON or a build's manifest
+  --manifest FILE       compile settings as JSON or a build's manifest; a build's
+                        LLM settings in it apply under the environment and flags
   -I DIR, -D NAME[=V]   include directories and definitions for nvcc
   --arch sm_XY          GPU architecture (default: the GPU's own)
   --out DIR             the run's artifacts (default: kernelblaster-optimize/<name>)
@@ -245,6 +250,36 @@ void write_table(const std::string& out_root, const std::vector<std::pair<Job, J
 
 }  // namespace
 
+// The launcher when none is named: the source's host launchers (libclang)
+// that the harness mentions; exactly one, or a usage error naming them.
+std::string discover_launcher(const std::string& source, const std::string& harness,
+                              const std::vector<std::string>& include_dirs, const std::vector<std::string>& definitions) {
+  if (!synth::have_parser())
+    throw UsageError("--launcher is required (this build has no libclang to find the host function the harness calls)");
+  synth::ScanOptions opt;
+  opt.include_dirs = include_dirs;
+  opt.definitions = definitions;
+  opt.cuda_include = synth::default_cuda_include();
+  synth::SourceScan scan = synth::scan_source(source, opt);
+  const std::string harness_text = read_file(harness);
+  std::vector<std::string> named, all;
+  for (const synth::Launcher& l : scan.launchers) {
+    all.push_back(l.name);
+    if (rewrite::mentions_identifier(harness_text, l.name)) named.push_back(l.name);
+  }
+  auto list = [](const std::vector<std::string>& v) {
+    std::string out;
+    for (const std::string& n : v) out += (out.empty() ? "" : ", ") + n;
+    return out.empty() ? std::string("none") : out;
+  };
+  if (named.size() == 1) return named.front();
+  if (named.empty())
+    throw UsageError("--launcher is required: no host launcher of " + source + " is named in " + harness +
+                     " (launchers: " + list(all) + ")");
+  throw UsageError("--launcher is required: " + harness + " names several launchers of " + source + " (" +
+                   list(named) + ")");
+}
+
 int optimize_command(const CommandArgs& argv, const std::string& self_exe) {
   for (const std::string& a : argv)
     if (a == "--help" || a == "-h") {
@@ -273,9 +308,15 @@ int optimize_command(const CommandArgs& argv, const std::string& self_exe) {
       job.launcher = args.value("--launcher");
       if (job.source.empty()) throw UsageError("--source (or --kernelbench) is required");
       if (job.harness.empty()) throw UsageError("--harness is required");
-      if (job.launcher.empty()) throw UsageError("--launcher is required (the host function the harness calls)");
       for (const std::string* p : {&job.source, &job.harness})
         if (!fs::is_regular_file(*p)) throw UsageError("no such file: " + *p);
+      if (job.launcher.empty()) {
+        CompileSettings cs;
+        if (!args.value("--manifest").empty()) cs = settings_from_manifest(args.value("--manifest"));
+        for (const std::string& d : args.values("-I")) cs.include_dirs.push_back(d);
+        for (const std::string& d : args.values("-D")) cs.definitions.push_back(d);
+        job.launcher = discover_launcher(job.source, job.harness, cs.include_dirs, cs.definitions);
+      }
       if (!rewrite::defines_function(read_file(job.source), job.launcher))
         throw UsageError(job.source + " defines no function named " + job.launcher + " (--launcher)");
       job.name = fs::path(job.source).filename().string();
@@ -314,6 +355,14 @@ int optimize_command(const CommandArgs& argv, const std::string& self_exe) {
     st.device = whole_number(args, "--device", 0, 0);
     st.seeds = whole_number(args, "--seeds", 3, 3);
     st.options.confirm_seeds = std::max(5, st.seeds);
+    // A build's LLM settings (the CMake cache, through the manifest), under
+    // the environment and the flags.
+    if (!st.manifest.empty())
+      for (const auto& [name, value] : read_manifest(st.manifest).llm) try {
+          llm::apply_setting(config, name, value);
+        } catch (const std::invalid_argument& x) {
+          throw std::invalid_argument("manifest " + st.manifest + ": " + x.what());
+        }
     llm::config_from_env_over(config, [](const char* name) { return std::getenv(name); });
     for (const std::string& name : llm::setting_names())
       if (std::string v = args.value("--" + name, "\x01"); v != "\x01") llm::apply_setting(config, name, v);

@@ -1,0 +1,117 @@
+// run_tuner with a stand-in for the kernelblaster executable: a shell
+// script that answers `optimize` and `tune` the way the real commands do
+// (exit status, --json on stdout, the source written where asked) and logs
+// what it was asked. No GPU, no LLM: the runner's sequencing is the subject.
+#include "cache/tune_runner.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "test_dir.h"
+
+namespace kernelblaster::cache {
+namespace {
+
+// $1 is the command; OPTIMIZE and TUNE (files beside the script) say how
+// each ends: "kept"/"none"/"fail", "gain"/"none".
+constexpr const char* kFakeTool = R"SH(#!/bin/sh
+here=$(dirname "$0"); cmd=$1; shift
+while [ $# -gt 0 ]; do
+  case $1 in --out) out=$2; shift ;; --write) write=$2; shift ;; --source) src=$2; shift ;; esac
+  shift
+done
+echo "$cmd $src" >> "$here/log"
+case $cmd in
+  optimize)
+    case $(cat "$here/OPTIMIZE") in
+      kept) printf 'rewritten kernel\n' > "$write"
+            echo '{"improved": true, "confirmed_speedup": 2.0, "original": {"median_us": 100}}'; exit 0 ;;
+      none) echo '{"improved": false}'; exit 1 ;;
+      *) echo 'model unreachable' >&2; exit 2 ;;
+    esac ;;
+  tune)
+    if [ "$(cat "$here/TUNE")" = gain ]; then
+      printf 'tuned from %s\n' "$src" > "$out"
+      echo '{"speedup": 1.5, "config": {"T": "64"}, "reference_median_us": 50, "best_median_us": 33}'; exit 0
+    fi
+    echo '{"speedup": 1.0}'; exit 1 ;;
+esac
+)SH";
+
+struct Fake {
+  testing::TestDir dir;
+  std::string tool;
+  Fake(const std::string& optimize, const std::string& tune) {
+    tool = dir.write("kernelblaster", kFakeTool);
+    ::chmod(tool.c_str(), 0755);
+    dir.write("OPTIMIZE", optimize);
+    dir.write("TUNE", tune);
+  }
+  TuneRequest request(const std::string& rewriter) const {
+    TuneRequest r;
+    r.source = dir.write("k.cu", "original kernel\n");
+    r.harness = dir.path("h.cu");
+    r.out = dir.path("build/k.tuned.cu");
+    std::filesystem::create_directories(dir.path("build"));
+    r.budget_s = 30;
+    r.rewriter = rewriter;
+    return r;
+  }
+  std::string log() const {
+    std::ifstream in(dir.path("log"));
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+};
+
+TEST(TuneRunner, WithoutAnLlmOnlyTheTunerRuns) {
+  Fake f("kept", "gain");
+  TuneRequest r = f.request("");
+  TuneOutcome o = run_tuner(f.tool, r);
+  EXPECT_EQ(f.log(), "tune " + r.source + "\n");
+  EXPECT_EQ(o.exit_code, 0);
+  EXPECT_DOUBLE_EQ(o.speedup, 1.5);
+  EXPECT_TRUE(o.rewrite_note.empty());
+}
+
+TEST(TuneRunner, AKeptRewriteIsTunedAndTheSpeedupsMultiply) {
+  Fake f("kept", "gain");
+  TuneRequest r = f.request("openai/gpt-x");
+  TuneOutcome o = run_tuner(f.tool, r);
+  EXPECT_EQ(f.log(), "optimize " + r.source + "\ntune " + r.out + ".rewritten.cu\n");
+  EXPECT_EQ(o.exit_code, 0);
+  EXPECT_DOUBLE_EQ(o.speedup, 3.0);
+  EXPECT_EQ(o.tuned_text, "tuned from " + r.out + ".rewritten.cu\n");
+  EXPECT_EQ(o.config.at("T"), "64");
+  EXPECT_DOUBLE_EQ(o.reference_median_us, 100);  // the original's, not the rewrite's
+  EXPECT_NE(o.rewrite_note.find("rewrite by openai/gpt-x: 2.00x"), std::string::npos) << o.rewrite_note;
+}
+
+TEST(TuneRunner, AKeptRewriteStandsWhenTuningFindsNothingMore) {
+  Fake f("kept", "none");
+  TuneOutcome o = run_tuner(f.tool, f.request("m"));
+  EXPECT_EQ(o.exit_code, 0);
+  EXPECT_DOUBLE_EQ(o.speedup, 2.0);
+  EXPECT_EQ(o.tuned_text, "rewritten kernel\n");
+  EXPECT_TRUE(o.config.empty());
+}
+
+TEST(TuneRunner, NoRewriteKeptOrAFailedOneStillTunesTheOriginal) {
+  for (const char* how : {"none", "fail"}) {
+    Fake f(how, "gain");
+    TuneRequest r = f.request("m");
+    TuneOutcome o = run_tuner(f.tool, r);
+    EXPECT_EQ(f.log(), "optimize " + r.source + "\ntune " + r.source + "\n") << how;
+    EXPECT_EQ(o.exit_code, 0) << how;
+    EXPECT_DOUBLE_EQ(o.speedup, 1.5) << how;
+    const char* said = std::string(how) == "none" ? "no verified rewrite beat the original" : "failed (exit 2)";
+    EXPECT_NE(o.rewrite_note.find(said), std::string::npos) << o.rewrite_note;
+  }
+}
+
+}  // namespace
+}  // namespace kernelblaster::cache
