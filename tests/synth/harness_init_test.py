@@ -44,6 +44,22 @@ def init(source, out, *extra):
                           timeout=120)
 
 
+def param(name, type_, kind, writable=False, element=""):
+    return {"name": name, "type": type_, "canonical": type_, "kind": kind, "writable": writable, "element": element}
+
+
+def capture(path, source, name, params, calls):
+    with open(path, "w") as f:
+        json.dump({"format": "kernelblaster-capture-1", "source": source,
+                   "launcher": {"name": name, "return_type": "void", "params": params},
+                   "calls": [{"args": c} for c in calls]}, f)
+
+
+def synth(capture_path, out, *extra):
+    return subprocess.run([TOOL, "harness", "synth", capture_path, "--out", out, *extra], capture_output=True,
+                          text=True, timeout=120)
+
+
 def link_and_describe(harness, source, includes, work, pointers):
     exe = os.path.join(work, os.path.basename(harness) + ".bin")
     cmd = [NVCC, "-std=c++17", "-I" + os.path.join(ROOT, "tool", "include")] + ["-I" + i for i in includes] + \
@@ -58,6 +74,8 @@ def link_and_describe(harness, source, includes, work, pointers):
     if described.returncode == 0:
         names = sorted(b["name"] for b in json.loads(described.stdout)["buffers"])
         check(names == sorted(pointers), f"{harness}: buffers {names}, expected {sorted(pointers)}")
+        return json.loads(described.stdout)
+    return None
 
 
 with tempfile.TemporaryDirectory() as work:
@@ -84,6 +102,46 @@ with tempfile.TemporaryDirectory() as work:
     # An existing harness is kept unless --force.
     r = init(scale, os.path.join(work, "scale"))
     check(r.returncode == 0 and r.stdout.startswith("kept "), f"an existing harness was not kept: {r.stdout}")
+
+    # harness synth: harnesses from recorded calls (as `kernelblaster capture`
+    # writes them), linked with the source and described.
+    n = lambda v: {"value": str(v)}
+    buf = lambda e, w=False: {"elements": e, "written": w}
+    cap = os.path.join(work, "scale.capture.json")
+    capture(cap, "scale.cu", "scale_shift",
+            [param("x", "const float *", "buffer", False, "f32"), param("y", "float *", "buffer", True, "f32"),
+             param("a", "float", "real"), param("b", "float", "real"), param("n", "unsigned long", "dim")],
+            [[buf(1000), buf(1000, True), n(2.5), n(-1), n(1000)],
+             [buf(1 << 20), buf(1 << 20, True), n(2.5), n(-1), n(1 << 20)],
+             [buf(4096), buf(4096, True), n(2.5), n(-1), n(4096)],
+             [buf(1 << 20), buf(1 << 20, True), n(2.5), n(-1), n(1 << 20)]])
+    r = synth(cap, os.path.join(work, "synth"))
+    check(r.returncode == 0 and "0 things to confirm" in r.stdout, f"synth scale: {r.returncode} {r.stdout} {r.stderr}")
+    d = link_and_describe(os.path.join(work, "synth", "scale_harness.cu"), scale, [], work, ["x", "y"])
+    if d:
+        sizes = [(z["label"], z["dims"], z.get("validation_only", False)) for z in d["sizes"]]
+        check(sizes == [("call1", {"n": 1 << 20}, False), ("call2", {"n": 4096}, False), ("call0", {"n": 1000}, True)],
+              f"synth scale: sizes {sizes}")
+        roles = {b["name"]: b["role"] for b in d["buffers"]}
+        check(roles == {"x": "input", "y": "output"}, f"synth scale: roles {roles}")
+    rms_src = os.path.join(examples, "src", "rmsnorm.cu")
+    cap = os.path.join(work, "rmsnorm.capture.json")
+    capture(cap, rms_src, "rmsnorm",
+            [param("x", "const __half *", "buffer", False, "f16"), param("weight", "const __half *", "buffer", False, "f16"),
+             param("y", "__half *", "buffer", True, "f16"), param("rows", "int", "dim"), param("cols", "int", "dim"),
+             param("eps", "float", "real")],
+            [[buf(64 * 4096), buf(4096), buf(64 * 4096, True), n(64), n(4096), n(1e-6)],
+             [buf(8 * 1000), buf(1000), buf(8 * 1000, True), n(8), n(1000), n(1e-6)]])
+    r = synth(cap, os.path.join(work, "synth"))
+    check(r.returncode == 0, f"synth rmsnorm: {r.returncode} {r.stdout} {r.stderr}")
+    h = os.path.join(work, "synth", "rmsnorm_harness.cu")
+    text = open(h).read() if os.path.exists(h) else ""
+    check('.input("weight", DType::f16, {"cols"}' in text and '.input("x", DType::f16, {"rows", "cols"}' in text,
+          f"synth rmsnorm: shapes from the recorded extents: {text}")
+    link_and_describe(h, rms_src, [os.path.join(examples, "include")], work, ["x", "weight", "y"])
+    r = synth(os.path.join(work, "scale.cu"), work)
+    check(r.returncode == 2 and r.stderr.count("\n") == 1 and "not JSON" in r.stderr,
+          f"synth on a non-capture: rc {r.returncode} {r.stderr!r}")
 
     # Errors: one line each.
     none = os.path.join(work, "none.cu")

@@ -1,6 +1,7 @@
 // kernelblaster harness init: a native harness drafted for each host
 // launcher of a kernel source (synth/), so tuning needs no harness written
-// from nothing.
+// from nothing. kernelblaster harness synth: one synthesized from the calls a
+// program recorded (a capture).
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -9,6 +10,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "common/file_util.h"
+#include "synth/capture_harness.h"
 #include "synth/harness_writer.h"
 #include "synth/launcher_scan.h"
 
@@ -18,6 +20,7 @@ namespace kernelblaster {
 namespace {
 
 const char* kHelp = R"(usage: kernelblaster harness init SOURCE.cu [--out DIR] [-I DIR]... [-D DEF]... [--force]
+       kernelblaster harness synth CAPTURE.json [--out DIR] [--force]
 
 Reads SOURCE.cu with libclang and writes a native harness for each host
 launcher it defines (a function that is not __global__ or __device__ and
@@ -30,8 +33,36 @@ lines marked CONFIRM are guesses (shapes, sizes, outputs, values) to check.
   -I DIR, -D DEF  what the source needs to be read (include directories, definitions)
   --force     overwrite existing harness files
 
-Exit status: 0 written, 1 no launcher found, 2 misuse or an unreadable source.
+synth reads a capture (the calls a program made to one launcher, recorded
+while it ran: format in tool/src/synth/capture.h) and writes
+DIR/<stem>_harness.cu: the recorded calls are its sizes (the two largest
+timed, the smallest of three or more for validation), the buffers have the
+recorded extents and types, what a call changed is an output, scalars take
+their recorded values. Nothing in it is a guess unless it says CONFIRM.
+
+Exit status: 0 written, 1 no launcher found, 2 misuse or an unreadable source
+or capture.
 )";
+
+int synth_command(const CommandArgs& argv) {
+  if (argv.size() < 2 || argv[1].empty() || argv[1][0] == '-') throw UsageError("harness synth needs CAPTURE.json");
+  const std::string path = argv[1];
+  Args args(CommandArgs(argv.begin() + 2, argv.end()), {"--out"}, {"--force"});
+  if (!fs::is_regular_file(path)) throw UsageError("no such file: " + path);
+  synth::HarnessDraft d = synth::synthesize_harness(synth::parse_capture(read_file(path), path));
+  fs::path out = args.value("--out", "harness");
+  fs::create_directories(out);
+  fs::path file = out / d.file_name;
+  if (fs::exists(file) && !args.flag("--force")) {
+    std::printf("kept %s: it exists (--force overwrites)\n", file.string().c_str());
+    return 0;
+  }
+  write_file_atomic(file.string(), d.text);
+  std::printf("wrote %s, %zu thing%s to confirm\n", file.string().c_str(), d.confirm.size(),
+              d.confirm.size() == 1 ? "" : "s");
+  for (const std::string& c : d.confirm) std::printf("  confirm: %s\n", c.c_str());
+  return 0;
+}
 
 }  // namespace
 
@@ -43,7 +74,8 @@ int harness_command(const CommandArgs& argv, const std::string& self_exe) {
       return 0;
     }
   try {
-    if (argv.empty() || argv[0] != "init") throw UsageError("the only subcommand is 'init'");
+    if (!argv.empty() && argv[0] == "synth") return synth_command(argv);
+    if (argv.empty() || argv[0] != "init") throw UsageError("the subcommands are 'init' and 'synth'");
     if (argv.size() < 2 || argv[1].empty() || argv[1][0] == '-') throw UsageError("harness init needs SOURCE.cu");
     std::string source = argv[1];
     Args args(CommandArgs(argv.begin() + 2, argv.end()), {"--out", "-I", "-D"}, {"--force"});

@@ -1,5 +1,7 @@
 #include "synth/harness_writer.h"
 
+#include "synth/harness_text.h"
+
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -12,13 +14,6 @@ namespace {
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
-}
-
-const std::map<std::string, std::string>& cpp_types() {
-  static const std::map<std::string, std::string> kTypes = {
-      {"f32", "float"}, {"f64", "double"}, {"f16", "__half"},   {"bf16", "__nv_bfloat16"}, {"i8", "signed char"},
-      {"u8", "unsigned char"}, {"i16", "short"}, {"i32", "int"}, {"u32", "unsigned int"}, {"i64", "long long"}};
-  return kTypes;
 }
 
 bool output_name(const std::string& name) {
@@ -44,16 +39,9 @@ SizePlan sizes_for(std::size_t dims) {
 }
 
 std::string dims_literal(const std::vector<std::string>& names, long long each) {
-  std::string out = "{";
-  for (std::size_t i = 0; i < names.size(); ++i)
-    out += std::string(i ? ", " : "") + "{\"" + names[i] + "\", " + std::to_string(each) + "}";
-  return out + "}";
-}
-
-std::string shape_literal(const std::vector<std::string>& shape) {
-  std::string out = "{";
-  for (std::size_t i = 0; i < shape.size(); ++i) out += std::string(i ? ", " : "") + "\"" + shape[i] + "\"";
-  return out + "}";
+  std::vector<std::pair<std::string, long long>> dims;
+  for (const std::string& n : names) dims.emplace_back(n, each);
+  return synth::dims_literal(dims);
 }
 
 }  // namespace
@@ -102,7 +90,7 @@ HarnessDraft draft_harness(const Launcher& l, const std::string& source_name, co
       else if (n == "c" || output_name(n)) shape = {upper_dims["m"], upper_dims["n"]};
     }
     const bool out = outputs.count(p.name) > 0;
-    const bool integer = element != "f32" && element != "f64" && element != "f16" && element != "bf16";
+    const bool integer = integer_element(element);
     std::string dist = integer ? "Distribution::integers(0, 7)" : "Distribution::normal(0, 1)";
     buffers << "      ." << (out ? "output" : "input") << "(\"" << p.name << "\", DType::" << element << ", "
             << shape_literal(shape) << (out ? "" : ", " + dist) << ")";
@@ -122,19 +110,12 @@ HarnessDraft draft_harness(const Launcher& l, const std::string& source_name, co
     }() + "}: check each buffer's extent");
 
   // The call.
-  for (std::size_t i = 0; i < l.params.size(); ++i) {
-    const LauncherParam& p = l.params[i];
+  std::vector<std::string> arguments;
+  for (const LauncherParam& p : l.params) {
     std::string arg;
     switch (p.kind) {
-      case ParamKind::buffer: {
-        std::string t = cpp_types().at(p.element.empty() ? "f32" : p.element);
-        if (outputs.count(p.name)) arg = "c.out<" + t + ">(\"" + p.name + "\")";
-        else if (p.writable) arg = "const_cast<" + t + "*>(c.in<" + t + ">(\"" + p.name + "\"))";
-        else arg = "c.in<" + t + ">(\"" + p.name + "\")";
-        if (p.type.find("void") != std::string::npos || p.element.empty()) arg = "(" + p.canonical + ")" + arg;
-        break;
-      }
-      case ParamKind::dim: arg = "static_cast<" + p.canonical + ">(c.dim(\"" + p.name + "\"))"; break;
+      case ParamKind::buffer: arg = buffer_argument(p, outputs.count(p.name) > 0); break;
+      case ParamKind::dim: arg = dim_argument(p); break;
       case ParamKind::real: {
         std::string n = lower(p.name);
         std::string v = n.find("eps") != std::string::npos ? "1e-5" : "1.0";  // an epsilon is small
@@ -152,48 +133,22 @@ HarnessDraft draft_harness(const Launcher& l, const std::string& source_name, co
         d.confirm.push_back("'" + p.name + "' (" + p.type + ") is passed as {}: write its value");
         break;
     }
-    call << (i ? ",\n" : "") << "            " << arg;
+    arguments.push_back(arg);
   }
 
-  // The launcher's prototype, spelled without the source's typedefs.
-  std::ostringstream proto;
-  for (const std::string& ns : l.namespaces) proto << "namespace " << ns << " {\n";
-  proto << (l.extern_c ? "extern \"C\" " : "") << l.return_type << " " << l.name << "(";
-  for (std::size_t i = 0; i < l.params.size(); ++i)
-    proto << (i ? ", " : "") << l.params[i].canonical << " " << l.params[i].name;
-  proto << ");\n";
-  for (std::size_t i = 0; i < l.namespaces.size(); ++i) proto << "}\n";
-  std::string qualified;
-  for (const std::string& ns : l.namespaces) qualified += ns + "::";
-  qualified += l.name;
-
   SizePlan s = sizes_for(dims.size());
-  std::ostringstream t;
-  t << "// Harness for " << qualified << " (" << source_name << ":" << l.line
-    << "), drafted by `kernelblaster harness init`\n"
-       "// from the launcher's signature. It compiles as it is; check every line marked\n"
-       "// CONFIRM (shapes, sizes, which buffers are written, values) before trusting\n"
-       "// what the tuner measures with it.\n"
-       "#include <kernelblaster/harness.h>\n"
-       "#include <cuda_bf16.h>\n"
-       "#include <cuda_fp16.h>\n"
-       "#include <cuda_runtime.h>\n\n"
-    << proto.str() << "\n"
-    << "int main(int argc, char** argv) {\n"
-       "  using namespace kernelblaster;\n"
-       "  Harness h(\""
-    << l.name << "\");\n"
-    << "  h.size(\"small\", " << dims_literal(dims, s.small) << ")\n"
-    << "      .size(\"large\", " << dims_literal(dims, s.large) << ")  // CONFIRM: a size the program really runs\n"
-    << "      .validation_size(\"odd\", " << dims_literal(dims, s.odd)
-    << ")  // CONFIRM: drop it if the kernels need multiples\n"
-    << buffers.str() << "      .launch([](Call& c) {\n"
-    << "        " << qualified << "(\n"
-    << call.str() << ");\n"
-    << "      });\n"
-       "  return h.main(argc, argv);\n"
-       "}\n";
-  d.text = t.str();
+  std::ostringstream chain;
+  chain << "      .size(\"small\", " << dims_literal(dims, s.small) << ")\n"
+        << "      .size(\"large\", " << dims_literal(dims, s.large) << ")  // CONFIRM: a size the program really runs\n"
+        << "      .validation_size(\"odd\", " << dims_literal(dims, s.odd)
+        << ")  // CONFIRM: drop it if the kernels need multiples\n"
+        << buffers.str();
+  const std::string comment = "// Harness for " + qualified_name(l) + " (" + source_name + ":" + std::to_string(l.line) +
+                              "), drafted by `kernelblaster harness init`\n"
+                              "// from the launcher's signature. It compiles as it is; check every line marked\n"
+                              "// CONFIRM (shapes, sizes, which buffers are written, values) before trusting\n"
+                              "// what the tuner measures with it.\n";
+  d.text = harness_file(comment, l, chain.str(), arguments);
   return d;
 }
 

@@ -1,0 +1,100 @@
+#include "synth/capture.h"
+
+#include <gtest/gtest.h>
+
+#include "synth/capture_harness.h"
+
+using namespace kernelblaster::synth;
+
+namespace {
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// A gather: out[i] = table[index[i]]; index holds integers, table's extent
+// is no product of the launcher's sizes.
+const char* kGather = R"({"format": "kernelblaster-capture-1", "source": "src/gather.cu",
+  "launcher": {"name": "gather", "namespaces": ["ops"], "return_type": "void", "params": [
+    {"name": "table", "type": "const float *", "kind": "buffer", "element": "f32"},
+    {"name": "index", "type": "const int *", "kind": "buffer", "element": "i32"},
+    {"name": "out", "type": "float *", "kind": "buffer", "writable": true, "element": "f32"},
+    {"name": "n", "type": "int", "kind": "dim"},
+    {"name": "scale", "type": "float", "kind": "real"},
+    {"name": "stream", "type": "cudaStream_t", "kind": "stream"}]},
+  "calls": [
+    {"args": [{"elements": 5000}, {"elements": 100, "min": 0, "max": 4999}, {"elements": 100, "written": true},
+              {"value": "100"}, {"value": "1"}, {}]},
+    {"args": [{"elements": 70000}, {"elements": 9000, "min": 3, "max": 69999}, {"elements": 9000, "written": true},
+              {"value": "9000"}, {"value": "0.5"}, {}]}]})";
+
+std::string parse_error(const std::string& text) {
+  try {
+    parse_capture(text, "c.json");
+  } catch (const CaptureError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(Capture, RoundTripsThroughItsJson) {
+  Capture c = parse_capture(kGather, "g.json");
+  ASSERT_EQ(c.calls.size(), 2u);
+  EXPECT_EQ(c.launcher.namespaces, std::vector<std::string>{"ops"});
+  EXPECT_EQ(c.calls[1].args[1].max.value(), 69999);
+  Capture again = parse_capture(capture_to_json(c), "again.json");
+  EXPECT_EQ(capture_to_json(again), capture_to_json(c));
+}
+
+TEST(Capture, BadInputIsOneLineNamingTheEntry) {
+  EXPECT_EQ(parse_error("{"), "capture c.json: not JSON");
+  EXPECT_EQ(parse_error(R"({"format": "other"})"), "capture c.json: /format: must be \"kernelblaster-capture-1\"");
+  std::string text = kGather;
+  std::string no_calls = text.substr(0, text.find("\"calls\"")) + "\"calls\": []}";
+  EXPECT_EQ(parse_error(no_calls), "capture c.json: /calls: missing, not an array, or empty (nothing was recorded)");
+  std::string evil = text;
+  evil.replace(evil.find("\"gather\""), 8, "\"g(); system(\\\"rm\\\")\"");
+  EXPECT_EQ(parse_error(evil), "capture c.json: /launcher/name: not a C identifier");
+  std::string short_call = text;
+  short_call.replace(short_call.find("{\"value\": \"100\"}, "), 18, "");
+  EXPECT_EQ(parse_error(short_call), "capture c.json: /calls/0/args: 5 arguments for 6 parameters");
+  std::string bad_dim = text;
+  bad_dim.replace(bad_dim.find("\"9000\""), 6, "\"-3\"");
+  EXPECT_EQ(parse_error(bad_dim), "capture c.json: /calls/1/args/3/value: a dimension must be a whole number >= 0");
+  std::string bad_value = text;
+  bad_value.replace(bad_value.find("\"0.5\""), 5, "\"0.5); abort(\"");
+  EXPECT_EQ(parse_error(bad_value), "capture c.json: /calls/1/args/4/value: not a number or true/false");
+  std::string bad_extent = text;
+  bad_extent.replace(bad_extent.find("5000"), 4, "0");
+  EXPECT_EQ(parse_error(bad_extent), "capture c.json: /calls/0/args/0/elements: a buffer's extent must be a positive integer");
+}
+
+TEST(CaptureHarness, ExtentsRangesAndValuesComeFromTheRecordedCalls) {
+  HarnessDraft d = synthesize_harness(parse_capture(kGather, "g.json"));
+  EXPECT_EQ(d.file_name, "gather_harness.cu");
+  EXPECT_TRUE(has(d.text, "void gather(const float * table, const int * index, float * out, int n, float scale, "
+                          "cudaStream_t stream);"));
+  EXPECT_TRUE(has(d.text, "namespace ops {"));
+  // Largest first; the table's extent is a dimension of its own.
+  EXPECT_TRUE(has(d.text, "h.size(\"call1\", {{\"table_elements\", 70000}, {\"n\", 9000}})")) << d.text;
+  EXPECT_TRUE(has(d.text, ".size(\"call0\", {{\"table_elements\", 5000}, {\"n\", 100}})"));
+  EXPECT_FALSE(has(d.text, "validation_size"));  // two calls: both timed
+  EXPECT_TRUE(has(d.text, ".input(\"table\", DType::f32, {\"table_elements\"}, Distribution::normal(0, 1))"));
+  EXPECT_TRUE(has(d.text, ".input(\"index\", DType::i32, {\"n\"}, Distribution::integers(3, 4999))"));  // what every call held
+  EXPECT_TRUE(has(d.text, ".output(\"out\", DType::f32, {\"n\"})"));
+  EXPECT_TRUE(has(d.text, "ops::gather("));
+  EXPECT_TRUE(has(d.text, "static_cast<float>(0.5)"));  // the largest call's value
+  ASSERT_EQ(d.confirm.size(), 1u);
+  EXPECT_TRUE(has(d.confirm[0], "'scale' differs between the recorded calls"));
+}
+
+TEST(CaptureHarness, ACallThatChangesNothingIsSaidAndDuplicatesCountOnce) {
+  std::string text = kGather;
+  for (std::size_t at; (at = text.find(", \"written\": true")) != std::string::npos;) text.erase(at, 17);
+  Capture c = parse_capture(text, "g.json");
+  c.calls.push_back(c.calls[0]);
+  HarnessDraft d = synthesize_harness(c);
+  EXPECT_TRUE(has(d.text, "from 3 recorded call(s), 2 distinct"));
+  EXPECT_TRUE(has(d.text, ".input(\"out\""));
+  EXPECT_TRUE(has(d.confirm.front(), "no recorded call changed any buffer"));
+}

@@ -1,0 +1,25 @@
+// A native harness synthesized from a capture (capture.h): the calls the
+// program really made decide the sizes, every buffer's extent and which
+// buffers are outputs; nothing is guessed from names as `harness init` must.
+//
+// Sizes: the distinct recorded calls, largest first by bytes: the two
+// largest are timed, and with three or more the smallest is the validation
+// size. Dimensions are the launcher's integer arguments as recorded; a
+// buffer's shape is the product of those that gives its recorded extent in
+// every call, else a dimension of its own ("<buffer>_elements"). Inputs are
+// fresh seeded values of the recorded types (integers within the range
+// every call held); a buffer any call changed is an output, compared with
+// the original launcher's output at the element type's default tolerance.
+// Scalars take their recorded value. What could not be decided is listed in `confirm`.
+#pragma once
+
+#include <string>
+
+#include "synth/capture.h"
+#include "synth/harness_writer.h"
+
+namespace kernelblaster::synth {
+
+HarnessDraft synthesize_harness(const Capture& capture);
+
+}  // namespace kernelblaster::synth

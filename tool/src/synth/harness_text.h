@@ -1,0 +1,39 @@
+// The pieces of a native harness's text that every writer of one shares:
+// `harness init` (harness_writer.h, from a signature) and synthesis from a
+// capture (capture_harness.h, from recorded calls).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "synth/launcher.h"
+
+namespace kernelblaster::synth {
+
+// The C++ type of a harness DType name ("f32" -> "float"); f32 when empty.
+std::string cpp_type(const std::string& element);
+bool integer_element(const std::string& element);
+// Bytes per element of a harness DType name (f32 when empty).
+int element_bytes(const std::string& element);
+
+// "ns::name".
+std::string qualified_name(const Launcher& l);
+// The launcher's declaration, spelled without the source's typedefs.
+std::string launcher_prototype(const Launcher& l);
+
+// The argument expression inside `.launch([](Call& c) {...})`.
+std::string buffer_argument(const LauncherParam& p, bool output);
+std::string dim_argument(const LauncherParam& p);
+
+// {"a", "b"}; {{"n", 4096}, ...}.
+std::string shape_literal(const std::vector<std::string>& shape);
+std::string dims_literal(const std::vector<std::pair<std::string, long long>>& dims);
+
+// The whole file: `comment` (lines, each starting "// "), the prototype,
+// then main() with `chain` (the .size/.input/... lines, each indented six
+// spaces and ending in a newline) and the call with `arguments` (one per
+// parameter, in order).
+std::string harness_file(const std::string& comment, const Launcher& l, const std::string& chain,
+                         const std::vector<std::string>& arguments);
+
+}  // namespace kernelblaster::synth
