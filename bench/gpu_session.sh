@@ -23,6 +23,7 @@
 #                                     noharness test project); harness init drafts the harness, tune finds
 #                                     THREADS (#ifndef) itself; a copy with a literal <<<blocks, 128>>> gets
 #                                     a KERNELBLASTER_BLOCK_L<n> tunable (ONELINE_BUDGET seconds each)
+#   bench/gpu_session.sh capture      issue 13 parts 2-3 on a GPU: capture shim, capture -- app, harness synth, eval
 #   bench/gpu_session.sh optimize [P] issue 15 on a GPU: kernelblaster optimize end to end with scripted
 #                                     replies holding real honest and hostile rewrites (tests/gpu/
 #                                     optimize_scripted_test.py); the whole log and each run's artifacts
@@ -47,6 +48,25 @@ case "$stage" in
       echo "$n: tune exit $?"
       python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print({k: d.get(k) for k in ('status','reason','speedup','config','flags','evaluations','space_size','seconds','gpu')})" "$d/$n.summary.json"
     done 2>&1 | tee "$d/oneline.log"
+    ;;
+  capture)
+    # issue 13 parts 2-3 on a GPU: the noharness project's app, built with the
+    # recording shim, run under `kernelblaster capture`; the capture becomes a
+    # harness (harness synth), which the engine then runs (eval, the original
+    # against itself). Wall times of the plain app, the shimmed app not
+    # recording, and recording: the capture overhead.
+    p=tests/cmake/projects/noharness; d=$OUT/capture; mkdir -p "$d"; inc=$(dirname "$TOOL")/../include
+    {
+      $TOOL capture shim $p/src/scale_shift.cu -I $p/include --out "$d" &&
+        nvcc -std=c++17 -arch=sm_90 -I "$inc" -I $p/include "$d/scale_shift.capture.cu" $p/app/main.cu -o "$d/app_shim" &&
+        nvcc -std=c++17 -arch=sm_90 -I $p/include $p/src/scale_shift.cu $p/app/main.cu -o "$d/app_plain" || exit 1
+      for run in plain shim; do s=$(date +%s%N); "$d/app_$run" >/dev/null; echo "$run: $(( ($(date +%s%N) - s) / 1000000 )) ms"; done
+      s=$(date +%s%N); $TOOL capture --out "$d" -- "$d/app_shim"; echo "capturing: $(( ($(date +%s%N) - s) / 1000000 )) ms"
+      cat "$d"/*.capture.json
+      $TOOL harness synth "$d/scale_shift.scale_shift.capture.json" --out "$d" --force && cat "$d/scale_shift_harness.cu"
+      $TOOL eval --json --source $p/src/scale_shift.cu --harness "$d/scale_shift_harness.cu" -I $p/include >"$d/eval.json"
+      python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print({k: d.get(k) for k in ('status','detail','speedup')})" "$d/eval.json"
+    } 2>&1 | tee "$d/capture.log"
     ;;
   optimize)
     # Parts (examples, kernelbench, transfer; default all): the whole test

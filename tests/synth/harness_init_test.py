@@ -143,6 +143,57 @@ with tempfile.TemporaryDirectory() as work:
     check(r.returncode == 2 and r.stderr.count("\n") == 1 and "not JSON" in r.stderr,
           f"synth on a non-capture: rc {r.returncode} {r.stderr!r}")
 
+    # capture shim: the recording shim of each example compiles (with the
+    # runtime header) in place of its source.
+    for stem in sorted(expected):
+        src = os.path.join(examples, "src", stem + ".cu")
+        out = os.path.join(work, "shims")
+        r = subprocess.run([TOOL, "capture", "shim", src, "--out", out, "-I", os.path.join(examples, "include")],
+                           capture_output=True, text=True, timeout=120)
+        check(r.returncode == 0, f"capture shim {stem}: rc {r.returncode} {r.stderr}")
+        shim = os.path.join(out, stem + ".capture.cu")
+        if os.path.exists(shim):
+            c = subprocess.run([NVCC, "-std=c++17", "-c", "-I" + os.path.join(ROOT, "tool", "include"),
+                                "-I" + os.path.join(examples, "include"), shim, "-o", shim + ".o"],
+                               capture_output=True, text=True, timeout=300)
+            check(c.returncode == 0, f"{shim} does not compile: {c.stderr[-600:]}")
+
+    # capture -- COMMAND: a stand-in program writes the lines a shim would;
+    # they are gathered per launcher, and harness synth reads the result.
+    launcher = {"name": "scale_shift", "return_type": "void",
+                "params": [param("x", "const float *", "buffer", False, "f32"),
+                           param("y", "float *", "buffer", True, "f32"), param("a", "float", "real"),
+                           param("b", "float", "real"), param("n", "unsigned long", "dim")]}
+    lines = [{"source": scale, "launcher": launcher, "args": [buf(e), buf(e, True), n(2.5), n(-1), n(e)]}
+             for e in (1000, 1 << 20, 4096)]
+    lines.append({"source": scale, "launcher": launcher, "args": [{}, buf(8, True), n(2.5), n(-1), n(8)]})
+    recorder = os.path.join(work, "recorder.py")
+    with open(recorder, "w") as f:
+        f.write("import json, os\nwith open(os.environ['KERNELBLASTER_CAPTURE_FILE'], 'a') as f:\n")
+        for line in lines:
+            f.write(f"    f.write({json.dumps(json.dumps(line))} + '\\n')\n")
+        f.write("    f.write('not json\\n')\n")
+    cap_dir = os.path.join(work, "captured")
+    r = subprocess.run([TOOL, "capture", "--out", cap_dir, "--", sys.executable, recorder], capture_output=True,
+                       text=True, timeout=120)
+    captured = os.path.join(cap_dir, "scale.scale_shift.capture.json")
+    check(r.returncode == 0 and "captured 3 calls" in r.stdout and "1 call left out" in r.stdout
+          and "1 recorded line unreadable" in r.stdout and os.path.exists(captured),
+          f"capture -- recorder: rc {r.returncode} {r.stdout} {r.stderr}")
+    if os.path.exists(captured):
+        r = synth(captured, os.path.join(work, "synth2"))
+        check(r.returncode == 0 and os.path.exists(os.path.join(work, "synth2", "scale_harness.cu")),
+              f"synth from a gathered capture: {r.returncode} {r.stdout} {r.stderr}")
+    r = subprocess.run([TOOL, "capture", "--out", os.path.join(work, "nothing"), "--", "true"], capture_output=True,
+                       text=True, timeout=60)
+    check(r.returncode == 1 and r.stderr.count("\n") == 1 and "no launcher call was recorded" in r.stderr,
+          f"capture of a program that records nothing: rc {r.returncode} {r.stderr!r}")
+    r = subprocess.run([TOOL, "capture", "--out", os.path.join(work, "failing"), "--", "false"], capture_output=True,
+                       text=True, timeout=60)
+    check(r.returncode == 1 and "exited with 1" in r.stderr, f"capture of a failing command: rc {r.returncode} {r.stderr!r}")
+    r = subprocess.run([TOOL, "capture", "true"], capture_output=True, text=True, timeout=60)
+    check(r.returncode == 2 and r.stderr.count("\n") == 1, f"capture without '--': rc {r.returncode} {r.stderr!r}")
+
     # Errors: one line each.
     none = os.path.join(work, "none.cu")
     with open(none, "w") as f:

@@ -21,6 +21,7 @@ int build_command(const CommandArgs& args, const std::string& self_exe);   // bu
 int gate_command(const CommandArgs& args, const std::string& self_exe);    // gate_command.cc
 int stats_command(const CommandArgs& args, const std::string& self_exe);   // stats_command.cc
 int harness_command(const CommandArgs& args, const std::string& self_exe); // harness_command.cc
+int capture_command(const CommandArgs& args, const std::string& self_exe); // capture_command.cc
 int optimize_command(const CommandArgs& args, const std::string& self_exe); // optimize_command.cc
 int llm_command(const CommandArgs& args, const std::string& self_exe);     // llm_command.cc
 

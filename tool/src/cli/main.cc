@@ -26,7 +26,8 @@ commands:
   gate      CTest gate: a tuned source is still correct and still fast enough
   stats     how build steps ended, counted per cause (like ccache -s)
   llm       check the LLM provider configuration (llm ping)
-  harness   write a harness for each host launcher of a source (harness init)
+  harness   write a harness for each host launcher of a source (harness init), or from a capture (harness synth)
+  capture   record a program's calls of its launchers (capture shim, capture -- COMMAND)
   version   print the version
 
 Run 'kernelblaster <command> --help' for a command's options.
@@ -54,7 +55,7 @@ int main(int argc, char** argv) {
       {"gpu", kernelblaster::gpu_command},       {"build", kernelblaster::build_command},
       {"gate", kernelblaster::gate_command},     {"stats", kernelblaster::stats_command},
       {"llm", kernelblaster::llm_command},       {"harness", kernelblaster::harness_command},
-      {"optimize", kernelblaster::optimize_command},
+      {"optimize", kernelblaster::optimize_command}, {"capture", kernelblaster::capture_command},
   };
   if (auto it = commands.find(command); it != commands.end()) return it->second(rest, self_exe());
   if (command == "version" || command == "--version") {

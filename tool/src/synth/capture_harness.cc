@@ -193,8 +193,13 @@ HarnessDraft synthesize_harness(const Capture& cap) {
         break;
       case ParamKind::stream: arguments.push_back("0 /* the default stream */"); break;
       case ParamKind::other:
-        arguments.push_back("static_cast<" + p.canonical + ">(" + v + ") /* CONFIRM " + p.name + " */");
-        d.confirm.push_back("'" + p.name + "' (" + p.type + ") is passed as its recorded value " + v);
+        if (v.empty()) {
+          arguments.push_back("{} /* CONFIRM " + p.name + " (" + p.type + ") */");
+          d.confirm.push_back("'" + p.name + "' (" + p.type + ") was not recorded: it is passed as {}");
+        } else {
+          arguments.push_back("static_cast<" + p.canonical + ">(" + v + ") /* CONFIRM " + p.name + " */");
+          d.confirm.push_back("'" + p.name + "' (" + p.type + ") is passed as its recorded value " + v);
+        }
         break;
     }
   }

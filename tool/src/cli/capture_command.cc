@@ -1,0 +1,197 @@
+// kernelblaster capture: record a program's calls of its kernels' host
+// launchers, as the input of `harness synth` (issue 13).
+//   capture shim SOURCE.cu   the recording shim to compile in the source's place
+//   capture -- COMMAND...    run a program built with shims; gather what it recorded
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "common/file_util.h"
+#include "synth/capture.h"
+#include "synth/capture_shim.h"
+#include "synth/launcher_scan.h"
+
+namespace fs = std::filesystem;
+
+namespace kernelblaster {
+namespace {
+
+const char* kHelp = R"(usage: kernelblaster capture shim SOURCE.cu [--out DIR] [-I DIR]... [-D DEF]...
+       kernelblaster capture [--out DIR] -- COMMAND [ARG...]
+
+Records the calls a program makes to the host launchers of its kernel
+sources, so that `kernelblaster harness synth` can write harnesses from
+them (sizes, extents, outputs and values the program really used).
+
+shim writes DIR/<stem>.capture.cu (default DIR: ./capture-shims) for
+SOURCE.cu (read with libclang): it includes the source with each launcher
+renamed and defines the launcher again, recording each call when
+KERNELBLASTER_CAPTURE_FILE is set and calling the original. Build the
+program with the shim compiled instead of the source.
+
+capture -- COMMAND runs the command with KERNELBLASTER_CAPTURE_FILE set to
+DIR/calls.jsonl (default DIR: ./kernelblaster-capture), then writes one
+DIR/<stem>.<launcher>.capture.json per launcher that was called. The first
+call of each distinct shape is recorded; a call with a buffer outside device
+memory is left out (and counted).
+
+Exit status: 0 captured, 1 nothing was recorded or the command failed,
+2 misuse. Status: the shim and its runtime (kernelblaster/capture.h) have
+been compiled, not yet run on a GPU; gathering is tested with recorded lines.
+)";
+
+int shim(const CommandArgs& argv) {
+  if (argv.size() < 2 || argv[1].empty() || argv[1][0] == '-') throw UsageError("capture shim needs SOURCE.cu");
+  const std::string source = argv[1];
+  Args args(CommandArgs(argv.begin() + 2, argv.end()), {"--out", "-I", "-D"}, {});
+  if (!fs::is_regular_file(source)) throw UsageError("no such file: " + source);
+  synth::ScanOptions opt;
+  opt.include_dirs = args.values("-I");
+  opt.definitions = args.values("-D");
+  opt.cuda_include = synth::default_cuda_include();
+  synth::SourceScan scan = synth::scan_source(source, opt);
+  if (scan.launchers.empty()) {
+    std::fprintf(stderr, "kernelblaster capture: %s defines no host launcher\n", source.c_str());
+    return 1;
+  }
+  synth::infer_void_elements(scan);
+  fs::path out = args.value("--out", "capture-shims");
+  fs::create_directories(out);
+  const std::string text = synth::capture_shim(scan.launchers, fs::absolute(source).lexically_normal().string());
+  fs::path file = out / (fs::path(source).stem().string() + ".capture.cu");
+  write_file_atomic(file.string(), text);
+  std::printf("wrote %s (%zu launcher%s)\n", file.string().c_str(), scan.launchers.size(),
+              scan.launchers.size() == 1 ? "" : "s");
+  return 0;
+}
+
+int run_command(const std::vector<std::string>& command, const std::string& capture_file) {
+  std::fflush(stdout);
+  pid_t pid = ::fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    ::setenv("KERNELBLASTER_CAPTURE_FILE", capture_file.c_str(), 1);
+    std::vector<char*> argv;
+    for (const std::string& a : command) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execvp(argv[0], argv.data());
+    std::fprintf(stderr, "kernelblaster capture: cannot run %s\n", command[0].c_str());
+    _exit(127);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+struct GatherReport {
+  std::vector<std::pair<std::string, std::size_t>> files;  // capture file, calls in it
+  std::vector<std::string> errors;                         // one line per launcher refused
+  int left_out = 0, unreadable = 0;
+};
+
+// The recorded lines gathered into one capture file per launcher.
+GatherReport gather_capture(const std::string& lines_path, const std::string& out_dir) {
+  GatherReport rep;
+  std::ifstream in(lines_path);
+  // (source, launcher name) -> the capture being assembled.
+  std::map<std::pair<std::string, std::string>, nlohmann::json> captures;
+  int line_number = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++line_number;
+    if (line.empty()) continue;
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (!j.is_object() || !j.contains("launcher") || !j["launcher"].is_object() || !j["launcher"].contains("name") ||
+        !j["launcher"]["name"].is_string() || !j.contains("args") || !j["args"].is_array() ||
+        !j.contains("source") || !j["source"].is_string()) {
+      ++rep.unreadable;
+      continue;
+    }
+    const nlohmann::json& params = j["launcher"].value("params", nlohmann::json::array());
+    bool outside = false;
+    for (std::size_t i = 0; i < j["args"].size() && i < params.size(); ++i)
+      if (params[i].value("kind", "") == "buffer" && !j["args"][i].contains("elements")) outside = true;
+    if (outside) {
+      ++rep.left_out;
+      continue;
+    }
+    auto key = std::make_pair(j["source"].get<std::string>(), j["launcher"]["name"].get<std::string>());
+    nlohmann::json& c = captures[key];
+    if (c.is_null()) c = {{"format", synth::kCaptureFormat}, {"source", key.first}, {"launcher", j["launcher"]}, {"calls", nlohmann::json::array()}};
+    else if (c["launcher"] != j["launcher"]) {
+      ++rep.unreadable;  // the same launcher with another signature: a rebuilt program mid-run
+      continue;
+    }
+    c["calls"].push_back({{"args", j["args"]}});
+  }
+  fs::create_directories(out_dir);
+  for (const auto& [key, c] : captures) {
+    const std::string name = fs::path(key.first).stem().string() + "." + key.second + ".capture.json";
+    const std::string file = (fs::path(out_dir) / name).string();
+    try {
+      synth::Capture parsed = synth::parse_capture(c.dump(), file);
+      write_file_atomic(file, synth::capture_to_json(parsed));
+      rep.files.emplace_back(file, parsed.calls.size());
+    } catch (const synth::CaptureError& x) {
+      rep.errors.push_back(x.what());
+    }
+  }
+  return rep;
+}
+
+}  // namespace
+
+int capture_command(const CommandArgs& argv, const std::string& self_exe) {
+  (void)self_exe;
+  for (const std::string& a : argv) {
+    if (a == "--") break;
+    if (a == "--help" || a == "-h") {
+      std::fputs(kHelp, stdout);
+      return 0;
+    }
+  }
+  try {
+    if (!argv.empty() && argv[0] == "shim") return shim(argv);
+    auto dash = std::find(argv.begin(), argv.end(), "--");
+    if (dash == argv.end() || dash + 1 == argv.end())
+      throw UsageError("capture needs '-- COMMAND' (or 'shim SOURCE.cu')");
+    Args args(CommandArgs(argv.begin(), dash), {"--out"}, {});
+    const std::vector<std::string> command(dash + 1, argv.end());
+    const fs::path out = fs::absolute(args.value("--out", "kernelblaster-capture"));
+    fs::create_directories(out);
+    const std::string lines = (out / "calls.jsonl").string();
+    fs::remove(lines);
+    int rc = run_command(command, lines);
+    GatherReport rep = gather_capture(lines, out.string());
+    for (const auto& [file, calls] : rep.files) std::printf("captured %zu call%s: %s\n", calls, calls == 1 ? "" : "s", file.c_str());
+    for (const std::string& e : rep.errors) std::fprintf(stderr, "kernelblaster capture: %s\n", e.c_str());
+    if (rep.left_out) std::printf("%d call%s left out: a buffer outside device memory\n", rep.left_out, rep.left_out == 1 ? "" : "s");
+    if (rep.unreadable) std::printf("%d recorded line%s unreadable\n", rep.unreadable, rep.unreadable == 1 ? "" : "s");
+    if (rc != 0) {
+      std::fprintf(stderr, "kernelblaster capture: the command exited with %d%s\n", rc,
+                   rep.files.empty() ? "" : " (what it recorded was kept)");
+      return 1;
+    }
+    if (rep.files.empty()) {
+      std::fprintf(stderr, "kernelblaster capture: no launcher call was recorded (was the program built with "
+                           "`kernelblaster capture shim` sources?)\n");
+      return 1;
+    }
+    return 0;
+  } catch (const std::exception& x) {
+    std::fprintf(stderr, "kernelblaster capture: %s (see --help)\n", x.what());
+    return 2;
+  }
+}
+
+}  // namespace kernelblaster

@@ -1,0 +1,83 @@
+#include "synth/capture_shim.h"
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "synth/capture.h"
+#include "synth/harness_text.h"
+
+namespace kernelblaster::synth {
+
+std::string launcher_json(const Launcher& l) {
+  nlohmann::json params = nlohmann::json::array();
+  for (const LauncherParam& p : l.params)
+    params.push_back({{"name", p.name}, {"type", p.type}, {"canonical", p.canonical}, {"kind", param_kind_name(p.kind)},
+                      {"writable", p.writable}, {"element", p.element}});
+  return nlohmann::json{{"name", l.name},
+                        {"namespaces", l.namespaces},
+                        {"extern_c", l.extern_c},
+                        {"return_type", l.return_type},
+                        {"line", l.line},
+                        {"params", params}}
+      .dump();
+}
+
+namespace {
+
+void write_definition(std::ostringstream& t, const Launcher& l, const std::string& source_path) {
+  const std::string renamed = "kb_capture_original_" + l.name;
+  for (const std::string& ns : l.namespaces) t << "namespace " << ns << " {\n";
+  t << (l.extern_c ? "extern \"C\" " : "") << l.return_type << " " << l.name << "(";
+  for (std::size_t i = 0; i < l.params.size(); ++i)
+    t << (i ? ", " : "") << l.params[i].canonical << " " << l.params[i].name;
+  t << ") {\n";
+  // The launcher's JSON goes in a raw string whose delimiter cannot occur in it.
+  t << "  kernelblaster::capture::Call kb_call(" << nlohmann::json(source_path).dump() << ", R\"KBCAPTURE("
+    << launcher_json(l) << ")KBCAPTURE\");\n";
+  for (const LauncherParam& p : l.params) {
+    switch (p.kind) {
+      case ParamKind::buffer: {
+        const bool typed = p.type.find("void") == std::string::npos && !p.element.empty();
+        const std::string bytes = p.element.empty() ? "1" : std::to_string(element_bytes(p.element));
+        if (typed) t << "  kb_call.buffer(" << p.name << ", " << bytes << ");\n";
+        else t << "  kb_call.buffer(static_cast<const void*>(" << p.name << "), " << bytes << ");\n";
+        break;
+      }
+      case ParamKind::dim: t << "  kb_call.value(static_cast<long long>(" << p.name << "));\n"; break;
+      case ParamKind::real: t << "  kb_call.value(static_cast<double>(" << p.name << "));\n"; break;
+      case ParamKind::flag: t << "  kb_call.value(static_cast<long long>(" << p.name << " ? 1 : 0));\n"; break;
+      case ParamKind::stream:
+      case ParamKind::other: t << "  kb_call.none();\n"; break;
+    }
+  }
+  t << "  kb_call.begin();\n";
+  std::string args;
+  for (std::size_t i = 0; i < l.params.size(); ++i) args += (i ? ", " : "") + l.params[i].name;
+  if (l.return_type == "void") {
+    t << "  " << renamed << "(" << args << ");\n  kb_call.finish();\n";
+  } else {
+    t << "  auto kb_result = " << renamed << "(" << args << ");\n  kb_call.finish();\n  return kb_result;\n";
+  }
+  t << "}\n";
+  for (std::size_t i = 0; i < l.namespaces.size(); ++i) t << "}\n";
+}
+
+}  // namespace
+
+std::string capture_shim(const std::vector<Launcher>& launchers, const std::string& source_path) {
+  std::ostringstream t;
+  t << "// Recording shim for " << source_path << ", written by `kernelblaster capture shim`.\n"
+       "// Compiled in the source's place, it records each call of its launchers when\n"
+       "// KERNELBLASTER_CAPTURE_FILE is set (kernelblaster/capture.h) and calls the originals.\n";
+  for (const Launcher& l : launchers) t << "#define " << l.name << " kb_capture_original_" << l.name << "\n";
+  t << "#include " << nlohmann::json(source_path).dump() << "\n";
+  for (const Launcher& l : launchers) t << "#undef " << l.name << "\n";
+  t << "#include <kernelblaster/capture.h>\n";
+  for (const Launcher& l : launchers) {
+    t << "\n";
+    write_definition(t, l, source_path);
+  }
+  return t.str();
+}
+
+}  // namespace kernelblaster::synth
