@@ -75,13 +75,5 @@ TEST(CodeBlocks, DefinitionsAreToldFromDeclarationsCallsAndComments) {
   EXPECT_FALSE(defines_function("void ff(int a) {}", "f"));
 }
 
-TEST(CodeBlocks, AMentionIsAWholeIdentifierOutsideCommentsAndStrings) {
-  EXPECT_TRUE(mentions_identifier("int main() { softmax_rows(x, y, n); }", "softmax_rows"));
-  EXPECT_TRUE(mentions_identifier("auto fn = &scale;", "scale"));
-  EXPECT_FALSE(mentions_identifier("scale_shift(x, y);", "scale"));
-  EXPECT_FALSE(mentions_identifier("// calls scale\nconst char* s = \"scale\";", "scale"));
-  EXPECT_FALSE(mentions_identifier("anything", ""));
-}
-
 }  // namespace
 }  // namespace kernelblaster::rewrite

@@ -53,6 +53,17 @@ Prototype parse_decl(const std::string& text) {
   return p;
 }
 
+TEST(KernelBenchSourceScan, AnIdentifierIsWholeAndOutsideCommentsAndStrings) {
+  auto found = [](const std::string& code, const std::string& name) {
+    return !find_identifier(mask_comments_and_strings(code), name).empty();
+  };
+  EXPECT_TRUE(found("int main() { softmax_rows(x, y, n); }", "softmax_rows"));
+  EXPECT_TRUE(found("auto fn = &scale;", "scale"));
+  EXPECT_FALSE(found("scale_shift(x, y);", "scale"));
+  EXPECT_FALSE(found("// calls scale\nconst char* s = \"scale\";", "scale"));
+  EXPECT_FALSE(found("anything", ""));
+}
+
 TEST(KernelBenchPrototype, ParsesTheReluDriver) {
   Prototype p = parse_decl(kReluDriver);
   EXPECT_EQ(p.return_type, "void");

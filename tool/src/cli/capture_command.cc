@@ -58,7 +58,6 @@ int shim(const CommandArgs& argv) {
   synth::ScanOptions opt;
   opt.include_dirs = args.values("-I");
   opt.definitions = args.values("-D");
-  opt.cuda_include = synth::default_cuda_include();
   synth::SourceScan scan = synth::scan_source(source, opt);
   if (scan.launchers.empty()) {
     std::fprintf(stderr, "kernelblaster capture: %s defines no host launcher\n", source.c_str());

@@ -83,7 +83,6 @@ int harness_command(const CommandArgs& argv, const std::string& self_exe) {
     synth::ScanOptions opt;
     opt.include_dirs = args.values("-I");
     opt.definitions = args.values("-D");
-    opt.cuda_include = synth::default_cuda_include();
     synth::SourceScan scan = synth::scan_source(source, opt);
     std::string name = fs::path(source).filename().string();
     if (scan.launchers.empty()) {

@@ -12,6 +12,7 @@
 #include "eval/gpu_probe.h"
 #include "eval/manifest.h"
 #include "kernelbench/problem.h"
+#include "kernelbench/source_scan.h"
 #include "kb/kb_store.h"
 #include "llm/client.h"
 #include "optimize/engine_judge.h"
@@ -259,13 +260,12 @@ std::string discover_launcher(const std::string& source, const std::string& harn
   synth::ScanOptions opt;
   opt.include_dirs = include_dirs;
   opt.definitions = definitions;
-  opt.cuda_include = synth::default_cuda_include();
   synth::SourceScan scan = synth::scan_source(source, opt);
-  const std::string harness_text = read_file(harness);
+  const std::string harness_code = kernelbench::mask_comments_and_strings(read_file(harness));
   std::vector<std::string> named, all;
   for (const synth::Launcher& l : scan.launchers) {
     all.push_back(l.name);
-    if (rewrite::mentions_identifier(harness_text, l.name)) named.push_back(l.name);
+    if (!kernelbench::find_identifier(harness_code, l.name).empty()) named.push_back(l.name);
   }
   auto list = [](const std::vector<std::string>& v) {
     std::string out;

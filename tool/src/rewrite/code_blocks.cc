@@ -78,16 +78,6 @@ std::vector<CodeBlock> fenced_blocks(const std::string& reply) {
   return out;
 }
 
-bool mentions_identifier(const std::string& code, const std::string& name) {
-  if (name.empty()) return false;
-  const std::string plain = code_only(code);
-  for (std::size_t at = plain.find(name); at != std::string::npos; at = plain.find(name, at + 1)) {
-    const std::size_t end = at + name.size();
-    if ((at == 0 || !is_ident_char(plain[at - 1])) && (end >= plain.size() || !is_ident_char(plain[end]))) return true;
-  }
-  return false;
-}
-
 bool defines_function(const std::string& code, const std::string& launcher) {
   if (launcher.empty()) return false;
   const std::string plain = code_only(code);

@@ -35,8 +35,4 @@ Extraction extract_candidate(const std::string& reply, const std::string& launch
 // calls it), ignoring comments and literals.
 bool defines_function(const std::string& code, const std::string& launcher);
 
-// Whether `name` occurs in `code` as a whole identifier, outside comments
-// and literals.
-bool mentions_identifier(const std::string& code, const std::string& name);
-
 }  // namespace kernelblaster::rewrite

@@ -21,7 +21,7 @@ class ScanError : public std::runtime_error {
 struct ScanOptions {
   std::vector<std::string> include_dirs;
   std::vector<std::string> definitions;  // NAME or NAME=VALUE
-  std::string cuda_include;              // the toolkit's include directory
+  std::string cuda_include = default_cuda_include();  // the toolkit's include directory
 };
 
 struct SourceScan {
