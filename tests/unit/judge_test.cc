@@ -313,6 +313,21 @@ TEST(CallCosts, IdleTimeBeyondTheOriginalsIsCharged) {
   EXPECT_DOUBLE_EQ(r2.ns / c2.ns, 2.0);
 }
 
+TEST(CallCosts, TheSpreadIsThatOfTheBasis) {
+  TimingReport ref = timed(30000, 5000), cand = timed(30000, 5000);
+  cand.q1_ns = 22000;  // the span's spread is the host's
+  cand.q3_ns = 38000;
+  cand.busy_q1_ns = 4950;
+  cand.busy_q3_ns = 5050;
+  auto [r, c] = call_costs(ref, cand);
+  EXPECT_DOUBLE_EQ(c.q1_ns, 4950);
+  EXPECT_DOUBLE_EQ(c.q3_ns, 5050);
+  ref.busy_median_ns = 0;  // CUDA events only: the span and its spread
+  auto [r2, c2] = call_costs(ref, cand);
+  EXPECT_DOUBLE_EQ(c2.q1_ns, 22000);
+  EXPECT_DOUBLE_EQ(c2.q3_ns, 38000);
+}
+
 TEST(CompareTiming, SpeedupUsesBusyTimeWhereBothSidesHaveIt) {
   HarnessReport ref, cand;
   ref.sizes = cand.sizes = {{"a", {}, false}};

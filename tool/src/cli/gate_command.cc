@@ -136,12 +136,8 @@ int gate_command(const CommandArgs& argv, const std::string& self_exe) {
     EvalResult first = evaluate();
     auto samples = [](const EvalResult& r) {
       std::vector<cache::SizeSample> s;
-      // The costs the speedup divides; their spread taken as the span's, relative.
-      for (const auto& t : r.timing) {
-        double scale = t.median_us > 0 && t.cost_us > 0 ? t.cost_us / t.median_us : 1.0;
-        s.push_back({t.reference_cost_us > 0 ? t.reference_cost_us : t.reference_median_us,
-                     t.cost_us > 0 ? t.cost_us : t.median_us, t.q1_us * scale, t.q3_us * scale});
-      }
+      // The costs the speedup divides, with their own spread.
+      for (const auto& t : r.timing) s.push_back({t.reference_cost_us, t.cost_us, t.cost_q1_us, t.cost_q3_us});
       return s;
     };
     int code = 0;

@@ -111,6 +111,7 @@ struct TimingReport {
   double median_ns = 0, q1_ns = 0, q3_ns = 0, min_ns = 0;
   double event_median_ns = 0;       // CUDA events on the legacy stream, for cross-checking
   double busy_median_ns = 0;        // "cupti": time the GPU ran some of the run's work (no idle gaps)
+  double busy_q1_ns = 0, busy_q3_ns = 0;
   double kernels_per_run = 0;       // median GPU activities per run
   int repeat_runs = 0;
   double repeat_median_ns = 0;      // same inputs every run (result-caching probe)

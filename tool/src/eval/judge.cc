@@ -324,6 +324,8 @@ std::pair<CallCost, CallCost> call_costs(const TimingReport& ref, const TimingRe
   if (ref.busy_median_ns <= 0 || cand.busy_median_ns <= 0) {
     r.ns = ref.median_ns;
     c.ns = cand.median_ns;
+    c.q1_ns = cand.q1_ns;
+    c.q3_ns = cand.q3_ns;
     return {r, c};
   }
   r.busy = c.busy = true;
@@ -333,6 +335,8 @@ std::pair<CallCost, CallCost> call_costs(const TimingReport& ref, const TimingRe
   const double allowed = kIdleAllowanceFactor * ref_idle + kIdleAllowanceOfSpan * ref.median_ns;
   c.charged_idle_ns = std::max(0.0, cand_idle - allowed);
   c.ns = cand.busy_median_ns + c.charged_idle_ns;
+  c.q1_ns = cand.busy_q1_ns + c.charged_idle_ns;
+  c.q3_ns = cand.busy_q3_ns + c.charged_idle_ns;
   return {r, c};
 }
 
@@ -364,6 +368,8 @@ std::vector<SizeTiming> compare_timing(const HarnessReport& ref, const HarnessRe
       s.basis = cc.busy ? "busy" : "span";
       s.charged_idle_us = cc.charged_idle_ns / 1e3;
       s.cost_us = cc.ns / 1e3;
+      s.cost_q1_us = cc.q1_ns / 1e3;
+      s.cost_q3_us = cc.q3_ns / 1e3;
       s.reference_cost_us = rc.ns / 1e3;
       s.speedup = rc.ns / cc.ns;
       log_sum += std::log(s.speedup);

@@ -61,6 +61,7 @@ Verdict judge_timing(const HarnessReport& cand);
 // charged to it. Without busy times (CUDA events only) the span decides.
 struct CallCost {
   double ns = 0;              // what the speedup divides
+  double q1_ns = 0, q3_ns = 0;  // its spread over the runs (the same quartiles of the same basis)
   double charged_idle_ns = 0; // idle time charged to the candidate
   bool busy = false;          // busy basis (else span)
 };

@@ -60,7 +60,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelProfile, name, metrics)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SizeTiming, size, method, runs, median_us, q1_us, q3_us, min_us, event_median_us,
                                    kernels_per_run, repeat_median_us, sm_clock_mhz, reference_median_us, speedup,
                                    busy_median_us, reference_busy_median_us,
-                                   basis, cost_us, reference_cost_us, charged_idle_us)
+                                   basis, cost_us, reference_cost_us, cost_q1_us, cost_q3_us,
+                                   charged_idle_us)
 
 std::string result_to_json(const EvalResult& r) {
   nlohmann::json j;

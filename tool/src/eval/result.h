@@ -70,6 +70,7 @@ struct SizeTiming {
   double speedup = 0;        // reference cost / candidate cost (judge.h, call_costs)
   std::string basis;         // "busy" (GPU busy time) or "span" (no busy times: CUDA events)
   double cost_us = 0, reference_cost_us = 0;  // what the speedup divides (on the basis)
+  double cost_q1_us = 0, cost_q3_us = 0;      // the candidate's cost spread (the speed gate's noise)
   double charged_idle_us = 0;  // idle time beyond the original's allowance, added to the candidate's cost
 };
 

@@ -137,7 +137,12 @@ TimingReport run_timed_loop(ActivityTracer& tracer, const TimingRequest& tr, int
   out.q3_ns = f.q3;
   out.min_ns = f.min;
   out.event_median_ns = summarize(event_ns).median;
-  if (!busy.empty()) out.busy_median_ns = summarize(busy).median;
+  if (!busy.empty()) {
+    Summary b = summarize(busy);
+    out.busy_median_ns = b.median;
+    out.busy_q1_ns = b.q1;
+    out.busy_q3_ns = b.q3;
+  }
   out.repeat_median_ns = summarize(repeat).median;
   out.kernels_per_run = summarize(counts).median;
   out.wall_s = seconds_since(t_start);
