@@ -3,7 +3,8 @@
 of examples/kernels and the issue's scale_shift library (the harness is
 compiled, linked with the source and the harness runtime, and describes
 itself), a sample of the published KernelBench-CUDA init.cu files where the
-dataset is present (the harness compiles), and the command's errors.
+dataset is present (the harness and the capture shim compile), and the
+command's errors; harness synth and capture on recorded calls.
 
 usage: harness_init_test.py TOOL ROOT NVCC HARNESS_LIB CUPTI_DIR
 """
@@ -226,6 +227,16 @@ with tempfile.TemporaryDirectory() as work:
                 c = subprocess.run([NVCC, "-std=c++17", "-c", "-I" + os.path.join(ROOT, "tool", "include"),
                                     os.path.join(out, h), "-o", obj], capture_output=True, text=True, timeout=300)
                 check(c.returncode == 0, f"{src}: {h} does not compile: {c.stderr[-600:]}")
+            # Its recording shim compiles too (the source included with the launcher renamed).
+            shims = os.path.join(work, f"kbshim{i}")
+            r = subprocess.run([TOOL, "capture", "shim", src, "--out", shims], capture_output=True, text=True,
+                               timeout=120)
+            check(r.returncode == 0, f"capture shim {src}: rc {r.returncode} {r.stderr}")
+            shim = os.path.join(shims, "init.capture.cu")
+            if os.path.exists(shim):
+                c = subprocess.run([NVCC, "-std=c++17", "-c", "-I" + os.path.join(ROOT, "tool", "include"), shim,
+                                    "-o", shim + ".o"], capture_output=True, text=True, timeout=300)
+                check(c.returncode == 0, f"{src}: its capture shim does not compile: {c.stderr[-600:]}")
     else:
         print("the KernelBench-CUDA dataset is not here: its sample was not run")
 
