@@ -18,11 +18,14 @@
 #                                     problems for S seconds (resumable: copy $OUT/kernelbench-dataset/* back
 #                                     to bench/results/kernelbench-dataset after each run; KERNELBENCH_RESULTS,
 #                                     KERNELBENCH_JOBS and KERNELBENCH_ONLY pick another table, concurrency and subset;
-#                                     KERNELBENCH_FIRST: problems to run before the others)
+#                                     KERNELBENCH_FIRST: problems to run before the others; KERNELBENCH_DEVICES:
+#                                     the GPUs, "0" or "1" or "0,1", KERNELBENCH_JOBS at once on each)
 #   bench/gpu_session.sh oneline      issue 13 on a GPU: a source with no harness and no directive (the
 #                                     noharness test project); harness init drafts the harness, tune finds
 #                                     THREADS (#ifndef) itself; a copy with a literal <<<blocks, 128>>> gets
 #                                     a KERNELBLASTER_BLOCK_L<n> tunable (ONELINE_BUDGET seconds each)
+#   bench/gpu_session.sh onelinecmake issue 13 as a user has it: the noharness project from an empty cache,
+#                                     build / ctest (records) / build (synthesizes, tunes) / ctest (gates)
 #   bench/gpu_session.sh capture      issue 13 parts 2-3 on a GPU: capture shim, capture -- app, harness synth, eval
 #   bench/gpu_session.sh optimize [P] issue 15 on a GPU: kernelblaster optimize end to end with scripted
 #                                     replies holding real honest and hostile rewrites (tests/gpu/
@@ -31,6 +34,13 @@
 #                                     first counted pass spends its time (range_pass_cost_probe), eval --profile
 #                                     without counters, and bench/profile_vs_ncu.py (the table in RESULTS.md)
 set -uo pipefail
+# The unpacked libclang's libraries, after the system's own (which win where
+# both have one).
+use_clangroot() {
+  [ -d /tmp/clangroot ] &&
+    export LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu:/tmp/clangroot/usr/lib/x86_64-linux-gnu:/tmp/clangroot/usr/lib/llvm-14/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+}
+use_clangroot
 OUT=${OUT:-bench/out}
 mkdir -p "$OUT"
 TOOL=${TOOL:-/tmp/kb/bin/kernelblaster}
@@ -48,6 +58,29 @@ case "$stage" in
       echo "$n: tune exit $?"
       python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print({k: d.get(k) for k in ('status','reason','speedup','config','flags','evaluations','space_size','seconds','gpu')})" "$d/$n.summary.json"
     done 2>&1 | tee "$d/oneline.log"
+    ;;
+  onelinecmake)
+    # Issue 13 on a GPU, as a user has it: the noharness project (library,
+    # app, two CTest tests, the one line, no harness, no directive), from an
+    # empty cache: build (the recording shim), ctest (the project's tests
+    # record; the gates skip), build (a harness synthesized from the calls,
+    # tuned), ctest (the gates run).
+    p=tests/cmake/projects/noharness; d=$OUT/onelinecmake; b=/tmp/nhcap; mkdir -p "$d"; rm -rf "$b" /tmp/nhcache
+    {
+      cmake -S $p -B $b -G Ninja -DCMAKE_PREFIX_PATH=/tmp/kb -DKERNELBLASTER_CACHE_DIR=/tmp/nhcache | grep kernelblaster
+      for step in build1 ctest1 build2 ctest2; do
+        s=$(date +%s%N)
+        case $step in
+          build*) cmake --build $b 2>&1 | grep -E "kernelblaster|FAILED|error" ;;
+          ctest*) ctest --test-dir $b --output-on-failure 2>&1 | grep -vE "^(Test project|$)" ;;
+        esac
+        echo "$step: $(( ($(date +%s%N) - s) / 1000000 )) ms"
+        [ "$step" = ctest1 ] && { echo "recorded lines:"; cat $b/kernelblaster_generated/scale/capture/scale_shift.calls.jsonl; }
+      done
+      cp $b/kernelblaster_generated/scale/harness/scale_shift_harness.cu "$d/" 2>/dev/null
+      cp $b/kernelblaster_generated/scale/src/scale_shift.cu "$d/scale_shift.compiled.cu"
+      $TOOL stats --cache-dir /tmp/nhcache 2>&1 | head -20
+    } 2>&1 | tee "$d/onelinecmake.log"
     ;;
   capture)
     # issue 13 parts 2-3 on a GPU: the noharness project's app, built with the
@@ -103,12 +136,25 @@ case "$stage" in
     secs=${2:-330}; results=${KERNELBENCH_RESULTS:-bench/results/kernelbench-dataset}; name=$(basename "$results")
     mkdir -p "$OUT/$name"
     cp "$results"/results.jsonl "$OUT/$name/" 2>/dev/null
-    python3 bench/kernelbench_dataset.py "$TOOL" --jobs "${KERNELBENCH_JOBS:-8}" --seconds "$secs" \
+    python3 bench/kernelbench_dataset.py "$TOOL" --jobs "${KERNELBENCH_JOBS:-8}" --devices "${KERNELBENCH_DEVICES:-0}" --seconds "$secs" \
       --out "$OUT/$name" ${KERNELBENCH_ONLY:+--only "$KERNELBENCH_ONLY"} ${KERNELBENCH_FIRST:+--first "$KERNELBENCH_FIRST"} \
       2>&1 | tee "$OUT/$name.log"
     ;;
   build)
-    cmake -S . -B /tmp/b -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DKERNELBLASTER_BUILD_TESTS=OFF >/dev/null &&
+    # libclang (the machine has none) from .devclang, when carried
+    # (bench/prep_gpu_libclang.sh): unpacked into /tmp/clangroot, found
+    # through LD_LIBRARY_PATH (use_clangroot, above).
+    clang_args=()
+    if [ -d .devclang ]; then
+      for f in .devclang/*.deb; do dpkg -x "$f" /tmp/clangroot; done
+      tar xJf .devclang/clang-resource-include.tar.xz -C /tmp/clangroot/usr/lib/llvm-14/lib/clang/14.0.6 2>/dev/null ||
+        { mkdir -p /tmp/clangroot/usr/lib/llvm-14/lib/clang/14.0.6 &&
+          tar xJf .devclang/clang-resource-include.tar.xz -C /tmp/clangroot/usr/lib/llvm-14/lib/clang/14.0.6; }
+      use_clangroot
+      clang_args=(-DKERNELBLASTER_LIBCLANG=/tmp/clangroot/usr/lib/llvm-14/lib/libclang.so.1
+                  -DKERNELBLASTER_LIBCLANG_INCLUDE="$PWD/.devclang/include")
+    fi
+    cmake -S . -B /tmp/b -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DKERNELBLASTER_BUILD_TESTS=OFF "${clang_args[@]}" >/dev/null &&
       cmake --build /tmp/b -j"$(nproc)" 2>&1 | tail -2 && cmake --install /tmp/b --prefix /tmp/kb >/dev/null &&
       $TOOL gpu info
     ;;

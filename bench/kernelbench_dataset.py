@@ -3,14 +3,16 @@
 against itself by `kernelblaster eval --kernelbench`, N evaluations at once.
 
   kernelbench_dataset.py TOOL [--data DIR] [--out DIR] [--jobs N]
-                              [--only REGEX] [--limit N] [--work DIR]
-                              [--seconds S] [--table-only]
+                              [--devices 0,1] [--only REGEX] [--limit N]
+                              [--work DIR] [--seconds S] [--table-only]
 
 Resumable: each finished problem is one line of OUT/results.jsonl, and a
 rerun skips the problems already there (delete a line to redo it). Any
 subset: --only matches "level1/023_Softmax"-style names. --seconds stops
 starting new problems after S seconds (the device tool's 10-minute limit),
-so the table grows over several runs. OUT/table.md is rewritten from all
+so the table grows over several runs. --devices spreads the problems over
+several GPUs, N evaluations at once on each (each GPU sees what one GPU
+alone would: N at once under its own lock). OUT/table.md is rewritten from all
 lines after every run.
 
 What the table says per problem: the status, the self-speedup (the
@@ -29,6 +31,7 @@ import concurrent.futures
 import datetime
 import json
 import os
+import queue
 import re
 import shutil
 import subprocess
@@ -82,17 +85,20 @@ def load_done(path):
 MACHINE_TROUBLE = re.compile(r"No space left on device|Cannot allocate memory")
 
 
-def evaluate(tool, data, work, problem, timeout):
+def evaluate(tool, data, work, problem, timeout, device=0):
     start = time.time()
     workdir = os.path.join(work, problem.replace("/", "_"))
     cmd = [tool, "eval", "--json", "--kernelbench", os.path.join(data, problem), "--work-dir", workdir]
+    # The driver's own torch work uses the current device: the process sees
+    # its one GPU only, rather than relying on --device reaching torch.
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES=str(device))
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
         rc, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
     except subprocess.TimeoutExpired:
         rc, stdout, stderr = -1, "", f"no answer within {timeout} s"
     wall = time.time() - start
-    row = {"problem": problem, "wall_s": round(wall, 2), "rc": rc}
+    row = {"problem": problem, "wall_s": round(wall, 2), "rc": rc, "device_index": device}
     if rc in (0, 1):
         r = json.loads(stdout)
         row.update({k: r.get(k) for k in ("status", "detail", "speedup", "reverified", "device", "eval_seconds",
@@ -176,7 +182,8 @@ def main():
     ap.add_argument("tool")
     ap.add_argument("--data")
     ap.add_argument("--out", default=os.path.join(HERE, "results", "kernelbench-dataset"))
-    ap.add_argument("--jobs", type=int, default=8)
+    ap.add_argument("--jobs", type=int, default=8, help="evaluations at once on each device")
+    ap.add_argument("--devices", default="0", help="CUDA devices, comma-separated (default 0)")
     ap.add_argument("--only", default="")
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--work", default=os.path.join("/tmp", "kernelblaster-kbdataset"))
@@ -196,14 +203,24 @@ def main():
     if args.limit:
         pending = pending[:args.limit]
     if not args.table_only and pending:
-        print(f"{len(pending)} problems to evaluate, {args.jobs} at once ({len(done)} done before)", flush=True)
+        devices = [int(d) for d in args.devices.split(",") if d.strip()]
+        print(f"{len(pending)} problems to evaluate, {args.jobs} at once on each of devices {devices} "
+              f"({len(done)} done before)", flush=True)
         lock = threading.Lock()
         t0 = time.time()
+        slots = queue.Queue()  # one token per evaluation a device may run at once
+        for _ in range(args.jobs):
+            for d in devices:
+                slots.put(d)
 
         def run(problem):
             if args.seconds and time.time() - t0 > args.seconds:
                 return None
-            row = evaluate(os.path.abspath(args.tool), data, args.work, problem, args.timeout)
+            device = slots.get()
+            try:
+                row = evaluate(os.path.abspath(args.tool), data, args.work, problem, args.timeout, device)
+            finally:
+                slots.put(device)
             if MACHINE_TROUBLE.search(row.get("detail") or ""):
                 print(f"{problem}: not kept, the machine failed: {row['detail'][:160]}", flush=True)
                 return None
@@ -215,7 +232,7 @@ def main():
                       f"{row['wall_s']:.0f} s {(row.get('detail') or '')[:160]}", flush=True)
             return row
 
-        with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs * len(devices)) as pool:
             list(pool.map(run, pending))
     counts, within, timed = write_table(args.out, done, None if args.table_only else started)
     left = [p for p in problems(data) if re.search(args.only, p) and p not in done]

@@ -77,7 +77,7 @@ kernelblaster_optimize(<target>
                        [SOURCES <src>...] [HARNESS <harness.cu>...] [HARNESS_DIR <dir>]
                        [MODE AUTO|APPLY|TUNE|OFF] [BUDGET <seconds>] [MIN_SPEEDUP <x>]
                        [POLICY <file.lua>] [KB <kb.json>] [TARGET_GPU <name|sm_XY>]
-                       [LOCKFILE <file>] [NO_TESTS] [STRICT])
+                       [LOCKFILE <file>] [NO_CAPTURE] [NO_TESTS] [STRICT])
 ```
 
 * `<target>`: a library or executable created in the same directory, with
@@ -91,8 +91,19 @@ kernelblaster_optimize(<target>
   may be left out.
 * `HARNESS_DIR`: where `<stem>_harness.cu` is found for each source
   `<stem>.cu` (default: `harness/` in the current source directory, which
-  need not exist). Sources that have no harness there are compiled as they
-  are, and one configure line names them (with `STRICT`, it is an error).
+  need not exist). A source with no harness there is captured (below), and
+  one configure line says so (with `STRICT`, it is an error).
+* Capture (sources with no harness): the build compiles a recording shim in
+  the source's place. It calls the original and records each new shape of
+  call of the source's host launchers (sizes, extents, which buffers the
+  call wrote, scalar values) into `capture/<stem>.calls.jsonl` under the
+  generated directory, whenever a program linking the target runs: the
+  project's CTest tests, or its programs run by hand (`KERNELBLASTER_CAPTURE_FILE=off`
+  records nothing). The next build synthesizes a harness from those calls
+  (`harness/<stem>_harness.cu` there), tunes, and compiles the tuned copy; the
+  shim is gone from then on. `cmake --build . --target kernelblaster_harness_export`
+  copies synthesized harnesses into `HARNESS_DIR` for review and commit.
+* `NO_CAPTURE`: compile sources with no harness as they are (no shim).
 * `MODE`: `AUTO` (default) tunes on a cache miss when a GPU is present;
   `APPLY` only applies cached or locked results; `TUNE` tunes even on a hit;
   `OFF` compiles the originals and adds nothing. The cache variable
@@ -122,7 +133,7 @@ original), `<name>.cu.rsp` (nvcc flags the result needs) and a stamp.
 #]=======================================================================]
 function(kernelblaster_optimize target)
   string(TIMESTAMP _kb_t0 "%s%f")
-  set(_options NO_TESTS STRICT)
+  set(_options NO_TESTS STRICT NO_CAPTURE)
   set(_one MODE BUDGET MIN_SPEEDUP POLICY KB TARGET_GPU HARNESS_DIR LOCKFILE)
   set(_multi SOURCES HARNESS)
   cmake_parse_arguments(PARSE_ARGV 1 _kb "${_options}" "${_one}" "${_multi}")
@@ -266,6 +277,7 @@ function(kernelblaster_optimize target)
     _KERNELBLASTER_HARNESSES "${_harnesses}"
     _KERNELBLASTER_HARNESS_DIR "${_harness_dir}"
     _KERNELBLASTER_NO_TESTS "${_kb_NO_TESTS}"
+    _KERNELBLASTER_NO_CAPTURE "${_kb_NO_CAPTURE}"
     _KERNELBLASTER_STRICT "${_kb_STRICT}"
     _KERNELBLASTER_TOOL "${_tool}"
     _KERNELBLASTER_TOOL_TARGET "${_tool_target}")
@@ -323,7 +335,7 @@ endfunction()
 function(_kernelblaster_process_target target)
   string(TIMESTAMP _t0 "%s%f")
   set(_who "kernelblaster_optimize(${target})")
-  foreach(_p MODE BUDGET MIN_SPEEDUP POLICY KB TARGET_GPU LOCKFILE SOURCES HARNESSES HARNESS_DIR NO_TESTS STRICT TOOL TOOL_TARGET CALL_US)
+  foreach(_p MODE BUDGET MIN_SPEEDUP POLICY KB TARGET_GPU LOCKFILE SOURCES HARNESSES HARNESS_DIR NO_TESTS NO_CAPTURE STRICT TOOL TOOL_TARGET CALL_US)
     get_target_property(_${_p} ${target} _KERNELBLASTER_${_p})
     if(_${_p} MATCHES "-NOTFOUND$")
       set(_${_p} "")
@@ -335,9 +347,13 @@ function(_kernelblaster_process_target target)
     message(FATAL_ERROR "${_who}: target '${target}' has no CUDA sources (.cu files or LANGUAGE CUDA).")
   endif()
 
-  # Pair each source to optimize with its harness.
+  # Pair each source to optimize with its harness, and with the file its
+  # calls are recorded in when the harness is to be synthesized ("-": a
+  # harness of the user's).
+  set(_gen "${CMAKE_CURRENT_BINARY_DIR}/kernelblaster_generated/${target}")
   set(_pairs_src "")
   set(_pairs_harness "")
+  set(_pairs_capture "")
   if(_SOURCES)
     foreach(_s IN LISTS _SOURCES)
       if(NOT _s IN_LIST _cuda)
@@ -358,18 +374,31 @@ function(_kernelblaster_process_target target)
       set(_pairs_src ${_cuda})
     endif()
     set(_pairs_harness ${_HARNESSES})
+    foreach(_h IN LISTS _HARNESSES)
+      list(APPEND _pairs_capture "-")
+    endforeach()
   else()
     set(_candidates ${_cuda})
     if(_SOURCES)
       set(_candidates ${_SOURCES})
     endif()
     set(_unharnessed "")
+    set(_captured "")
     foreach(_s IN LISTS _candidates)
       get_filename_component(_stem "${_s}" NAME_WE)
       set(_h "${_HARNESS_DIR}/${_stem}_harness.cu")
       if(EXISTS "${_h}")
         list(APPEND _pairs_src "${_s}")
         list(APPEND _pairs_harness "${_h}")
+        list(APPEND _pairs_capture "-")
+      elseif(NOT _NO_CAPTURE AND NOT _STRICT AND NOT _MODE STREQUAL "OFF")
+        # Captured: a recording shim until the project's runs have recorded
+        # calls, then a harness synthesized from them.
+        get_filename_component(_name "${_s}" NAME)
+        list(APPEND _captured "${_name}")
+        list(APPEND _pairs_src "${_s}")
+        list(APPEND _pairs_harness "${_gen}/harness/${_stem}_harness.cu")
+        list(APPEND _pairs_capture "${_gen}/capture/${_stem}.calls.jsonl")
       else()
         get_filename_component(_name "${_s}" NAME)
         list(APPEND _unharnessed "${_name}")
@@ -390,6 +419,15 @@ function(_kernelblaster_process_target target)
       endif()
       message(STATUS "${_line}")
     endif()
+    if(_captured)
+      list(JOIN _captured ", " _names)
+      file(RELATIVE_PATH _rel_dir "${CMAKE_CURRENT_SOURCE_DIR}" "${_HARNESS_DIR}")
+      file(RELATIVE_PATH _rel_gen "${CMAKE_BINARY_DIR}" "${_gen}")
+      message(STATUS "kernelblaster: ${target}: no harness for ${_names} (looked for ${_rel_dir}/<stem>_harness.cu): "
+        "the build compiles a recording shim (it calls the original), the project's runs (ctest) record its calls, "
+        "and the next build synthesizes a harness from them (${_rel_gen}/harness) and tunes. "
+        "NO_CAPTURE compiles the original instead; HARNESS or 'kernelblaster harness init' give a harness of your own.")
+    endif()
     if(NOT _pairs_src)
       return()
     endif()
@@ -402,7 +440,6 @@ function(_kernelblaster_process_target target)
     return()
   endif()
 
-  set(_gen "${CMAKE_CURRENT_BINARY_DIR}/kernelblaster_generated/${target}")
   set(_manifest "${_gen}/manifest.txt")
   _kernelblaster_target_arch(${target} _arch)
 
@@ -491,7 +528,8 @@ F $<JOIN:${_opts},\nF >
   get_target_property(_target_sources ${target} SOURCES)
   get_target_property(_target_dir ${target} SOURCE_DIR)
   set(_tune_commands "")
-  foreach(_s _h IN ZIP_LISTS _pairs_src _pairs_harness)
+  set(_export_commands "")
+  foreach(_s _h _cap IN ZIP_LISTS _pairs_src _pairs_harness _pairs_capture)
     file(RELATIVE_PATH _rel "${_target_dir}" "${_s}")
     if(_rel MATCHES "^\\.\\./")
       get_filename_component(_rel "${_s}" NAME)
@@ -501,7 +539,22 @@ F $<JOIN:${_opts},\nF >
     set(_stamp "${_out}.stamp")
     set(_dep "${_out}.d")
     set(_per_source --source "${_s}" --harness "${_h}" --out "${_out}" --rsp "${_rsp}")
-    set(_depends "${_s}" "${_h}" "${_manifest}")
+    set(_byproducts "${_out}" "${_rsp}")
+    set(_gate_synth "")
+    if(_cap STREQUAL "-")
+      set(_depends "${_s}" "${_h}" "${_manifest}")
+    else()
+      # The recorded calls: the step runs again when a run adds some. The
+      # file exists from the start, so the dependency always resolves.
+      if(NOT EXISTS "${_cap}")
+        file(WRITE "${_cap}" "")
+      endif()
+      list(APPEND _per_source --capture "${_cap}")
+      set(_depends "${_s}" "${_cap}" "${_manifest}")
+      list(APPEND _byproducts "${_h}")
+      set(_gate_synth --synthesized)
+      list(APPEND _export_commands COMMAND "${_TOOL}" harness export "${_h}" --out "${_HARNESS_DIR}")
+    endif()
     if(_POLICY)
       list(APPEND _depends "${_POLICY}")
     endif()
@@ -510,7 +563,7 @@ F $<JOIN:${_opts},\nF >
     endif()
     add_custom_command(
       OUTPUT "${_stamp}"
-      BYPRODUCTS "${_out}" "${_rsp}"
+      BYPRODUCTS ${_byproducts}
       COMMAND "${_TOOL}" build ${_per_source} --stamp "${_stamp}" --depfile "${_dep}" --mode ${_MODE} ${_common_args}
       DEPENDS ${_depends} ${_TOOL_TARGET}
       DEPFILE "${_dep}"
@@ -542,7 +595,7 @@ F $<JOIN:${_opts},\nF >
 
     if(NOT _NO_TESTS)
       get_filename_component(_name "${_s}" NAME)
-      set(_gate "${_TOOL}" gate --source "${_s}" --tuned "${_out}" --harness "${_h}" --manifest "${_manifest}" --rsp "${_rsp}")
+      set(_gate "${_TOOL}" gate --source "${_s}" --tuned "${_out}" --harness "${_h}" --manifest "${_manifest}" --rsp "${_rsp}" ${_gate_synth})
       add_test(NAME kernelblaster.${target}.${_name}.correctness COMMAND ${_gate} --check correctness)
       add_test(NAME kernelblaster.${target}.${_name}.speed COMMAND ${_gate} --check speed --min-speedup ${_gate_min_speedup})
       set_tests_properties(kernelblaster.${target}.${_name}.correctness kernelblaster.${target}.${_name}.speed PROPERTIES
@@ -562,6 +615,20 @@ F $<JOIN:${_opts},\nF >
     add_custom_target(kernelblaster_tune COMMENT "KernelBlaster: tuned every optimized target")
   endif()
   add_dependencies(kernelblaster_tune kernelblaster_tune_${target})
+
+  # Synthesized harnesses into the source tree, for review and commit: from
+  # then on they are the sources' own harnesses.
+  if(_export_commands)
+    add_custom_target(kernelblaster_harness_export_${target} ${_export_commands} VERBATIM
+      COMMENT "KernelBlaster: exporting the synthesized harnesses of ${target}")
+    if(_TOOL_TARGET)
+      add_dependencies(kernelblaster_harness_export_${target} ${_TOOL_TARGET})
+    endif()
+    if(NOT TARGET kernelblaster_harness_export)
+      add_custom_target(kernelblaster_harness_export COMMENT "KernelBlaster: exported every synthesized harness")
+    endif()
+    add_dependencies(kernelblaster_harness_export kernelblaster_harness_export_${target})
+  endif()
 
   if(KERNELBLASTER_REPORT_CONFIGURE_TIME)
     string(TIMESTAMP _t1 "%s%f")

@@ -402,35 +402,95 @@ def case_awkward():
     print("ok: an unreadable manifest is one line and the original, not a failed build")
 
 
+def recorded_line(shim_text, source, n):
+    """One line as the recording runtime appends it for a call with n elements."""
+    launcher = json.loads(re.search(r'R"KBCAPTURE\((.*?)\)KBCAPTURE"', shim_text).group(1))
+    return json.dumps({"source": source, "launcher": launcher,
+                       "args": [{"elements": n, "written": False}, {"elements": n, "written": True},
+                                {"value": "3"}, {"value": "1"}, {"value": str(n)}]}) + "\n"
+
+
 def case_noharness():
-    """The one line in a project with no harness at all: configure and build
-    go on with the original, and one configure line says so and how to get
-    tuning; STRICT makes it a configure error."""
+    """The one line in a project with no harness at all. Configure and build
+    never fail: the build compiles a recording shim in the source's place
+    (one configure line and one build line say so), the gates skip until
+    there is a harness; calls recorded by the project's runs (written here
+    as the runtime writes them: no GPU) make the next build synthesize a
+    harness; kernelblaster_harness_export puts it in the source tree, where
+    the next configure finds it. NO_CAPTURE compiles the original; STRICT
+    makes a missing harness a configure error."""
     src = os.path.join(ARGS.work, "src")
     shutil.rmtree(src, ignore_errors=True)
     shutil.copytree(os.path.join(ARGS.source_dir, "tests", "cmake", "projects", "noharness"), src)
-    line = (r"kernelblaster: scale: no harness for scale_shift\.cu \(looked for harness/<stem>_harness\.cu\); "
-            r"compiling the original\. To tune it, draft that harness with 'kernelblaster harness init <source> --out "
-            r"[^']+' \(README: Writing a harness\) or pass HARNESS\.")
+    source = os.path.realpath(os.path.join(src, "src", "scale_shift.cu"))
+    line = (r"kernelblaster: scale: no harness for scale_shift\.cu \(looked for harness/<stem>_harness\.cu\): the build "
+            r"compiles a recording shim \(it calls the original\), the project's runs \(ctest\) record its calls, and the "
+            r"next build synthesizes a harness from them \(kernelblaster_generated/scale/harness\) and tunes\. NO_CAPTURE")
     vias = {"find_package": ["-DCMAKE_PREFIX_PATH=" + ARGS.prefix],
             "subdirectory": ["-DKBNOH_VIA=subdirectory", "-DKBNOH_KERNELBLASTER_DIR=" + ARGS.source_dir,
                              "-DKERNELBLASTER_EXECUTABLE=" + ARGS.tool]}
     for via, extra in vias.items():
         b = os.path.join(ARGS.work, "build-" + via)
         shutil.rmtree(b, ignore_errors=True)
+        shutil.rmtree(os.path.join(src, "harness"), ignore_errors=True)
         p = run(["cmake", "-S", src, "-B", b, "-G", ARGS.generator, "-DCMAKE_BUILD_TYPE=Release"] + extra)
         lines = [l for l in p.stdout.splitlines() if "kernelblaster: scale:" in l]
         if len(lines) != 1 or not re.search(line, lines[0]):
             print(p.stdout)
-            fail("%s: the configure does not say, in one line, that scale_shift.cu has no harness" % via)
+            fail("%s: the configure does not say, in one line, that scale_shift.cu has no harness and is captured" % via)
         out = run(["cmake", "--build", b, "--target", "app"]).stdout
-        if kb_lines(out):
-            fail("%s: the build ran the tool for a source with no harness:\n%s" % (via, out))
-        if os.path.exists(os.path.join(b, "kernelblaster_generated", "scale")):
-            fail("%s: a generated copy was made for a source with no harness" % via)
+        expect_lines(out, {"scale_shift.cu": r"no harness yet: recording the calls of scale_shift into .*"
+                                             r"scale_shift\.calls\.jsonl \(a shim compiled in the original's place"})
+        gen = os.path.join(b, "kernelblaster_generated", "scale")
+        compiled = open(os.path.join(gen, "src", "scale_shift.cu")).read()
+        if "kb_capture_original_scale_shift" not in compiled or "KERNELBLASTER_CAPTURE_DEFAULT_FILE" not in compiled:
+            fail("%s: the compiled copy is not the recording shim:\n%s" % (via, compiled[:600]))
+        if not os.path.exists(os.path.join(gen, "src", "kernelblaster_capture_include", "kernelblaster", "capture.h")):
+            fail("%s: the shim's runtime header was not written beside it" % via)
         if not os.path.exists(os.path.join(b, "app")):
             fail("%s: the app was not built" % via)
-        print("ok: %s: configures and builds the original, and says so in one line" % via)
+        listed = run(["ctest", "--test-dir", b, "-N"]).stdout
+        if "kernelblaster.scale.scale_shift.cu.correctness" not in listed:
+            fail("%s: no correctness gate for the captured source:\n%s" % (via, listed))
+        gate = run(["ctest", "--test-dir", b, "-R", "kernelblaster", "-V"], ok=False)
+        if gate.returncode != 0 or "no harness yet" not in gate.stdout:
+            print(gate.stdout)
+            fail("%s: the gates do not skip while there is no harness" % via)
+        # A run recorded two call shapes (the app and its odd-size test).
+        with open(os.path.join(gen, "capture", "scale_shift.calls.jsonl"), "a") as f:
+            f.write(recorded_line(compiled, source, 1 << 20))
+            f.write(recorded_line(compiled, source, 4099))
+        out = run(["cmake", "--build", b, "--target", "app"]).stdout
+        expect_lines(out, {"scale_shift.cu": r"harness synthesized from 2 recorded call shapes of scale_shift; "
+                                             r"no GPU and no cached result for sm_90; using the original$"})
+        harness = os.path.join(gen, "harness", "scale_shift_harness.cu")
+        text = open(harness).read() if os.path.exists(harness) else ""
+        if "scale_shift(" not in text or "4099" not in text or "1048576" not in text:
+            fail("%s: no harness synthesized from the recorded calls:\n%s" % (via, text[:800]))
+        if "kb_capture_original" in open(os.path.join(gen, "src", "scale_shift.cu")).read():
+            fail("%s: the shim is still compiled once a harness exists" % via)
+        if kb_lines(run(["cmake", "--build", b, "--target", "app"]).stdout):
+            fail("%s: an unchanged rebuild ran the build step again" % via)
+        exported = run(["cmake", "--build", b, "--target", "kernelblaster_harness_export"]).stdout
+        if not os.path.exists(os.path.join(src, "harness", "scale_shift_harness.cu")):
+            fail("%s: kernelblaster_harness_export did not copy the harness into the source tree:\n%s" % (via, exported))
+        p = run(["cmake", "-S", src, "-B", b])
+        if "kernelblaster: scale:" in p.stdout:
+            fail("%s: the exported harness was not found by the next configure:\n%s" % (via, p.stdout))
+        print("ok: %s: shim compiled and said, gates skip, recorded calls give a harness, exported and found" % via)
+    shutil.rmtree(os.path.join(src, "harness"), ignore_errors=True)
+    b = os.path.join(ARGS.work, "build-nocapture")
+    shutil.rmtree(b, ignore_errors=True)
+    p = run(["cmake", "-S", src, "-B", b, "-G", ARGS.generator, "-DKBNOH_NO_CAPTURE=ON"] + vias["find_package"])
+    nocap = (r"kernelblaster: scale: no harness for scale_shift\.cu \(looked for harness/<stem>_harness\.cu\); "
+             r"compiling the original\.")
+    if not re.search(nocap, p.stdout):
+        print(p.stdout)
+        fail("NO_CAPTURE: the configure does not say the original is compiled")
+    out = run(["cmake", "--build", b, "--target", "app"]).stdout
+    if kb_lines(out) or os.path.exists(os.path.join(b, "kernelblaster_generated", "scale", "src")):
+        fail("NO_CAPTURE: the build ran the tool for a source with no harness:\n" + out)
+    print("ok: NO_CAPTURE compiles the original and says so")
     b = os.path.join(ARGS.work, "build-strict")
     shutil.rmtree(b, ignore_errors=True)
     p = run(["cmake", "-S", src, "-B", b, "-G", ARGS.generator, "-DKBNOH_STRICT=ON"] + vias["find_package"], ok=False)

@@ -2,7 +2,8 @@
 // shim `kernelblaster capture shim` writes for a source defines the
 // launcher, records the call with kernelblaster::capture::Call, and calls
 // the original (renamed). Nothing is recorded unless KERNELBLASTER_CAPTURE_FILE
-// names the file to append to (`kernelblaster capture -- <command>` sets it);
+// names the file to append to (`kernelblaster capture -- <command>` sets it),
+// or the shim was compiled with a default file (the CMake module's);
 // then the first call of each distinct shape (its scalars and buffer
 // extents) is recorded as one JSON line, and later calls of a recorded shape
 // cost one extent query per buffer. A line is {"source", "launcher", "args"}
@@ -19,6 +20,7 @@
 #include <cuda_runtime.h>
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <climits>
@@ -61,10 +63,30 @@ __global__ void range_kernel(const T* p, std::size_t n, long long* lo, long long
   atomicMax(hi, b);
 }
 
+// The file recorded calls are appended to: KERNELBLASTER_CAPTURE_FILE, else
+// the file a build compiled in (KERNELBLASTER_CAPTURE_DEFAULT_FILE, defined by
+// the shims the CMake module compiles while a source awaits its capture);
+// "off" (or "0") records nothing.
 inline const char* capture_file() {
-  static const char* path = std::getenv("KERNELBLASTER_CAPTURE_FILE");
-  return path && *path ? path : nullptr;
+  static const char* path = []() -> const char* {
+    const char* env = std::getenv("KERNELBLASTER_CAPTURE_FILE");
+    if (env && *env) {
+      const std::string v = env;
+      return v == "off" || v == "0" ? nullptr : env;
+    }
+#ifdef KERNELBLASTER_CAPTURE_DEFAULT_FILE
+    return KERNELBLASTER_CAPTURE_DEFAULT_FILE;
+#else
+    return nullptr;
+#endif
+  }();
+  return path;
 }
+
+// Recorded lines stop being appended once the file holds this much: a
+// program run thousands of times (or a test suite run in a loop) cannot
+// fill the disk.
+inline constexpr long long kMaxCaptureFileBytes = 16ll << 20;
 
 // Bytes from `p` to the end of its device allocation; 0 when `p` is not
 // device memory the driver knows (then the buffer is left out).
@@ -213,8 +235,11 @@ class Call {
     int fd = ::open(detail::capture_file(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0) return;
     ::flock(fd, LOCK_EX);
-    ssize_t ignored = ::write(fd, line.data(), line.size());
-    (void)ignored;
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && st.st_size + static_cast<long long>(line.size()) <= detail::kMaxCaptureFileBytes) {
+      ssize_t ignored = ::write(fd, line.data(), line.size());
+      (void)ignored;
+    }
     ::flock(fd, LOCK_UN);
     ::close(fd);
   }

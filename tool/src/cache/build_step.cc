@@ -97,6 +97,8 @@ const char* build_cause_name(BuildCause c) {
     case BuildCause::apply_without_result: return "apply_without_result";
     case BuildCause::tuning_failed: return "tuning_failed";
     case BuildCause::dry_run: return "dry_run";
+    case BuildCause::recording: return "recording";
+    case BuildCause::no_harness: return "no_harness";
   }
   return "unknown";
 }
@@ -126,7 +128,7 @@ BuildReport run_build_step(const BuildRequest& req, const BuildEnvironment& env)
     std::vector<std::string> flags = use ? r->flags : std::vector<std::string>{};
     rep.result = r;
     rep.action = use ? (rep.origin == "tuning" ? "tuned" : "applied") : "original";
-    rep.line = prefix + why;
+    rep.line = prefix + req.harness_note + why;
     rep.strict_failure = req.strict && !use && !verified_outcome;
     if (!req.dry_run) {
       rep.wrote_source = write_if_changed(req.out, text);
@@ -219,6 +221,22 @@ BuildReport run_build_step(const BuildRequest& req, const BuildEnvironment& env)
   }
 
   std::string lead = stale_note.empty() ? "" : stale_note + "; ";
+  // No harness (nothing recorded yet): the recording shim, wherever it runs.
+  if (!req.recording_shim.empty()) {
+    rep.cause = BuildCause::recording;
+    rep.action = "recording";
+    rep.line = prefix + lead + "no harness yet: " + req.harness_note +
+               " (a shim compiled in the original's place, calling it); run the project's tests or programs, and "
+               "the next build synthesizes a harness from the calls" + (local ? " and tunes" : "");
+    rep.strict_failure = req.strict;
+    if (!req.dry_run) {
+      rep.wrote_source = write_if_changed(req.out, req.recording_shim);
+      if (!req.rsp.empty()) write_if_changed(req.rsp, rsp_text(req.recording_flags));
+      if (!req.stamp.empty()) write_file(req.stamp, rep.key + "\n" + rep.line + "\n");
+    }
+    return rep;
+  }
+  if (!req.no_harness.empty()) return finish(BuildCause::no_harness, std::nullopt, lead + req.no_harness + "; using the original", false);
   if (!local) {
     if (gpu) return finish(BuildCause::other_gpu, std::nullopt, lead + "this machine's GPU (" + gpu_label(*gpu) + ") is not the target " + req.target_gpu + " and no result for it is cached or locked; using the original", false);
     if (rep.selector.empty())

@@ -49,6 +49,12 @@ struct BuildRequest {
   // The manifest's LLM ("provider/model", or the model alone): with one, the
   // kernel is rewritten by `kernelblaster optimize` before it is tuned.
   std::string rewriter;
+  // A source with no harness of its own (the CMake module's capture;
+  // synth/capture_step.h). Where no result is cached or locked:
+  std::string recording_shim;                // compiled instead of the original until its calls are recorded
+  std::vector<std::string> recording_flags;  // the nvcc flags the shim needs
+  std::string no_harness;                    // why neither a harness nor a shim: the original is compiled
+  std::string harness_note;                  // how the harness came to be, leading the line ("" for a user's)
 };
 
 struct TuneRequest {
@@ -100,12 +106,14 @@ enum class BuildCause {
   apply_without_result,  // MODE APPLY and nothing cached or locked
   tuning_failed,
   dry_run,
+  recording,   // no harness yet: the recording shim is compiled until the project's runs record calls
+  no_harness,  // no harness, and no way to record one: the original
 };
 const char* build_cause_name(BuildCause c);
 
 struct BuildReport {
   std::string line;        // "kernelblaster: softmax.cu: ..." (no newline)
-  std::string action;      // "applied", "tuned", "original"
+  std::string action;      // "applied", "tuned", "original", "recording"
   std::string origin;      // "cache", "lockfile", "tuning", "" (none)
   std::string key;
   std::string selector;    // the GPU results were looked up for

@@ -20,6 +20,7 @@
 #include "eval/manifest.h"
 #include "kb/kb_store.h"
 #include "kernelblaster/build_paths.h"
+#include "synth/capture_step.h"
 
 namespace fs = std::filesystem;
 
@@ -38,6 +39,10 @@ source, or --strict without a verified result.
   --manifest FILE       compile settings of the target (arch, include_dirs, definitions, flags)
   --source FILE         the original kernel source
   --harness FILE        its native harness
+  --capture FILE        no harness of the user's: FILE holds the calls the
+                        project's runs recorded; from them a harness is
+                        synthesized (written to --harness), and until there
+                        are some, a recording shim is compiled instead of S
   --out FILE            the source to compile
   --rsp FILE            nvcc options file for the flags the result needs
   --stamp FILE          touched on every run
@@ -118,10 +123,11 @@ int build_command(const CommandArgs& argv, const std::string& self_exe) {
       return 0;
     }
   cache::BuildRequest req;
+  std::string capture;
   bool json = false;
   try {
     Args args(argv,
-              {"--manifest", "--source", "--harness", "--out", "--rsp", "--stamp", "--depfile", "--mode", "--cache-dir",
+              {"--manifest", "--source", "--harness", "--capture", "--out", "--rsp", "--stamp", "--depfile", "--mode", "--cache-dir",
                "--lockfile", "--target-gpu", "--budget", "--min-speedup", "--policy", "--kb"},
               {"--strict", "--update-lockfile", "--dry-run", "--json"});
     json = args.flag("--json");
@@ -170,9 +176,32 @@ int build_command(const CommandArgs& argv, const std::string& self_exe) {
         req.unusable_manifest = x.what();  // the build goes on with the original, and says why
       }
     }
+    capture = args.value("--capture");
   } catch (const std::exception& x) {
     std::fprintf(stderr, "kernelblaster build: %s (see --help)\n", x.what());
     return 2;
+  }
+  // No harness of the user's: one synthesized from recorded calls, or the
+  // recording shim meanwhile (synth/capture_step.h).
+  if (!capture.empty() && req.mode != cache::Mode::off && req.unusable_manifest.empty()) {
+    synth::CaptureStep step;
+    step.source = req.source;
+    step.harness = req.harness;
+    step.lines = capture;
+    step.runtime_dir = (fs::path(req.out).parent_path() / "kernelblaster_capture_include").string();
+    step.include_dirs = req.include_dirs;
+    step.definitions = req.definitions;
+    step.dry_run = req.dry_run;
+    synth::CaptureOutcome o = synth::prepare_capture_step(step);
+    if (o.state == synth::CaptureOutcome::State::harness_ready) {
+      req.harness_note = o.note;
+    } else if (o.state == synth::CaptureOutcome::State::recording) {
+      req.recording_shim = o.shim_text;
+      req.recording_flags = o.shim_flags;
+      req.harness_note = o.note;
+    } else {
+      req.no_harness = o.note;
+    }
   }
 
   Toolchain tc = find_toolchain(self_exe);

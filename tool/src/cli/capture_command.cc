@@ -18,6 +18,7 @@
 #include "cli/commands.h"
 #include "common/file_util.h"
 #include "synth/capture.h"
+#include "synth/capture_gather.h"
 #include "synth/capture_shim.h"
 #include "synth/launcher_scan.h"
 
@@ -95,55 +96,18 @@ int run_command(const std::vector<std::string>& command, const std::string& capt
 
 struct GatherReport {
   std::vector<std::pair<std::string, std::size_t>> files;  // capture file, calls in it
-  std::vector<std::string> errors;                         // one line per launcher refused
-  int left_out = 0, unreadable = 0;
+  synth::Gathered gathered;
 };
 
 // The recorded lines gathered into one capture file per launcher.
 GatherReport gather_capture(const std::string& lines_path, const std::string& out_dir) {
   GatherReport rep;
-  std::ifstream in(lines_path);
-  // (source, launcher name) -> the capture being assembled.
-  std::map<std::pair<std::string, std::string>, nlohmann::json> captures;
-  int line_number = 0;
-  for (std::string line; std::getline(in, line);) {
-    ++line_number;
-    if (line.empty()) continue;
-    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-    if (!j.is_object() || !j.contains("launcher") || !j["launcher"].is_object() || !j["launcher"].contains("name") ||
-        !j["launcher"]["name"].is_string() || !j.contains("args") || !j["args"].is_array() ||
-        !j.contains("source") || !j["source"].is_string()) {
-      ++rep.unreadable;
-      continue;
-    }
-    const nlohmann::json& params = j["launcher"].value("params", nlohmann::json::array());
-    bool outside = false;
-    for (std::size_t i = 0; i < j["args"].size() && i < params.size(); ++i)
-      if (params[i].value("kind", "") == "buffer" && !j["args"][i].contains("elements")) outside = true;
-    if (outside) {
-      ++rep.left_out;
-      continue;
-    }
-    auto key = std::make_pair(j["source"].get<std::string>(), j["launcher"]["name"].get<std::string>());
-    nlohmann::json& c = captures[key];
-    if (c.is_null()) c = {{"format", synth::kCaptureFormat}, {"source", key.first}, {"launcher", j["launcher"]}, {"calls", nlohmann::json::array()}};
-    else if (c["launcher"] != j["launcher"]) {
-      ++rep.unreadable;  // the same launcher with another signature: a rebuilt program mid-run
-      continue;
-    }
-    c["calls"].push_back({{"args", j["args"]}});
-  }
+  rep.gathered = synth::gather_recorded_calls(lines_path);
   fs::create_directories(out_dir);
-  for (const auto& [key, c] : captures) {
-    const std::string name = fs::path(key.first).stem().string() + "." + key.second + ".capture.json";
-    const std::string file = (fs::path(out_dir) / name).string();
-    try {
-      synth::Capture parsed = synth::parse_capture(c.dump(), file);
-      write_file_atomic(file, synth::capture_to_json(parsed));
-      rep.files.emplace_back(file, parsed.calls.size());
-    } catch (const synth::CaptureError& x) {
-      rep.errors.push_back(x.what());
-    }
+  for (const synth::Capture& c : rep.gathered.captures) {
+    const std::string file = (fs::path(out_dir) / synth::capture_file_name(c)).string();
+    write_file_atomic(file, synth::capture_to_json(c));
+    rep.files.emplace_back(file, c.calls.size());
   }
   return rep;
 }
@@ -173,9 +137,10 @@ int capture_command(const CommandArgs& argv, const std::string& self_exe) {
     int rc = run_command(command, lines);
     GatherReport rep = gather_capture(lines, out.string());
     for (const auto& [file, calls] : rep.files) std::printf("captured %zu call%s: %s\n", calls, calls == 1 ? "" : "s", file.c_str());
-    for (const std::string& e : rep.errors) std::fprintf(stderr, "kernelblaster capture: %s\n", e.c_str());
-    if (rep.left_out) std::printf("%d call%s left out: a buffer outside device memory\n", rep.left_out, rep.left_out == 1 ? "" : "s");
-    if (rep.unreadable) std::printf("%d recorded line%s unreadable\n", rep.unreadable, rep.unreadable == 1 ? "" : "s");
+    const synth::Gathered& g = rep.gathered;
+    for (const std::string& e : g.errors) std::fprintf(stderr, "kernelblaster capture: %s\n", e.c_str());
+    if (g.left_out) std::printf("%d call%s left out: a buffer outside device memory\n", g.left_out, g.left_out == 1 ? "" : "s");
+    if (g.unreadable) std::printf("%d recorded line%s unreadable\n", g.unreadable, g.unreadable == 1 ? "" : "s");
     if (rc != 0) {
       std::fprintf(stderr, "kernelblaster capture: the command exited with %d%s\n", rc,
                    rep.files.empty() ? "" : " (what it recorded was kept)");

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "cli/args.h"
 #include "cli/commands.h"
@@ -21,6 +22,7 @@ namespace {
 
 const char* kHelp = R"(usage: kernelblaster harness init SOURCE.cu [--out DIR] [-I DIR]... [-D DEF]... [--force]
        kernelblaster harness synth CAPTURE.json [--out DIR] [--force]
+       kernelblaster harness export HARNESS.cu... --out DIR [--force]
 
 Reads SOURCE.cu with libclang and writes a native harness for each host
 launcher it defines (a function that is not __global__ or __device__ and
@@ -32,6 +34,12 @@ lines marked CONFIRM are guesses (shapes, sizes, outputs, values) to check.
   --out DIR   where to write (default: ./harness)
   -I DIR, -D DEF  what the source needs to be read (include directories, definitions)
   --force     overwrite existing harness files
+
+export copies harnesses a build synthesized (kernelblaster_optimize() of a
+source with no harness: kernelblaster_generated/<target>/harness/) into the
+source tree, DIR normally the HARNESS_DIR (the build target
+kernelblaster_harness_export does this): there they are the sources' own
+harnesses, to review and commit. Existing files are kept without --force.
 
 synth reads a capture (the calls a program made to one launcher, recorded
 while it ran: format in tool/src/synth/capture.h) and writes
@@ -64,6 +72,32 @@ int synth_command(const CommandArgs& argv) {
   return 0;
 }
 
+int export_command(const CommandArgs& argv) {
+  // The files first, then the options.
+  std::size_t i = 1;
+  std::vector<std::string> files;
+  for (; i < argv.size() && !argv[i].empty() && argv[i][0] != '-'; ++i) files.push_back(argv[i]);
+  Args args(CommandArgs(argv.begin() + static_cast<std::ptrdiff_t>(i), argv.end()), {"--out"}, {"--force"});
+  const std::string out = args.value("--out");
+  if (out.empty()) throw UsageError("harness export needs --out DIR");
+  if (files.empty()) throw UsageError("harness export needs the harness files to copy");
+  int missing = 0;
+  for (const std::string& h : files) {
+    fs::path to = fs::path(out) / fs::path(h).filename();
+    if (!fs::is_regular_file(h)) {
+      std::printf("no harness %s yet: build after the project's runs have recorded calls\n", h.c_str());
+      ++missing;
+    } else if (fs::exists(to) && !args.flag("--force")) {
+      std::printf("kept %s: it exists (--force overwrites)\n", to.string().c_str());
+    } else {
+      fs::create_directories(out);
+      write_file_atomic(to.string(), read_file(h));
+      std::printf("exported %s\n", to.string().c_str());
+    }
+  }
+  return missing ? 1 : 0;
+}
+
 }  // namespace
 
 int harness_command(const CommandArgs& argv, const std::string& self_exe) {
@@ -75,7 +109,8 @@ int harness_command(const CommandArgs& argv, const std::string& self_exe) {
     }
   try {
     if (!argv.empty() && argv[0] == "synth") return synth_command(argv);
-    if (argv.empty() || argv[0] != "init") throw UsageError("the subcommands are 'init' and 'synth'");
+    if (!argv.empty() && argv[0] == "export") return export_command(argv);
+    if (argv.empty() || argv[0] != "init") throw UsageError("the subcommands are 'init', 'synth' and 'export'");
     if (argv.size() < 2 || argv[1].empty() || argv[1][0] == '-') throw UsageError("harness init needs SOURCE.cu");
     std::string source = argv[1];
     Args args(CommandArgs(argv.begin() + 2, argv.end()), {"--out", "-I", "-D"}, {"--force"});

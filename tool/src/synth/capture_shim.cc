@@ -64,14 +64,18 @@ void write_definition(std::ostringstream& t, const Launcher& l, const std::strin
 
 }  // namespace
 
-std::string capture_shim(const std::vector<Launcher>& launchers, const std::string& source_path) {
+std::string capture_shim(const std::vector<Launcher>& launchers, const std::string& source_path,
+                         const std::string& default_file) {
   std::ostringstream t;
-  t << "// Recording shim for " << source_path << ", written by `kernelblaster capture shim`.\n"
+  t << "// Recording shim for " << source_path << ", written by kernelblaster.\n"
        "// Compiled in the source's place, it records each call of its launchers when\n"
-       "// KERNELBLASTER_CAPTURE_FILE is set (kernelblaster/capture.h) and calls the originals.\n";
+    << (default_file.empty() ? "// KERNELBLASTER_CAPTURE_FILE is set" : "// KERNELBLASTER_CAPTURE_FILE is not \"off\"")
+    << " (kernelblaster/capture.h) and calls the originals.\n";
   for (const Launcher& l : launchers) t << "#define " << l.name << " kb_capture_original_" << l.name << "\n";
   t << "#include " << nlohmann::json(source_path).dump() << "\n";
   for (const Launcher& l : launchers) t << "#undef " << l.name << "\n";
+  if (!default_file.empty())
+    t << "#define KERNELBLASTER_CAPTURE_DEFAULT_FILE " << nlohmann::json(default_file).dump() << "\n";
   t << "#include <kernelblaster/capture.h>\n";
   for (const Launcher& l : launchers) {
     t << "\n";

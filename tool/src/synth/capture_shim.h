@@ -14,8 +14,11 @@
 namespace kernelblaster::synth {
 
 // One shim for every launcher of the source. `source_path`: as the shim
-// should #include it (absolute, normally).
-std::string capture_shim(const std::vector<Launcher>& launchers, const std::string& source_path);
+// should #include it (absolute, normally). `default_file`, when given, is
+// where calls are recorded without KERNELBLASTER_CAPTURE_FILE set (the CMake
+// module's shims: every run of the project's programs records).
+std::string capture_shim(const std::vector<Launcher>& launchers, const std::string& source_path,
+                         const std::string& default_file = "");
 
 // The launcher as capture JSON (synth/capture.h "launcher"), on one line.
 std::string launcher_json(const Launcher& l);

@@ -1,12 +1,13 @@
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include <cuda_runtime.h>
 
 #include "scale_shift.h"
 
-int main() {
-  const std::size_t n = 1 << 20;
+int main(int argc, char** argv) {
+  const std::size_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1 << 20;
   std::vector<float> host(n, 2.0f);
   float *x = nullptr, *y = nullptr;
   if (cudaMalloc(&x, n * sizeof(float)) != cudaSuccess || cudaMalloc(&y, n * sizeof(float)) != cudaSuccess) {

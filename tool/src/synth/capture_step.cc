@@ -1,0 +1,106 @@
+#include "synth/capture_step.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "common/file_util.h"
+#include "synth/capture_gather.h"
+#include "synth/capture_harness.h"
+#include "synth/capture_runtime.h"
+#include "synth/capture_shim.h"
+#include "synth/launcher_scan.h"
+
+namespace fs = std::filesystem;
+
+namespace kernelblaster::synth {
+
+namespace {
+
+std::string plural(std::size_t n, const std::string& word) {
+  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
+// Writes `text` unless the file already holds it (the build recompiles only on change).
+void write_if_different(const std::string& path, const std::string& text) {
+  std::error_code ec;
+  if (fs::exists(path, ec)) {
+    try {
+      if (read_file(path) == text) return;
+    } catch (const std::exception&) {
+    }
+  }
+  fs::create_directories(fs::path(path).parent_path(), ec);
+  write_file_atomic(path, text);
+}
+
+}  // namespace
+
+CaptureOutcome prepare_capture_step(const CaptureStep& step) {
+  CaptureOutcome out;
+  const std::string source = fs::absolute(step.source).lexically_normal().string();
+  Gathered g = gather_recorded_calls(step.lines);
+  // The calls of this source's launchers; the one called in most shapes is
+  // the harness's (a harness drives one launcher).
+  const Capture* best = nullptr;
+  std::vector<std::string> others;
+  for (const Capture& c : g.captures) {
+    if (fs::path(c.source).lexically_normal() != fs::path(source)) continue;
+    if (!best || c.calls.size() > best->calls.size()) {
+      if (best) others.push_back(best->launcher.name);
+      best = &c;
+    } else {
+      others.push_back(c.launcher.name);
+    }
+  }
+  if (best) {
+    try {
+      HarnessDraft d = synthesize_harness(*best);
+      if (!step.dry_run) write_if_different(step.harness, d.text);
+      out.state = CaptureOutcome::State::harness_ready;
+      out.note = "harness synthesized from " + plural(best->calls.size(), "recorded call shape") + " of " +
+                 best->launcher.name + (others.empty() ? "" : " (also recorded: " + [&] {
+                   std::string s;
+                   for (const std::string& o : others) s += (s.empty() ? "" : ", ") + o;
+                   return s;
+                 }() + ")") + "; ";
+      return out;
+    } catch (const std::exception& x) {
+      out.note = "the recorded calls of " + best->launcher.name + " give no harness (" + x.what() + ")";
+      return out;
+    }
+  }
+  if (!have_parser()) {
+    out.note = "no harness, and this kernelblaster was built without libclang, so it cannot write the recording shim "
+               "(give HARNESS, or rebuild kernelblaster with libclang-dev)";
+    return out;
+  }
+  ScanOptions opt;
+  opt.include_dirs = step.include_dirs;
+  opt.definitions = step.definitions;
+  SourceScan scan;
+  try {
+    scan = scan_source(source, opt);
+  } catch (const std::exception& x) {
+    out.note = std::string("no harness, and the source could not be read for a recording shim (") + x.what() + ")";
+    return out;
+  }
+  if (scan.launchers.empty()) {
+    out.note = "no harness, and no host launcher to record (a function that launches the kernels)";
+    return out;
+  }
+  out.state = CaptureOutcome::State::recording;
+  out.shim_text = capture_shim(scan.launchers, source, fs::absolute(step.lines).lexically_normal().string());
+  out.shim_flags = {"-I" + fs::absolute(step.runtime_dir).lexically_normal().string()};
+  std::string names;
+  for (const Launcher& l : scan.launchers) names += (names.empty() ? "" : ", ") + l.name;
+  out.note = "recording the calls of " + names + " into " + step.lines;
+  if (!g.errors.empty()) out.note += " (earlier recordings refused: " + g.errors.front() + ")";
+  if (!step.dry_run) {
+    write_if_different((fs::path(step.runtime_dir) / "kernelblaster" / "capture.h").string(), capture_runtime_header());
+    std::error_code ec;
+    fs::create_directories(fs::path(step.lines).parent_path(), ec);
+  }
+  return out;
+}
+
+}  // namespace kernelblaster::synth

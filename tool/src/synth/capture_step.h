@@ -1,0 +1,32 @@
+// What the build step of a source with no harness compiles (the CMake
+// module's capture, issue 13): once the project's own runs have recorded
+// calls of the source's launchers, a harness synthesized from them (and the
+// source is tuned like any other); until then, the recording shim, which
+// calls the original and appends each new call shape to the lines file.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace kernelblaster::synth {
+
+struct CaptureStep {
+  std::string source;   // the original
+  std::string harness;  // where the synthesized harness is written
+  std::string lines;    // the recorded-calls file the shim appends to
+  std::string runtime_dir;  // where kernelblaster/capture.h is written for the shim
+  std::vector<std::string> include_dirs, definitions;  // the target's, for reading the source
+  bool dry_run = false;     // decide, write nothing
+};
+
+struct CaptureOutcome {
+  enum class State { harness_ready, recording, unavailable };
+  State state = State::unavailable;
+  std::string note;  // harness_ready: how the harness came to be; recording: whose calls; unavailable: why
+  std::string shim_text;                 // recording
+  std::vector<std::string> shim_flags;   // recording: nvcc flags the shim needs
+};
+
+CaptureOutcome prepare_capture_step(const CaptureStep& step);
+
+}  // namespace kernelblaster::synth
