@@ -47,8 +47,8 @@ call of each distinct shape is recorded; a call with a buffer outside device
 memory is left out (and counted).
 
 Exit status: 0 captured, 1 nothing was recorded or the command failed,
-2 misuse. Status: the shim and its runtime (kernelblaster/capture.h) have
-been compiled, not yet run on a GPU; gathering is tested with recorded lines.
+2 misuse. kernelblaster_optimize() does the same for a source with no
+harness, with the project's own runs (README: The one line).
 )";
 
 int shim(const CommandArgs& argv) {
