@@ -1,0 +1,129 @@
+// The build step of a source with no harness (synth/capture_step.h):
+// recorded lines gathered per launcher, the harness synthesized from this
+// source's most-recorded launcher, else the recording shim.
+#include "synth/capture_step.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "synth/capture_gather.h"
+#include "synth/launcher_scan.h"
+
+namespace fs = std::filesystem;
+using namespace kernelblaster::synth;
+
+namespace {
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+nlohmann::json launcher(const std::string& name) {
+  return {{"name", name}, {"namespaces", nlohmann::json::array()}, {"return_type", "void"}, {"extern_c", false},
+          {"params", {{{"name", "x"}, {"type", "const float *"}, {"kind", "buffer"}, {"element", "f32"}},
+                      {{"name", "y"}, {"type", "float *"}, {"kind", "buffer"}, {"writable", true}, {"element", "f32"}},
+                      {{"name", "n"}, {"type", "int"}, {"kind", "dim"}}}}};
+}
+
+// One recorded line as the runtime writes it; elements < 0: a buffer
+// outside device memory (no extent).
+std::string line(const std::string& source, const std::string& name, long long n) {
+  nlohmann::json x = n < 0 ? nlohmann::json::object() : nlohmann::json{{"elements", n}, {"written", false}};
+  nlohmann::json j = {{"source", source}, {"launcher", launcher(name)},
+                      {"args", {x, {{"elements", n < 0 ? 1 : n}, {"written", true}}, {{"value", std::to_string(n)}}}}};
+  return j.dump() + "\n";
+}
+
+class CaptureStepTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir = fs::temp_directory_path() / ("kb-capture-step-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+                                       "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    source = (dir / "two.cu").string();
+    std::ofstream(source) << "__global__ void k(const float* x, float* y, int n) { int i = threadIdx.x; if (i < n) y[i] = x[i]; }\n"
+                             "void first(const float* x, float* y, int n) { k<<<1, 32>>>(x, y, n); }\n"
+                             "void second(const float* x, float* y, int n) { k<<<1, 32>>>(x, y, n); }\n";
+    step.source = source;
+    step.harness = (dir / "gen" / "harness" / "two_harness.cu").string();
+    step.lines = (dir / "gen" / "capture" / "two.calls.jsonl").string();
+    step.runtime_dir = (dir / "gen" / "runtime").string();
+  }
+  void TearDown() override { fs::remove_all(dir); }
+  void record(const std::string& text) {
+    fs::create_directories(fs::path(step.lines).parent_path());
+    std::ofstream(step.lines, std::ios::app) << text;
+  }
+  fs::path dir;
+  std::string source;
+  CaptureStep step;
+};
+
+}  // namespace
+
+TEST_F(CaptureStepTest, GathersByLauncherAndCountsWhatItLeavesOut) {
+  record(line(source, "first", 100) + line(source, "first", 7) + line(source, "second", 50) +
+         line("/elsewhere/other.cu", "first", 9) + "not json\n" + line(source, "second", -1));
+  Gathered g = gather_recorded_calls(step.lines);
+  ASSERT_EQ(g.captures.size(), 3u);
+  EXPECT_EQ(g.unreadable, 1);
+  EXPECT_EQ(g.left_out, 1);
+  std::size_t first_calls = 0;
+  for (const Capture& c : g.captures)
+    if (c.launcher.name == "first" && c.source == source) first_calls = c.calls.size();
+  EXPECT_EQ(first_calls, 2u);
+  EXPECT_EQ(capture_file_name(g.captures.front()), "other.first.capture.json");
+}
+
+TEST_F(CaptureStepTest, SynthesizesFromThisSourcesMostRecordedLauncher) {
+  // Another source's launcher has more calls: it is not this source's.
+  record(line(source, "second", 64) + line(source, "first", 100) + line(source, "first", 7) +
+         line("/elsewhere/other.cu", "third", 1) + line("/elsewhere/other.cu", "third", 2) +
+         line("/elsewhere/other.cu", "third", 3));
+  CaptureOutcome o = prepare_capture_step(step);
+  ASSERT_EQ(o.state, CaptureOutcome::State::harness_ready) << o.note;
+  EXPECT_TRUE(has(o.note, "harness synthesized from 2 recorded call shapes of first (also recorded: second)")) << o.note;
+  const std::string harness = slurp(step.harness);
+  EXPECT_TRUE(has(harness, "first(")) << harness;
+  EXPECT_FALSE(has(harness, "second(")) << harness;
+  EXPECT_TRUE(o.shim_text.empty());
+}
+
+TEST_F(CaptureStepTest, DryRunWritesNothing) {
+  record(line(source, "first", 100));
+  step.dry_run = true;
+  CaptureOutcome o = prepare_capture_step(step);
+  EXPECT_EQ(o.state, CaptureOutcome::State::harness_ready);
+  EXPECT_FALSE(fs::exists(step.harness));
+}
+
+TEST_F(CaptureStepTest, WithoutRecordedCallsTheShimRecordsIntoTheLinesFile) {
+  if (!have_parser()) GTEST_SKIP() << "built without libclang";
+  record("garbage\n");
+  CaptureOutcome o = prepare_capture_step(step);
+  ASSERT_EQ(o.state, CaptureOutcome::State::recording) << o.note;
+  EXPECT_TRUE(has(o.note, "recording the calls of first, second into " + step.lines)) << o.note;
+  EXPECT_TRUE(has(o.shim_text, "#define KERNELBLASTER_CAPTURE_DEFAULT_FILE \"" +
+                                   fs::absolute(step.lines).lexically_normal().string() + "\""));
+  EXPECT_TRUE(has(o.shim_text, "kb_capture_original_first"));
+  ASSERT_EQ(o.shim_flags.size(), 1u);
+  EXPECT_EQ(o.shim_flags[0], "-I" + fs::absolute(step.runtime_dir).lexically_normal().string());
+  EXPECT_TRUE(has(slurp(fs::path(step.runtime_dir) / "kernelblaster" / "capture.h"), "KERNELBLASTER_CAPTURE_DEFAULT_FILE"));
+  EXPECT_FALSE(fs::exists(step.harness));
+}
+
+TEST_F(CaptureStepTest, ASourceWithNoLauncherIsOneLineAndNoShim) {
+  if (!have_parser()) GTEST_SKIP() << "built without libclang";
+  std::ofstream(source, std::ios::trunc) << "__global__ void k(float* y) { y[0] = 1; }\n";
+  CaptureOutcome o = prepare_capture_step(step);
+  EXPECT_EQ(o.state, CaptureOutcome::State::unavailable);
+  EXPECT_EQ(o.note, "no harness, and no host launcher to record (a function that launches the kernels)");
+  EXPECT_TRUE(o.shim_text.empty());
+}
