@@ -77,7 +77,8 @@ kernelblaster_optimize(<target>
                        [SOURCES <src>...] [HARNESS <harness.cu>...] [HARNESS_DIR <dir>]
                        [MODE AUTO|APPLY|TUNE|OFF] [BUDGET <seconds>] [MIN_SPEEDUP <x>]
                        [POLICY <file.lua>] [KB <kb.json>] [TARGET_GPU <name|sm_XY>]
-                       [LOCKFILE <file>] [NO_CAPTURE] [NO_TESTS] [STRICT])
+                       [LOCKFILE <file>] [CAPTURE_TESTS <test>...] [NO_CAPTURE]
+                       [NO_TESTS] [STRICT])
 ```
 
 * `<target>`: a library or executable created in the same directory, with
@@ -103,6 +104,10 @@ kernelblaster_optimize(<target>
   (`harness/<stem>_harness.cu` there), tunes, and compiles the tuned copy; the
   shim is gone from then on. `cmake --build . --target kernelblaster_harness_export`
   copies synthesized harnesses into `HARNESS_DIR` for review and commit.
+* `CAPTURE_TESTS`: record only while these CTest tests run (tests added in
+  the same directory, before its end): they get `KERNELBLASTER_CAPTURE_FILE`
+  in their environment, and the shims record nothing without it. All the
+  target's captured sources share one file, `capture/calls.jsonl`.
 * `NO_CAPTURE`: compile sources with no harness as they are (no shim).
 * `MODE`: `AUTO` (default) tunes on a cache miss when a GPU is present;
   `APPLY` only applies cached or locked results; `TUNE` tunes even on a hit;
@@ -135,7 +140,7 @@ function(kernelblaster_optimize target)
   string(TIMESTAMP _kb_t0 "%s%f")
   set(_options NO_TESTS STRICT NO_CAPTURE)
   set(_one MODE BUDGET MIN_SPEEDUP POLICY KB TARGET_GPU HARNESS_DIR LOCKFILE)
-  set(_multi SOURCES HARNESS)
+  set(_multi SOURCES HARNESS CAPTURE_TESTS)
   cmake_parse_arguments(PARSE_ARGV 1 _kb "${_options}" "${_one}" "${_multi}")
   set(_who "kernelblaster_optimize(${target})")
 
@@ -228,6 +233,9 @@ function(kernelblaster_optimize target)
   if(_nh GREATER 0 AND _ns GREATER 0 AND NOT _nh EQUAL _ns)
     message(FATAL_ERROR "${_who}: SOURCES has ${_ns} entries but HARNESS has ${_nh}; give one harness per source, in the same order.")
   endif()
+  if(_kb_CAPTURE_TESTS AND _kb_NO_CAPTURE)
+    message(FATAL_ERROR "${_who}: give CAPTURE_TESTS or NO_CAPTURE, not both.")
+  endif()
   if(_nh GREATER 0 AND DEFINED _kb_HARNESS_DIR)
     message(FATAL_ERROR "${_who}: give HARNESS or HARNESS_DIR, not both.")
   endif()
@@ -278,6 +286,7 @@ function(kernelblaster_optimize target)
     _KERNELBLASTER_HARNESS_DIR "${_harness_dir}"
     _KERNELBLASTER_NO_TESTS "${_kb_NO_TESTS}"
     _KERNELBLASTER_NO_CAPTURE "${_kb_NO_CAPTURE}"
+    _KERNELBLASTER_CAPTURE_TESTS "${_kb_CAPTURE_TESTS}"
     _KERNELBLASTER_STRICT "${_kb_STRICT}"
     _KERNELBLASTER_TOOL "${_tool}"
     _KERNELBLASTER_TOOL_TARGET "${_tool_target}")
@@ -335,7 +344,7 @@ endfunction()
 function(_kernelblaster_process_target target)
   string(TIMESTAMP _t0 "%s%f")
   set(_who "kernelblaster_optimize(${target})")
-  foreach(_p MODE BUDGET MIN_SPEEDUP POLICY KB TARGET_GPU LOCKFILE SOURCES HARNESSES HARNESS_DIR NO_TESTS NO_CAPTURE STRICT TOOL TOOL_TARGET CALL_US)
+  foreach(_p MODE BUDGET MIN_SPEEDUP POLICY KB TARGET_GPU LOCKFILE SOURCES HARNESSES HARNESS_DIR NO_TESTS NO_CAPTURE CAPTURE_TESTS STRICT TOOL TOOL_TARGET CALL_US)
     get_target_property(_${_p} ${target} _KERNELBLASTER_${_p})
     if(_${_p} MATCHES "-NOTFOUND$")
       set(_${_p} "")
@@ -398,7 +407,11 @@ function(_kernelblaster_process_target target)
         list(APPEND _captured "${_name}")
         list(APPEND _pairs_src "${_s}")
         list(APPEND _pairs_harness "${_gen}/harness/${_stem}_harness.cu")
-        list(APPEND _pairs_capture "${_gen}/capture/${_stem}.calls.jsonl")
+        if(_CAPTURE_TESTS)
+          list(APPEND _pairs_capture "${_gen}/capture/calls.jsonl")
+        else()
+          list(APPEND _pairs_capture "${_gen}/capture/${_stem}.calls.jsonl")
+        endif()
       else()
         get_filename_component(_name "${_s}" NAME)
         list(APPEND _unharnessed "${_name}")
@@ -423,8 +436,13 @@ function(_kernelblaster_process_target target)
       list(JOIN _captured ", " _names)
       file(RELATIVE_PATH _rel_dir "${CMAKE_CURRENT_SOURCE_DIR}" "${_HARNESS_DIR}")
       file(RELATIVE_PATH _rel_gen "${CMAKE_BINARY_DIR}" "${_gen}")
+      set(_who_records "the project's runs (ctest)")
+      if(_CAPTURE_TESTS)
+        list(JOIN _CAPTURE_TESTS ", " _who_records)
+        set(_who_records "the tests ${_who_records}")
+      endif()
       message(STATUS "kernelblaster: ${target}: no harness for ${_names} (looked for ${_rel_dir}/<stem>_harness.cu): "
-        "the build compiles a recording shim (it calls the original), the project's runs (ctest) record its calls, "
+        "the build compiles a recording shim (it calls the original), ${_who_records} record its calls, "
         "and the next build synthesizes a harness from them (${_rel_gen}/harness) and tunes. "
         "NO_CAPTURE compiles the original instead; HARNESS or 'kernelblaster harness init' give a harness of your own.")
     endif()
@@ -550,6 +568,9 @@ F $<JOIN:${_opts},\nF >
         file(WRITE "${_cap}" "")
       endif()
       list(APPEND _per_source --capture "${_cap}")
+      if(_CAPTURE_TESTS)
+        list(APPEND _per_source --capture-on-request)
+      endif()
       set(_depends "${_s}" "${_cap}" "${_manifest}")
       list(APPEND _byproducts "${_h}")
       set(_gate_synth --synthesized)
@@ -603,6 +624,20 @@ F $<JOIN:${_opts},\nF >
     endif()
   endforeach()
   set_property(TARGET ${target} PROPERTY SOURCES ${_target_sources})
+
+  # The named tests record: the shims record only where the environment
+  # names the file.
+  set(_recorded ${_pairs_capture})
+  list(FILTER _recorded EXCLUDE REGEX "^-$")
+  foreach(_t IN LISTS _CAPTURE_TESTS)
+    if(NOT TEST "${_t}")
+      message(FATAL_ERROR "${_who}: CAPTURE_TESTS names '${_t}', which is no test of this directory "
+        "(add_test() it here, before the end of the directory).")
+    endif()
+    if(_recorded)
+      set_property(TEST "${_t}" APPEND PROPERTY ENVIRONMENT "KERNELBLASTER_CAPTURE_FILE=${_gen}/capture/calls.jsonl")
+    endif()
+  endforeach()
 
   # Long runs on demand, with the tuner's live progress on the terminal.
   add_custom_target(kernelblaster_tune_${target} ${_tune_commands}

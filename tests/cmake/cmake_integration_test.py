@@ -112,6 +112,7 @@ ERRORS = {
     "source_not_in_target": r"src/other.cu is not a CUDA source of target 'kbsample'",
     "unpaired": r"SOURCES has 2 entries but HARNESS has 1",
     "no_cuda": r"target 'kbsample_host' has no CUDA sources",
+    "capture_both": r"give CAPTURE_TESTS or NO_CAPTURE, not both",
 }
 
 
@@ -491,6 +492,34 @@ def case_noharness():
     if kb_lines(out) or os.path.exists(os.path.join(b, "kernelblaster_generated", "scale", "src")):
         fail("NO_CAPTURE: the build ran the tool for a source with no harness:\n" + out)
     print("ok: NO_CAPTURE compiles the original and says so")
+    # CAPTURE_TESTS: the named test records (its environment names the
+    # file), the shim records nothing without it; a wrong name is an error.
+    b = os.path.join(ARGS.work, "build-capture-tests")
+    shutil.rmtree(b, ignore_errors=True)
+    p = run(["cmake", "-S", src, "-B", b, "-G", ARGS.generator, "-DKBNOH_CAPTURE_TESTS=app_odd_size"] + vias["find_package"])
+    if "the tests app_odd_size record its calls" not in p.stdout:
+        print(p.stdout)
+        fail("CAPTURE_TESTS: the configure line does not name the tests that record")
+    out = run(["cmake", "--build", b, "--target", "app"]).stdout
+    expect_lines(out, {"scale_shift.cu": r"no harness yet: recording the calls of scale_shift into .*capture/calls\.jsonl "
+                                         r"while the CAPTURE_TESTS run"})
+    compiled = open(os.path.join(b, "kernelblaster_generated", "scale", "src", "scale_shift.cu")).read()
+    if "kb_capture_original_scale_shift" not in compiled or "KERNELBLASTER_CAPTURE_DEFAULT_FILE" in compiled:
+        fail("CAPTURE_TESTS: the shim should record only on request:\n" + compiled[:600])
+    tests = json.loads(run(["ctest", "--test-dir", b, "--show-only=json-v1"]).stdout)["tests"]
+    env = {t["name"]: [v for prop in t.get("properties", []) if prop["name"] == "ENVIRONMENT" for v in prop["value"]]
+           for t in tests}
+    want = "KERNELBLASTER_CAPTURE_FILE=" + os.path.join(b, "kernelblaster_generated", "scale", "capture", "calls.jsonl")
+    if env.get("app_odd_size") != [want] or env.get("app_runs"):
+        fail("CAPTURE_TESTS: the environments are %s, expected %s on app_odd_size alone" % (env, want))
+    b2 = b + "-bad"
+    shutil.rmtree(b2, ignore_errors=True)
+    p = run(["cmake", "-S", src, "-B", b2, "-G", ARGS.generator, "-DKBNOH_CAPTURE_TESTS=no_such_test"] + vias["find_package"],
+            ok=False)
+    if p.returncode == 0 or "CAPTURE_TESTS names 'no_such_test', which is no test of this directory" not in re.sub(r"\s+", " ", p.stdout):
+        print(p.stdout)
+        fail("CAPTURE_TESTS with an unknown test did not stop the configure with the reason")
+    print("ok: CAPTURE_TESTS records in the named test only, and a wrong name is a configure error")
     b = os.path.join(ARGS.work, "build-strict")
     shutil.rmtree(b, ignore_errors=True)
     p = run(["cmake", "-S", src, "-B", b, "-G", ARGS.generator, "-DKBNOH_STRICT=ON"] + vias["find_package"], ok=False)

@@ -43,6 +43,8 @@ source, or --strict without a verified result.
                         project's runs recorded; from them a harness is
                         synthesized (written to --harness), and until there
                         are some, a recording shim is compiled instead of S
+  --capture-on-request  the shim records only where KERNELBLASTER_CAPTURE_FILE
+                        names FILE (CAPTURE_TESTS), not in every run
   --out FILE            the source to compile
   --rsp FILE            nvcc options file for the flags the result needs
   --stamp FILE          touched on every run
@@ -124,12 +126,13 @@ int build_command(const CommandArgs& argv, const std::string& self_exe) {
     }
   cache::BuildRequest req;
   std::string capture;
+  bool capture_on_request = false;
   bool json = false;
   try {
     Args args(argv,
               {"--manifest", "--source", "--harness", "--capture", "--out", "--rsp", "--stamp", "--depfile", "--mode", "--cache-dir",
                "--lockfile", "--target-gpu", "--budget", "--min-speedup", "--policy", "--kb"},
-              {"--strict", "--update-lockfile", "--dry-run", "--json"});
+              {"--strict", "--update-lockfile", "--dry-run", "--json", "--capture-on-request"});
     json = args.flag("--json");
     req.source = args.value("--source");
     req.harness = args.value("--harness");
@@ -177,6 +180,7 @@ int build_command(const CommandArgs& argv, const std::string& self_exe) {
       }
     }
     capture = args.value("--capture");
+    capture_on_request = args.flag("--capture-on-request");
   } catch (const std::exception& x) {
     std::fprintf(stderr, "kernelblaster build: %s (see --help)\n", x.what());
     return 2;
@@ -192,6 +196,7 @@ int build_command(const CommandArgs& argv, const std::string& self_exe) {
     step.include_dirs = req.include_dirs;
     step.definitions = req.definitions;
     step.dry_run = req.dry_run;
+    step.on_request = capture_on_request;
     synth::CaptureOutcome o = synth::prepare_capture_step(step);
     if (o.state == synth::CaptureOutcome::State::harness_ready) {
       req.harness_note = o.note;

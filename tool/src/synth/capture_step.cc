@@ -89,11 +89,13 @@ CaptureOutcome prepare_capture_step(const CaptureStep& step) {
     return out;
   }
   out.state = CaptureOutcome::State::recording;
-  out.shim_text = capture_shim(scan.launchers, source, fs::absolute(step.lines).lexically_normal().string());
+  out.shim_text =
+      capture_shim(scan.launchers, source, step.on_request ? "" : fs::absolute(step.lines).lexically_normal().string());
   out.shim_flags = {"-I" + fs::absolute(step.runtime_dir).lexically_normal().string()};
   std::string names;
   for (const Launcher& l : scan.launchers) names += (names.empty() ? "" : ", ") + l.name;
-  out.note = "recording the calls of " + names + " into " + step.lines;
+  out.note = "recording the calls of " + names + " into " + step.lines +
+             (step.on_request ? " while the CAPTURE_TESTS run" : "");
   if (!g.errors.empty()) out.note += " (earlier recordings refused: " + g.errors.front() + ")";
   if (!step.dry_run) {
     write_if_different((fs::path(step.runtime_dir) / "kernelblaster" / "capture.h").string(), capture_runtime_header());

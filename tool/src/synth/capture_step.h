@@ -17,6 +17,7 @@ struct CaptureStep {
   std::string runtime_dir;  // where kernelblaster/capture.h is written for the shim
   std::vector<std::string> include_dirs, definitions;  // the target's, for reading the source
   bool dry_run = false;     // decide, write nothing
+  bool on_request = false;  // the shim records only where KERNELBLASTER_CAPTURE_FILE is set (else: into `lines` always)
 };
 
 struct CaptureOutcome {
