@@ -26,6 +26,7 @@
 #                                     a KERNELBLASTER_BLOCK_L<n> tunable (ONELINE_BUDGET seconds each)
 #   bench/gpu_session.sh onelinecmake issue 13 as a user has it: the noharness project from an empty cache,
 #                                     build / ctest (records) / build (synthesizes, tunes) / ctest (gates)
+#   bench/gpu_session.sh synthcases   issue 13: tests/adversarial judged with synthesized harnesses
 #   bench/gpu_session.sh capture      issue 13 parts 2-3 on a GPU: capture shim, capture -- app, harness synth, eval
 #   bench/gpu_session.sh optimize [P] issue 15 on a GPU: kernelblaster optimize end to end with scripted
 #                                     replies holding real honest and hostile rewrites (tests/gpu/
@@ -110,6 +111,11 @@ case "$stage" in
       python3 tests/gpu/optimize_scripted_test.py "$TOOL" ${2:-} 2>&1 | tee "$OUT/optimize_scripted${2:+-$2}.log"
     # At most 8 files come back from the device: the artifacts travel as one archive.
     tar czf "$OUT/optimize-artifacts.tgz" -C "$OUT" optimize && rm -rf "$OUT/optimize"
+    ;;
+  synthcases)
+    # Issue 13's target: the adversarial cases judged with harnesses
+    # synthesized from captures of the hand-written ones' runs.
+    python3 tests/gpu/run_cases.py "$TOOL" adversarial-synth 2>&1 | tee "$OUT/synthcases.log"
     ;;
   kbhostile)
     python3 tests/gpu/run_cases.py "$TOOL" kernelbench-hostile 2>&1 | tee "$OUT/kbhostile.log"

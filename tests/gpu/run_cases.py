@@ -6,6 +6,16 @@
   run_cases.py TOOL self SEEDS    every example judged against itself over
                                   SEEDS seeds must be accepted (no false
                                   rejection)
+  run_cases.py TOOL adversarial-synth
+                                  the same cases, each judged with a harness
+                                  synthesized from a capture instead of the
+                                  hand-written one (issue 13's target): the
+                                  hand-written harness, run by the engine
+                                  with the recording shim as its source, is
+                                  the captured program; the original must
+                                  pass against itself with the synthesized
+                                  harness and every case the hand-written
+                                  harness rejects must be rejected
   run_cases.py TOOL kernelbench   every problem in tests/kernelbench: init.cu
                                   and candidate_good.cu accepted,
                                   candidate_bad.cu rejected as wrong_result
@@ -192,10 +202,72 @@ def kernelbench_hostile(tool):
     return passed, failed
 
 
+def adversarial_synth(tool):
+    """Issue 13: a synthesized harness catches what the hand-written one does."""
+    import concurrent.futures
+    import glob
+    with open(os.path.join(ROOT, "tests", "adversarial", "cases.json")) as f:
+        cases = json.load(f)["cases"]
+    work = tempfile.mkdtemp(prefix="kernelblaster-synth-cases-")
+    runtime_include = os.path.join(ROOT, "tool", "include")
+    synthesized, failures = {}, []
+    for source, harness in sorted({(c["source"], c["harness"]) for c in cases}):
+        stem = os.path.splitext(os.path.basename(source))[0]
+        shims, captured = os.path.join(work, "shims"), os.path.join(work, "captured", stem)
+        subprocess.run([tool, "capture", "shim", os.path.join(ROOT, source), "-I", INCLUDE, "--out", shims],
+                       check=True, capture_output=True, text=True)
+        # The program: the hand-written harness, its source the recording shim.
+        rec = subprocess.run([tool, "capture", "--out", captured, "--", tool, "eval", "--json",
+                              "--source", os.path.join(shims, stem + ".capture.cu"),
+                              "--harness", os.path.join(ROOT, harness), "-I", INCLUDE, "-I", runtime_include,
+                              "-I", os.path.dirname(os.path.join(ROOT, source)), "--no-timing"],
+                             capture_output=True, text=True, timeout=900)
+        print(f"capture {stem}: rc {rec.returncode} {rec.stdout.strip()[-300:]} {rec.stderr.strip()[-300:]}", flush=True)
+        if "the command exited with 77" in rec.stderr:
+            skip("no GPU (kernelblaster eval exited 77)")
+        files = glob.glob(os.path.join(captured, "*.capture.json"))
+        if len(files) != 1:
+            print(f"FAIL {stem}: {len(files)} capture files")
+            count(False)
+            failures.append(stem)
+            continue
+        out = os.path.join(work, "synth")
+        syn = subprocess.run([tool, "harness", "synth", files[0], "--out", out, "--force"], capture_output=True, text=True)
+        print(f"synth {stem}: {syn.stdout.strip()} {syn.stderr.strip()}", flush=True)
+        synthesized[(source, harness)] = os.path.join(out, stem + "_harness.cu")
+    jobs = [(None, src, h, syn) for (src, h), syn in synthesized.items()]  # each original against itself
+    jobs += [(c, c["source"], c["harness"], synthesized[(c["source"], c["harness"])]) for c in cases
+             if (c["source"], c["harness"]) in synthesized]
+
+    def judge(job):
+        case, source, _, syn = job
+        return job, evaluate(tool, source, syn, case["candidate"] if case else None)
+
+    passed, failed = 0, len(failures)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
+        for (case, source, _, syn), result in pool.map(judge, jobs):
+            if case is None:
+                good, label, want = result["status"] == "ok", f"{os.path.basename(source)} against itself", "ok"
+            else:
+                allowed = [case["expect"]] + case.get("also_ok", [])
+                # Rejected as the hand-written harness rejects it; "caught" at
+                # least when the status differs but is still a rejection.
+                caught = result["status"] not in ("ok", "tool_error", "harness_error", "reference_failed")
+                good = result["status"] in allowed if "ok" in allowed else caught
+                label, want = case["name"], "/".join(allowed)
+            passed, failed = passed + good, failed + (not good)
+            count(good)
+            print(f"{'PASS' if good else 'FAIL'} synthesized harness, {label}: {result['status']} "
+                  f"(hand-written harness: {want}) {result.get('detail', '')[:200]}", flush=True)
+    return passed, failed
+
+
 def main():
     tool, mode = sys.argv[1], sys.argv[2]
     if mode == "adversarial":
         passed, failed = adversarial(tool)
+    elif mode == "adversarial-synth":
+        passed, failed = adversarial_synth(tool)
     elif mode == "kernelbench":
         passed, failed = kernelbench(tool)
     elif mode == "kernelbench-hostile":
