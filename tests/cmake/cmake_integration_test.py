@@ -462,7 +462,7 @@ def case_noharness():
             f.write(recorded_line(compiled, source, 1 << 20))
             f.write(recorded_line(compiled, source, 4099))
         out = run(["cmake", "--build", b, "--target", "app"]).stdout
-        expect_lines(out, {"scale_shift.cu": r"harness synthesized from 2 recorded call shapes of scale_shift; "
+        expect_lines(out, {"scale_shift.cu": r"harness synthesized from 2 recorded calls of scale_shift; "
                                              r"no GPU and no cached result for sm_90; using the original$"})
         harness = os.path.join(gen, "harness", "scale_shift_harness.cu")
         text = open(harness).read() if os.path.exists(harness) else ""

@@ -104,8 +104,11 @@ GatherReport gather_capture(const std::string& lines_path, const std::string& ou
   GatherReport rep;
   rep.gathered = synth::gather_recorded_calls(lines_path);
   fs::create_directories(out_dir);
+  std::map<std::string, int> used;  // a launcher recorded with two signatures: a second file
   for (const synth::Capture& c : rep.gathered.captures) {
-    const std::string file = (fs::path(out_dir) / synth::capture_file_name(c)).string();
+    std::string name = synth::capture_file_name(c);
+    if (int n = ++used[name]; n > 1) name.insert(name.size() - std::string(".capture.json").size(), "." + std::to_string(n));
+    const std::string file = (fs::path(out_dir) / name).string();
     write_file_atomic(file, synth::capture_to_json(c));
     rep.files.emplace_back(file, c.calls.size());
   }

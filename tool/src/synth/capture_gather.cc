@@ -12,7 +12,10 @@ namespace kernelblaster::synth {
 Gathered gather_recorded_calls(const std::string& lines_path) {
   Gathered g;
   std::ifstream in(lines_path);
-  // (source, launcher name) -> the capture being assembled, in the format parse_capture reads.
+  // (source, launcher as recorded) -> the capture being assembled, in the
+  // format parse_capture reads. A launcher recorded with two signatures (the
+  // source changed between runs) gives two captures; the build step keeps
+  // the one that matches the source as it is.
   std::map<std::pair<std::string, std::string>, nlohmann::json> captures;
   for (std::string line; std::getline(in, line);) {
     if (line.empty()) continue;
@@ -33,19 +36,15 @@ Gathered gather_recorded_calls(const std::string& lines_path) {
       ++g.left_out;
       continue;
     }
-    auto key = std::make_pair(j["source"].get<std::string>(), j["launcher"]["name"].get<std::string>());
+    auto key = std::make_pair(j["source"].get<std::string>(), j["launcher"].dump());
     nlohmann::json& c = captures[key];
-    if (c.is_null()) {
+    if (c.is_null())
       c = {{"format", kCaptureFormat}, {"source", key.first}, {"launcher", j["launcher"]}, {"calls", nlohmann::json::array()}};
-    } else if (c["launcher"] != j["launcher"]) {
-      ++g.unreadable;  // the same launcher with another signature: a program rebuilt between runs
-      continue;
-    }
     c["calls"].push_back({{"args", j["args"]}});
   }
   for (const auto& [key, c] : captures) {
     try {
-      g.captures.push_back(parse_capture(c.dump(), lines_path + " (" + key.second + ")"));
+      g.captures.push_back(parse_capture(c.dump(), lines_path + " (" + c["launcher"]["name"].get<std::string>() + ")"));
     } catch (const CaptureError& x) {
       g.errors.push_back(x.what());
     }

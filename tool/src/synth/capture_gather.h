@@ -13,10 +13,10 @@
 namespace kernelblaster::synth {
 
 struct Gathered {
-  std::vector<Capture> captures;    // one per (source, launcher) that was called
+  std::vector<Capture> captures;    // one per (source, launcher signature) that was called
   std::vector<std::string> errors;  // one line per launcher whose calls were refused
   int left_out = 0;    // calls with a buffer outside device memory
-  int unreadable = 0;  // lines that are not a recorded call (or a rebuilt launcher's)
+  int unreadable = 0;  // lines that are not a recorded call
 };
 
 // Reads the lines file (a missing file gathers nothing). `where` names the

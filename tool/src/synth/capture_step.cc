@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 
 #include "common/file_util.h"
 #include "synth/capture_gather.h"
@@ -38,50 +39,68 @@ void write_if_different(const std::string& path, const std::string& text) {
 CaptureOutcome prepare_capture_step(const CaptureStep& step) {
   CaptureOutcome out;
   const std::string source = fs::absolute(step.source).lexically_normal().string();
-  Gathered g = gather_recorded_calls(step.lines);
-  // The calls of this source's launchers; the one called in most shapes is
-  // the harness's (a harness drives one launcher).
-  const Capture* best = nullptr;
-  std::vector<std::string> others;
-  for (const Capture& c : g.captures) {
-    if (fs::path(c.source).lexically_normal() != fs::path(source)) continue;
-    if (!best || c.calls.size() > best->calls.size()) {
-      if (best) others.push_back(best->launcher.name);
-      best = &c;
-    } else {
-      others.push_back(c.launcher.name);
+  // The source as it is now: calls recorded with another signature of a
+  // launcher (the source changed since) cannot drive it.
+  SourceScan scan;
+  bool scanned = false;
+  std::string scan_error = "this kernelblaster was built without libclang";
+  if (have_parser()) {
+    ScanOptions opt;
+    opt.include_dirs = step.include_dirs;
+    opt.definitions = step.definitions;
+    try {
+      scan = scan_source(source, opt);
+      scanned = true;
+    } catch (const std::exception& x) {
+      scan_error = x.what();
     }
   }
+  Gathered g = gather_recorded_calls(step.lines);
+  // This source's recorded calls, per launcher (recordings of the same
+  // signature merged); the launcher called in most shapes drives the harness.
+  std::map<std::string, Capture> recorded;
+  std::size_t stale = 0;
+  for (const Capture& c : g.captures) {
+    if (fs::path(c.source).lexically_normal() != fs::path(source)) continue;
+    if (scanned && std::none_of(scan.launchers.begin(), scan.launchers.end(),
+                                [&](const Launcher& l) { return same_signature(l, c.launcher); })) {
+      stale += c.calls.size();
+      continue;
+    }
+    auto it = recorded.find(c.launcher.name);
+    if (it == recorded.end()) {
+      recorded.emplace(c.launcher.name, c);
+    } else if (same_signature(it->second.launcher, c.launcher)) {
+      it->second.calls.insert(it->second.calls.end(), c.calls.begin(), c.calls.end());
+    } else if (c.calls.size() > it->second.calls.size()) {
+      it->second = c;  // unread source, two signatures: the one recorded more
+    }
+  }
+  const Capture* best = nullptr;
+  for (const auto& [name, c] : recorded)
+    if (!best || c.calls.size() > best->calls.size()) best = &c;
+  const std::string stale_note =
+      stale ? " (" + plural(stale, "recorded call") + " of an earlier signature ignored)" : "";
   if (best) {
+    std::string others;
+    for (const auto& [name, c] : recorded)
+      if (&c != best) others += (others.empty() ? "" : ", ") + name;
     try {
       HarnessDraft d = synthesize_harness(*best);
       if (!step.dry_run) write_if_different(step.harness, d.text);
       out.state = CaptureOutcome::State::harness_ready;
-      out.note = "harness synthesized from " + plural(best->calls.size(), "recorded call shape") + " of " +
-                 best->launcher.name + (others.empty() ? "" : " (also recorded: " + [&] {
-                   std::string s;
-                   for (const std::string& o : others) s += (s.empty() ? "" : ", ") + o;
-                   return s;
-                 }() + ")") + "; ";
+      out.note = "harness synthesized from " + plural(best->calls.size(), "recorded call") + " of " + best->launcher.name +
+                 (others.empty() ? "" : " (also recorded: " + others + ")") + stale_note + "; ";
       return out;
     } catch (const std::exception& x) {
       out.note = "the recorded calls of " + best->launcher.name + " give no harness (" + x.what() + ")";
       return out;
     }
   }
-  if (!have_parser()) {
-    out.note = "no harness, and this kernelblaster was built without libclang, so it cannot write the recording shim "
-               "(give HARNESS, or rebuild kernelblaster with libclang-dev)";
-    return out;
-  }
-  ScanOptions opt;
-  opt.include_dirs = step.include_dirs;
-  opt.definitions = step.definitions;
-  SourceScan scan;
-  try {
-    scan = scan_source(source, opt);
-  } catch (const std::exception& x) {
-    out.note = std::string("no harness, and the source could not be read for a recording shim (") + x.what() + ")";
+  if (!scanned) {
+    out.note = have_parser() ? "no harness, and the source could not be read for a recording shim (" + scan_error + ")"
+                             : "no harness, and this kernelblaster was built without libclang, so it cannot write the "
+                               "recording shim (give HARNESS, or rebuild kernelblaster with libclang-dev)";
     return out;
   }
   if (scan.launchers.empty()) {
@@ -95,7 +114,7 @@ CaptureOutcome prepare_capture_step(const CaptureStep& step) {
   std::string names;
   for (const Launcher& l : scan.launchers) names += (names.empty() ? "" : ", ") + l.name;
   out.note = "recording the calls of " + names + " into " + step.lines +
-             (step.on_request ? " while the CAPTURE_TESTS run" : "");
+             (step.on_request ? " while the CAPTURE_TESTS run" : "") + stale_note;
   if (!g.errors.empty()) out.note += " (earlier recordings refused: " + g.errors.front() + ")";
   if (!step.dry_run) {
     write_if_different((fs::path(step.runtime_dir) / "kernelblaster" / "capture.h").string(), capture_runtime_header());

@@ -21,4 +21,18 @@ std::string element_of(const std::string& canonical_type) {
 
 std::string default_cuda_include() { return KERNELBLASTER_CUDA_INCLUDE_DIR; }
 
+bool same_signature(const Launcher& a, const Launcher& b) {
+  if (a.name != b.name || a.namespaces != b.namespaces || a.extern_c != b.extern_c || a.return_type != b.return_type ||
+      a.params.size() != b.params.size())
+    return false;
+  for (std::size_t i = 0; i < a.params.size(); ++i) {
+    const LauncherParam& p = a.params[i];
+    const LauncherParam& q = b.params[i];
+    const std::string& pt = p.canonical.empty() ? p.type : p.canonical;
+    const std::string& qt = q.canonical.empty() ? q.type : q.canonical;
+    if (pt != qt || p.kind != q.kind || p.writable != q.writable || p.element != q.element) return false;
+  }
+  return true;
+}
+
 }  // namespace kernelblaster::synth

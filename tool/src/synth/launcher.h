@@ -39,6 +39,11 @@ struct Launcher {
 // ("float", "__half", "const __nv_bfloat16"); empty when there is none.
 std::string element_of(const std::string& canonical_type);
 
+// Whether two reads of a launcher have the same signature (name, scope,
+// linkage, return and parameter types): what decides whether calls recorded
+// with one can drive the other. The line it is declared on does not count.
+bool same_signature(const Launcher& a, const Launcher& b);
+
 // The CUDA toolkit's include directory this tool was built with.
 std::string default_cuda_include();
 
