@@ -129,8 +129,6 @@ int eval_command(const std::vector<std::string>& argv, const std::string& self_e
       req.profile = profile::metric_set_from_name(set_name);
       if (!req.profile) throw UsageError("--profile takes cheap or full, not '" + set_name + "'");
     }
-    if (req.profile && !kernelbench_dir.empty())
-      throw UsageError("--profile works with native harnesses (--source/--harness) only");
     if (req.seeds < 3) throw UsageError("--seeds must be at least 3");
     if (req.run_timeout_s <= 0 || req.budget_ms <= 0) throw UsageError("--timeout and --budget-ms must be positive");
   } catch (const std::exception& x) {

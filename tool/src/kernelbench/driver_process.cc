@@ -12,7 +12,9 @@
 //              original needs as the driver made them, left alone)
 //   timing     the plan's timing seed: the first launcher call is timed
 //              (warm-up and runs, outputs poisoned before each), then
-//              called once more as a checked run on the same buffers
+//              called once more as a checked run on the same buffers, and
+//              when the plan asks for a profile, profiled (outputs
+//              poisoned, L2 flushed), as a native harness session does
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -38,6 +40,8 @@
 #include "harness/device_ops.h"
 #include "harness/gpu_lock.h"
 #include "harness/process_main.h"
+#include "harness/profile_pass.h"
+#include "harness/profiler_warmup.h"
 #include "harness/spec.h"
 #include "harness/timed_runs.h"
 #include "kernelbench/driver_output.h"
@@ -94,6 +98,7 @@ class Runtime {
     m_report.sizes = {{"default", {}, false}};
   }
   ~Runtime() {
+    m_warmup.reset();  // joins its thread and releases CUPTI's profiler state first
     for (auto& [name, saved] : m_initial) cudaFree(saved.second);
     if (m_flush) cudaFree(m_flush);
   }
@@ -121,6 +126,9 @@ class Runtime {
     m_flush_bytes = static_cast<std::size_t>(2 * std::max<std::int64_t>(m_report.device.l2_bytes, 1 << 20));
     cuda_check(cudaMalloc(&m_flush, m_flush_bytes), "L2 flush buffer");
     cuda_check(cudaMemset(m_flush, 0, m_flush_bytes), "L2 flush buffer");
+    // The profiler's set-up overlaps the runs (profiler_warmup.h), only when
+    // the plan asks for a profile.
+    if (m_plan.profile.size >= 0) m_warmup = std::make_unique<ProfilerWarmup>(m_plan.profile, m_plan.device);
   }
 
   void discover() {
@@ -197,6 +205,7 @@ class Runtime {
         m_timed = true;
         time_call(args, call);
         checked_call(args, call, /*restore_initial=*/true);
+        if (m_plan.profile.size >= 0) profile_call(args, call);
       } else {
         checked_call(args, call, /*restore_initial=*/false);
       }
@@ -405,6 +414,30 @@ class Runtime {
     m_report.timings.push_back(t);
   }
 
+  // The call profiled (the plan asks it of the candidate, after its timing):
+  // outputs poisoned as for a timed run, the L2 flushed before each pass. A
+  // failure here is a note in the report, never the run's error.
+  void profile_call(const LaunchArgs& args, const std::function<void()>& call) {
+    ProfileHooks hooks;
+    hooks.prepare = [&] {
+      poison_outputs(args, /*restore_initial=*/true);
+      flush_l2_on_device(m_flush, m_flush_bytes);
+      cuda_check(cudaDeviceSynchronize(), "prepare");
+    };
+    hooks.call = [&] {
+      call();
+      cuda_check(cudaGetLastError(), "kernel launch");
+      cuda_check(cudaDeviceSynchronize(), "kernel execution");
+    };
+    try {
+      ProfilerWarmup none(ProfileRequest{}, m_plan.device);
+      m_report.profile = run_profile_pass(m_plan.profile, m_plan.device, m_tracer, hooks, m_warmup ? *m_warmup : none);
+    } catch (const std::exception& x) {
+      m_report.profile.requested = true;
+      m_report.profile.note = std::string("profiling failed: ") + x.what();
+    }
+  }
+
   void invoke(Mode mode, std::uint64_t seed, RunReport* run) {
     m_mode = mode;
     m_seed = seed;
@@ -523,6 +556,7 @@ class Runtime {
   std::string m_out;
   HarnessReport m_report;
   ActivityTracer m_tracer;
+  std::unique_ptr<ProfilerWarmup> m_warmup;
   std::unique_ptr<StreamGate> m_gate;  // made on first use, after the device is chosen
   StreamGate& gate() {
     if (!m_gate) m_gate = std::make_unique<StreamGate>();

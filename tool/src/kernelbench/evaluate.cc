@@ -195,7 +195,8 @@ EvalResult evaluate_kernelbench(const KernelBenchRequest& req, const Toolchain& 
   run.source = problem.init_path;
   run.candidate = self ? "" : req.candidate_path;
   run.harness.clear();
-  run.profile.reset();
+  // A profile asked for (eval --profile, the optimize loop's original) rides
+  // in the candidate's driver process after its timing (driver_process.cc).
   run.work_dir = (fs::absolute(req.work_dir) / "runs").string();
   EvalResult result;
   try {

@@ -5,6 +5,7 @@
 #include "common/file_util.h"
 #include "kernelbench/evaluate.h"
 #include "optimize/engine_judge.h"
+#include "profile/metric_sets.h"
 
 namespace kernelblaster::optimize {
 
@@ -21,7 +22,7 @@ std::string KernelBenchJudge::write_candidate(const std::string& source, const s
   return path;
 }
 
-Verdict KernelBenchJudge::evaluate(const std::string& candidate_path, int seeds) {
+Verdict KernelBenchJudge::evaluate(const std::string& candidate_path, int seeds, bool profiled) {
   kernelbench::KernelBenchRequest req;
   req.problem_dir = m_target.problem_dir;
   req.candidate_path = candidate_path;
@@ -32,6 +33,7 @@ Verdict KernelBenchJudge::evaluate(const std::string& candidate_path, int seeds)
   req.run.device = m_target.device;
   req.run.lock_dir = m_target.lock_dir;
   req.run.run_timeout_s = m_target.run_timeout_s;
+  if (profiled) req.run.profile = profile::MetricSet::cheap;
   try {
     return verdict_of(kernelbench::evaluate_kernelbench(req, m_toolchain, m_probe));
   } catch (const std::exception& x) {
@@ -42,7 +44,15 @@ Verdict KernelBenchJudge::evaluate(const std::string& candidate_path, int seeds)
   }
 }
 
-Verdict KernelBenchJudge::judge_original() { return evaluate("", m_target.seeds); }
+// The original's profile is what the loop classifies the state from. A
+// profiled evaluation that fails where an unprofiled one would not (the
+// evaluator already replays a crashed profiled process) is retried bare:
+// the state then falls back, the run goes on.
+Verdict KernelBenchJudge::judge_original() {
+  Verdict v = evaluate("", m_target.seeds, /*profiled=*/true);
+  if (v.status == Status::ok || v.status == Status::reference_failed || v.status == Status::compile_failed) return v;
+  return evaluate("", m_target.seeds, /*profiled=*/false);
+}
 
 Verdict KernelBenchJudge::judge(const std::string& source, const std::string& tag) {
   return evaluate(write_candidate(source, tag), m_target.seeds);

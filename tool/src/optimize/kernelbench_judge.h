@@ -3,9 +3,11 @@
 // is judged by the same engine and judges as a native harness
 // (kernelbench/evaluate.h): against init.cu's outputs and torch's, the
 // driver's allclose as a second check. The driver's objects are built once
-// in the work directory and reused. No profile is taken on this path (the
-// engine profiles native harnesses only), so every step reads the state the
-// KB gives a kernel without metrics.
+// in the work directory and reused. The original is judged with a cheap
+// profile (taken in its driver process after timing), which the loop
+// classifies the state from; where profiling fails, it is judged again
+// without, and the state is the one the KB gives a kernel without metrics.
+// Status: the profile on this path has not yet run on a GPU.
 #pragma once
 
 #include <string>
@@ -35,7 +37,7 @@ class KernelBenchJudge final : public CandidateJudge {
   Verdict confirm(const std::string& source, const std::string& tag, int seeds) override;
 
  private:
-  Verdict evaluate(const std::string& candidate_path, int seeds);
+  Verdict evaluate(const std::string& candidate_path, int seeds, bool profiled = false);
   std::string write_candidate(const std::string& source, const std::string& tag);
 
   Toolchain m_toolchain;
