@@ -12,6 +12,7 @@
 #   bench/gpu_session.sh gputests     the tool's own GPU test suite
 #   bench/gpu_session.sh kbhostile    KernelBench-CUDA hostile candidates on problems of the published
 #                                     dataset (tests/kernelbench/hostile; KERNELBLASTER_KERNELBENCH_DATA)
+#   bench/gpu_session.sh kbprofile    eval --kernelbench --profile on three problems (the KernelBench path's profile)
 #   bench/gpu_session.sh kbspeed      eval --kernelbench one at a time on a few problems, twice each (the
 #                                     second reuses the driver object): seconds per candidate and per phase
 #   bench/gpu_session.sh kbdataset S  the dataset benchmark, init.cu against itself, 8 at once, starting
@@ -116,6 +117,17 @@ case "$stage" in
     # Issue 13's target: the adversarial cases judged with harnesses
     # synthesized from captures of the hand-written ones' runs.
     python3 tests/gpu/run_cases.py "$TOOL" adversarial-synth 2>&1 | tee "$OUT/synthcases.log"
+    ;;
+  kbprofile)
+    # The KernelBench path's profile (not yet run on a GPU when written):
+    # eval --kernelbench --profile on a few problems, the profile's metrics
+    # and the state the classifier reads from them.
+    data=${KERNELBLASTER_KERNELBENCH_DATA:?dataset}
+    for p in level1/036_RMSNorm level1/023_Softmax level1/001_Square_matrix_multiplication; do
+      $TOOL eval --json --kernelbench "$data/$p" --profile --work-dir "/tmp/kbprofile/${p//\//_}" >"$OUT/kbprofile-${p//\//_}.json"
+      python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(sys.argv[2], d.get('status'), d.get('profile_note'), [(k.get('name'), k.get('state'), {m: v for m, v in list((k.get('metrics') or {}).items())[:6]}) for k in d.get('profile') or []])" \
+        "$OUT/kbprofile-${p//\//_}.json" "$p"
+    done 2>&1 | tee "$OUT/kbprofile.log"
     ;;
   kbhostile)
     python3 tests/gpu/run_cases.py "$TOOL" kernelbench-hostile 2>&1 | tee "$OUT/kbhostile.log"
