@@ -5,6 +5,8 @@
 // harness or refuse in one line.
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 
 #include "fuzz_check.h"
@@ -13,6 +15,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const std::string path = "/tmp/kb-fuzz-recorded-calls-" + std::to_string(::getpid()) + ".jsonl";
+  static const bool cleaned_at_exit = [] { return std::atexit([] { std::remove(path.c_str()); }) == 0; }();
+  (void)cleaned_at_exit;
   {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
