@@ -520,6 +520,18 @@ def case_noharness():
         print(p.stdout)
         fail("CAPTURE_TESTS with an unknown test did not stop the configure with the reason")
     print("ok: CAPTURE_TESTS records in the named test only, and a wrong name is a configure error")
+    # A shim that cannot compile with the target's settings never reaches
+    # the target: the original is compiled, and the line says why.
+    b = os.path.join(ARGS.work, "build-broken-shim")
+    shutil.rmtree(b, ignore_errors=True)
+    run(["cmake", "-S", src, "-B", b, "-G", ARGS.generator, "-DKBNOH_BREAK_SHIM=ON"] + vias["find_package"])
+    out = run(["cmake", "--build", b, "--target", "app"]).stdout
+    expect_lines(out, {"scale_shift.cu": r"no harness, and the recording shim does not compile \(.*error.*\); "
+                                         r"using the original$"})
+    compiled = open(os.path.join(b, "kernelblaster_generated", "scale", "src", "scale_shift.cu")).read()
+    if "kb_capture_original" in compiled or not compiled.startswith("#line 1 "):
+        fail("a shim that does not compile was not replaced by the original:\n" + compiled[:400])
+    print("ok: a shim that does not compile with the target's settings gives the original, and one line says why")
     b = os.path.join(ARGS.work, "build-strict")
     shutil.rmtree(b, ignore_errors=True)
     p = run(["cmake", "-S", src, "-B", b, "-G", ARGS.generator, "-DKBNOH_STRICT=ON"] + vias["find_package"], ok=False)

@@ -86,7 +86,7 @@ inline const char* capture_file() {
 // Recorded lines stop being appended once the file holds this much: a
 // program run thousands of times (or a test suite run in a loop) cannot
 // fill the disk.
-inline constexpr long long kMaxCaptureFileBytes = 16ll << 20;
+constexpr long long kMaxCaptureFileBytes = 16ll << 20;
 
 // Bytes from `p` to the end of its device allocation; 0 when `p` is not
 // device memory the driver knows (then the buffer is left out).

@@ -14,6 +14,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "common/file_util.h"
+#include "common/compiler_output.h"
 #include "common/subprocess.h"
 #include "eval/candidate_build.h"
 #include "eval/gpu_probe.h"
@@ -100,6 +101,34 @@ std::string kb_version(const std::string& self_exe) {
     h.field("no-seed-kb");
   }
   return h.hex();
+}
+
+// The recording shim takes the original's place in the user's target, so
+// it must compile there, or the user's build would break: it is compiled
+// here first with the target's settings. Empty when it compiles, else why not.
+std::string shim_compile_error(const Toolchain& tc, const cache::BuildRequest& req) {
+  std::string dir;
+  try {
+    dir = make_work_dir("kernelblaster-shim");
+    write_file(dir + "/shim.cu", req.recording_shim);
+  } catch (const std::exception& x) {
+    return std::string("cannot write a scratch copy: ") + x.what();
+  }
+  std::vector<std::string> cmd = {tc.nvcc, "-c", dir + "/shim.cu", "-o", dir + "/shim.o"};
+  if (!req.arch.empty()) cmd.push_back("-arch=" + req.arch);
+  for (const std::string& d : req.include_dirs) cmd.push_back("-I" + d);
+  cmd.push_back("-I" + fs::path(req.source).parent_path().string());
+  for (const std::string& d : req.definitions) cmd.push_back("-D" + d);
+  cmd.insert(cmd.end(), req.flags.begin(), req.flags.end());
+  cmd.insert(cmd.end(), req.recording_flags.begin(), req.recording_flags.end());
+  ProcessOptions opt;
+  opt.timeout_s = 300;
+  ProcessResult r = run_process(cmd, opt);
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  if (r.ok()) return "";
+  std::string first = first_error_line(r.output);
+  return first.empty() ? r.how_it_ended() : first;
 }
 
 std::string report_json(const cache::BuildReport& rep, const cache::BuildRequest& req) {
@@ -204,6 +233,14 @@ int build_command(const CommandArgs& argv, const std::string& self_exe) {
       req.recording_shim = o.shim_text;
       req.recording_flags = o.shim_flags;
       req.harness_note = o.note;
+      if (!req.dry_run) {
+        if (std::string why = shim_compile_error(find_toolchain(self_exe), req); !why.empty()) {
+          req.recording_shim.clear();
+          req.recording_flags.clear();
+          req.harness_note.clear();
+          req.no_harness = "no harness, and the recording shim does not compile (" + why + ")";
+        }
+      }
     } else {
       req.no_harness = o.note;
     }
