@@ -26,10 +26,11 @@ Gathered gather_recorded_calls(const std::string& lines_path) {
       ++g.unreadable;
       continue;
     }
-    const nlohmann::json params = j["launcher"].value("params", nlohmann::json::array());
+    nlohmann::json params = j["launcher"].value("params", nlohmann::json::array());
+    if (!params.is_array()) params = nlohmann::json::array();  // parse_capture refuses it below, in one line
     bool outside = false;
     for (std::size_t i = 0; i < j["args"].size() && i < params.size(); ++i)
-      if (params[i].is_object() && params[i].value("kind", "") == "buffer" &&
+      if (params[i].is_object() && params[i].contains("kind") && params[i]["kind"] == "buffer" &&
           (!j["args"][i].is_object() || !j["args"][i].contains("elements")))
         outside = true;
     if (outside) {
