@@ -68,19 +68,6 @@ bool mode_from_name(const std::string& name, Mode* out) {
   return true;
 }
 
-bool write_if_changed(const std::string& path, const std::string& content) {
-  std::error_code ec;
-  if (fs::exists(path, ec)) {
-    try {
-      if (read_file(path) == content) return false;
-    } catch (const std::exception&) {
-    }
-  }
-  if (fs::path parent = fs::path(path).parent_path(); !parent.empty()) fs::create_directories(parent, ec);
-  write_file_atomic(path, content);
-  return true;
-}
-
 const char* build_cause_name(BuildCause c) {
   switch (c) {
     case BuildCause::applied: return "applied";

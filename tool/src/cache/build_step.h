@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cache/gpu_fingerprint.h"
+#include "common/file_util.h"
 #include "cache/tuned_result.h"
 
 namespace kernelblaster::cache {
@@ -130,7 +131,7 @@ struct BuildReport {
 // source and a line saying why.
 BuildReport run_build_step(const BuildRequest& req, const BuildEnvironment& env);
 
-// Writes `content` to `path` only if it differs, atomically; true if written.
-bool write_if_changed(const std::string& path, const std::string& content);
+// write_if_changed: common/file_util.h.
+using kernelblaster::write_if_changed;
 
 }  // namespace kernelblaster::cache

@@ -118,4 +118,18 @@ void write_file_atomic(const std::string& path, const std::string& content) {
   }
 }
 
+bool write_if_changed(const std::string& path, const std::string& content) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(path, ec)) {
+    try {
+      if (read_file(path) == content) return false;
+    } catch (const std::exception&) {
+    }
+  }
+  if (fs::path parent = fs::path(path).parent_path(); !parent.empty()) fs::create_directories(parent, ec);
+  write_file_atomic(path, content);
+  return true;
+}
+
 }  // namespace kernelblaster

@@ -14,6 +14,9 @@ void write_file(const std::string& path, const std::string& content);
 // Writes through a temporary file in the same directory and renames it over
 // `path`, so readers see the old or the new content, never a torn file.
 void write_file_atomic(const std::string& path, const std::string& content);
+// Writes `content` to `path` (parents made) only if it differs, atomically;
+// true if written. What a build step writes, so unchanged output recompiles nothing.
+bool write_if_changed(const std::string& path, const std::string& content);
 // Creates a fresh directory `<temp dir>/<prefix>-XXXXXX` and returns its path;
 // throws std::runtime_error naming the temp dir on failure.
 std::string make_work_dir(const std::string& prefix);

@@ -21,19 +21,6 @@ std::string plural(std::size_t n, const std::string& word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
 }
 
-// Writes `text` unless the file already holds it (the build recompiles only on change).
-void write_if_different(const std::string& path, const std::string& text) {
-  std::error_code ec;
-  if (fs::exists(path, ec)) {
-    try {
-      if (read_file(path) == text) return;
-    } catch (const std::exception&) {
-    }
-  }
-  fs::create_directories(fs::path(path).parent_path(), ec);
-  write_file_atomic(path, text);
-}
-
 }  // namespace
 
 CaptureOutcome prepare_capture_step(const CaptureStep& step) {
@@ -87,7 +74,7 @@ CaptureOutcome prepare_capture_step(const CaptureStep& step) {
       if (&c != best) others += (others.empty() ? "" : ", ") + name;
     try {
       HarnessDraft d = synthesize_harness(*best);
-      if (!step.dry_run) write_if_different(step.harness, d.text);
+      if (!step.dry_run) write_if_changed(step.harness, d.text);
       out.state = CaptureOutcome::State::harness_ready;
       out.note = "harness synthesized from " + plural(best->calls.size(), "recorded call") + " of " + best->launcher.name +
                  (others.empty() ? "" : " (also recorded: " + others + ")") + stale_note + "; ";
@@ -117,7 +104,7 @@ CaptureOutcome prepare_capture_step(const CaptureStep& step) {
              (step.on_request ? " while the CAPTURE_TESTS run" : "") + stale_note;
   if (!g.errors.empty()) out.note += " (earlier recordings refused: " + g.errors.front() + ")";
   if (!step.dry_run) {
-    write_if_different((fs::path(step.runtime_dir) / "kernelblaster" / "capture.h").string(), capture_runtime_header());
+    write_if_changed((fs::path(step.runtime_dir) / "kernelblaster" / "capture.h").string(), capture_runtime_header());
     std::error_code ec;
     fs::create_directories(fs::path(step.lines).parent_path(), ec);
   }
