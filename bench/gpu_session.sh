@@ -13,8 +13,9 @@
 #   bench/gpu_session.sh kbhostile    KernelBench-CUDA hostile candidates on problems of the published
 #                                     dataset (tests/kernelbench/hostile; KERNELBLASTER_KERNELBENCH_DATA)
 #   bench/gpu_session.sh kbprofile    eval --kernelbench --profile on three problems (the KernelBench path's profile)
-#   bench/gpu_session.sh kbspeed      eval --kernelbench one at a time on a few problems, twice each (the
-#                                     second reuses the driver object): seconds per candidate and per phase
+#   bench/gpu_session.sh kbspeed      eval --kernelbench one at a time on a few problems: init.cu (builds the
+#                                     driver object), then a fresh candidate, one that does not compile and
+#                                     (FrobeniusNorm) the zeros hack: wall seconds per candidate and per phase
 #   bench/gpu_session.sh kbdataset S  the dataset benchmark, init.cu against itself, 8 at once, starting
 #                                     problems for S seconds (resumable: copy $OUT/kernelbench-dataset/* back
 #                                     to bench/results/kernelbench-dataset after each run; KERNELBENCH_RESULTS,
@@ -119,31 +120,41 @@ case "$stage" in
     python3 tests/gpu/run_cases.py "$TOOL" adversarial-synth 2>&1 | tee "$OUT/synthcases.log"
     ;;
   kbprofile)
-    # The KernelBench path's profile (not yet run on a GPU when written):
-    # eval --kernelbench --profile on a few problems, the profile's metrics
-    # and the state the classifier reads from them.
+    # The KernelBench path's profile: eval --kernelbench --profile on a few
+    # problems, the dominant kernel's metrics, and the state `kb classify`
+    # reads from them (the optimize loop classifies the same way).
     data=${KERNELBLASTER_KERNELBENCH_DATA:?dataset}
     for p in level1/036_RMSNorm level1/023_Softmax level1/001_Square_matrix_multiplication; do
-      $TOOL eval --json --kernelbench "$data/$p" --profile --work-dir "/tmp/kbprofile/${p//\//_}" >"$OUT/kbprofile-${p//\//_}.json"
-      python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(sys.argv[2], d.get('status'), d.get('profile_note'), [(k.get('name'), k.get('state'), {m: v for m, v in list((k.get('metrics') or {}).items())[:6]}) for k in d.get('profile') or []])" \
-        "$OUT/kbprofile-${p//\//_}.json" "$p"
+      f="$OUT/kbprofile-${p//\//_}.json"
+      $TOOL eval --json --kernelbench "$data/$p" --profile --work-dir "/tmp/kbprofile/${p//\//_}" >"$f"
+      python3 -c "import json,sys; d=json.load(open(sys.argv[1])); k=(d.get('profile') or [{}])[0]; print(sys.argv[2], d.get('status'), 'profile_note:', repr(d.get('profile_note')), 'profile_seconds:', d.get('profile_seconds'), 'kernels:', len(d.get('profile') or []), json.dumps(k)[:1500]); json.dump({'metrics': {m: v for m, v in (k.get('metrics') or {}).items() if isinstance(v, (int, float))}}, open('/tmp/kbprofile-metrics.json', 'w'))" "$f" "$p"
+      $TOOL kb classify --metrics /tmp/kbprofile-metrics.json
     done 2>&1 | tee "$OUT/kbprofile.log"
     ;;
   kbhostile)
     python3 tests/gpu/run_cases.py "$TOOL" kernelbench-hostile 2>&1 | tee "$OUT/kbhostile.log"
     ;;
   kbspeed)
-    # One evaluation at a time: a first one that builds the driver, then a
-    # second in the same work directory (the driver object reused).
+    # Seconds per candidate, one evaluation at a time: "build" is init.cu
+    # against itself (builds the driver object); then, with the driver built,
+    # "candidate" is a copy of init.cu that compiles afresh (a comment added),
+    # "broken" a copy that does not compile, and for FrobeniusNorm the hostile
+    # zeros candidate (rejected). wall_s is the command's whole wall time.
     data=${KERNELBLASTER_KERNELBENCH_DATA:?dataset}
     for p in ${KERNELBENCH_SPEED:-level1/019_ReLU level1/023_Softmax level1/037_FrobeniusNorm level2/012_Gemm_Multiply_LeakyReLU level3/001_MLP}; do
       w=/tmp/kbspeed/${p//\//_}
-      for pass in build reuse; do
+      mkdir -p "$w/cands"
+      { cat "$data/$p/init.cu"; echo "// a fresh candidate $(date +%s%N)"; } >"$w/cands/candidate.cu"
+      { cat "$data/$p/init.cu"; echo "this line does not compile;"; } >"$w/cands/broken.cu"
+      passes="build: candidate:$w/cands/candidate.cu broken:$w/cands/broken.cu"
+      [ "$p" = level1/037_FrobeniusNorm ] && passes="$passes zeros:$PWD/tests/kernelbench/hostile/frobenius_zeros.cu"
+      for pass in $passes; do
+        name=${pass%%:*}; cand=${pass#*:}
         start=$(date +%s%N)
-        $TOOL eval --json --kernelbench "$data/$p" --work-dir "$w" >"$OUT/kbspeed-${p//\//_}-$pass.json"
+        $TOOL eval --json --kernelbench "$data/$p" ${cand:+--candidate "$cand"} --work-dir "$w" >"$OUT/kbspeed-${p//\//_}-$name.json"
         rc=$?
-        python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(sys.argv[2], sys.argv[3], 'rc', sys.argv[4], 'wall_s', sys.argv[5], {k: d.get(k) for k in ('status','speedup','eval_seconds','compile_seconds','prepare_seconds','phase_seconds')})" \
-          "$OUT/kbspeed-${p//\//_}-$pass.json" "$p" "$pass" "$rc" "$(( ($(date +%s%N) - start) / 1000000 ))e-3"
+        python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(sys.argv[2], sys.argv[3], 'rc', sys.argv[4], 'wall_s', sys.argv[5], {k: d.get(k) for k in ('status','speedup','wall_seconds','eval_seconds','compile_seconds','prepare_seconds')}, [(x['phase'], round(x['seconds'], 2)) for x in d.get('phase_seconds', []) + d.get('process_phase_seconds', [])])" \
+          "$OUT/kbspeed-${p//\//_}-$name.json" "$p" "$name" "$rc" "$(( ($(date +%s%N) - start) / 1000000 ))e-3"
       done
     done 2>&1 | tee "$OUT/kbspeed.log"
     ;;

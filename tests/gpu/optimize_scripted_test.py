@@ -183,6 +183,14 @@ def kernelbench_rmsnorm(tool, kb):
         check("RMSNorm: every attempt ends with the status naming it", attempts == want, attempts)
         check("RMSNorm: every step reached the KB", len(log["kb_outcomes"]) == 2, log["kb_outcomes"])
         kept(out, rw + "rmsnorm_coalesced.cu", "RMSNorm", 3.0)
+        # The original is profiled in its driver process: the state is read
+        # from counters, not the fallback a run without a profile gets.
+        state = log["steps"][0].get("state")
+        print(f"RMSNorm: the original's state: {state}")
+        check("RMSNorm: the original's state is classified from its profile", state not in (None, "", "unclassified"),
+              state)
+        with open(kb + ".rmsnorm_winner", "w") as f:
+            json.dump({"technique": log["steps"][0]["technique"], "state": state}, f)
         return log["steps"][0]["technique"]
 
 
@@ -244,18 +252,12 @@ def second_run(tool, learned_kb, winner):
 
 
 def rmsnorm_winner(kb):
-    """The technique RMSNorm's kept rewrite was recorded under: the highest
-    predicted speedup in the KB's statistics for the KernelBench state."""
+    """The technique RMSNorm's first step chose, as the first run recorded
+    it beside the KB (the transfer part may run in a later command)."""
     try:
-        text = open(kb).read()
-    except OSError:
+        return json.load(open(kb + ".rmsnorm_winner")).get("technique")
+    except (OSError, ValueError):
         return None
-    data = json.loads(text)
-    best, winner = 0.0, None
-    for s in data.get("stats", []):
-        if s.get("state") == "unclassified" and s.get("predicted", 0) > best:
-            best, winner = s["predicted"], s.get("technique")
-    return winner
 
 
 def main():

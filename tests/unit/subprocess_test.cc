@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 
 #include "common/file_util.h"
@@ -34,6 +35,29 @@ TEST(Subprocess, AHangIsKilledAtTheDeadline) {
   ProcessResult r = run_process({"sleep", "30"}, opt);
   EXPECT_TRUE(r.timed_out);
   EXPECT_LT(r.seconds, 2.0);
+}
+
+TEST(Subprocess, ACancelledChildAndItsGroupAreStoppedAtOnce) {
+  // The child and a grandchild both sleep; the cancel turns true after 0.2 s.
+  auto t0 = std::chrono::steady_clock::now();
+  ProcessOptions opt;
+  opt.timeout_s = 30;
+  opt.cancel = [&] { return std::chrono::steady_clock::now() - t0 > std::chrono::milliseconds(200); };
+  ProcessResult r = run_process({"sh", "-c", "sleep 30 & sleep 30"}, opt);
+  EXPECT_TRUE(r.cancelled);
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_FALSE(r.ok());
+  EXPECT_LT(r.seconds, 2.0);
+  EXPECT_EQ(r.how_it_ended(), "stopped: its result was no longer needed");
+}
+
+TEST(Subprocess, ACancelThatNeverFiresChangesNothing) {
+  ProcessOptions opt;
+  opt.cancel = [] { return false; };
+  ProcessResult r = run_process({"sh", "-c", "sleep 0.1; echo done"}, opt);
+  EXPECT_TRUE(r.ok());
+  EXPECT_FALSE(r.cancelled);
+  EXPECT_NE(r.output.find("done"), std::string::npos);
 }
 
 TEST(Subprocess, ADetachedGrandchildHoldingTheOutputDoesNotBlock) {

@@ -30,7 +30,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProfileReport, requested, set, c
                                                 flops, bytes, wall_s, phase_s)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HarnessReport, harness, device, sizes, buffers, runs, timings, profile,
                                                 foreign_activities, foreign_detail, notes, error, wall_s,
-                                                kept_initial_outputs)
+                                                kept_initial_outputs, phase_s)
 
 namespace {
 template <class T>

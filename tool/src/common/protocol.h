@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kernelblaster {
@@ -180,6 +181,8 @@ struct HarnessReport {
   double wall_s = 0;
   // Outputs the process found the original needs unpoisoned (Plan::probe_initial_outputs).
   std::vector<std::string> kept_initial_outputs;
+  // Where wall_s went, in order: "setup", "correctness", "timing", ...
+  std::vector<std::pair<std::string, double>> phase_s;
 };
 
 // JSON round trips. Parsing throws std::runtime_error with the reason.

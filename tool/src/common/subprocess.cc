@@ -21,6 +21,7 @@ namespace kernelblaster {
 std::string ProcessResult::how_it_ended() const {
   if (spawn_failed) return "could not start: " + output_tail(1);
   if (timed_out) return "killed after the " + std::to_string(static_cast<int>(seconds + 0.5)) + " s deadline";
+  if (cancelled) return "stopped: its result was no longer needed";
   if (signaled) {
     const char* name = sigabbrev_np(signal);
     return std::string("killed by SIG") + (name ? name : std::to_string(signal).c_str());
@@ -162,6 +163,10 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
       r.timed_out = true;
       break;
     }
+    if (opt.cancel && opt.cancel()) {
+      r.cancelled = true;
+      break;
+    }
     if (open) {
       pollfd p{pipefd[0], POLLIN, 0};
       if (::poll(&p, 1, 20) > 0) {
@@ -184,7 +189,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   if (!exited) ::waitpid(pid, &status, 0);
   ::close(pipefd[0]);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (!r.timed_out) {
+  if (!r.timed_out && !r.cancelled) {
     if (WIFSIGNALED(status)) {
       r.signaled = true;
       r.signal = WTERMSIG(status);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -15,12 +16,13 @@ struct ProcessResult {
   bool signaled = false;  // killed by a signal it did not ask for
   int signal = 0;
   bool timed_out = false; // we killed it at the deadline
+  bool cancelled = false; // we killed it because ProcessOptions::cancel said so
   bool spawn_failed = false;
   std::string output;     // stdout and stderr interleaved, capped (tail kept)
   double seconds = 0;
   bool network_isolated = false;  // limits.no_network was asked and applied
 
-  bool ok() const { return !spawn_failed && !signaled && !timed_out && exit_code == 0; }
+  bool ok() const { return !spawn_failed && !signaled && !timed_out && !cancelled && exit_code == 0; }
   // One line saying how it ended, e.g. "killed by SIGSEGV" or "exit 3".
   std::string how_it_ended() const;
   // The last non-empty lines of the output, joined by " | ".
@@ -57,6 +59,10 @@ struct ProcessOptions {
   // `output` holds stdout alone.
   std::string stderr_file;
   ProcessLimits limits;
+  // Asked every few milliseconds while the child runs; true kills it (its
+  // whole group) and ends the wait with `cancelled` set: the caller no
+  // longer needs its result.
+  std::function<bool()> cancel;
 };
 
 // Environment variables that hold secrets (the LLM API keys). No child ever

@@ -30,7 +30,8 @@ struct HarnessRun {
   std::string out_dir;
 };
 
-HarnessRun run_harness(const std::string& binary, const Plan& plan, const std::string& out_dir, double timeout_s) {
+HarnessRun run_harness(const std::string& binary, const Plan& plan, const std::string& out_dir, double timeout_s,
+                       const std::function<bool()>& cancel = {}) {
   HarnessRun run;
   run.out_dir = out_dir;
   fs::remove_all(out_dir);
@@ -44,8 +45,9 @@ HarnessRun run_harness(const std::string& binary, const Plan& plan, const std::s
   opt.start_marker = out_dir + "/" + kLockHeldMarker;
   opt.start_timeout_s = plan.lock_timeout_s + 60;
   opt.limits = harness_process_limits();
+  opt.cancel = cancel;
   run.process = run_process({binary, "--plan", plan_path, "--out", out_dir}, opt);
-  if (!run.process.timed_out && fs::exists(out_dir + "/report.json")) {
+  if (!run.process.timed_out && !run.process.cancelled && fs::exists(out_dir + "/report.json")) {
     try {
       run.report = report_from_json(read_file(out_dir + "/report.json"));
       run.has_report = true;
@@ -56,6 +58,30 @@ HarnessRun run_harness(const std::string& binary, const Plan& plan, const std::s
   return run;
 }
 
+// The candidate's program: built, or still building while the original's
+// process runs (EvalRequest::build_candidate).
+struct CandidateProgram {
+  std::string binary;
+  std::shared_future<BuildOutcome> pending;
+
+  bool failed_already() const {
+    return pending.valid() && pending.wait_for(std::chrono::seconds(0)) == std::future_status::ready &&
+           !pending.get().ok;
+  }
+  // The binary, or null with `failure` set to the build's first error.
+  const std::string* get(std::string* failure) {
+    if (pending.valid()) {
+      const BuildOutcome& b = pending.get();
+      if (!b.ok) {
+        *failure = b.first_error.empty() ? "the candidate does not build" : b.first_error;
+        return nullptr;
+      }
+      binary = b.binary;
+    }
+    return &binary;
+  }
+};
+
 struct Round {
   Verdict verdict;
   Calibration calibration;
@@ -64,11 +90,20 @@ struct Round {
   double speedup = 0;
   HarnessReport candidate;  // the candidate's report, when it wrote one (its profile, its device)
   std::vector<std::pair<std::string, double>> phases;
+  // Each process's own phases ("reference setup", ...), and its start and
+  // exit (libraries, CUDA context teardown) as "reference start and exit".
+  std::vector<std::pair<std::string, double>> process_phases;
 };
+
+void add_process_phases(Round& round, const std::string& who, const HarnessRun& run) {
+  if (!run.has_report) return;
+  for (const auto& [name, seconds] : run.report.phase_s) round.process_phases.emplace_back(who + " " + name, seconds);
+  round.process_phases.emplace_back(who + " start and exit", std::max(0.0, run.process.seconds - run.report.wall_s));
+}
 
 // One plan through both builds and the judges. `profile` (size >= 0) is
 // asked of the candidate only, after its timing in the same process.
-Round play(const std::string& ref_bin, const std::string& cand_bin, const Plan& plan, const std::string& work,
+Round play(const std::string& ref_bin, CandidateProgram& cand_prog, const Plan& plan, const std::string& work,
            const std::string& tag, double timeout_s, const ProfileRequest& profile = {}) {
   Round round;
   auto t = std::chrono::steady_clock::now();
@@ -76,8 +111,18 @@ Round play(const std::string& ref_bin, const std::string& cand_bin, const Plan& 
     round.phases.emplace_back(tag == "main" ? name : tag + " " + name, seconds_since(t));
     t = std::chrono::steady_clock::now();
   };
-  HarnessRun ref = run_harness(ref_bin, plan, work + "/reference/" + tag, timeout_s);
+  // A candidate that fails to build while the original runs stops it.
+  HarnessRun ref = run_harness(ref_bin, plan, work + "/reference/" + tag, timeout_s,
+                               [&cand_prog] { return cand_prog.failed_already(); });
   phase("reference process");
+  const std::string who = tag == "main" ? "" : tag + " ";
+  add_process_phases(round, who + "reference", ref);
+  std::string build_failure;
+  const std::string* cand_bin = cand_prog.get(&build_failure);
+  if (!cand_bin) {
+    round.verdict = {Status::compile_failed, build_failure};
+    return round;
+  }
   Verdict rv = judge_process(ref.process, ref.has_report ? &ref.report : nullptr);
   if (rv.status != Status::ok) {
     round.verdict = {Status::reference_failed, "the original source failed: " + std::string(status_name(rv.status)) +
@@ -97,8 +142,9 @@ Round play(const std::string& ref_bin, const std::string& cand_bin, const Plan& 
   cand_plan.profile = profile;
   cand_plan.probe_initial_outputs = false;
   cand_plan.keep_initial_outputs = ref.report.kept_initial_outputs;
-  HarnessRun cand = run_harness(cand_bin, cand_plan, work + "/candidate/" + tag, timeout_s);
+  HarnessRun cand = run_harness(*cand_bin, cand_plan, work + "/candidate/" + tag, timeout_s);
   phase("candidate process");
+  add_process_phases(round, who + "candidate", cand);
   if (cand.has_report) round.candidate = cand.report;
   round.verdict = judge_process(cand.process, cand.has_report ? &cand.report : nullptr);
   if (round.verdict.status != Status::ok) return round;
@@ -159,7 +205,8 @@ void add_profile(const HarnessReport& cand, const std::string& build_log, const 
 EvalResult Evaluator::evaluate(const EvalRequest& req) {
   auto t_start = std::chrono::steady_clock::now();
   // Programs built elsewhere (the tuner's pool, KernelBench drivers) need no sources here.
-  const bool prebuilt_both = !req.reference_binary.empty() && !req.candidate_binary.empty();
+  const bool prebuilt_both =
+      !req.reference_binary.empty() && (!req.candidate_binary.empty() || static_cast<bool>(req.build_candidate));
   std::string candidate = req.candidate.empty() ? req.source : req.candidate;
   if (!prebuilt_both)
     for (const std::string* p : {&req.source, &req.harness, static_cast<const std::string*>(&candidate)})
@@ -171,6 +218,16 @@ EvalResult Evaluator::evaluate(const EvalRequest& req) {
   if (!gpu.present) {
     res.status = Status::no_gpu;
     res.detail = gpu.reason;
+    if (req.candidate_binary.empty() && req.build_candidate) {
+      // A candidate that does not build says so with or without a GPU.
+      BuildOutcome b = req.build_candidate();
+      res.compile_seconds = b.seconds;
+      if (!b.ok) {
+        res.status = Status::compile_failed;
+        res.detail = b.first_error;
+      }
+    }
+    res.wall_seconds = seconds_since(t_start);
     return res;
   }
   res.device = gpu.name;
@@ -203,14 +260,30 @@ EvalResult Evaluator::evaluate(const EvalRequest& req) {
     if (!req.reference_binary.empty()) return prebuilt(req.reference_binary);
     return build_harness(m_toolchain, cs, req.harness, req.source, work + "/reference", req.build_timeout_s);
   });
-  BuildOutcome cand_build = !req.candidate_binary.empty()
-                                ? prebuilt(req.candidate_binary)
-                                : build_harness(m_toolchain, cs, req.harness, candidate, work + "/candidate",
-                                                req.build_timeout_s);
+  // The candidate's build overlaps the original's process when the caller
+  // builds it (KernelBench), else it is built here beside the original's.
+  const bool overlapped = req.candidate_binary.empty() && !req.reference_binary.empty() && req.build_candidate;
+  CandidateProgram cand_prog;
+  BuildOutcome cand_build;
+  if (overlapped) {
+    cand_prog.pending = std::async(std::launch::async, req.build_candidate).share();
+  } else {
+    cand_build = !req.candidate_binary.empty() ? prebuilt(req.candidate_binary)
+                                               : build_harness(m_toolchain, cs, req.harness, candidate,
+                                                               work + "/candidate", req.build_timeout_s);
+    cand_prog.binary = cand_build.binary;
+  }
   BuildOutcome ref = ref_build.get();
   res.compile_seconds = std::max(ref.seconds, cand_build.seconds);
   auto finish = [&](EvalResult& r) -> EvalResult& {
+    // Time spent building before anything ran is not evaluation time; an
+    // overlapped build is, where the evaluation waited for it.
     r.eval_seconds = seconds_since(t_start) - r.compile_seconds;
+    r.wall_seconds = seconds_since(t_start);
+    if (overlapped) {
+      cand_prog.pending.wait();
+      r.compile_seconds = std::max(r.compile_seconds, cand_prog.pending.get().seconds);
+      }
     if (temporary && !req.keep_work_dir) fs::remove_all(work);
     else r.notes.push_back("work directory: " + work);
     return r;
@@ -226,7 +299,7 @@ EvalResult Evaluator::evaluate(const EvalRequest& req) {
     res.detail = "the original source does not build with its harness: " + ref.first_error;
     return finish(res);
   }
-  if (!cand_build.ok) {
+  if (!overlapped && !cand_build.ok) {
     res.status = Status::compile_failed;
     res.detail = cand_build.first_error;
     return finish(res);
@@ -257,13 +330,13 @@ EvalResult Evaluator::evaluate(const EvalRequest& req) {
   // (a process of its own would cost a second CUDA context: over 0.5 s).
   ProfileRequest profiled;
   if (req.profile) profiled = profile_request(decl, *req.profile);
-  Round round = play(ref.binary, cand_build.binary, plan, work, "main", req.run_timeout_s, profiled);
+  Round round = play(ref.binary, cand_prog, plan, work, "main", req.run_timeout_s, profiled);
   std::string profile_failure;
   if (profiled.size >= 0 && (round.verdict.status == Status::crashed || round.verdict.status == Status::timed_out)) {
     // The verdict must be the one without the profiler: play again unprofiled.
     profile_failure = std::string("profiling failed: the profiled process ") + status_name(round.verdict.status) +
                       "; verdict and timing from an unprofiled run";
-    round = play(ref.binary, cand_build.binary, plan, work, "main-unprofiled", req.run_timeout_s);
+    round = play(ref.binary, cand_prog, plan, work, "main-unprofiled", req.run_timeout_s);
     if (round.verdict.status != Status::ok) profile_failure.clear();  // it fails without the profiler too
   }
   HarnessReport profiled_report = round.candidate;
@@ -275,10 +348,12 @@ EvalResult Evaluator::evaluate(const EvalRequest& req) {
     again.runs = correctness_runs(decl.sizes, make_seeds(2 * req.seeds, req.seed_base ? req.seed_base + 1000 : 0),
                                   true);
     again.timing.seed ^= 0x9e37'79b9ull;
-    Round second = play(ref.binary, cand_build.binary, again, work, "reverify", req.run_timeout_s);
+    Round second = play(ref.binary, cand_prog, again, work, "reverify", req.run_timeout_s);
     res.reverified = true;
     round.phases.insert(round.phases.end(), second.phases.begin(), second.phases.end());
     round.checks.insert(round.checks.end(), second.checks.begin(), second.checks.end());
+    round.process_phases.insert(round.process_phases.end(), second.process_phases.begin(),
+                                second.process_phases.end());
     round.verdict = second.verdict;
     if (second.verdict.status == Status::ok) {
       round.timing = second.timing;
@@ -289,12 +364,13 @@ EvalResult Evaluator::evaluate(const EvalRequest& req) {
   res.detail = round.verdict.detail;
   res.checks = std::move(round.checks);
   res.phase_seconds = std::move(round.phases);
+  res.process_phase_seconds = std::move(round.process_phases);
   res.calibration = round.calibration.outputs;
   res.timing = std::move(round.timing);
   res.speedup = res.status == Status::ok ? round.speedup : 0.0;
   if (!profile_failure.empty()) res.profile_note = profile_failure;
   else if (res.status == Status::ok && profiled.size >= 0)
-    add_profile(profiled_report, cand_build.log, decl.sizes[static_cast<std::size_t>(profiled.size)].label, res);
+    add_profile(profiled_report, overlapped ? cand_prog.pending.get().log : cand_build.log, decl.sizes[static_cast<std::size_t>(profiled.size)].label, res);
   return finish(res);
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -40,6 +41,11 @@ struct EvalRequest {
   // the reference once for all): a non-empty path skips that build.
   std::string reference_binary;
   std::string candidate_binary;
+  // Builds the candidate's program while the original's process runs (the
+  // KernelBench path, whose original is built once per problem): a build
+  // that fails stops that process at once and ends as compile_failed.
+  // Used when `candidate_binary` is empty and `reference_binary` is given.
+  std::function<BuildOutcome()> build_candidate;
 };
 
 class Evaluator {

@@ -78,9 +78,15 @@ std::string result_to_json(const EvalResult& r) {
   j["eval_seconds"] = r.eval_seconds;
   j["compile_seconds"] = r.compile_seconds;
   j["prepare_seconds"] = r.prepare_seconds;
+  j["wall_seconds"] = r.wall_seconds;
   j["phase_seconds"] = nlohmann::json::array();
   for (const auto& [phase, seconds] : r.phase_seconds)
     j["phase_seconds"].push_back({{"phase", phase}, {"seconds", seconds}});
+  if (!r.process_phase_seconds.empty()) {
+    j["process_phase_seconds"] = nlohmann::json::array();
+    for (const auto& [phase, seconds] : r.process_phase_seconds)
+      j["process_phase_seconds"].push_back({{"phase", phase}, {"seconds", seconds}});
+  }
   j["profile"] = r.profile;
   j["profile_note"] = r.profile_note;
   j["profile_seconds"] = r.profile_seconds;

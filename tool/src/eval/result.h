@@ -93,14 +93,20 @@ struct EvalResult {
   bool reverified = false;   // an implausible speedup was checked again
   std::string device;
   std::vector<std::string> notes;
-  double eval_seconds = 0;   // compile excluded
-  double compile_seconds = 0;
+  double eval_seconds = 0;   // compile excluded, where nothing ran beside it
+  double compile_seconds = 0;  // the builds' own time (a KernelBench candidate's overlaps the original's run)
+  // The whole evaluation as its caller waited for it, builds included
+  // (a KernelBench driver's one-time build too: see prepare_seconds).
+  double wall_seconds = 0;
   // One-time work the input format needed before any candidate (building a
   // KernelBench driver); later evaluations in the same work directory reuse it.
   double prepare_seconds = 0;
   // Where eval_seconds went, in order ("reference process", "calibration",
   // "candidate process", "judging"; a re-verification adds its own).
   std::vector<std::pair<std::string, double>> phase_seconds;
+  // Inside those processes: each one's own phases ("reference setup",
+  // "candidate correctness", ...) and its start and exit.
+  std::vector<std::pair<std::string, double>> process_phase_seconds;
   // The candidate's kernels from one profiled call of the largest size,
   // dominant kernel first (EvalRequest::profile); never used as timing.
   std::vector<KernelProfile> profile;

@@ -1,5 +1,7 @@
 #include "harness/process_main.h"
 
+#include <chrono>
+
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -28,6 +30,20 @@ std::optional<int> require_gpu() {
   if (e == cudaSuccess && count > 0) return std::nullopt;
   std::fprintf(stderr, "no CUDA GPU: %s\n", e != cudaSuccess ? cudaGetErrorString(e) : "no device found");
   return kExitNoGpu;
+}
+
+void timed_phase(HarnessReport& report, const char* name, const std::function<void()>& body) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto record = [&] {
+    report.phase_s.emplace_back(name, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  };
+  try {
+    body();
+  } catch (...) {
+    record();
+    throw;
+  }
+  record();
 }
 
 int run_phases(HarnessReport& report, const std::function<void()>& phases) {

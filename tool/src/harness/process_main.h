@@ -36,4 +36,8 @@ std::optional<int> require_gpu();
 // Returns kExitOk or kExitRunFailed.
 int run_phases(HarnessReport& report, const std::function<void()>& phases);
 
+// Runs `body` and appends its wall time to report.phase_s as `name` (also
+// when it throws: the time a failing phase took is the question then).
+void timed_phase(HarnessReport& report, const char* name, const std::function<void()>& body);
+
 }  // namespace kernelblaster

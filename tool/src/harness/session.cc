@@ -358,10 +358,10 @@ int run_plan(const Harness::Spec& spec, const Plan& plan, const std::string& out
   {
     Session session(spec, plan, out_dir, report);
     code = run_phases(report, [&] {
-      session.setup();
-      session.correctness();
-      session.timing();
-      session.profile();
+      timed_phase(report, "setup", [&] { session.setup(); });
+      timed_phase(report, "correctness", [&] { session.correctness(); });
+      timed_phase(report, "timing", [&] { session.timing(); });
+      timed_phase(report, "profile", [&] { session.profile(); });
     });
   }
   report.wall_s = seconds_since(t0);

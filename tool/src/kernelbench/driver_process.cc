@@ -622,10 +622,10 @@ int run_driver_process(int argc, char** argv, const DriverHooks& hooks) {
   g_runtime = runtime;
   HarnessReport& report = runtime->report();
   const int code = run_phases(report, [&] {
-    runtime->setup();
-    runtime->discover();
-    runtime->runs();
-    runtime->timing();
+    timed_phase(report, "setup", [&] { runtime->setup(); });
+    timed_phase(report, "discovery", [&] { runtime->discover(); });
+    timed_phase(report, "correctness", [&] { runtime->runs(); });
+    timed_phase(report, "timing", [&] { runtime->timing(); });  // and the profile, when asked
   });
   g_runtime = nullptr;
   report.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
