@@ -15,7 +15,11 @@ TEST(Protocol, PlanRoundTrips) {
   p.timing.budget_ms = 123;
   p.timing.sizes = {1};
   p.lock_dir = "/tmp/locks";
+  p.probe_initial_outputs = true;
+  p.dump_oracles = false;
   Plan q = plan_from_json(plan_to_json(p));
+  EXPECT_TRUE(q.probe_initial_outputs);
+  EXPECT_FALSE(q.dump_oracles);
   ASSERT_EQ(q.runs.size(), 2u);
   EXPECT_EQ(q.runs[1].seed, 12u);
   EXPECT_EQ(q.timing.budget_ms, 123);
@@ -27,6 +31,14 @@ TEST(Protocol, MissingKeysTakeDefaults) {
   Plan p = plan_from_json(R"({"runs": [{"size": 0, "seed": 5}]})");
   EXPECT_TRUE(p.timing.enabled);
   EXPECT_EQ(p.timing.min_runs, TimingRequest{}.min_runs);
+  EXPECT_TRUE(p.dump_oracles);  // an original's process keeps torch's side unless told not to
+}
+
+TEST(Protocol, AReportKeepsItsPhasesInOrder) {
+  HarnessReport r;
+  r.phase_s = {{"setup", 0.1}, {"discovery", 0.2}, {"correctness", 1.5}, {"timing", 0.7}};
+  HarnessReport back = report_from_json(report_to_json(r));
+  EXPECT_EQ(back.phase_s, r.phase_s);
 }
 
 TEST(Protocol, MalformedReportIsAnError) {

@@ -163,6 +163,10 @@ inline void report_compare(const at::Tensor& a, const at::Tensor& b, const char*
                    "cannot tell which side of " + text + " holds the launcher's output");
     return;
   }
+  if (!rt::oracle_wanted()) {
+    rt::on_compare(ia >= 0 ? ia : ib, oracle_view, result, text, "");
+    return;
+  }
   const at::Tensor& output = ia >= 0 ? a : b;
   at::Tensor oracle = (ia >= 0 ? b : a).detach();
   try {

@@ -60,6 +60,10 @@ int launch_argument_at(const void* data, std::size_t bytes);
 void on_compare(int argument, const TensorView& oracle, bool allclose, const std::string& text,
                 const std::string& problem);
 
+// Whether this process keeps torch's side of a comparison (the original's
+// does; a candidate's oracles are never read, so it skips their copy).
+bool oracle_wanted();
+
 // The seed of the running invocation (drivers that seed torch themselves get it instead).
 std::uint64_t invocation_seed();
 

@@ -10,7 +10,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingRequest, enabled, budget_m
                                                 flush_l2, repeat_probe_runs, seed, sizes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProfileRequest, size, set, metrics, seed, max_kernels)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Plan, runs, timing, profile, lock_dir, lock_timeout_s, device,
-                                                keep_initial_outputs, probe_initial_outputs)
+                                                keep_initial_outputs, probe_initial_outputs, dump_oracles)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ToleranceSpec, rel_l2, atol, rtol)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BufferDecl, name, dtype, role, tolerance, elements_per_size)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SizeDecl, label, dims, validation_only)

@@ -56,6 +56,10 @@ struct Plan {
   // Find such outputs (asked of the original only): an output the original
   // leaves poisoned or non-finite where an unpoisoned call wrote a value.
   bool probe_initial_outputs = false;
+  // KernelBench: dump torch's side of each comparison (the oracle). Asked of
+  // the original only: a candidate's process could tamper with its own
+  // torch, so its oracles would never be read.
+  bool dump_oracles = true;
 };
 
 struct ToleranceSpec {

@@ -118,8 +118,7 @@ Round play(const std::string& ref_bin, CandidateProgram& cand_prog, const Plan& 
   const std::string who = tag == "main" ? "" : tag + " ";
   add_process_phases(round, who + "reference", ref);
   std::string build_failure;
-  const std::string* cand_bin = cand_prog.get(&build_failure);
-  if (!cand_bin) {
+  if (ref.process.cancelled && !cand_prog.get(&build_failure)) {
     round.verdict = {Status::compile_failed, build_failure};
     return round;
   }
@@ -138,9 +137,19 @@ Round play(const std::string& ref_bin, CandidateProgram& cand_prog, const Plan& 
   phase("calibration");
   round.verdict = judge_reference(round.calibration);
   if (round.verdict.status != Status::ok) return round;
+  // A candidate still building (calibration ran beside it) is waited for here.
+  const bool was_pending = cand_prog.pending.valid() &&
+                           cand_prog.pending.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
+  const std::string* cand_bin = cand_prog.get(&build_failure);
+  if (was_pending) phase("candidate build, after the original's run");
+  if (!cand_bin) {
+    round.verdict = {Status::compile_failed, build_failure};
+    return round;
+  }
   Plan cand_plan = plan;
   cand_plan.profile = profile;
   cand_plan.probe_initial_outputs = false;
+  cand_plan.dump_oracles = false;  // judged against the original's oracles only
   cand_plan.keep_initial_outputs = ref.report.kept_initial_outputs;
   HarnessRun cand = run_harness(*cand_bin, cand_plan, work + "/candidate/" + tag, timeout_s);
   phase("candidate process");

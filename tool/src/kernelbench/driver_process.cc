@@ -242,7 +242,7 @@ class Runtime {
       m_unpoisoned[a.name] = std::move(bytes);
       return;
     }
-    if (!m_run || !a.output) return;
+    if (!m_run || !a.output || !m_plan.dump_oracles) return;
     std::size_t width = 0;
     if (!dtype_width(oracle.dtype, &width)) {
       if (m_problem.empty()) m_problem = "torch's reference in " + text + " has a type the tool cannot compare";
@@ -267,6 +267,8 @@ class Runtime {
 
   std::vector<const void*> last_pointers() const { return m_last_pointers; }
   std::uint64_t seed() const { return m_seed; }
+  // Discovery needs no oracle; a run needs one only when the plan keeps them.
+  bool dumps_oracles() const { return m_mode != Mode::discover && m_plan.dump_oracles; }
 
  private:
   void learn_arguments(const LaunchArgs& args) {
@@ -506,6 +508,7 @@ class Runtime {
       std::string poisoned = read_file(m_out + "/" + d.file);
       const std::size_t w = element_bytes(type);
       if (poisoned.size() != it->second.size()) continue;
+      if (poisoned == it->second) continue;  // the same answer both ways (most originals): nothing lost
       std::int64_t lost = 0;
       for (std::size_t i = 0; i + w <= poisoned.size(); i += w) {
         const auto* a = reinterpret_cast<const unsigned char*>(it->second.data() + i);
@@ -670,5 +673,7 @@ void on_compare(int argument, const TensorView& oracle, bool allclose, const std
 }
 
 std::uint64_t invocation_seed() { return g_runtime ? g_runtime->seed() : 0; }
+
+bool oracle_wanted() { return g_runtime && g_runtime->dumps_oracles(); }
 
 }  // namespace kernelblaster::kernelbench

@@ -170,7 +170,7 @@ EvalResult evaluate_kernelbench(const KernelBenchRequest& req, const Toolchain& 
   }
 
   Shared sh;
-  if (!locate_torch(req.torch_prefix, 60, &sh.torch, &why))
+  if (!locate_torch(req.torch_prefix, 60, &sh.torch, &why, (fs::absolute(req.work_dir) / "build" / "torch.txt").string()))
     return failed(Status::harness_error, "libtorch not found: " + why);
   sh.build = fs::absolute(req.work_dir) / "build";
   sh.cuda_lib_dir = tc.cuda_lib_dir;

@@ -6,6 +6,8 @@
 #include <regex>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "common/file_util.h"
 #include "common/subprocess.h"
 
@@ -92,7 +94,32 @@ int abi_from_cmake_text(const std::string& text) {
   return -1;
 }
 
-bool locate_torch(const std::string& prefix_hint, double python_timeout_s, TorchInstall* out, std::string* why) {
+namespace {
+
+// The python3 that PATH gives, resolved (a venv's own, say), or empty.
+std::string python3_on_path() {
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "";
+  std::size_t start = 0;
+  while (start <= dirs.size()) {
+    std::size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    fs::path candidate = fs::path(dirs.substr(start, end - start).empty() ? "." : dirs.substr(start, end - start)) / "python3";
+    std::error_code ec;
+    if (::access(candidate.c_str(), X_OK) == 0) {
+      fs::path real = fs::canonical(candidate, ec);
+      // A venv's python3 links to the system's: the link itself names the venv.
+      return fs::absolute(candidate, ec).string() + " -> " + (ec ? candidate.string() : real.string());
+    }
+    start = end + 1;
+  }
+  return "";
+}
+
+}  // namespace
+
+bool locate_torch(const std::string& prefix_hint, double python_timeout_s, TorchInstall* out, std::string* why,
+                  const std::string& remembered) {
   std::string tried;
   auto note = [&](const std::string& s) { tried += (tried.empty() ? "" : "; ") + s; };
   std::string reason;
@@ -106,11 +133,33 @@ bool locate_torch(const std::string& prefix_hint, double python_timeout_s, Torch
   } else {
     note("KERNELBLASTER_TORCH_PREFIX unset");
   }
+  // Remembered as two lines: the python3 that answered, and its answer.
+  const std::string python = python3_on_path();
+  if (!remembered.empty()) {
+    std::string text;
+    if (read_file_if_present(remembered, &text)) {
+      std::istringstream lines(text);
+      std::string who, prefix;
+      std::getline(lines, who);
+      std::getline(lines, prefix);
+      if (who == python && !prefix.empty() && try_prefix(prefix, python_timeout_s, out, &reason)) return true;
+    }
+  }
   std::string py_why;
   std::string prefix = python_says("import torch,sys; sys.stdout.write(torch.utils.cmake_prefix_path)",
                                    python_timeout_s, &py_why);
   if (!prefix.empty()) {
-    if (try_prefix(prefix, python_timeout_s, out, &reason)) return true;
+    if (try_prefix(prefix, python_timeout_s, out, &reason)) {
+      if (!remembered.empty()) {
+        try {
+          fs::create_directories(fs::path(remembered).parent_path());
+          write_file_atomic(remembered, python + "\n" + prefix + "\n");
+        } catch (const std::exception&) {
+          // Not remembered: the next call asks Python again.
+        }
+      }
+      return true;
+    }
     note("python3 torch: " + reason);
   } else {
     note("python3 torch: " + (py_why.empty() ? std::string("no answer") : py_why));

@@ -16,7 +16,12 @@ struct TorchInstall {
 };
 
 // False with `why` ("tried ...: reason; ...") when no usable install is found.
-bool locate_torch(const std::string& prefix_hint, double python_timeout_s, TorchInstall* out, std::string* why);
+// With `remembered` (a file), what Python's torch said is kept there and
+// used by later calls while the same python3 is first on PATH and the
+// install is still usable: importing torch takes seconds, and a KernelBench
+// candidate is evaluated in a few.
+bool locate_torch(const std::string& prefix_hint, double python_timeout_s, TorchInstall* out, std::string* why,
+                  const std::string& remembered = "");
 
 // The torch root for a prefix that is the root itself, a CMake prefix path
 // (<root>/share/cmake) or the Torch package dir (<root>/share/cmake/Torch);
