@@ -12,7 +12,8 @@
 #   bench/gpu_session.sh gputests     the tool's own GPU test suite
 #   bench/gpu_session.sh kbhostile    KernelBench-CUDA hostile candidates on problems of the published
 #                                     dataset (tests/kernelbench/hostile; KERNELBLASTER_KERNELBENCH_DATA)
-#   bench/gpu_session.sh kbprofile    eval --kernelbench --profile on three problems (the KernelBench path's profile)
+#   bench/gpu_session.sh kbprofile    eval --kernelbench --profile=full (KBPROFILE_SET) on three problems and the
+#                                     state kb classify reads from each profile
 #   bench/gpu_session.sh kbspeed      eval --kernelbench one at a time on a few problems: init.cu (builds the
 #                                     driver object), then a fresh candidate, one that does not compile and
 #                                     (FrobeniusNorm) the zeros hack: wall seconds per candidate and per phase
@@ -126,7 +127,7 @@ case "$stage" in
     data=${KERNELBLASTER_KERNELBENCH_DATA:?dataset}
     for p in level1/036_RMSNorm level1/023_Softmax level1/001_Square_matrix_multiplication; do
       f="$OUT/kbprofile-${p//\//_}.json"
-      $TOOL eval --json --kernelbench "$data/$p" --profile --work-dir "/tmp/kbprofile/${p//\//_}" >"$f"
+      $TOOL eval --json --kernelbench "$data/$p" --profile="${KBPROFILE_SET:-full}" --work-dir "/tmp/kbprofile/${p//\//_}" >"$f"
       python3 -c "import json,sys; d=json.load(open(sys.argv[1])); k=(d.get('profile') or [{}])[0]; print(sys.argv[2], d.get('status'), 'profile_note:', repr(d.get('profile_note')), 'profile_seconds:', d.get('profile_seconds'), 'kernels:', len(d.get('profile') or []), json.dumps(k)[:1500]); json.dump({'metrics': {m: v for m, v in (k.get('metrics') or {}).items() if isinstance(v, (int, float))}}, open('/tmp/kbprofile-metrics.json', 'w'))" "$f" "$p"
       $TOOL kb classify --metrics /tmp/kbprofile-metrics.json
     done 2>&1 | tee "$OUT/kbprofile.log"

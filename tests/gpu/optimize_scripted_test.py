@@ -183,8 +183,9 @@ def kernelbench_rmsnorm(tool, kb):
         check("RMSNorm: every attempt ends with the status naming it", attempts == want, attempts)
         check("RMSNorm: every step reached the KB", len(log["kb_outcomes"]) == 2, log["kb_outcomes"])
         kept(out, rw + "rmsnorm_coalesced.cu", "RMSNorm", 3.0)
-        # The original is profiled in its driver process: the state is read
-        # from counters, not the fallback a run without a profile gets.
+        # The original is profiled in its driver process (the full metric
+        # set): the state is read from counters, not the fallback a run
+        # without a profile gets.
         state = log["steps"][0].get("state")
         print(f"RMSNorm: the original's state: {state}")
         check("RMSNorm: the original's state is classified from its profile", state not in (None, "", "unclassified"),

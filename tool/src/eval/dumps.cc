@@ -1,5 +1,12 @@
 #include "eval/dumps.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <stdexcept>
 
@@ -7,10 +14,11 @@
 
 namespace kernelblaster {
 
-OutputView LoadedDump::view() const {
-  return {type, reinterpret_cast<const unsigned char*>(bytes.data()),
-          static_cast<std::int64_t>(bytes.size() / element_bytes(type))};
+const unsigned char* LoadedDump::data() const {
+  return mapped ? static_cast<const unsigned char*>(mapped.get()) : reinterpret_cast<const unsigned char*>(bytes.data());
 }
+
+OutputView LoadedDump::view() const { return {type, data(), static_cast<std::int64_t>(size() / element_bytes(type))}; }
 
 const BufferDecl& buffer_decl(const HarnessReport& r, const std::string& name) {
   for (const BufferDecl& b : r.buffers)
@@ -59,11 +67,38 @@ LoadedDump load_dump_sample(const HarnessReport& r, const std::string& dir, cons
 LoadedDump load_dump(const HarnessReport& r, const std::string& dir, const OutputDump& d) {
   LoadedDump out;
   out.type = dump_type(r, d);
-  out.bytes = read_file(dir + "/" + d.file);
   out.poison = d.poison_byte;
-  if (out.bytes.size() != static_cast<std::size_t>(d.count) * element_bytes(out.type))
-    throw std::runtime_error("dump " + d.file + " has " + std::to_string(out.bytes.size()) + " bytes, expected " +
-                             std::to_string(d.count * static_cast<std::int64_t>(element_bytes(out.type))));
+  // Mapped, not read: dumps run to hundreds of MB, fresh from the page cache,
+  // and a copy into new memory cost as much as comparing them.
+  const std::string path = dir + "/" + d.file;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw std::runtime_error("cannot read " + path + ": " + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw std::runtime_error("dump " + d.file + " is not a regular file");
+  }
+  const std::size_t size = static_cast<std::size_t>(st.st_size);
+  const std::size_t expected = static_cast<std::size_t>(d.count) * element_bytes(out.type);
+  if (size != expected) {
+    ::close(fd);
+    throw std::runtime_error("dump " + d.file + " has " + std::to_string(size) + " bytes, expected " +
+                             std::to_string(expected));
+  }
+  if (size == 0) {
+    ::close(fd);
+    return out;
+  }
+  void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+  ::close(fd);
+  if (p == MAP_FAILED) {
+    // No mapping (a file system without mmap): read it.
+    out.bytes = read_file(path);
+    if (out.bytes.size() != expected) throw std::runtime_error("dump " + d.file + " changed while it was read");
+    return out;
+  }
+  out.mapped = std::shared_ptr<const void>(p, [size](const void* q) { ::munmap(const_cast<void*>(q), size); });
+  out.mapped_size = size;
   return out;
 }
 

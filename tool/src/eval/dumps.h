@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,8 +14,12 @@ namespace kernelblaster {
 
 struct LoadedDump {
   ElementType type = ElementType::f32;
-  std::string bytes;
+  std::string bytes;                   // a sample's bytes (load_dump_sample)
+  std::shared_ptr<const void> mapped;  // a whole dump, mapped read-only (load_dump)
+  std::size_t mapped_size = 0;
   std::uint8_t poison = 0xFF;
+  const unsigned char* data() const;
+  std::size_t size() const { return mapped ? mapped_size : bytes.size(); }
   OutputView view() const;
 };
 

@@ -121,7 +121,7 @@ class StaleAnswerCheck {
     const LoadedDump& a = sample(ref, ref_dir, earlier);
     const LoadedDump& b = sample(cand, cand_dir, answer);
     ToleranceSpec loose{4 * tol.rel_l2, 4 * tol.atol, 4 * tol.rtol};
-    if (a.bytes.size() != b.bytes.size() ||
+    if (a.size() != b.size() ||
         !within_tolerance(compare_output(earlier.name, a.view(), b.view(), loose, b.poison), loose))
       return false;
     LoadedDump old = load_dump(ref, ref_dir, earlier), now = load_dump(cand, cand_dir, answer);

@@ -169,6 +169,13 @@ EvalResult evaluate_kernelbench(const KernelBenchRequest& req, const Toolchain& 
     return failed(Status::compile_failed, why);
   }
 
+  std::vector<std::pair<std::string, double>> before;  // phases before the evaluator's own
+  auto t_phase = t_start;
+  auto phase = [&](const char* name) {
+    before.emplace_back(name, seconds_since(t_phase));
+    t_phase = std::chrono::steady_clock::now();
+  };
+  phase("problem");
   Shared sh;
   if (!locate_torch(req.torch_prefix, 60, &sh.torch, &why, (fs::absolute(req.work_dir) / "build" / "torch.txt").string()))
     return failed(Status::harness_error, "libtorch not found: " + why);
@@ -176,6 +183,7 @@ EvalResult evaluate_kernelbench(const KernelBenchRequest& req, const Toolchain& 
   sh.cuda_lib_dir = tc.cuda_lib_dir;
   sh.cuda_include_dir = (fs::path(tc.nvcc).parent_path().parent_path() / "include").string();
 
+  phase("libtorch");
   double prepare_seconds = 0, compile_seconds = 0;
   if (!build_driver(req, tc, problem, &sh, &why, &prepare_seconds)) {
     EvalResult r = failed(Status::harness_error, why);
@@ -188,8 +196,10 @@ EvalResult evaluate_kernelbench(const KernelBenchRequest& req, const Toolchain& 
   auto cand_future = std::async(std::launch::async, [&] {
     return self ? Built{} : build_variant(req, tc, problem, candidate, sh, "candidate");
   });
+  phase("driver");
   Built ref = build_variant(req, tc, problem, reference, sh, "reference");
   compile_seconds += ref.seconds;
+  phase("original's program");
   if (!ref.error.empty()) {
     cand_future.wait();
     EvalResult r = failed(Status::reference_failed, "the original (init.cu with driver.cpp) does not build: " + ref.error);
@@ -229,6 +239,7 @@ EvalResult evaluate_kernelbench(const KernelBenchRequest& req, const Toolchain& 
   result.compile_seconds = std::max(result.compile_seconds, compile_seconds);
   result.prepare_seconds = prepare_seconds;
   result.wall_seconds = seconds_since(t_start);
+  result.phase_seconds.insert(result.phase_seconds.begin(), before.begin(), before.end());
   return result;
 }
 

@@ -74,7 +74,10 @@ Verdict EngineJudge::evaluate(const std::string& binary, int seeds, bool profile
   req.seeds = seeds;
   req.work_dir = work;
   req.keep_work_dir = true;
-  if (profiled) req.profile = profile::MetricSet::cheap;
+  // The full set: the state rules read access-pattern and stall counters
+  // that the one-pass set lacks, and a step's state comes from its base's
+  // profile (the original's, or the last kept candidate's).
+  if (profiled) req.profile = profile::MetricSet::full;
   try {
     return verdict_of(Evaluator(m_toolchain, m_probe).evaluate(req));
   } catch (const std::exception& x) {

@@ -2,8 +2,9 @@
 // into a scratch directory of its own, built with the harness by nvcc (the
 // compiler's output kept for the fix prompt), and evaluated by the engine
 // against the original's program, built once, in child processes under the
-// harness limits (eval/evaluator.h). The original's and every verified
-// candidate's cheap profile ride in the same processes.
+// harness limits (eval/evaluator.h). The original's and every judged
+// candidate's profile (the full metric set, which the state rules need)
+// ride in the same processes.
 #pragma once
 
 #include <map>

@@ -33,7 +33,9 @@ Verdict KernelBenchJudge::evaluate(const std::string& candidate_path, int seeds,
   req.run.device = m_target.device;
   req.run.lock_dir = m_target.lock_dir;
   req.run.run_timeout_s = m_target.run_timeout_s;
-  if (profiled) req.run.profile = profile::MetricSet::cheap;
+  // The full set: the state rules read access-pattern and stall counters
+  // the one-pass set lacks (measured: RMSNorm's cheap profile matched no rule).
+  if (profiled) req.run.profile = profile::MetricSet::full;
   try {
     return verdict_of(kernelbench::evaluate_kernelbench(req, m_toolchain, m_probe));
   } catch (const std::exception& x) {
@@ -44,7 +46,8 @@ Verdict KernelBenchJudge::evaluate(const std::string& candidate_path, int seeds,
   }
 }
 
-// The original's profile is what the loop classifies the state from. A
+// The original's profile (the full set, once per run) is what the loop
+// classifies the state from. A
 // profiled evaluation that fails where an unprofiled one would not (the
 // evaluator already replays a crashed profiled process) is retried bare:
 // the state then falls back, the run goes on.
