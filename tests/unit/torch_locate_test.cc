@@ -27,9 +27,8 @@ struct FakeTorch {
     for (const char* f : {"share/cmake/Torch/TorchConfig.cmake", "lib/libtorch.so", "lib/libtorch_cuda.so",
                           "include/torch/csrc/api/include/torch/torch.h"}) {
       fs::create_directories((root / f).parent_path());
-      write_file((root / f).string(), std::string(f).find("TorchConfig") != std::string::npos
-                                          ? "set(TORCH_CXX_FLAGS \"-D_GLIBCXX_USE_CXX11_ABI=1\")\n"
-                                          : "");
+      // Like recent wheels, the config does not say the ABI: Python is asked for it too.
+      write_file((root / f).string(), "");
     }
     calls = dir / "calls";
     remembered = dir / "work" / "build" / "torch.txt";
@@ -46,8 +45,9 @@ struct FakeTorch {
   // A python3 that answers torch.utils.cmake_prefix_path and counts the question.
   void python(const fs::path& where, const std::string& tag) {
     fs::create_directories(where);
-    write_file((where / "python3").string(), "#!/bin/sh\necho " + tag + " >> " + calls.string() + "\nprintf %s " +
-                                                 (root / "share" / "cmake").string() + "\n");
+    write_file((where / "python3").string(),
+               "#!/bin/sh\necho " + tag + " >> " + calls.string() + "\n" +
+                   "case \"$2\" in *ABI*) printf 0 ;; *) printf %s " + (root / "share" / "cmake").string() + " ;; esac\n");
     fs::permissions(where / "python3", fs::perms::owner_all);
   }
   int asked() const {
@@ -65,13 +65,15 @@ TEST(TorchLocate, PythonIsAskedOncePerWorkDirectory) {
   std::string why;
   ASSERT_TRUE(locate_torch("", 10, &a, &why, t.remembered.string())) << why;
   EXPECT_EQ(a.root, t.root.string());
-  EXPECT_EQ(t.asked(), 1);
+  EXPECT_EQ(a.cxx11_abi, 0);  // Python's answer, not the default
+  EXPECT_EQ(t.asked(), 2);    // the prefix, then the ABI
   ASSERT_TRUE(locate_torch("", 10, &b, &why, t.remembered.string())) << why;
   EXPECT_EQ(b.root, a.root);
-  EXPECT_EQ(t.asked(), 1) << "the second call asked Python again";
+  EXPECT_EQ(b.cxx11_abi, 0);
+  EXPECT_EQ(t.asked(), 2) << "the second call asked Python again";
   // Without a file to remember in, Python is asked every time.
   ASSERT_TRUE(locate_torch("", 10, &b, &why));
-  EXPECT_EQ(t.asked(), 2);
+  EXPECT_EQ(t.asked(), 4);
 }
 
 TEST(TorchLocate, AnotherPythonOrAVanishedInstallIsAskedAgain) {
@@ -79,17 +81,17 @@ TEST(TorchLocate, AnotherPythonOrAVanishedInstallIsAskedAgain) {
   TorchInstall a;
   std::string why;
   ASSERT_TRUE(locate_torch("", 10, &a, &why, t.remembered.string())) << why;
-  EXPECT_EQ(t.asked(), 1);
+  EXPECT_EQ(t.asked(), 2);
   // Another python3 first on PATH (a venv activated): asked again.
   t.python(t.dir / "venv" / "bin", "venv");
   ::setenv("PATH", ((t.dir / "venv" / "bin").string() + ":" + std::getenv("PATH")).c_str(), 1);
   ASSERT_TRUE(locate_torch("", 10, &a, &why, t.remembered.string())) << why;
-  EXPECT_EQ(t.asked(), 2);
+  EXPECT_EQ(t.asked(), 4);
   // The install gone: the remembered answer is not trusted, Python is asked
   // and the failure says why.
   fs::remove(t.root / "lib" / "libtorch.so");
   EXPECT_FALSE(locate_torch("", 10, &a, &why, t.remembered.string()));
-  EXPECT_EQ(t.asked(), 3);
+  EXPECT_EQ(t.asked(), 5);
   EXPECT_NE(why.find("libtorch.so"), std::string::npos) << why;
 }
 

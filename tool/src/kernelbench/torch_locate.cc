@@ -36,7 +36,8 @@ std::string python_says(const std::string& code, double timeout_s, std::string* 
 }
 
 // Checks a candidate prefix; on success fills `out`.
-bool try_prefix(const std::string& prefix, double python_timeout_s, TorchInstall* out, std::string* why) {
+bool try_prefix(const std::string& prefix, double python_timeout_s, TorchInstall* out, std::string* why,
+                int known_abi = -1) {
   std::string root = torch_root_from_prefix(prefix);
   if (root.empty()) {
     *why = prefix + ": no share/cmake/Torch/TorchConfig.cmake";
@@ -59,7 +60,8 @@ bool try_prefix(const std::string& prefix, double python_timeout_s, TorchInstall
     *why = prefix + ": no torch/torch.h under " + t.api_include_dir;
     return false;
   }
-  int abi = abi_from_cmake_text(slurp(fs::path(root) / "share" / "cmake" / "Torch" / "TorchConfig.cmake"));
+  int abi = known_abi;
+  if (abi < 0) abi = abi_from_cmake_text(slurp(fs::path(root) / "share" / "cmake" / "Torch" / "TorchConfig.cmake"));
   if (abi < 0) abi = abi_from_cmake_text(slurp(fs::path(root) / "share" / "cmake" / "Caffe2" / "Caffe2Config.cmake"));
   if (abi < 0) {
     std::string ignored;
@@ -133,16 +135,21 @@ bool locate_torch(const std::string& prefix_hint, double python_timeout_s, Torch
   } else {
     note("KERNELBLASTER_TORCH_PREFIX unset");
   }
-  // Remembered as two lines: the python3 that answered, and its answer.
+  // Remembered as three lines: the python3 that answered, its prefix, and
+  // the ABI flag (which recent TorchConfig.cmake files no longer say, so
+  // finding it took a second import of torch).
   const std::string python = python3_on_path();
   if (!remembered.empty()) {
     std::string text;
     if (read_file_if_present(remembered, &text)) {
       std::istringstream lines(text);
-      std::string who, prefix;
+      std::string who, prefix, abi;
       std::getline(lines, who);
       std::getline(lines, prefix);
-      if (who == python && !prefix.empty() && try_prefix(prefix, python_timeout_s, out, &reason)) return true;
+      std::getline(lines, abi);
+      if (who == python && !prefix.empty() && (abi == "0" || abi == "1") &&
+          try_prefix(prefix, python_timeout_s, out, &reason, abi[0] - '0'))
+        return true;
     }
   }
   std::string py_why;
@@ -153,7 +160,7 @@ bool locate_torch(const std::string& prefix_hint, double python_timeout_s, Torch
       if (!remembered.empty()) {
         try {
           fs::create_directories(fs::path(remembered).parent_path());
-          write_file_atomic(remembered, python + "\n" + prefix + "\n");
+          write_file_atomic(remembered, python + "\n" + prefix + "\n" + std::to_string(out->cxx11_abi) + "\n");
         } catch (const std::exception&) {
           // Not remembered: the next call asks Python again.
         }
