@@ -223,14 +223,22 @@ def kernelbench_softmax(tool, kb):
               open(os.path.join(out, "best.cu")).read().strip() == open(os.path.join(problem, "init.cu")).read().strip())
 
 
-def second_run(tool, learned_kb, winner):
+def second_run(tool, learned_kb, winner, winner_state=None):
     """Other problems, once with an empty KB and once with the first run's:
-    the first technique chosen must differ (the policy's seed is the same)."""
+    the first technique chosen must differ (the policy's seed is the same)
+    where the first run's KB has statistics for the problem's state. The
+    state is read from each original's profile, so a problem whose state
+    the first run never met has nothing to learn from: the same choice is
+    then right, and said."""
     data = dataset()
     if not data or not winner:
         return
+    try:
+        known_states = {s.get("state") for s in json.load(open(learned_kb)).get("stats", [])}
+    except (OSError, ValueError):
+        known_states = set()
     for problem in ("level1/039_L2Norm", "level1/038_L1Norm"):
-        chosen = {}
+        chosen, states = {}, {}
         for label in ("empty", "learned"):
             with tempfile.TemporaryDirectory() as work:
                 kb = os.path.join(work, "kb.json")
@@ -244,21 +252,30 @@ def second_run(tool, learned_kb, winner):
                     continue
                 log, _ = attempts_of(out)
                 chosen[label] = log["steps"][0]["technique"]
-        print(f"second run {problem}: first technique with an empty KB: {chosen.get('empty')}, "
-              f"with the first run's KB: {chosen.get('learned')} (the first run's winner: {winner})")
-        check(f"second run {problem}: the learned KB chooses the first run's winner first", chosen.get("learned") == winner,
-              chosen)
+                states[label] = log["steps"][0].get("state")
+        state = states.get("learned")
+        print(f"second run {problem} (state {state}): first technique with an empty KB: {chosen.get('empty')}, "
+              f"with the first run's KB: {chosen.get('learned')} (the first run's winner: {winner}, "
+              f"in state {winner_state}; the first run's KB has statistics for {sorted(x for x in known_states if x)})")
+        if state not in known_states:
+            print(f"second run {problem}: the first run never met state {state}: nothing to transfer, not checked")
+            continue
+        if winner_state is None or state == winner_state:
+            check(f"second run {problem}: the learned KB chooses the first run's winner first",
+                  chosen.get("learned") == winner, chosen)
         check(f"second run {problem}: the empty KB chooses differently", chosen.get("empty") != chosen.get("learned"),
               chosen)
 
 
 def rmsnorm_winner(kb):
-    """The technique RMSNorm's first step chose, as the first run recorded
-    it beside the KB (the transfer part may run in a later command)."""
+    """The technique RMSNorm's first step chose and the state it chose it
+    in, as the first run recorded them beside the KB (the transfer part may
+    run in a later command)."""
     try:
-        return json.load(open(kb + ".rmsnorm_winner")).get("technique")
+        w = json.load(open(kb + ".rmsnorm_winner"))
+        return w.get("technique"), w.get("state")
     except (OSError, ValueError):
-        return None
+        return None, None
 
 
 def main():
@@ -278,7 +295,8 @@ def main():
         if artifacts and os.path.exists(kb):
             shutil.copy(kb, os.path.join(artifacts, "kb_after_first_run.json"))
         if "transfer" in parts and os.path.exists(kb):
-            second_run(tool, kb, winner or rmsnorm_winner(kb))
+            recorded, state = rmsnorm_winner(kb)
+            second_run(tool, kb, winner or recorded, state)
     print(f"{len(passed)} passed, {len(failures)} failed")
     if not passed and not failures:
         print("skipped: nothing was checked (no dataset, or `transfer` without a first run's KB)")
