@@ -82,20 +82,25 @@ class Session {
     if (m_flush) cudaFree(m_flush);
   }
 
-  void setup() {
+  // The lock first: everything this process does on the GPU, the context
+  // included, happens while it is held. Its own phase: waiting for another
+  // evaluation is not this one's cost.
+  void lock() {
     m_report.error.phase = "setup";
-    // The lock first: everything this process does on the GPU, the context
-    // included, happens while it is held.
     m_report.device = read_device_info(m_plan.device);
-    const DeviceInfo& d = m_report.device;
     if (!m_plan.lock_dir.empty()) {
       std::string why;
-      if (!m_lock.acquire(m_plan.lock_dir, d.uuid, m_plan.lock_timeout_s, &why)) {
+      if (!m_lock.acquire(m_plan.lock_dir, m_report.device.uuid, m_plan.lock_timeout_s, &why)) {
         m_report.error.kind = "lock_timeout";
         throw std::runtime_error(why);
       }
     }
     write_file(m_out + "/" + kLockHeldMarker, "");
+  }
+
+  void setup() {
+    m_report.error.phase = "setup";
+    const DeviceInfo& d = m_report.device;
     check(cudaSetDevice(m_plan.device), "select device " + std::to_string(m_plan.device));
     // Traced always: correctness runs are checked for work left to other threads too.
     std::string why;
@@ -358,6 +363,7 @@ int run_plan(const Harness::Spec& spec, const Plan& plan, const std::string& out
   {
     Session session(spec, plan, out_dir, report);
     code = run_phases(report, [&] {
+      timed_phase(report, "lock wait", [&] { session.lock(); });
       timed_phase(report, "setup", [&] { session.setup(); });
       timed_phase(report, "correctness", [&] { session.correctness(); });
       timed_phase(report, "timing", [&] { session.timing(); });
