@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -116,6 +117,16 @@ void write_file_atomic(const std::string& path, const std::string& content) {
     ::unlink(tmp.c_str());
     throw std::runtime_error("cannot rename " + tmp + " to " + path + ": " + std::strerror(err));
   }
+}
+
+std::string find_on_path(const std::string& program) {
+  const char* env = std::getenv("PATH");
+  std::istringstream dirs(env ? env : "");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    const std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + program;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return "";
 }
 
 bool write_if_changed(const std::string& path, const std::string& content) {

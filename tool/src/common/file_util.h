@@ -17,6 +17,9 @@ void write_file_atomic(const std::string& path, const std::string& content);
 // Writes `content` to `path` (parents made) only if it differs, atomically;
 // true if written. What a build step writes, so unchanged output recompiles nothing.
 bool write_if_changed(const std::string& path, const std::string& content);
+// The first executable `program` in the directories of PATH, as a path; empty
+// when there is none (an empty PATH entry is the current directory).
+std::string find_on_path(const std::string& program);
 // Creates a fresh directory `<temp dir>/<prefix>-XXXXXX` and returns its path;
 // throws std::runtime_error naming the temp dir on failure.
 std::string make_work_dir(const std::string& prefix);

@@ -40,14 +40,8 @@ Toolchain find_toolchain(const std::string& self_exe) {
   tc.cuda_lib_dir = KERNELBLASTER_CUDA_LIB_DIR;
   if (!exists(tc.cuda_lib_dir + "/libcupti.so")) {
     fs::path nvcc = tc.nvcc;
-    if (!nvcc.has_parent_path()) {
-      std::istringstream path(std::getenv("PATH") ? std::getenv("PATH") : "");
-      for (std::string dir; std::getline(path, dir, ':');)
-        if (exists(dir + "/" + tc.nvcc)) {
-          nvcc = fs::path(dir) / tc.nvcc;
-          break;
-        }
-    }
+    if (!nvcc.has_parent_path())
+      if (std::string found = find_on_path(tc.nvcc); !found.empty()) nvcc = found;
     fs::path root = nvcc.has_parent_path() ? nvcc.parent_path().parent_path() : fs::path(KERNELBLASTER_CUDA_BIN_DIR).parent_path();
     for (const char* sub : {"lib64", "lib", "targets/x86_64-linux/lib", "targets/sbsa-linux/lib", "extras/CUPTI/lib64"})
       if (exists((root / sub / "libcupti.so").string())) {

@@ -156,6 +156,12 @@ void for_each_chunk(std::int64_t n, Body body) {
 
 bool same_view(const OutputView& a, const OutputView& b) { return a.data == b.data && a.type == b.type; }
 
+// How far over its allowance a difference is (d / allowed; inf for a
+// difference where nothing is allowed).
+double excess_of(double d, double allowed) {
+  return allowed > 0 ? d / allowed : (d > 0 ? std::numeric_limits<double>::infinity() : 0.0);
+}
+
 // Whether a[i] and b[i] are all finite, i < n (no branch per element).
 bool block_finite(const double* a, const double* b, std::int64_t n) {
   bool ok = true;
@@ -217,6 +223,12 @@ OutputError compare_output(const std::string& name, const OutputView& ref, const
     return !std::isfinite(element_value(cand.type, pattern));
   }();
   const double atol_scaled = tol.atol * scale, rtol = tol.rtol, factor = slack_usable ? slack->factor : 0.0;
+  // Element i's allowance in a block whose values are all finite.
+  auto finite_allowance = [&](const double* rr, const double* s1, const double* s2, std::int64_t i) {
+    double allowed = atol_scaled + rtol * std::fabs(rr[i]);
+    if (s1) allowed += factor * std::fabs(s1[i] - s2[i]);
+    return allowed;
+  };
   // Elements [0, m) of a block whose values are all finite.
   auto fast_block = [&](const double* rr, const double* xx, const double* s1, const double* s2, std::int64_t m,
                         std::int64_t at, OutputError& pe, double& diff_sq) {
@@ -225,21 +237,15 @@ OutputError compare_output(const std::string& name, const OutputView& ref, const
     double worst = pe.worst_excess;
     for (std::int64_t i = 0; i < m; ++i) {
       const double d = std::fabs(xx[i] - rr[i]);
-      double allowed = atol_scaled + rtol * std::fabs(rr[i]);
-      if (s1) allowed += factor * std::fabs(s1[i] - s2[i]);
+      const double allowed = finite_allowance(rr, s1, s2, i);
       sq4[i & 3] += d * d;
       max_abs = d > max_abs ? d : max_abs;
       off += d > allowed;
-      if (d > worst * allowed) [[unlikely]] {
-        const double excess = allowed > 0 ? d / allowed : (d > 0 ? std::numeric_limits<double>::infinity() : 0.0);
-        if (excess > worst) worst = excess;
-      }
+      if (d > worst * allowed) [[unlikely]] worst = std::max(worst, excess_of(d, allowed));
     }
     if (off > 0 && pe.first_bad < 0)
       for (std::int64_t i = 0; i < m; ++i) {
-        double allowed = atol_scaled + rtol * std::fabs(rr[i]);
-        if (s1) allowed += factor * std::fabs(s1[i] - s2[i]);
-        if (std::fabs(xx[i] - rr[i]) > allowed) {
+        if (std::fabs(xx[i] - rr[i]) > finite_allowance(rr, s1, s2, i)) {
           pe.first_bad = at + i;
           break;
         }
@@ -308,10 +314,7 @@ OutputError compare_output(const std::string& name, const OutputView& ref, const
             bad = true;
           }
           // The worst d / allowed, divided only when it may be a new worst.
-          if (d > pe.worst_excess * allowed) {
-            double excess = allowed > 0 ? d / allowed : (d > 0 ? std::numeric_limits<double>::infinity() : 0.0);
-            if (excess > pe.worst_excess) pe.worst_excess = excess;
-          }
+          if (d > pe.worst_excess * allowed) pe.worst_excess = std::max(pe.worst_excess, excess_of(d, allowed));
         }
         if (bad && pe.first_bad < 0) pe.first_bad = at + i;
       }

@@ -61,24 +61,21 @@ HarnessRun run_harness(const std::string& binary, const Plan& plan, const std::s
 // The candidate's program: built, or still building while the original's
 // process runs (EvalRequest::build_candidate).
 struct CandidateProgram {
-  std::string binary;
-  std::shared_future<BuildOutcome> pending;
+  BuildOutcome built;                        // when built before the runs
+  std::shared_future<BuildOutcome> pending;  // when building beside them
 
-  bool failed_already() const {
-    return pending.valid() && pending.wait_for(std::chrono::seconds(0)) == std::future_status::ready &&
-           !pending.get().ok;
+  bool building() const {
+    return pending.valid() && pending.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
   }
+  // The build's outcome, once it is there (waits for a pending one).
+  const BuildOutcome& outcome() const { return pending.valid() ? pending.get() : built; }
+  bool failed_already() const { return !building() && !outcome().ok; }
   // The binary, or null with `failure` set to the build's first error.
-  const std::string* get(std::string* failure) {
-    if (pending.valid()) {
-      const BuildOutcome& b = pending.get();
-      if (!b.ok) {
-        *failure = b.first_error.empty() ? "the candidate does not build" : b.first_error;
-        return nullptr;
-      }
-      binary = b.binary;
-    }
-    return &binary;
+  const std::string* binary(std::string* failure) const {
+    const BuildOutcome& b = outcome();
+    if (b.ok) return &b.binary;
+    *failure = b.first_error.empty() ? "the candidate does not build" : b.first_error;
+    return nullptr;
   }
 };
 
@@ -118,7 +115,7 @@ Round play(const std::string& ref_bin, CandidateProgram& cand_prog, const Plan& 
   const std::string who = tag == "main" ? "" : tag + " ";
   add_process_phases(round, who + "reference", ref);
   std::string build_failure;
-  if (ref.process.cancelled && !cand_prog.get(&build_failure)) {
+  if (ref.process.cancelled && !cand_prog.binary(&build_failure)) {
     round.verdict = {Status::compile_failed, build_failure};
     return round;
   }
@@ -138,9 +135,8 @@ Round play(const std::string& ref_bin, CandidateProgram& cand_prog, const Plan& 
   round.verdict = judge_reference(round.calibration);
   if (round.verdict.status != Status::ok) return round;
   // A candidate still building (calibration ran beside it) is waited for here.
-  const bool was_pending = cand_prog.pending.valid() &&
-                           cand_prog.pending.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
-  const std::string* cand_bin = cand_prog.get(&build_failure);
+  const bool was_pending = cand_prog.building();
+  const std::string* cand_bin = cand_prog.binary(&build_failure);
   if (was_pending) phase("candidate build, after the original's run");
   if (!cand_bin) {
     round.verdict = {Status::compile_failed, build_failure};
@@ -273,26 +269,20 @@ EvalResult Evaluator::evaluate(const EvalRequest& req) {
   // builds it (KernelBench), else it is built here beside the original's.
   const bool overlapped = req.candidate_binary.empty() && !req.reference_binary.empty() && req.build_candidate;
   CandidateProgram cand_prog;
-  BuildOutcome cand_build;
-  if (overlapped) {
+  if (overlapped)
     cand_prog.pending = std::async(std::launch::async, req.build_candidate).share();
-  } else {
-    cand_build = !req.candidate_binary.empty() ? prebuilt(req.candidate_binary)
-                                               : build_harness(m_toolchain, cs, req.harness, candidate,
-                                                               work + "/candidate", req.build_timeout_s);
-    cand_prog.binary = cand_build.binary;
-  }
+  else
+    cand_prog.built = !req.candidate_binary.empty() ? prebuilt(req.candidate_binary)
+                                                    : build_harness(m_toolchain, cs, req.harness, candidate,
+                                                                    work + "/candidate", req.build_timeout_s);
   BuildOutcome ref = ref_build.get();
-  res.compile_seconds = std::max(ref.seconds, cand_build.seconds);
+  res.compile_seconds = std::max(ref.seconds, cand_prog.built.seconds);
   auto finish = [&](EvalResult& r) -> EvalResult& {
     // Time spent building before anything ran is not evaluation time; an
     // overlapped build is, where the evaluation waited for it.
     r.eval_seconds = seconds_since(t_start) - r.compile_seconds;
     r.wall_seconds = seconds_since(t_start);
-    if (overlapped) {
-      cand_prog.pending.wait();
-      r.compile_seconds = std::max(r.compile_seconds, cand_prog.pending.get().seconds);
-      }
+    r.compile_seconds = std::max(r.compile_seconds, cand_prog.outcome().seconds);  // waits for a pending build
     if (temporary && !req.keep_work_dir) fs::remove_all(work);
     else r.notes.push_back("work directory: " + work);
     return r;
@@ -308,9 +298,9 @@ EvalResult Evaluator::evaluate(const EvalRequest& req) {
     res.detail = "the original source does not build with its harness: " + ref.first_error;
     return finish(res);
   }
-  if (!overlapped && !cand_build.ok) {
+  if (!overlapped && !cand_prog.built.ok) {
     res.status = Status::compile_failed;
-    res.detail = cand_build.first_error;
+    res.detail = cand_prog.built.first_error;
     return finish(res);
   }
 
@@ -379,7 +369,8 @@ EvalResult Evaluator::evaluate(const EvalRequest& req) {
   res.speedup = res.status == Status::ok ? round.speedup : 0.0;
   if (!profile_failure.empty()) res.profile_note = profile_failure;
   else if (res.status == Status::ok && profiled.size >= 0)
-    add_profile(profiled_report, overlapped ? cand_prog.pending.get().log : cand_build.log, decl.sizes[static_cast<std::size_t>(profiled.size)].label, res);
+    add_profile(profiled_report, cand_prog.outcome().log, decl.sizes[static_cast<std::size_t>(profiled.size)].label,
+                res);
   return finish(res);
 }
 

@@ -246,7 +246,7 @@ class Runtime {
       m_unpoisoned[a.name] = std::move(bytes);
       return;
     }
-    if (!m_run || !a.output || !m_plan.dump_oracles) return;
+    if (!m_run || !a.output || !dumps_oracles()) return;
     std::size_t width = 0;
     if (!dtype_width(oracle.dtype, &width)) {
       if (m_problem.empty()) m_problem = "torch's reference in " + text + " has a type the tool cannot compare";

@@ -29,14 +29,6 @@ EvalResult failed(Status s, std::string detail) {
   return r;
 }
 
-void write_text(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  // Unchanged content keeps its timestamp: nothing downstream needs a rebuild.
-  std::string old;
-  if (read_file_if_present(path.string(), &old) && old == text) return;
-  write_file_atomic(path.string(), text);
-}
-
 // Everything the two programs (reference and candidate) share.
 struct Shared {
   TorchInstall torch;
@@ -45,21 +37,15 @@ struct Shared {
   std::string driver_obj;
 };
 
-struct Built {
-  std::string binary;
-  std::string error;
-  double seconds = 0;
-};
-
 // Kernel object + wrapper object + link, for one kernel source.
-Built build_variant(const KernelBenchRequest& req, const Toolchain& tc, const Problem& problem,
-                    const KernelSource& kernel, const Shared& sh, const std::string& label) {
-  Built b;
+BuildOutcome build_variant(const KernelBenchRequest& req, const Toolchain& tc, const Problem& problem,
+                           const KernelSource& kernel, const Shared& sh, const std::string& label) {
+  BuildOutcome b;
   fs::path dir = sh.build / label;
   fs::path src = dir / "kernel.cu";
   fs::path wrapper = dir / "kb_wrapper.cu";
-  write_text(src, "#line 1 \"" + kernel.path + "\"\n" + prepare_kernel_source(kernel.source, kLauncherName));
-  write_text(wrapper, make_wrapper_source(problem.launcher, kernel.definition));
+  write_if_changed(src.string(), "#line 1 \"" + kernel.path + "\"\n" + prepare_kernel_source(kernel.source, kLauncherName));
+  write_if_changed(wrapper.string(), make_wrapper_source(problem.launcher, kernel.definition));
 
   std::vector<std::string> arch = gencode_flags(req.arch);
   BuildStep k;
@@ -99,15 +85,16 @@ Built build_variant(const KernelBenchRequest& req, const Toolchain& tc, const Pr
   StepOutcome wo = wrapper_step.get();
   b.seconds += std::max(ko.seconds, wo.seconds);
   if (!ko.ok || !wo.ok) {
-    b.error = !ko.ok ? ko.error : wo.error;
+    b.first_error = !ko.ok ? ko.error : wo.error;
     return b;
   }
   StepOutcome lo = run_build_step(l);
   b.seconds += lo.seconds;
   if (!lo.ok) {
-    b.error = lo.error;
+    b.first_error = lo.error;
     return b;
   }
+  b.ok = true;
   b.binary = l.output;
   return b;
 }
@@ -124,8 +111,8 @@ bool build_driver(const KernelBenchRequest& req, const Toolchain& tc, const Prob
     *why = x.what();
     return false;
   }
-  write_text(ddir / kCudaModelHeaderName, make_cuda_model_header(problem.launcher));
-  write_text(ddir / "main.cpp", rewritten);
+  write_if_changed((ddir / kCudaModelHeaderName).string(), make_cuda_model_header(problem.launcher));
+  write_if_changed((ddir / "main.cpp").string(), rewritten);
   BuildStep d;
   sh->driver_obj = (ddir / "main.o").string();
   fs::path runtime_header = fs::path(tc.include_dir) / kDriverRuntimeHeader;
@@ -193,16 +180,18 @@ EvalResult evaluate_kernelbench(const KernelBenchRequest& req, const Toolchain& 
   // The candidate builds while the original's program is made (usually
   // already built: it is the same for every candidate) and while the
   // original's process runs (EvalRequest::build_candidate).
-  auto cand_future = std::async(std::launch::async, [&] {
-    return self ? Built{} : build_variant(req, tc, problem, candidate, sh, "candidate");
-  });
+  std::future<BuildOutcome> cand_future;
+  if (!self)
+    cand_future = std::async(std::launch::async,
+                             [&] { return build_variant(req, tc, problem, candidate, sh, "candidate"); });
   phase("driver");
-  Built ref = build_variant(req, tc, problem, reference, sh, "reference");
+  BuildOutcome ref = build_variant(req, tc, problem, reference, sh, "reference");
   compile_seconds += ref.seconds;
   phase("original's program");
-  if (!ref.error.empty()) {
-    cand_future.wait();
-    EvalResult r = failed(Status::reference_failed, "the original (init.cu with driver.cpp) does not build: " + ref.error);
+  if (!ref.ok) {
+    if (cand_future.valid()) cand_future.wait();
+    EvalResult r =
+        failed(Status::reference_failed, "the original (init.cu with driver.cpp) does not build: " + ref.first_error);
     r.compile_seconds = compile_seconds;
     r.prepare_seconds = prepare_seconds;
     r.wall_seconds = seconds_since(t_start);
@@ -212,16 +201,7 @@ EvalResult evaluate_kernelbench(const KernelBenchRequest& req, const Toolchain& 
   EvalRequest run = req.run;
   run.reference_binary = ref.binary;
   run.candidate_binary = self ? ref.binary : "";
-  if (!self)
-    run.build_candidate = [&cand_future] {
-      Built cand = cand_future.get();
-      BuildOutcome o;
-      o.ok = cand.error.empty();
-      o.binary = cand.binary;
-      o.first_error = cand.error;
-      o.seconds = cand.seconds;
-      return o;
-    };
+  if (!self) run.build_candidate = [&cand_future] { return cand_future.get(); };
   run.source = problem.init_path;
   run.candidate = self ? "" : req.candidate_path;
   run.harness.clear();

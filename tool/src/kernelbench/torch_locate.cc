@@ -6,8 +6,6 @@
 #include <regex>
 #include <sstream>
 
-#include <unistd.h>
-
 #include "common/file_util.h"
 #include "common/subprocess.h"
 
@@ -33,6 +31,16 @@ std::string python_says(const std::string& code, double timeout_s, std::string* 
   std::string out = r.output;
   while (!out.empty() && (out.back() == '\n' || out.back() == '\r' || out.back() == ' ')) out.pop_back();
   return out;
+}
+
+// The python3 that PATH gives, as found and resolved (a venv's python3
+// links to the system's: the link itself names the venv), or empty.
+std::string python3_on_path() {
+  const std::string found = find_on_path("python3");
+  if (found.empty()) return "";
+  std::error_code ec;
+  fs::path real = fs::canonical(found, ec);
+  return fs::absolute(found, ec).string() + " -> " + (ec ? found : real.string());
 }
 
 // Checks a candidate prefix; on success fills `out`.
@@ -96,30 +104,6 @@ int abi_from_cmake_text(const std::string& text) {
   return -1;
 }
 
-namespace {
-
-// The python3 that PATH gives, resolved (a venv's own, say), or empty.
-std::string python3_on_path() {
-  const char* path = std::getenv("PATH");
-  std::string dirs = path ? path : "";
-  std::size_t start = 0;
-  while (start <= dirs.size()) {
-    std::size_t end = dirs.find(':', start);
-    if (end == std::string::npos) end = dirs.size();
-    fs::path candidate = fs::path(dirs.substr(start, end - start).empty() ? "." : dirs.substr(start, end - start)) / "python3";
-    std::error_code ec;
-    if (::access(candidate.c_str(), X_OK) == 0) {
-      fs::path real = fs::canonical(candidate, ec);
-      // A venv's python3 links to the system's: the link itself names the venv.
-      return fs::absolute(candidate, ec).string() + " -> " + (ec ? candidate.string() : real.string());
-    }
-    start = end + 1;
-  }
-  return "";
-}
-
-}  // namespace
-
 bool locate_torch(const std::string& prefix_hint, double python_timeout_s, TorchInstall* out, std::string* why,
                   const std::string& remembered) {
   std::string tried;
@@ -138,7 +122,7 @@ bool locate_torch(const std::string& prefix_hint, double python_timeout_s, Torch
   // Remembered as three lines: the python3 that answered, its prefix, and
   // the ABI flag (which recent TorchConfig.cmake files no longer say, so
   // finding it took a second import of torch).
-  const std::string python = python3_on_path();
+  const std::string python = remembered.empty() ? "" : python3_on_path();
   if (!remembered.empty()) {
     std::string text;
     if (read_file_if_present(remembered, &text)) {
@@ -159,8 +143,7 @@ bool locate_torch(const std::string& prefix_hint, double python_timeout_s, Torch
     if (try_prefix(prefix, python_timeout_s, out, &reason)) {
       if (!remembered.empty()) {
         try {
-          fs::create_directories(fs::path(remembered).parent_path());
-          write_file_atomic(remembered, python + "\n" + prefix + "\n" + std::to_string(out->cxx11_abi) + "\n");
+          write_if_changed(remembered, python + "\n" + prefix + "\n" + std::to_string(out->cxx11_abi) + "\n");
         } catch (const std::exception&) {
           // Not remembered: the next call asks Python again.
         }
