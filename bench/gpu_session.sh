@@ -22,7 +22,11 @@
 #                                     to bench/results/kernelbench-dataset after each run; KERNELBENCH_RESULTS,
 #                                     KERNELBENCH_JOBS and KERNELBENCH_ONLY pick another table, concurrency and subset;
 #                                     KERNELBENCH_FIRST: problems to run before the others; KERNELBENCH_DEVICES:
-#                                     the GPUs, "0" or "1" or "0,1", KERNELBENCH_JOBS at once on each)
+#                                     the GPUs, "0" or "1" or "0,1", KERNELBENCH_JOBS at once on each;
+#                                     KERNELBENCH_EVERY N: every Nth problem; KERNELBENCH_ALSO: problems added)
+#   bench/gpu_session.sh kbcost S     seconds per candidate (init.cu with a comment, compiled afresh), one at a
+#                                     time, driver built, for S seconds (bench/kernelbench_candidate_cost.py;
+#                                     the subset variables of kbdataset; KERNELBENCH_COST_RESULTS: the table)
 #   bench/gpu_session.sh oneline      issue 13 on a GPU: a source with no harness and no directive (the
 #                                     noharness test project); harness init drafts the harness, tune finds
 #                                     THREADS (#ifndef) itself; a copy with a literal <<<blocks, 128>>> gets
@@ -168,7 +172,19 @@ case "$stage" in
     cp "$results"/results.jsonl "$OUT/$name/" 2>/dev/null
     python3 bench/kernelbench_dataset.py "$TOOL" --jobs "${KERNELBENCH_JOBS:-8}" --devices "${KERNELBENCH_DEVICES:-0}" --seconds "$secs" \
       --out "$OUT/$name" ${KERNELBENCH_ONLY:+--only "$KERNELBENCH_ONLY"} ${KERNELBENCH_FIRST:+--first "$KERNELBENCH_FIRST"} \
+      ${KERNELBENCH_EVERY:+--every "$KERNELBENCH_EVERY"} ${KERNELBENCH_ALSO:+--also "$KERNELBENCH_ALSO"} \
       2>&1 | tee "$OUT/$name.log"
+    ;;
+  kbcost)
+    # Seconds per candidate, one at a time, driver built (drivers missing
+    # from the dataset benchmark's work directory are built first, not
+    # timed): the same subset variables as kbdataset; resumable like it.
+    secs=${2:-450}; results=${KERNELBENCH_COST_RESULTS:-bench/results/kernelbench-candidate-cost}; name=$(basename "$results")
+    mkdir -p "$OUT/$name"
+    cp "$results"/results.jsonl "$OUT/$name/" 2>/dev/null
+    python3 bench/kernelbench_candidate_cost.py "$TOOL" --seconds "$secs" --out "$OUT/$name" \
+      ${KERNELBENCH_ONLY:+--only "$KERNELBENCH_ONLY"} ${KERNELBENCH_EVERY:+--every "$KERNELBENCH_EVERY"} \
+      ${KERNELBENCH_ALSO:+--also "$KERNELBENCH_ALSO"} 2>&1 | tee "$OUT/$name.log"
     ;;
   build)
     # libclang (the machine has none) from .devclang, when carried

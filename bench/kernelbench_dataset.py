@@ -3,12 +3,15 @@
 against itself by `kernelblaster eval --kernelbench`, N evaluations at once.
 
   kernelbench_dataset.py TOOL [--data DIR] [--out DIR] [--jobs N]
-                              [--devices 0,1] [--only REGEX] [--limit N]
+                              [--devices 0,1] [--only REGEX] [--every N]
+                              [--also REGEX] [--limit N]
                               [--work DIR] [--seconds S] [--table-only]
 
 Resumable: each finished problem is one line of OUT/results.jsonl, and a
 rerun skips the problems already there (delete a line to redo it). Any
-subset: --only matches "level1/023_Softmax"-style names. --seconds stops
+subset: --only matches "level1/023_Softmax"-style names, --every N keeps
+every Nth problem in dataset order (a sample of the whole), --also adds
+the problems matching a second expression. --seconds stops
 starting new problems after S seconds (the device tool's 10-minute limit),
 so the table grows over several runs. --devices spreads the problems over
 several GPUs, N evaluations at once on each (each GPU sees what one GPU
@@ -66,6 +69,13 @@ def problems(data):
             if os.path.isfile(os.path.join(ldir, p, "driver.cpp")):
                 out.append(f"{level}/{p}")
     return out
+
+
+def chosen_problems(names, only="", every=1, also=""):
+    """Those matching `only`, every `every`th of them in dataset order, and those matching `also`."""
+    every = max(1, every)
+    return [p for i, p in enumerate(names)
+            if (re.search(only, p) and i % every == 0) or (also and re.search(also, p))]
 
 
 def load_done(path):
@@ -193,6 +203,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=8, help="evaluations at once on each device")
     ap.add_argument("--devices", default="0", help="CUDA devices, comma-separated (default 0)")
     ap.add_argument("--only", default="")
+    ap.add_argument("--every", type=int, default=1, help="every Nth problem in dataset order")
+    ap.add_argument("--also", default="", help="regular expression: problems added to the chosen ones")
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--work", default=os.path.join("/tmp", "kernelblaster-kbdataset"))
     ap.add_argument("--seconds", type=float, default=0, help="start no new problem after this many seconds")
@@ -205,7 +217,8 @@ def main():
     results = os.path.join(args.out, "results.jsonl")
     done = load_done(results)
     started = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
-    pending = [p for p in problems(data) if re.search(args.only, p) and p not in done]
+    chosen = chosen_problems(problems(data), args.only, args.every, args.also)
+    pending = [p for p in chosen if p not in done]
     if args.first:
         pending.sort(key=lambda p: 0 if re.search(args.first, p) else 1)  # stable: dataset order otherwise
     if args.limit:
@@ -243,7 +256,7 @@ def main():
         with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs * len(devices)) as pool:
             list(pool.map(run, pending))
     counts, within, timed = write_table(args.out, done, None if args.table_only else started)
-    left = [p for p in problems(data) if re.search(args.only, p) and p not in done]
+    left = [p for p in chosen if p not in done]
     print(f"{len(done)} problems in the table; {counts}; within 1.00+-0.03: {within}/{timed}; "
           f"{len(left)} left", flush=True)
 
