@@ -76,6 +76,18 @@ def run_candidate(tool, data, workdir, problem, timeout):
     return row
 
 
+def kernel_seconds(row):
+    """The original's own GPU time in one evaluation, estimated: each
+    process calls the launcher once to discover, once per checked run
+    (`correctness_runs`, the check after timing included), 3 times to warm
+    up and `timed_runs` times; the original's process once more (the run-0
+    probe). The candidate is counted at the original's speed (a copy)."""
+    call_ms, checked, timed = row.get("reference_median_us"), row.get("correctness_runs"), row.get("timed_runs")
+    if not call_ms or not checked or not timed:
+        return None
+    return (2 * (1 + checked + 3 + timed) + 1) * call_ms / 1e6
+
+
 def write_table(out_dir, done):
     rows = sorted(done.values(), key=lambda r: -(r.get("wall_s") or 0))
     timed = [r for r in rows if r.get("status") not in (None, "tool_error")]
@@ -88,14 +100,16 @@ def write_table(out_dir, done):
              "`bench/kernelbench_candidate_cost.py` (results.jsonl beside this file).", "",
              f"- problems timed: {len(timed)}; under {TARGET_S:.0f} s: {len(under)}; median {median:.1f} s",
              "- wall s: the whole `eval --kernelbench --candidate` command, the candidate's compile included",
-             "", "| problem | status | wall s | original's call ms | correctness runs | timed runs | compile s | "
+             "- kernels s: the original's own GPU time in it, estimated from its median call and the number of calls",
+             "", "| problem | status | wall s | original's call ms | kernels s | correctness runs | timed runs | compile s | "
              "reference process s | candidate process s | calibration s | judging s |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         p = r.get("phases") or {}
         ref = r.get("reference_median_us")
         lines.append(f"| {r['problem']} | {r.get('status')} | {fmt(r.get('wall_s'), '.1f')} | "
-                     f"{fmt(ref / 1000 if ref else None, '.2f')} | {r.get('correctness_runs', '')} | "
+                     f"{fmt(ref / 1000 if ref else None, '.2f')} | {fmt(kernel_seconds(r), '.1f')} | "
+                     f"{r.get('correctness_runs', '')} | "
                      f"{r.get('timed_runs') or ''} | {fmt(r.get('compile_seconds'), '.1f')} | "
                      f"{fmt(p.get('reference process'), '.1f')} | {fmt(p.get('candidate process'), '.1f')} | "
                      f"{fmt(p.get('calibration'), '.1f')} | {fmt(p.get('judging'), '.1f')} |")
