@@ -223,22 +223,37 @@ def kernelbench_softmax(tool, kb):
               open(os.path.join(out, "best.cu")).read().strip() == open(os.path.join(problem, "init.cu")).read().strip())
 
 
+def learned_weight(stats):
+    """The built-in policy's weight of a technique at a run's first step
+    (policy/default_policy.h): an empty KB gives every technique 0.1."""
+    w = (stats.get("predicted", 1.0) - 1.0) + 0.1
+    tries = max(0, stats.get("tries", 0))
+    verified = min(max(stats.get("measured", 0), 0), tries)
+    if w > 0:
+        w *= (verified + 1.0) / (tries + 1.0)
+    return max(0.02, w)
+
+
 def second_run(tool, learned_kb, winner, winner_state=None):
-    """Other problems, once with an empty KB and once with the first run's:
-    the first technique chosen must differ (the policy's seed is the same)
-    where the first run's KB has statistics for the problem's state. The
-    state is read from each original's profile, so a problem whose state
-    the first run never met has nothing to learn from: the same choice is
-    then right, and said."""
+    """Other problems, once with an empty KB and once with the first run's,
+    one step each with the same policy seed: the policy's whole order of
+    the techniques (the step's `ranking`) must differ where the first run's
+    KB has statistics for the problem's state. Each technique the first run
+    weighed down there (a loss, or failures) must rank no higher than with
+    the empty KB, each it weighed up no lower, and in the state where the
+    first run's winner won, the winner comes first. The state is read from
+    each original's profile, so a problem whose state the first run never
+    met has nothing to learn from: the same order is then right, and said."""
     data = dataset()
     if not data or not winner:
         return
     try:
-        known_states = {s.get("state") for s in json.load(open(learned_kb)).get("stats", [])}
+        learned_stats = json.load(open(learned_kb)).get("stats", [])
     except (OSError, ValueError):
-        known_states = set()
+        learned_stats = []
+    known_states = {s.get("state") for s in learned_stats}
     for problem in ("level1/039_L2Norm", "level1/038_L1Norm"):
-        chosen, states = {}, {}
+        rankings, states = {}, {}
         for label in ("empty", "learned"):
             with tempfile.TemporaryDirectory() as work:
                 kb = os.path.join(work, "kb.json")
@@ -251,20 +266,40 @@ def second_run(tool, learned_kb, winner, winner_state=None):
                     check(f"second run {problem} ({label} KB): ends with 0 or 1", False, proc.stderr[-500:])
                     continue
                 log, _ = attempts_of(out)
-                chosen[label] = log["steps"][0]["technique"]
-                states[label] = log["steps"][0].get("state")
+                step = log["steps"][0]
+                rankings[label] = step.get("ranking") or [step["technique"]]
+                states[label] = step.get("state")
+        if len(rankings) < 2:
+            continue
         state = states.get("learned")
-        print(f"second run {problem} (state {state}): first technique with an empty KB: {chosen.get('empty')}, "
-              f"with the first run's KB: {chosen.get('learned')} (the first run's winner: {winner}, "
-              f"in state {winner_state}; the first run's KB has statistics for {sorted(x for x in known_states if x)})")
+        print(f"second run {problem} (state {state}; the first run's winner: {winner}, in state {winner_state}; "
+              f"the first run's KB has statistics for {sorted(x for x in known_states if x)})")
+        for label in ("empty", "learned"):
+            print(f"  order with the {label} KB: {' > '.join(rankings[label][:8])} ...")
         if state not in known_states:
             print(f"second run {problem}: the first run never met state {state}: nothing to transfer, not checked")
             continue
+        check(f"second run {problem}: the learned KB selects differently (another order)",
+              rankings["empty"] != rankings["learned"], rankings)
         if winner_state is None or state == winner_state:
             check(f"second run {problem}: the learned KB chooses the first run's winner first",
-                  chosen.get("learned") == winner, chosen)
-        check(f"second run {problem}: the empty KB chooses differently", chosen.get("empty") != chosen.get("learned"),
-              chosen)
+                  rankings["learned"][0] == winner, rankings["learned"][:3])
+        if sorted(rankings["empty"]) != sorted(rankings["learned"]):
+            print(f"second run {problem}: the KBs offer different techniques; ranks not compared")
+            continue
+        moved = []
+        for st in learned_stats:
+            if st.get("state") != state or st.get("arch") != "sm_90" or st.get("setting"):
+                continue
+            t, w = st["technique"], learned_weight(st)
+            if t not in rankings["empty"] or abs(w - 0.1) < 1e-12:
+                continue
+            before, after = rankings["empty"].index(t), rankings["learned"].index(t)
+            moved.append((t, round(w, 3), before, after))
+            ok = after >= before if w < 0.1 else after <= before
+            check(f"second run {problem}: {t} (weight 0.1 -> {w:.3f}) moves {'down' if w < 0.1 else 'up'} or stays",
+                  ok, (before, after))
+        print(f"second run {problem}: technique, learned weight, rank with the empty KB, with the learned KB: {moved}")
 
 
 def rmsnorm_winner(kb):

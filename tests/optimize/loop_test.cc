@@ -4,6 +4,7 @@
 // recorded one byte for byte.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -270,6 +271,36 @@ TEST(OptimizeLoop, WrongKernelsAreRejectedUntilTheAttemptsRunOut) {
   EXPECT_EQ(now->tries, (then == before.stats.end() ? 0 : then->second.tries) + 1);
   EXPECT_EQ(now->successes, then == before.stats.end() ? 0 : then->second.successes);
   EXPECT_NE(now->notes.back().find("wrong_result"), std::string::npos);
+}
+
+// The KB learns from failures too: a technique whose tries keep failing
+// sinks in the policy's order on the next runs (same seed, same state), and
+// the step records that whole order.
+TEST(OptimizeLoop, ATechniqueThatKeepsFailingSinksInTheNextRunsOrder) {
+  Rig rig;
+  rig.judge.rule("WRONG", Status::wrong_result, 0, "output y: rel L2 0.93 against the original at seed 17");
+  std::vector<std::vector<std::string>> rankings;
+  std::string failing;
+  for (int run = 0; run < 6; ++run) {
+    for (int i = 0; i < 3; ++i) rig.script(fenced(kernel("WRONG")));
+    RunResult r = rig.run();
+    const Step& s = r.steps.at(0);
+    ASSERT_FALSE(s.ranking.empty());
+    EXPECT_EQ(s.ranking.front(), s.technique);
+    EXPECT_EQ(s.ranking.size(), rig.kb.techniques.size());
+    if (run == 0) failing = s.technique;
+    rankings.push_back(s.ranking);
+    if (s.technique != failing) break;  // it failed before: another technique comes first now
+  }
+  auto rank = [&](const std::vector<std::string>& order) {
+    return std::find(order.begin(), order.end(), failing) - order.begin();
+  };
+  ASSERT_GE(rankings.size(), 2u);
+  for (std::size_t i = 1; i < rankings.size(); ++i) {
+    EXPECT_NE(rankings[i], rankings[i - 1]) << "the failures changed nothing in run " << i;
+    EXPECT_GE(rank(rankings[i]), rank(rankings[i - 1])) << "run " << i;
+  }
+  EXPECT_GT(rank(rankings.back()), 0) << failing << " still comes first after " << rankings.size() - 1 << " failures";
 }
 
 TEST(OptimizeLoop, RewardHacksAreRejectedBeforeOrByTheJudge) {

@@ -21,6 +21,16 @@ TEST(DefaultPolicy, WeightsFollowPredictedGainAndUncertainty) {
   EXPECT_GT(selection_weight(good), 3 * selection_weight(unknown));
   EXPECT_GT(selection_weight(bad), 0);  // every action keeps a chance
   EXPECT_LT(selection_weight(bad), selection_weight(unknown));
+  // Failed tries (no verified measurement) weigh the action down; measured
+  // neutral tries do not.
+  KbEstimate failing{2, 0, 1.0, 1.0, 0.5, 2};
+  KbEstimate neutral{2, 0, 1.0, 1.0, 0.5, 0};
+  EXPECT_NEAR(selection_weight(neutral), 0.1, 1e-12);
+  EXPECT_NEAR(selection_weight(failing), 0.1 / 3, 1e-12);
+  KbEstimate good_then_failed{3, 1, 1.4, 1.4, 0.6, 2};  // one gain in three tries
+  EXPECT_NEAR(selection_weight(good_then_failed), 0.5 * 2 / 4, 1e-12);
+  KbEstimate inconsistent{1, 0, 1.0, 1.0, 0.5, 5};  // more failures than tries: as all failed
+  EXPECT_NEAR(selection_weight(inconsistent), 0.05, 1e-12);
   KbEstimate nan{0, 0, 1, std::nan(""), 0};
   EXPECT_GT(selection_weight(nan), 0);
 }

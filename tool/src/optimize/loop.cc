@@ -126,7 +126,7 @@ policy::Context Loop::context(const Base& base, const std::string& state, const 
     auto it = m_kb.stats.find(kb::StatsKey{state, t.id, m_target.arch, ""});
     if (it != m_kb.stats.end()) {
       const kb::Stats& s = it->second;
-      a.kb = {s.tries, s.successes, s.measured ? s.mean : 1.0, s.predicted, s.confidence};
+      a.kb = {s.tries, s.successes, s.measured ? s.mean : 1.0, s.predicted, s.confidence, s.tries - s.measured};
     }
     ctx.actions.push_back(std::move(a));
   }
@@ -221,6 +221,7 @@ Step Loop::step(int trajectory, int index, const Base& base, const std::vector<S
     order = m_policy.select(ctx);
   }
   st.technique = order.empty() ? ctx.actions.front().id : order.front();
+  st.ranking = order.empty() ? std::vector<std::string>{st.technique} : order;
   const kb::Technique* technique = m_kb.find_technique(st.technique);
   auto stats_it = m_kb.stats.find(kb::StatsKey{st.state, st.technique, m_target.arch, ""});
   if (stats_it != m_kb.stats.end()) st.predicted = stats_it->second.predicted;

@@ -89,6 +89,7 @@ struct Step {
   int trajectory = 0, index = 0;
   std::string state;            // the base's classified state
   std::string technique;        // the policy's choice
+  std::vector<std::string> ranking;  // the policy's whole order of the techniques left, its choice first
   double base_speedup = 1.0;    // the base over the original
   double predicted = 1.0;       // the KB's prediction for (state, technique, arch) before the step
   std::vector<Attempt> attempts;

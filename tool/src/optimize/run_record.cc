@@ -26,7 +26,7 @@ json step_json(const Step& s) {
   json attempts = json::array();
   for (const Attempt& a : s.attempts) attempts.push_back(attempt_json(a));
   return {{"trajectory", s.trajectory}, {"step", s.index},        {"state", s.state},
-          {"technique", s.technique},   {"base_speedup", s.base_speedup}, {"predicted", s.predicted},
+          {"technique", s.technique},   {"ranking", s.ranking},  {"base_speedup", s.base_speedup}, {"predicted", s.predicted},
           {"verified", s.verified},     {"speedup_vs_base", s.speedup_vs_base}, {"reward", s.reward},
           {"advantage", s.advantage},   {"accepted", s.accepted}, {"attempts", attempts}};
 }

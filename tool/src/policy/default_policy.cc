@@ -41,6 +41,11 @@ class DefaultPolicy final : public Policy {
 double selection_weight(const KbEstimate& kb, double best_speedup) {
   double best = std::isfinite(best_speedup) && best_speedup > 0 ? best_speedup : 1.0;
   double w = (kb.predicted_speedup / best - 1.0) + kExplorationBonus;
+  // Laplace's rule of succession over the tries: the share of them that
+  // could be measured at all, (tries - failed + 1) / (tries + 1).
+  double tries = static_cast<double>(std::max<std::int64_t>(0, kb.tries));
+  double verified = std::clamp(tries - static_cast<double>(kb.failed), 0.0, tries);
+  if (w > 0) w *= (verified + 1.0) / (tries + 1.0);
   return std::isfinite(w) ? std::max(kWeightFloor, w) : kWeightFloor;
 }
 

@@ -14,7 +14,8 @@ namespace kernelblaster::policy {
 std::unique_ptr<Policy> make_default_policy();
 
 // The default policy's pieces, for tools that want the same behaviour:
-//   weight(a) = max(0.02, (predicted_speedup / best - 1) + 0.1)
+//   weight(a) = max(0.02, ((predicted_speedup / best - 1) + 0.1) * reliability)
+//   reliability = (tries - failed + 1) / (tries + 1)
 // where best is the best speedup of this run so far (1.0: the original).
 // The gain that matters is over the configuration the search would
 // otherwise keep, as in the paper, where a technique's predicted speedup is
@@ -27,7 +28,11 @@ std::unique_ptr<Policy> make_default_policy();
 // known-neutral action must not rank below an unknown one, nor sink to the
 // floor with the known-harmful ones. How much evidence the KB has is
 // already in predicted_speedup, which kb::refresh_prediction shrinks towards
-// 1.0 when tries are few; the confidence is not used.
+// 1.0 when tries are few; the confidence is not used. A failed try (no
+// verified measurement: it did not build, it was wrong, it was a hack)
+// counts as 1.0 in the prediction, since the base is kept, so the failures
+// are what `reliability` weighs: two failures in two tries divide the
+// weight by 3, a technique never tried or always measured keeps it.
 double selection_weight(const KbEstimate& kb, double best_speedup = 1.0);
 // Every action of ctx, in a weighted random order without replacement
 // (Efraimidis-Spirakis keys u^(1/w)): the first is drawn with probability

@@ -35,9 +35,10 @@ void push_action(lua_State* L, const Action& action) {
   set_string(L, "technique", action.technique);
   push_string_map(L, action.settings);
   lua_setfield(L, -2, "settings");
-  lua_createtable(L, 0, 5);
+  lua_createtable(L, 0, 6);
   set_integer(L, "tries", action.kb.tries);
   set_integer(L, "successes", action.kb.successes);
+  set_integer(L, "failed", action.kb.failed);
   set_number(L, "mean_speedup", action.kb.mean_speedup);
   set_number(L, "predicted_speedup", action.kb.predicted_speedup);
   set_number(L, "confidence", action.kb.confidence);

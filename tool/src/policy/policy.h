@@ -22,6 +22,7 @@ struct KbEstimate {
   double mean_speedup = 1.0;
   double predicted_speedup = 1.0;
   double confidence = 0;
+  std::int64_t failed = 0;  // tries that ended with no verified measurement (did not build, wrong, a hack)
 };
 
 // One thing the search could try next: a technique, and for the tuner the

@@ -12,7 +12,7 @@ namespace {
 // A setting's observations, each weighted by how much its state counts.
 struct Evidence {
   double tries = 0, measured = 0, measured_sum = 0;
-  std::int64_t raw_tries = 0, successes = 0;
+  std::int64_t raw_tries = 0, raw_measured = 0, successes = 0;
   kb::Stats pooled;  // every matching entry, unweighted: for the standard error
 };
 
@@ -26,6 +26,7 @@ Evidence gather(const kb::KnowledgeBase& kb, const std::string& state, const std
     e.measured += w * static_cast<double>(stats.measured);
     e.measured_sum += w * static_cast<double>(stats.measured) * stats.mean;
     e.raw_tries += stats.tries;
+    e.raw_measured += stats.measured;
     e.successes += stats.successes;
     e.pooled = e.pooled.tries == 0 ? stats : kb::combine(e.pooled, stats);
   }
@@ -60,6 +61,7 @@ policy::KbEstimate estimate(const kb::KnowledgeBase& kb, const std::string& stat
     Evidence ev = gather(kb, state, arch, s);
     if (ev.tries <= 0) continue;  // unknown: effect 1 (log 0), confidence 0
     e.tries += ev.raw_tries;
+    e.failed += ev.raw_tries - ev.raw_measured;
     e.successes += ev.successes;
     // As kb::refresh_prediction, with weighted counts: an unmeasured try
     // (a failure) is an observation of 1.0, the prior kPriorWeight more.
