@@ -33,6 +33,8 @@
 #                                     a KERNELBLASTER_BLOCK_L<n> tunable (ONELINE_BUDGET seconds each)
 #   bench/gpu_session.sh onelinecmake issue 13 as a user has it: the noharness project from an empty cache,
 #                                     build / ctest (records) / build (synthesizes, tunes) / ctest (gates)
+#   bench/gpu_session.sh llmcmake     issue 15 item 1: kernelblaster_optimize() with a (scripted) LLM set in CMake,
+#                                     the transpose example from an empty cache: rewrite, tune, compile, gates
 #   bench/gpu_session.sh synthcases   issue 13: tests/adversarial judged with synthesized harnesses
 #   bench/gpu_session.sh capture      issue 13 parts 2-3 on a GPU: capture shim, capture -- app, harness synth, eval
 #   bench/gpu_session.sh optimize [P] issue 15 on a GPU: kernelblaster optimize end to end with scripted
@@ -118,6 +120,31 @@ case "$stage" in
       python3 tests/gpu/optimize_scripted_test.py "$TOOL" ${2:-} 2>&1 | tee "$OUT/optimize_scripted${2:+-$2}.log"
     # At most 8 files come back from the device: the artifacts travel as one archive.
     tar czf "$OUT/optimize-artifacts.tgz" -C "$OUT" optimize && rm -rf "$OUT/optimize"
+    ;;
+  llmcmake)
+    # Issue 15 item 1 as a user has it: kernelblaster_optimize() with an LLM
+    # configured in CMake (the command provider: tests/gpu/scripted_llm.py
+    # replaying a wrong transpose, then the honest tiled one as its fix),
+    # from an empty cache: the build rewrites, tunes the rewrite, compiles
+    # it; the CTest gates then judge the compiled source against the original.
+    d=$OUT/llmcmake; b=/tmp/llmproj-build; p=/tmp/llmproj; mkdir -p "$d"; rm -rf "$b" "$p" /tmp/llmcache /tmp/llm-state
+    cp -r examples/kernels "$p" && rm -f "$p/kernelblaster.lock.json"
+    sed -i -e '/src\/\(vector_add\|softmax\|rmsnorm\|matmul\)\.cu/d' -e 's/BUDGET 30/BUDGET '"${LLMCMAKE_BUDGET:-120}"'/' "$p/CMakeLists.txt"
+    printf '[{"file": "tests/gpu/rewrites/transpose_copies.cu"}, {"file": "tests/adversarial/good/transpose_tiled.cu"}]' >/tmp/llm-script.json
+    {
+      grep -n "add_library\|src/\|kernelblaster_optimize" "$p/CMakeLists.txt"
+      cmake -S "$p" -B "$b" -G Ninja -DCMAKE_PREFIX_PATH=/tmp/kb -DKERNELBLASTER_CACHE_DIR=/tmp/llmcache \
+        -DKERNELBLASTER_LLM_PROVIDER=command -DKERNELBLASTER_LLM_MODEL=scripted \
+        -DKERNELBLASTER_LLM_COMMAND="python3 $PWD/tests/gpu/scripted_llm.py /tmp/llm-script.json /tmp/llm-state" | grep -i kernelblaster
+      s=$(date +%s%N); cmake --build "$b" -j1 2>&1 | grep -E "kernelblaster|FAILED|error"
+      echo "build: $(( ($(date +%s%N) - s) / 1000000 )) ms; LLM calls: $(cat /tmp/llm-state 2>/dev/null)"
+      f=$(find "$b/kernelblaster_generated" -name transpose.cu -path "*src*" | head -1)
+      echo "compiled source: $f"; grep -c "__shared__" "$f" && echo "(the compiled transpose uses shared memory: the tiled rewrite)"
+      find "$b/kernelblaster_generated" -name "*.optimize" -type d | head -3
+      ctest --test-dir "$b" -L kernelblaster --output-on-failure 2>&1 | grep -vE "^(Test project|$)"
+    } 2>&1 | tee "$d/llmcmake.log"
+    a=$(find "$b/kernelblaster_generated" -name "*.optimize" -type d | head -1)
+    [ -n "$a" ] && tar czf "$d/optimize-artifacts.tgz" -C "$(dirname "$a")" "$(basename "$a")"
     ;;
   synthcases)
     # Issue 13's target: the adversarial cases judged with harnesses
