@@ -35,6 +35,8 @@
 #                                     build / ctest (records) / build (synthesizes, tunes) / ctest (gates)
 #   bench/gpu_session.sh llmcmake     issue 15 item 1: kernelblaster_optimize() with a (scripted) LLM set in CMake,
 #                                     the transpose example from an empty cache: rewrite, tune, compile, gates
+#   bench/gpu_session.sh optimizedir  issue 15: optimize --kernelbench over a directory of three problems, twice
+#                                     (the second run resumes: nothing left to do)
 #   bench/gpu_session.sh synthcases   issue 13: tests/adversarial judged with synthesized harnesses
 #   bench/gpu_session.sh capture      issue 13 parts 2-3 on a GPU: capture shim, capture -- app, harness synth, eval
 #   bench/gpu_session.sh optimize [P] issue 15 on a GPU: kernelblaster optimize end to end with scripted
@@ -145,6 +147,24 @@ case "$stage" in
     } 2>&1 | tee "$d/llmcmake.log"
     a=$(find "$b/kernelblaster_generated" -name "*.optimize" -type d | head -1)
     [ -n "$a" ] && tar czf "$d/optimize-artifacts.tgz" -C "$(dirname "$a")" "$(basename "$a")"
+    ;;
+  optimizedir)
+    # Issue 15 item 1's directory mode: `optimize --kernelbench DIR` over a
+    # directory of three problems of the dataset (one step each, one fix),
+    # the scripted LLM answering in problem order: ReLU init.cu itself
+    # (verified, no gain), Softmax zeros (wrong_result) then init.cu, RMSNorm
+    # the coalesced rewrite (kept). Run twice: the second run skips all three.
+    data=${KERNELBLASTER_KERNELBENCH_DATA:?dataset}; d=$OUT/optimizedir; w=/tmp/optdir; mkdir -p "$d"; rm -rf "$w"
+    mkdir -p "$w/problems" && for p in 019_ReLU 023_Softmax 036_RMSNorm; do ln -s "$data/level1/$p" "$w/problems/$p"; done
+    printf '[{"file": ".kb-data/kernelbench-cuda/level1/019_ReLU/init.cu"}, {"file": "tests/kernelbench/hostile/softmax_zeros.cu"}, {"file": ".kb-data/kernelbench-cuda/level1/023_Softmax/init.cu"}, {"file": "tests/gpu/rewrites/rmsnorm_coalesced.cu"}]' >"$w/script.json"
+    for pass in 1 2; do
+      s=$(date +%s%N)
+      $TOOL optimize --kernelbench "$w/problems" --out "$w/run" --kb "$w/kb.json" --trajectories 1 --steps 1 --fix-attempts 1 \
+        --review-every 0 --provider command --model scripted --command "python3 $PWD/tests/gpu/scripted_llm.py $w/script.json $w/calls"
+      echo "pass $pass: exit $? in $(( ($(date +%s%N) - s) / 1000000 )) ms; LLM calls so far: $(cat $w/calls)"
+    done 2>&1 | tee "$d/optimizedir.log"
+    cat "$w/run/summary.md" | tee -a "$d/optimizedir.log"
+    tar czf "$d/optimizedir-artifacts.tgz" -C "$w" run kb.json
     ;;
   synthcases)
     # Issue 13's target: the adversarial cases judged with harnesses

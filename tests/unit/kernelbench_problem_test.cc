@@ -53,6 +53,36 @@ Prototype parse_decl(const std::string& text) {
   return p;
 }
 
+// A directory of problems: nested levels, links to chosen problems (a
+// subset), a link back to an ancestor, and the same problem twice.
+TEST(KernelBenchProblems, FindsEveryProblemOnceThroughLinks) {
+  namespace fs = std::filesystem;
+  char tmpl[] = "/tmp/kbproblemsXXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const fs::path root = tmpl, data = root / "data", chosen = root / "chosen";
+  for (const char* p : {"level1/001_A", "level1/002_B", "level2/001_C"}) {
+    fs::create_directories(data / p);
+    std::ofstream(data / p / "driver.cpp") << "int main() {}\n";
+  }
+  fs::create_directories(data / "level1/003_not_a_problem");
+  fs::create_directories(chosen / "sub");
+  fs::create_directory_symlink(data / "level1/002_B", chosen / "002_B");
+  fs::create_directory_symlink(data / "level2/001_C", chosen / "sub/001_C");
+  fs::create_directory_symlink(data / "level2/001_C", chosen / "again");  // the same problem twice
+  fs::create_directory_symlink(chosen, chosen / "sub/up");              // a loop
+  std::vector<std::string> all = problem_directories(data.string());
+  EXPECT_EQ(all, (std::vector<std::string>{(data / "level1/001_A").string(), (data / "level1/002_B").string(),
+                                           (data / "level2/001_C").string()}));
+  std::vector<std::string> subset = problem_directories(chosen.string());
+  ASSERT_EQ(subset.size(), 2u) << ::testing::PrintToString(subset);
+  EXPECT_EQ(fs::path(subset[0]).filename(), "002_B");
+  EXPECT_EQ(fs::canonical(subset[1]), fs::canonical(data / "level2/001_C"));
+  EXPECT_EQ(problem_directories((data / "level1/001_A").string()),
+            std::vector<std::string>{(data / "level1/001_A").string()});
+  EXPECT_TRUE(problem_directories((root / "missing").string()).empty());
+  fs::remove_all(root);
+}
+
 TEST(KernelBenchSourceScan, AnIdentifierIsWholeAndOutsideCommentsAndStrings) {
   auto found = [](const std::string& code, const std::string& name) {
     return !find_identifier(mask_comments_and_strings(code), name).empty();

@@ -208,16 +208,6 @@ JobResult run_job(const Job& job, const Settings& st, llm::Client& client, GpuPr
   return jr;
 }
 
-// Every problem directory (holding driver.cpp) at or under `root`, sorted.
-std::vector<std::string> problem_dirs(const std::string& root) {
-  std::vector<std::string> out;
-  if (fs::is_regular_file(fs::path(root) / "driver.cpp")) return {root};
-  for (const auto& e : fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied))
-    if (e.is_regular_file() && e.path().filename() == "driver.cpp") out.push_back(e.path().parent_path().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 Job kernelbench_job(const std::string& dir, const std::string& root, const std::string& out_root, bool single) {
   kernelbench::Problem problem;
   std::string why;
@@ -329,7 +319,7 @@ int optimize_command(const CommandArgs& argv, const std::string& self_exe) {
         throw UsageError("--kernelbench takes the place of --source, --harness and --launcher");
       if (!fs::is_directory(kernelbench_root)) throw UsageError("no such directory: " + kernelbench_root);
       out_root = args.value("--out", "kernelblaster-optimize/" + fs::path(kernelbench_root).filename().string());
-      std::vector<std::string> dirs = problem_dirs(kernelbench_root);
+      std::vector<std::string> dirs = kernelbench::problem_directories(kernelbench_root);
       if (dirs.empty()) throw UsageError(kernelbench_root + " holds no KernelBench problem (no driver.cpp)");
       for (const std::string& d : dirs) jobs.push_back(kernelbench_job(d, kernelbench_root, out_root, dirs.size() == 1));
       if (jobs.size() == 1 && !jobs[0].invalid.empty()) throw UsageError(jobs[0].invalid);

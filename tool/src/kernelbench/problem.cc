@@ -1,7 +1,9 @@
 #include "kernelbench/problem.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "common/file_util.h"
@@ -88,6 +90,29 @@ bool load_kernel_source(const Problem& problem, const std::string& path, KernelS
   if (!check_kernel_source(problem.launcher, k.source, file_label(path), &k.definition, why)) return false;
   *out = std::move(k);
   return true;
+}
+
+std::vector<std::string> problem_directories(const std::string& root) {
+  namespace fs = std::filesystem;
+  constexpr int kMaxDepth = 8;
+  if (fs::is_regular_file(fs::path(root) / "driver.cpp")) return {root};
+  std::vector<std::string> out;
+  std::set<fs::path> seen;  // canonical paths of the directories entered and the drivers found
+  auto options = fs::directory_options::skip_permission_denied | fs::directory_options::follow_directory_symlink;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(root, options, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    std::error_code ignored;
+    if (it->is_directory(ignored)) {
+      if (it.depth() + 1 >= kMaxDepth || !seen.insert(fs::canonical(it->path(), ignored)).second)
+        it.disable_recursion_pending();
+    } else if (it->path().filename() == "driver.cpp" && it->is_regular_file(ignored) &&
+               seen.insert(fs::canonical(it->path(), ignored)).second) {
+      out.push_back(it->path().parent_path().string());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 }  // namespace kernelblaster::kernelbench

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "kernelbench/prototype.h"
 
@@ -22,6 +23,12 @@ struct KernelSource {
   std::string source;      // as read
   Prototype definition;    // its launcher definition
 };
+
+// Every problem directory (one holding driver.cpp) at or under `root`,
+// sorted; `root` itself when it is one. Linked directories are followed (a
+// directory of links to chosen problems is a subset), each real problem
+// once, at most 8 levels down (a link to an ancestor ends there).
+std::vector<std::string> problem_directories(const std::string& root);
 
 // Reads driver.cpp and finds the launcher prototype. False with `why` set
 // when a file is missing or the driver declares no launcher.
