@@ -80,6 +80,11 @@ TEST(KernelBenchProblems, FindsEveryProblemOnceThroughLinks) {
   EXPECT_EQ(problem_directories((data / "level1/001_A").string()),
             std::vector<std::string>{(data / "level1/001_A").string()});
   EXPECT_TRUE(problem_directories((root / "missing").string()).empty());
+  // Names stay those under the root, links included (not where they lead).
+  EXPECT_EQ(problem_name(subset[1], chosen.string()), subset[1].substr(chosen.string().size() + 1));
+  EXPECT_EQ(problem_name(subset[0], chosen.string() + "/"), "002_B");
+  EXPECT_EQ(problem_name((data / "level2/001_C").string(), data.string()), "level2/001_C");
+  EXPECT_EQ(problem_name("/elsewhere/007_X/", data.string()), "007_X");
   fs::remove_all(root);
 }
 

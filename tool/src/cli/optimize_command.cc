@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "common/file_util.h"
@@ -212,7 +214,7 @@ Job kernelbench_job(const std::string& dir, const std::string& root, const std::
   kernelbench::Problem problem;
   std::string why;
   Job job;
-  const std::string rel = single ? fs::path(dir).filename().string() : fs::relative(dir, root).string();
+  const std::string rel = single ? fs::path(dir).filename().string() : kernelbench::problem_name(dir, root);
   job.name = rel;
   job.out = single ? out_root : out_root + "/" + rel;
   if (!kernelbench::load_problem(dir, &problem, &why)) {
@@ -226,6 +228,27 @@ Job kernelbench_job(const std::string& dir, const std::string& root, const std::
                  problem.driver_source.substr(problem.launcher.begin, problem.launcher.end - problem.launcher.begin) +
                  "; the driver passes torch tensors' device pointers and reads every output after the call";
   return job;
+}
+
+// The row of a problem an earlier run finished, from the summary.json it left.
+JobResult earlier_result(const std::string& summary_path) {
+  JobResult r;
+  r.exit_code = 1;
+  r.status = "done before";
+  nlohmann::json j = nlohmann::json::parse(read_file(summary_path), nullptr, false);
+  if (!j.is_object()) {
+    r.status = "done before (its summary.json cannot be read)";
+    return r;
+  }
+  auto number = [&](const nlohmann::json& v, double fallback) { return v.is_number() ? v.get<double>() : fallback; };
+  bool improved = j.value("improved", false);
+  r.status = improved ? "done before: kept" : "done before: not kept";
+  r.exit_code = improved ? 0 : 1;
+  if (improved) r.speedup = number(j.value("confirmed_speedup", nlohmann::json()), 1.0);
+  r.steps = static_cast<int>(number(j.value("steps", nlohmann::json()), 0));
+  r.verified = static_cast<int>(number(j.value("verified_attempts", nlohmann::json()), 0));
+  if (j.contains("llm") && j["llm"].is_object()) r.cost_usd = number(j["llm"].value("cost_usd", nlohmann::json()), 0);
+  return r;
 }
 
 void write_table(const std::string& out_root, const std::vector<std::pair<Job, JobResult>>& rows) {
@@ -399,16 +422,16 @@ int optimize_command(const CommandArgs& argv, const std::string& self_exe) {
 
   // A directory of problems: each in turn, resumable, one failure never ends the others.
   std::vector<std::pair<Job, JobResult>> rows;
-  int kept = 0;
+  int kept = 0, skipped = 0;
   for (const Job& job : jobs) {
     JobResult r;
     if (!job.invalid.empty()) {
       r.status = "failed: " + job.invalid;
       print_line("[optimize] " + job.name + ": " + r.status);
     } else if (fs::is_regular_file(job.out + "/summary.json")) {
-      r.status = "done before (its summary.json is kept)";
-      r.exit_code = 1;
-      print_line("[optimize] " + job.name + ": done before, skipped");
+      r = earlier_result(job.out + "/summary.json");
+      ++skipped;
+      print_line("[optimize] " + job.name + ": " + r.status + ", skipped");
     } else {
       try {
         r = run_job(job, st, *client, probe, gpu, self_exe);
@@ -426,7 +449,8 @@ int optimize_command(const CommandArgs& argv, const std::string& self_exe) {
       break;
     }
   }
-  std::printf("optimized %d of %zu problems; table in %s/summary.md\n", kept, rows.size(), out_root.c_str());
+  std::printf("optimized %d of %zu problems (%d done before, skipped); table in %s/summary.md\n", kept, rows.size(),
+              skipped, out_root.c_str());
   return 0;
 }
 

@@ -115,4 +115,14 @@ std::vector<std::string> problem_directories(const std::string& root) {
   return out;
 }
 
+std::string problem_name(const std::string& dir, const std::string& root) {
+  namespace fs = std::filesystem;
+  fs::path d = fs::path(dir).lexically_normal(), r = fs::path(root).lexically_normal();
+  if (!d.has_filename()) d = d.parent_path();  // "a/b/" names b
+  if (!r.has_filename()) r = r.parent_path();
+  std::string rel = d.lexically_relative(r).generic_string();
+  if (rel.empty() || rel == "." || rel.rfind("..", 0) == 0) return d.filename().string();
+  return rel;
+}
+
 }  // namespace kernelblaster::kernelbench

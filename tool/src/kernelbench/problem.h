@@ -30,6 +30,12 @@ struct KernelSource {
 // once, at most 8 levels down (a link to an ancestor ends there).
 std::vector<std::string> problem_directories(const std::string& root);
 
+// A problem's name under the `root` it was found in ("level1/019_ReLU"),
+// taken lexically: a linked problem keeps the name of its link, where
+// fs::relative would follow it out of `root`. The directory's own name
+// when `dir` is not under `root`.
+std::string problem_name(const std::string& dir, const std::string& root);
+
 // Reads driver.cpp and finds the launcher prototype. False with `why` set
 // when a file is missing or the driver declares no launcher.
 bool load_problem(const std::string& dir, Problem* out, std::string* why);
