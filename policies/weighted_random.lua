@@ -12,7 +12,8 @@ What it does
   a small chance. accept() takes a verified result that beats the best so
   far; stop() ends the search when nothing is left (the budget does the rest).
   The built-in default policy is a variant: it counts the gain against the
-  run's best so far and keeps the exploration term constant (policies/README.md).
+  run's best so far, keeps the exploration term constant, and multiplies the
+  weight by (tries - failed + 1) / (tries + 1) (policies/README.md).
 
 When to use it
   The general-purpose choice: it exploits what the KB knows and keeps
