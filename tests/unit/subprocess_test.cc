@@ -5,8 +5,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include "common/file_util.h"
 #include "eval/evaluator.h"
@@ -68,6 +70,63 @@ TEST(Subprocess, ADetachedGrandchildHoldingTheOutputDoesNotBlock) {
   EXPECT_FALSE(r.timed_out);
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_LT(r.seconds, 3.0);
+}
+
+// A process alive? (Not a zombie: a stray the tool adopted and reaped is gone.)
+bool alive(pid_t pid) {
+  std::string stat;
+  try {
+    stat = read_file("/proc/" + std::to_string(pid) + "/stat");
+  } catch (const std::exception&) {
+    return false;
+  }
+  std::size_t close = stat.rfind(')');
+  return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z';
+}
+
+// A process that leaves the child's group (setsid) survives the group's
+// kill; with `contain` it is handed to the tool when the child ends and
+// killed there, before run_process returns.
+TEST(ProcessLimits, ContainKillsWhatEscapedTheGroup) {
+  const std::string escape = "setsid sh -c 'sleep 30' </dev/null >/dev/null 2>&1 & echo $!";
+  for (bool contain : {false, true}) {
+    ProcessOptions opt;
+    opt.timeout_s = 10;
+    opt.limits.contain = contain;
+    ProcessResult r = run_process({"sh", "-c", escape}, opt);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    pid_t escaped = static_cast<pid_t>(std::stol(r.output));
+    if (contain) {
+      EXPECT_FALSE(alive(escaped)) << "pid " << escaped;
+      EXPECT_GE(r.strays_killed, 1);
+    } else {
+      // The reason for the option: without it the escaped process lives on.
+      EXPECT_TRUE(alive(escaped)) << "pid " << escaped;
+      EXPECT_EQ(r.strays_killed, 0);
+      ::kill(escaped, SIGKILL);
+    }
+  }
+}
+
+// Killing strays never touches the tool's own children, even one running
+// in another thread while a contained child ends.
+TEST(ProcessLimits, ContainSparesTheToolsOtherChildren) {
+  ProcessResult slow;
+  std::thread t([&] {
+    ProcessOptions opt;
+    opt.timeout_s = 10;
+    slow = run_process({"sh", "-c", "sleep 1; echo slept"}, opt);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ProcessOptions opt;
+  opt.timeout_s = 10;
+  opt.limits.contain = true;
+  ProcessResult quick = run_process({"sh", "-c", "setsid sleep 30 </dev/null >/dev/null 2>&1 & echo started"}, opt);
+  t.join();
+  EXPECT_EQ(quick.exit_code, 0) << quick.output;
+  EXPECT_GE(quick.strays_killed, 1);
+  EXPECT_TRUE(slow.ok()) << slow.how_it_ended();
+  EXPECT_NE(slow.output.find("slept"), std::string::npos);
 }
 
 TEST(Subprocess, MissingProgramIsASpawnFailure) {
@@ -175,6 +234,7 @@ TEST(ProcessLimits, HarnessProcessesGetNoCoreBoundedCpuAndFilesAndNetworkOnReque
   ::unsetenv("KERNELBLASTER_SANDBOX_NETWORK");
   kernelblaster::ProcessLimits l = kernelblaster::harness_process_limits();
   EXPECT_TRUE(l.no_core);
+  EXPECT_TRUE(l.contain);
   EXPECT_GT(l.cpu_s, 0);
   EXPECT_GT(l.file_bytes, 0u);
   EXPECT_EQ(l.memory_bytes, 0u);  // the CUDA driver's address reservations

@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/children.h"
 #include "common/file_util.h"
 
 namespace kernelblaster::cache {
@@ -71,7 +72,7 @@ ChildOutcome run_child(std::vector<std::string> argv, const std::string& stdout_
   for (auto& a : argv) args.push_back(a.data());
   args.push_back(nullptr);
   auto t0 = std::chrono::steady_clock::now();
-  pid_t pid = ::fork();
+  pid_t pid = fork_child();
   if (pid < 0) {
     out.error = std::string("fork failed: ") + std::strerror(errno);
     ::close(fd);
@@ -100,6 +101,7 @@ ChildOutcome run_child(std::vector<std::string> argv, const std::string& stdout_
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
+  forget_child(pid);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (killed) out.error = "killed after " + std::to_string(static_cast<int>(deadline_s)) + " s";
   else if (WIFSIGNALED(status)) out.error = std::string("killed by signal ") + std::to_string(WTERMSIG(status));

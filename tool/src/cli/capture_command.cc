@@ -16,6 +16,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "common/children.h"
 #include "common/file_util.h"
 #include "synth/capture.h"
 #include "synth/capture_gather.h"
@@ -77,7 +78,7 @@ int shim(const CommandArgs& argv) {
 
 int run_command(const std::vector<std::string>& command, const std::string& capture_file) {
   std::fflush(stdout);
-  pid_t pid = ::fork();
+  pid_t pid = fork_child();
   if (pid < 0) return -1;
   if (pid == 0) {
     ::setenv("KERNELBLASTER_CAPTURE_FILE", capture_file.c_str(), 1);
@@ -91,6 +92,7 @@ int run_command(const std::vector<std::string>& command, const std::string& capt
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  forget_child(pid);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 

@@ -1,5 +1,7 @@
 #include "common/subprocess.h"
 
+#include "common/children.h"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
@@ -78,12 +80,13 @@ bool apply_limits(const ProcessLimits& l, bool isolate) {
 
 bool network_isolation_available() {
   static const bool available = [] {
-    pid_t pid = ::fork();
+    pid_t pid = fork_child();
     if (pid < 0) return false;
     if (pid == 0) _exit(leave_network() ? 0 : 1);
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
+    forget_child(pid);
     return WIFEXITED(status) && WEXITSTATUS(status) == 0;
   }();
   return available;
@@ -115,7 +118,8 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
 
   const bool isolate = opt.limits.no_network && network_isolation_available();
   r.network_isolated = isolate;
-  pid_t pid = ::fork();
+  if (opt.limits.contain) adopt_orphans();
+  pid_t pid = fork_child();
   if (pid < 0) {
     r.spawn_failed = true;
     r.output = std::strerror(errno);
@@ -187,6 +191,10 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   }
   ::kill(-pid, SIGKILL);  // on timeout the child, else leftovers of its group
   if (!exited) ::waitpid(pid, &status, 0);
+  forget_child(pid);
+  // What left its group and outlived it: handed to the tool, killed here,
+  // before the caller reads what the child wrote.
+  if (opt.limits.contain) r.strays_killed = kill_strays();
   ::close(pipefd[0]);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!r.timed_out && !r.cancelled) {

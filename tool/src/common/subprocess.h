@@ -21,6 +21,7 @@ struct ProcessResult {
   std::string output;     // stdout and stderr interleaved, capped (tail kept)
   double seconds = 0;
   bool network_isolated = false;  // limits.no_network was asked and applied
+  int strays_killed = 0;          // limits.contain: processes that outlived it outside its group
 
   bool ok() const { return !spawn_failed && !signaled && !timed_out && !cancelled && exit_code == 0; }
   // One line saying how it ended, e.g. "killed by SIGSEGV" or "exit 3".
@@ -41,6 +42,11 @@ struct ProcessLimits {
   // allows one: unshare(CLONE_NEWNET), else with a new user namespace.
   // ProcessResult::network_isolated says whether it was.
   bool no_network = false;
+  // Nothing it starts outlives it: the tool becomes the subreaper of its
+  // descendants (children.h), so a process that left the child's group
+  // (setsid, a double fork) is handed to the tool, which kills it when the
+  // child ends. The group itself is killed in any case.
+  bool contain = false;
 };
 
 struct ProcessOptions {

@@ -377,6 +377,7 @@ EvalResult Evaluator::evaluate(const EvalRequest& req) {
 ProcessLimits harness_process_limits() {
   ProcessLimits l;
   l.no_core = true;
+  l.contain = true;                        // nothing it starts outlives it (common/children.h)
   l.cpu_s = 3600;                          // all threads together (libtorch drivers run pools)
   l.file_bytes = std::uint64_t{16} << 30;  // output dumps of the largest problems fit
   const char* net = std::getenv("KERNELBLASTER_SANDBOX_NETWORK");

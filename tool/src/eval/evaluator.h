@@ -62,7 +62,9 @@ class Evaluator {
 
 // What a harness process (the original's or a candidate's code, on the GPU)
 // may use: no core files, bounded CPU time (all threads) and file size as a
-// backstop to the wall-clock deadline. No address-space limit: the CUDA
+// backstop to the wall-clock deadline, and nothing it starts outlives it
+// (ProcessLimits::contain: a process that escapes its group could otherwise
+// rewrite the dumps the tool is judging). No address-space limit: the CUDA
 // driver reserves ranges far beyond what a process uses. No network where
 // the OS allows it, opt-in (KERNELBLASTER_SANDBOX_NETWORK=on) until it is
 // measured on a GPU machine.
