@@ -87,8 +87,17 @@ bool alive(pid_t pid) {
 // A process that leaves the child's group (setsid) survives the group's
 // kill; with `contain` it is handed to the tool when the child ends and
 // killed there, before run_process returns.
+// The command a child runs: start a process that leaves the group (setsid)
+// and wait until it has (it writes its pid once out), so the group's kill
+// at the child's end cannot reach it first; print that pid.
+std::string escape_command(const std::string& marker) {
+  return "rm -f " + marker + "; setsid sh -c 'echo $$ > " + marker + ".tmp && mv " + marker + ".tmp " + marker +
+         " && exec sleep 30' </dev/null >/dev/null 2>&1 & while [ ! -s " + marker + " ]; do sleep 0.01; done; cat " +
+         marker;
+}
+
 TEST(ProcessLimits, ContainKillsWhatEscapedTheGroup) {
-  const std::string escape = "setsid sh -c 'sleep 30' </dev/null >/dev/null 2>&1 & echo $!";
+  const std::string escape = escape_command(::testing::TempDir() + "escaped_pid_" + std::to_string(::getpid()));
   for (bool contain : {false, true}) {
     ProcessOptions opt;
     opt.timeout_s = 10;
@@ -121,7 +130,8 @@ TEST(ProcessLimits, ContainSparesTheToolsOtherChildren) {
   ProcessOptions opt;
   opt.timeout_s = 10;
   opt.limits.contain = true;
-  ProcessResult quick = run_process({"sh", "-c", "setsid sleep 30 </dev/null >/dev/null 2>&1 & echo started"}, opt);
+  ProcessResult quick =
+      run_process({"sh", "-c", escape_command(::testing::TempDir() + "spared_pid_" + std::to_string(::getpid()))}, opt);
   t.join();
   EXPECT_EQ(quick.exit_code, 0) << quick.output;
   EXPECT_GE(quick.strays_killed, 1);
