@@ -26,6 +26,7 @@ import argparse
 import datetime
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -72,7 +73,7 @@ def run_candidate(tool, data, workdir, problem, timeout):
     else:
         row.update({"status": "tool_error", "detail": (stderr or stdout).strip()[-400:]})
     # Output dumps run to GB on the big problems: keep the driver, not the runs.
-    subprocess.run(["rm", "-rf", os.path.join(workdir, "runs")])
+    shutil.rmtree(os.path.join(workdir, "runs"), ignore_errors=True)
     return row
 
 

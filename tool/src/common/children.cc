@@ -8,11 +8,12 @@
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
 #include <set>
 #include <string>
 #include <vector>
+
+#include "common/file_util.h"
 
 namespace kernelblaster {
 namespace {
@@ -30,9 +31,12 @@ std::set<pid_t>& registry() {
 // The parent process id in /proc/PID/stat ("pid (comm) state ppid ..."; the
 // command may hold spaces and parentheses, so read after the last ')'), or -1.
 pid_t parent_of(const std::string& pid) {
-  std::ifstream in("/proc/" + pid + "/stat");
   std::string stat;
-  if (!std::getline(in, stat)) return -1;
+  try {
+    stat = read_file("/proc/" + pid + "/stat");
+  } catch (const std::exception&) {
+    return -1;  // gone meanwhile
+  }
   std::size_t close = stat.rfind(')');
   if (close == std::string::npos || close + 4 > stat.size()) return -1;
   const char* p = stat.c_str() + close + 2;  // the state letter
