@@ -182,7 +182,8 @@ def kernelbench_hostile(tool):
         if case.get("candidate"):
             cmd += ["--candidate", os.path.join(base, case["candidate"])]
         start = time.time()
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800,
+                              env=dict(os.environ, **case.get("env", {})))
         wall = time.time() - start
         if proc.returncode == 77:
             skip(proc.stderr.strip())
@@ -192,13 +193,19 @@ def kernelbench_hostile(tool):
             skip(result["detail"])
         allowed = [case["expect"]] + case.get("also_ok", [])
         good = result["status"] in allowed and (result["status"] == "ok" or not result.get("speedup"))
+        sandbox = result.get("sandbox", {})
+        for key, want in case.get("sandbox", {}).items():
+            if key == "strays_killed_at_least":
+                good = good and sandbox.get("strays_killed", 0) >= want
+            else:
+                good = good and sandbox.get(key) == want
         passed, failed = passed + good, failed + (not good)
         count(good)
         speed = f" speedup {result['speedup']:.3f}x" if result.get("speedup") else ""
         print(f"{'PASS' if good else 'FAIL'} {case['problem']} {case.get('candidate') or 'init.cu'}: "
               f"{result['status']} (expected {'/'.join(allowed)}){speed} wall {wall:.1f} s "
               f"(compile {result.get('compile_seconds', 0):.1f} s, eval {result.get('eval_seconds', 0):.1f} s) "
-              f"{result.get('detail', '')[:300]}", flush=True)
+              f"{result.get('detail', '')[:300]} sandbox {json.dumps(sandbox)}", flush=True)
     return passed, failed
 
 

@@ -204,6 +204,16 @@ TEST(JudgeProcess, MapsHowTheProcessEnded) {
   p.timed_out = true;
   EXPECT_EQ(judge_process(p, nullptr).status, Status::timed_out);
   p = {};
+  // Killed for its memory: a status of its own, not a crash, whatever the kill looked like.
+  p.memory_exceeded = true;
+  p.signaled = true;
+  p.signal = 9;
+  p.peak_resident_bytes = std::uint64_t{9} << 30;
+  p.resident_limit_bytes = std::uint64_t{8} << 30;
+  Verdict oom = judge_process(p, nullptr);
+  EXPECT_EQ(oom.status, Status::out_of_memory);
+  EXPECT_NE(oom.detail.find("9.0 GiB resident, over its 8.0 GiB limit"), std::string::npos) << oom.detail;
+  p = {};
   p.signaled = true;
   p.signal = 11;
   EXPECT_EQ(judge_process(p, nullptr).status, Status::crashed);

@@ -79,7 +79,8 @@ TEST(Stats, QuantilesInterpolate) {
 }
 
 TEST(Result, StatusNamesRoundTrip) {
-  for (Status s : {Status::ok, Status::crashed, Status::untimed_work, Status::cached_result, Status::inaccurate}) {
+  for (Status s : {Status::ok, Status::crashed, Status::untimed_work, Status::cached_result, Status::inaccurate,
+                   Status::out_of_memory}) {
     Status back;
     ASSERT_TRUE(status_from_name(status_name(s), &back));
     EXPECT_EQ(back, s);
@@ -101,6 +102,29 @@ TEST(Result, JsonCarriesTheVerdict) {
   EXPECT_NE(j.find("\"accepted\": false"), std::string::npos);
   EXPECT_NE(j.find("\"median_us\": 42"), std::string::npos);
   EXPECT_NE(result_to_text(r).find("unwritten_output"), std::string::npos);
+  EXPECT_EQ(j.find("sandbox"), std::string::npos);  // no process ran
+}
+
+// How the harness processes were held, over all of them: one without
+// network makes the whole evaluation "network allowed".
+TEST(Result, SandboxRecordAddsUpTheProcesses) {
+  EvalResult r;
+  r.sandbox.add(true, std::uint64_t{8} << 30, std::uint64_t{1} << 30, 0);
+  SandboxRecord round;
+  round.add(true, std::uint64_t{8} << 30, std::uint64_t{3} << 30, 2);
+  r.sandbox.add(round);
+  EXPECT_EQ(r.sandbox.processes, 2);
+  EXPECT_TRUE(r.sandbox.network_isolated);
+  EXPECT_EQ(r.sandbox.peak_resident_bytes, std::uint64_t{3} << 30);
+  EXPECT_EQ(r.sandbox.strays_killed, 2);
+  std::string j = result_to_json(r);
+  EXPECT_NE(j.find("\"network_isolated\": true"), std::string::npos) << j;
+  EXPECT_NE(j.find("\"peak_resident_bytes\": 3221225472"), std::string::npos) << j;
+  EXPECT_NE(result_to_text(r).find("sandbox: no network, at most 3.00 GiB resident (limit 8.0 GiB), 2 escaped"),
+            std::string::npos)
+      << result_to_text(r);
+  r.sandbox.add(false, 0, 0, 0);
+  EXPECT_FALSE(r.sandbox.network_isolated);
 }
 
 }  // namespace

@@ -90,10 +90,13 @@ bool alive(pid_t pid) {
 // The command a child runs: start a process that leaves the group (setsid)
 // and wait until it has (it writes its pid once out), so the group's kill
 // at the child's end cannot reach it first; print that pid.
-std::string escape_command(const std::string& marker) {
-  return "rm -f " + marker + "; setsid sh -c 'echo $$ > " + marker + ".tmp && mv " + marker + ".tmp " + marker +
-         " && exec sleep 30' </dev/null >/dev/null 2>&1 & while [ ! -s " + marker + " ]; do sleep 0.01; done; cat " +
-         marker;
+// With `double_fork`, the escapee is started from a subshell that ends at
+// once, so it is no longer the child's descendant (the tool adopts it).
+std::string escape_command(const std::string& marker, bool double_fork = false) {
+  const std::string start = "setsid sh -c 'echo $$ > " + marker + ".tmp && mv " + marker + ".tmp " + marker +
+                            " && exec sleep 30' </dev/null >/dev/null 2>&1 &";
+  return "rm -f " + marker + "; " + (double_fork ? "( " + start + " ); " : start + " ") + "while [ ! -s " + marker +
+         " ]; do sleep 0.01; done; cat " + marker;
 }
 
 TEST(ProcessLimits, ContainKillsWhatEscapedTheGroup) {
@@ -137,6 +140,64 @@ TEST(ProcessLimits, ContainSparesTheToolsOtherChildren) {
   EXPECT_GE(quick.strays_killed, 1);
   EXPECT_TRUE(slow.ok()) << slow.how_it_ended();
   EXPECT_NE(slow.output.find("slept"), std::string::npos);
+}
+
+// Escaping the group does not buy time: a contained child's escapee is
+// killed at the next watch, while the child still runs.
+TEST(ProcessLimits, ContainKillsAnEscapeeWhileTheChildRuns) {
+  for (bool double_fork : {false, true})
+  for (bool contain : {false, true}) {
+    SCOPED_TRACE(double_fork ? "double fork" : "setsid from the child");
+    const std::string marker = ::testing::TempDir() + "early_pid_" + std::to_string(::getpid());
+    // The child waits 1 s after its escapee left the group, then says
+    // whether it lives (a zombie, killed and not yet reaped, does not).
+    const std::string cmd = escape_command(marker, double_fork) + " >/dev/null; sleep 1; s=$(cut -d' ' -f3 /proc/$(cat " +
+                            marker + ")/stat 2>/dev/null); [ -n \"$s\" ] && [ \"$s\" != Z ] && echo alive || echo dead";
+    ProcessOptions opt;
+    opt.timeout_s = 10;
+    opt.limits.contain = contain;
+    ProcessResult r = run_process({"sh", "-c", cmd}, opt);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(r.output, contain ? "dead\n" : "alive\n");
+    if (contain) EXPECT_GE(r.strays_killed, 1);
+    else ::kill(static_cast<pid_t>(std::stol(read_file(marker))), SIGKILL);
+  }
+}
+
+// What a child and its descendants hold together is watched: over the
+// limit, all of them are killed, and the result says why.
+TEST(ProcessLimits, ResidentMemoryOverTheLimitKillsTheTree) {
+  ProcessOptions opt;
+  opt.timeout_s = 20;
+  opt.limits.resident_bytes = std::uint64_t{200} << 20;
+  // 150 MiB in each of two processes: each alone is under the limit.
+  const std::string hold = "python3 -c 'import time; b = b\"x\" * (150 << 20); time.sleep(15)'";
+  ProcessResult r = run_process({"sh", "-c", hold + " & " + hold + "; wait"}, opt);
+  EXPECT_TRUE(r.memory_exceeded) << r.how_it_ended();
+  EXPECT_FALSE(r.ok());
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_LT(r.seconds, 10);
+  EXPECT_GT(r.peak_resident_bytes, std::uint64_t{200} << 20);
+  EXPECT_EQ(r.resident_limit_bytes, std::uint64_t{200} << 20);
+  EXPECT_NE(r.how_it_ended().find("resident, over its 200 MiB limit"), std::string::npos) << r.how_it_ended();
+}
+
+TEST(ProcessLimits, ResidentMemoryUnderTheLimitIsMeasuredNotStopped) {
+  ProcessOptions opt;
+  opt.timeout_s = 20;
+  opt.limits.resident_bytes = std::uint64_t{400} << 20;
+  ProcessResult r =
+      run_process({"python3", "-c", "import time; b = b'x' * (100 << 20); time.sleep(0.5); print('done')"}, opt);
+  EXPECT_TRUE(r.ok()) << r.how_it_ended();
+  EXPECT_FALSE(r.memory_exceeded);
+  EXPECT_GT(r.peak_resident_bytes, std::uint64_t{100} << 20);
+  EXPECT_LT(r.peak_resident_bytes, std::uint64_t{400} << 20);
+}
+
+TEST(Subprocess, AnUnwatchedChildStillReportsItsOwnPeak) {
+  ProcessResult r = run_process({"python3", "-c", "b = b'x' * (64 << 20)"});
+  EXPECT_TRUE(r.ok()) << r.how_it_ended();
+  EXPECT_GT(r.peak_resident_bytes, std::uint64_t{64} << 20);
 }
 
 TEST(Subprocess, MissingProgramIsASpawnFailure) {
@@ -240,16 +301,56 @@ TEST(ProcessLimits, NoNetworkMeansNoLoopbackEither) {
 
 // The engine runs every harness process (the original's and each
 // candidate's) under these.
-TEST(ProcessLimits, HarnessProcessesGetNoCoreBoundedCpuAndFilesAndNetworkOnRequest) {
+TEST(ProcessLimits, HarnessProcessesGetTheWholeSandboxByDefault) {
   ::unsetenv("KERNELBLASTER_SANDBOX_NETWORK");
+  ::unsetenv("KERNELBLASTER_SANDBOX_MEMORY");
   kernelblaster::ProcessLimits l = kernelblaster::harness_process_limits();
   EXPECT_TRUE(l.no_core);
   EXPECT_TRUE(l.contain);
   EXPECT_GT(l.cpu_s, 0);
   EXPECT_GT(l.file_bytes, 0u);
   EXPECT_EQ(l.memory_bytes, 0u);  // the CUDA driver's address reservations
+  EXPECT_TRUE(l.no_network);
+  EXPECT_EQ(l.resident_bytes, kernelblaster::default_harness_memory_bytes());
+  EXPECT_GT(l.resident_bytes, std::uint64_t{256} << 20);
+}
+
+TEST(ProcessLimits, HarnessSandboxSettingsAreReadOrRefused) {
+  ::setenv("KERNELBLASTER_SANDBOX_NETWORK", "off", 1);
+  ::setenv("KERNELBLASTER_SANDBOX_MEMORY", "3G", 1);
+  kernelblaster::ProcessLimits l = kernelblaster::harness_process_limits();
   EXPECT_FALSE(l.no_network);
-  ::setenv("KERNELBLASTER_SANDBOX_NETWORK", "on", 1);
-  EXPECT_TRUE(kernelblaster::harness_process_limits().no_network);
+  EXPECT_EQ(l.resident_bytes, std::uint64_t{3} << 30);
+  ::setenv("KERNELBLASTER_SANDBOX_MEMORY", "off", 1);
+  EXPECT_EQ(kernelblaster::harness_process_limits().resident_bytes, 0u);
+  for (const char* bad : {"lots", "-1", "16X", "G", "99999999999999999999T"}) {
+    ::setenv("KERNELBLASTER_SANDBOX_MEMORY", bad, 1);
+    try {
+      kernelblaster::harness_process_limits();
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("KERNELBLASTER_SANDBOX_MEMORY"), std::string::npos);
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+    }
+  }
+  ::unsetenv("KERNELBLASTER_SANDBOX_MEMORY");
+  ::setenv("KERNELBLASTER_SANDBOX_NETWORK", "maybe", 1);
+  EXPECT_THROW(kernelblaster::harness_process_limits(), std::runtime_error);
   ::unsetenv("KERNELBLASTER_SANDBOX_NETWORK");
+}
+
+TEST(ProcessLimits, MemorySizesInBinaryUnits) {
+  std::uint64_t n = 1;
+  EXPECT_TRUE(kernelblaster::parse_memory_size("16G", &n));
+  EXPECT_EQ(n, std::uint64_t{16} << 30);
+  EXPECT_TRUE(kernelblaster::parse_memory_size("512MiB", &n));
+  EXPECT_EQ(n, std::uint64_t{512} << 20);
+  EXPECT_TRUE(kernelblaster::parse_memory_size("2t", &n));
+  EXPECT_EQ(n, std::uint64_t{2} << 40);
+  EXPECT_TRUE(kernelblaster::parse_memory_size("1048576", &n));
+  EXPECT_EQ(n, 1048576u);
+  EXPECT_TRUE(kernelblaster::parse_memory_size("off", &n));
+  EXPECT_EQ(n, 0u);
+  for (const char* bad : {"", "G", "1.5G", "16 G", "16GB2", "16Gi", "0K", "20000000T"})
+    EXPECT_FALSE(kernelblaster::parse_memory_size(bad, &n)) << bad;
 }

@@ -6,14 +6,11 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
-#include <filesystem>
 #include <mutex>
 #include <set>
-#include <string>
 #include <vector>
 
-#include "common/file_util.h"
+#include "common/process_tree.h"
 
 namespace kernelblaster {
 namespace {
@@ -28,37 +25,24 @@ std::set<pid_t>& registry() {
   return children;
 }
 
-// The parent process id in /proc/PID/stat ("pid (comm) state ppid ..."; the
-// command may hold spaces and parentheses, so read after the last ')'), or -1.
-pid_t parent_of(const std::string& pid) {
-  std::string stat;
-  try {
-    stat = read_file("/proc/" + pid + "/stat");
-  } catch (const std::exception&) {
-    return -1;  // gone meanwhile
-  }
-  std::size_t close = stat.rfind(')');
-  if (close == std::string::npos || close + 4 > stat.size()) return -1;
-  const char* p = stat.c_str() + close + 2;  // the state letter
-  if (*p == '\0' || p[1] != ' ') return -1;
-  char* end = nullptr;
-  long ppid = std::strtol(p + 2, &end, 10);
-  return end == p + 2 ? -1 : static_cast<pid_t>(ppid);
-}
-
 // Children of this process that fork_child did not make. Caller holds the lock.
-std::vector<pid_t> strays_locked() {
+std::vector<pid_t> strays_locked(const std::vector<ProcessEntry>& listing) {
   std::vector<pid_t> out;
   const pid_t self = ::getpid();
-  std::error_code ec;
-  for (auto it = std::filesystem::directory_iterator("/proc", ec); !ec && it != std::filesystem::directory_iterator();
-       it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-    pid_t pid = static_cast<pid_t>(std::strtol(name.c_str(), nullptr, 10));
-    if (pid != self && !registry().count(pid) && parent_of(name) == self) out.push_back(pid);
-  }
+  for (const ProcessEntry& e : listing)
+    if (e.pid != self && e.parent == self && !registry().count(e.pid)) out.push_back(e.pid);
   return out;
+}
+
+// Caller holds the lock.
+int kill_locked(const std::vector<pid_t>& strays) {
+  for (pid_t pid : strays) {
+    ::kill(-pid, SIGKILL);  // the group it leads, if it set one up
+    ::kill(pid, SIGKILL);
+    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+  return static_cast<int>(strays.size());
 }
 
 }  // namespace
@@ -85,17 +69,22 @@ int kill_strays() {
   int killed = 0;
   // A stray's own children become strays when it dies: a few rounds.
   for (int round = 0; round < 16; ++round) {
-    std::vector<pid_t> strays = strays_locked();
+    std::vector<pid_t> strays = strays_locked(list_processes());
     if (strays.empty()) break;
-    for (pid_t pid : strays) {
-      ::kill(-pid, SIGKILL);  // the group it leads, if it set one up
-      ::kill(pid, SIGKILL);
-      while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
-      }
-      ++killed;
-    }
+    killed += kill_locked(strays);
   }
   return killed;
+}
+
+int kill_strays(const std::vector<ProcessEntry>& listing) {
+  std::lock_guard<std::mutex> lock(registry_mutex());
+  // Still the tool's child now? (Another thread may have reaped it since.)
+  std::vector<pid_t> strays;
+  for (pid_t pid : strays_locked(listing)) {
+    std::optional<ProcessEntry> now = read_process(pid);
+    if (now && now->parent == ::getpid()) strays.push_back(pid);
+  }
+  return kill_locked(strays);
 }
 
 }  // namespace kernelblaster

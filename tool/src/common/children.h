@@ -7,6 +7,10 @@
 
 #include <sys/types.h>
 
+#include <vector>
+
+#include "common/process_tree.h"
+
 namespace kernelblaster {
 
 // fork(), with the child registered (in the parent) under the registry's
@@ -20,5 +24,8 @@ bool adopt_orphans();
 // Kills every child of the tool that fork_child did not make (and the
 // process group it leads), and reaps it. How many there were.
 int kill_strays();
+// The same, for the strays among `listing` (a list_processes() of a moment
+// ago), without scanning /proc again.
+int kill_strays(const std::vector<ProcessEntry>& listing);
 
 }  // namespace kernelblaster

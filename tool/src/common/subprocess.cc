@@ -1,18 +1,22 @@
 #include "common/subprocess.h"
 
 #include "common/children.h"
+#include "common/process_tree.h"
 
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <sstream>
 
@@ -20,9 +24,24 @@ extern char** environ;
 
 namespace kernelblaster {
 
+namespace {
+
+// "9.1 GiB", "312 MiB".
+std::string bytes_text(std::uint64_t n) {
+  char buf[32];
+  if (n >= (std::uint64_t{1} << 30)) std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(n) / (1 << 30));
+  else std::snprintf(buf, sizeof buf, "%llu MiB", static_cast<unsigned long long>(n >> 20));
+  return buf;
+}
+
+}  // namespace
+
 std::string ProcessResult::how_it_ended() const {
   if (spawn_failed) return "could not start: " + output_tail(1);
   if (timed_out) return "killed after the " + std::to_string(static_cast<int>(seconds + 0.5)) + " s deadline";
+  if (memory_exceeded)
+    return "killed holding " + bytes_text(peak_resident_bytes) + " resident, over its " +
+           bytes_text(resident_limit_bytes) + " limit";
   if (cancelled) return "stopped: its result was no longer needed";
   if (signaled) {
     const char* name = sigabbrev_np(signal);
@@ -76,6 +95,29 @@ bool apply_limits(const ProcessLimits& l, bool isolate) {
   return true;
 }
 
+// One look at a watched child (ProcessLimits::contain, resident_bytes):
+// kills what left its group, adds up what the rest hold. False when that
+// is over the limit.
+bool watch(pid_t pid, const ProcessLimits& l, ProcessResult& r) {
+  std::vector<ProcessEntry> all = list_processes();
+  std::vector<ProcessEntry> tree = process_tree(all, pid);
+  std::uint64_t held = 0;
+  for (const ProcessEntry& e : tree) {
+    if (l.contain && e.group != pid && !e.zombie) {  // setsid, setpgid: it left the group
+      ::kill(e.pid, SIGKILL);
+      ++r.strays_killed;
+      continue;
+    }
+    held += e.resident_bytes;
+  }
+  // Escaped by a double fork: handed to the tool, no longer in the tree.
+  if (l.contain) r.strays_killed += kill_strays(all);
+  r.peak_resident_bytes = std::max(r.peak_resident_bytes, held);
+  if (l.resident_bytes == 0 || held <= l.resident_bytes) return true;
+  for (const ProcessEntry& e : tree) ::kill(e.pid, SIGKILL);  // the group's kill misses the ones outside it
+  return false;
+}
+
 }  // namespace
 
 bool network_isolation_available() {
@@ -118,6 +160,8 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
 
   const bool isolate = opt.limits.no_network && network_isolation_available();
   r.network_isolated = isolate;
+  r.resident_limit_bytes = opt.limits.resident_bytes;
+  const bool watched = opt.limits.contain || opt.limits.resident_bytes > 0;
   if (opt.limits.contain) adopt_orphans();
   pid_t pid = fork_child();
   if (pid < 0) {
@@ -157,7 +201,11 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     if (r.output.size() > opt.output_cap) r.output.erase(0, r.output.size() - opt.output_cap);
   };
   int status = 0;
+  struct rusage usage {};
   bool exited = false, open = true;
+  const auto interval = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>(kWatchInterval));
+  auto next_watch = std::chrono::steady_clock::now() + interval;
   while (!exited) {
     if (!started && ::access(opt.start_marker.c_str(), F_OK) == 0) {
       started = true;
@@ -171,6 +219,13 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
       r.cancelled = true;
       break;
     }
+    if (watched && std::chrono::steady_clock::now() >= next_watch) {
+      if (!watch(pid, opt.limits, r)) {
+        r.memory_exceeded = true;
+        break;
+      }
+      next_watch = std::chrono::steady_clock::now() + interval;
+    }
     if (open) {
       pollfd p{pipefd[0], POLLIN, 0};
       if (::poll(&p, 1, 20) > 0) {
@@ -183,21 +238,25 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     }
     // A grandchild may hold the pipe open after the child exits: watch the
     // child itself, not the end of the output.
-    exited = ::waitpid(pid, &status, WNOHANG) == pid;
+    exited = ::wait4(pid, &status, WNOHANG, &usage) == pid;
   }
   if (exited && open) {
     ::fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
     for (ssize_t got; (got = ::read(pipefd[0], buf, sizeof buf)) > 0;) append(got);
   }
   ::kill(-pid, SIGKILL);  // on timeout the child, else leftovers of its group
-  if (!exited) ::waitpid(pid, &status, 0);
+  if (!exited)
+    while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
+    }
+  // ru_maxrss: its own peak, in KiB; a watch may have seen more (its descendants too).
+  r.peak_resident_bytes = std::max(r.peak_resident_bytes, static_cast<std::uint64_t>(usage.ru_maxrss) * 1024);
   forget_child(pid);
   // What left its group and outlived it: handed to the tool, killed here,
   // before the caller reads what the child wrote.
-  if (opt.limits.contain) r.strays_killed = kill_strays();
+  if (opt.limits.contain) r.strays_killed += kill_strays();
   ::close(pipefd[0]);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (!r.timed_out && !r.cancelled) {
+  if (!r.timed_out && !r.cancelled && !r.memory_exceeded) {
     if (WIFSIGNALED(status)) {
       r.signaled = true;
       r.signal = WTERMSIG(status);

@@ -21,9 +21,18 @@ struct ProcessResult {
   std::string output;     // stdout and stderr interleaved, capped (tail kept)
   double seconds = 0;
   bool network_isolated = false;  // limits.no_network was asked and applied
-  int strays_killed = 0;          // limits.contain: processes that outlived it outside its group
+  int strays_killed = 0;          // limits.contain: processes that left its group, killed
+  // limits.resident_bytes: it and its descendants held more; all were killed.
+  bool memory_exceeded = false;
+  std::uint64_t resident_limit_bytes = 0;  // the limit it ran under (0: none)
+  // The most memory it held: the largest resident total of it and its
+  // descendants seen while watched (limits.contain or resident_bytes), and
+  // at least its own peak resident set (from the kernel, at its end).
+  std::uint64_t peak_resident_bytes = 0;
 
-  bool ok() const { return !spawn_failed && !signaled && !timed_out && !cancelled && exit_code == 0; }
+  bool ok() const {
+    return !spawn_failed && !signaled && !timed_out && !cancelled && !memory_exceeded && exit_code == 0;
+  }
   // One line saying how it ended, e.g. "killed by SIGSEGV" or "exit 3".
   std::string how_it_ended() const;
   // The last non-empty lines of the output, joined by " | ".
@@ -37,17 +46,27 @@ struct ProcessLimits {
   std::uint64_t file_bytes = 0;   // RLIMIT_FSIZE: the largest file it may write (0: no limit)
   std::uint64_t memory_bytes = 0; // RLIMIT_AS (0: no limit). Not for CUDA processes: the
                                   // driver reserves address ranges far beyond what they use
+  // What the child and its descendants may hold resident together (0: no
+  // limit), watched every kWatchInterval: over it, all of them are killed
+  // and ProcessResult::memory_exceeded is set. Memory, not address space, so
+  // it suits CUDA processes; a burst faster than the interval can overshoot.
+  std::uint64_t resident_bytes = 0;
   bool no_core = false;           // RLIMIT_CORE 0: a crash leaves no core file
   // A new, empty network namespace (not even loopback is up) where the OS
   // allows one: unshare(CLONE_NEWNET), else with a new user namespace.
   // ProcessResult::network_isolated says whether it was.
   bool no_network = false;
-  // Nothing it starts outlives it: the tool becomes the subreaper of its
-  // descendants (children.h), so a process that left the child's group
-  // (setsid, a double fork) is handed to the tool, which kills it when the
-  // child ends. The group itself is killed in any case.
+  // Nothing it starts leaves its process group for long, or outlives it:
+  // while it runs, a descendant seen outside its group (setsid, setpgid) is
+  // killed at the next watch; the tool is the subreaper of its descendants
+  // (children.h), so one that escaped by a double fork is handed to the tool
+  // and killed as a stray, at the next watch or when the child ends. The
+  // group itself is killed in any case.
   bool contain = false;
 };
+
+// How often a child under `contain` or `resident_bytes` is looked at.
+inline constexpr double kWatchInterval = 0.1;
 
 struct ProcessOptions {
   double timeout_s = 60;

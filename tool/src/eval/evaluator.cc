@@ -19,6 +19,10 @@ namespace fs = std::filesystem;
 namespace kernelblaster {
 namespace {
 
+void note_process(SandboxRecord& s, const ProcessResult& p) {
+  s.add(p.network_isolated, p.resident_limit_bytes, p.peak_resident_bytes, p.strays_killed);
+}
+
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -90,6 +94,7 @@ struct Round {
   // Each process's own phases ("reference setup", ...), and its start and
   // exit (libraries, CUDA context teardown) as "reference start and exit".
   std::vector<std::pair<std::string, double>> process_phases;
+  SandboxRecord sandbox;
 };
 
 void add_process_phases(Round& round, const std::string& who, const HarnessRun& run) {
@@ -112,6 +117,7 @@ Round play(const std::string& ref_bin, CandidateProgram& cand_prog, const Plan& 
   HarnessRun ref = run_harness(ref_bin, plan, work + "/reference/" + tag, timeout_s,
                                [&cand_prog] { return cand_prog.failed_already(); });
   phase("reference process");
+  note_process(round.sandbox, ref.process);
   const std::string who = tag == "main" ? "" : tag + " ";
   add_process_phases(round, who + "reference", ref);
   std::string build_failure;
@@ -149,6 +155,7 @@ Round play(const std::string& ref_bin, CandidateProgram& cand_prog, const Plan& 
   cand_plan.keep_initial_outputs = ref.report.kept_initial_outputs;
   HarnessRun cand = run_harness(*cand_bin, cand_plan, work + "/candidate/" + tag, timeout_s);
   phase("candidate process");
+  note_process(round.sandbox, cand.process);
   add_process_phases(round, who + "candidate", cand);
   if (cand.has_report) round.candidate = cand.report;
   round.verdict = judge_process(cand.process, cand.has_report ? &cand.report : nullptr);
@@ -217,6 +224,7 @@ EvalResult Evaluator::evaluate(const EvalRequest& req) {
     for (const std::string* p : {&req.source, &req.harness, static_cast<const std::string*>(&candidate)})
       if (!fs::is_regular_file(*p)) throw std::runtime_error("no such file: " + *p);
   if (req.seeds < 3) throw std::runtime_error("at least 3 seeds are needed, got " + std::to_string(req.seeds));
+  harness_process_limits();  // a sandbox setting it cannot read fails here, before any build
 
   EvalResult res;
   GpuInfo gpu = m_probe.probe(req.device);
@@ -308,6 +316,7 @@ EvalResult Evaluator::evaluate(const EvalRequest& req) {
   describe_opt.timeout_s = 30;
   describe_opt.limits = harness_process_limits();
   ProcessResult described = run_process({ref.binary, "--describe"}, describe_opt);
+  note_process(res.sandbox, described);
   HarnessReport decl;
   try {
     if (!described.ok()) throw std::runtime_error(described.how_it_ended() + ": " + described.output_tail(1));
@@ -330,12 +339,14 @@ EvalResult Evaluator::evaluate(const EvalRequest& req) {
   ProfileRequest profiled;
   if (req.profile) profiled = profile_request(decl, *req.profile);
   Round round = play(ref.binary, cand_prog, plan, work, "main", req.run_timeout_s, profiled);
+  res.sandbox.add(round.sandbox);
   std::string profile_failure;
   if (profiled.size >= 0 && (round.verdict.status == Status::crashed || round.verdict.status == Status::timed_out)) {
     // The verdict must be the one without the profiler: play again unprofiled.
     profile_failure = std::string("profiling failed: the profiled process ") + status_name(round.verdict.status) +
                       "; verdict and timing from an unprofiled run";
     round = play(ref.binary, cand_prog, plan, work, "main-unprofiled", req.run_timeout_s);
+    res.sandbox.add(round.sandbox);
     if (round.verdict.status != Status::ok) profile_failure.clear();  // it fails without the profiler too
   }
   HarnessReport profiled_report = round.candidate;
@@ -348,6 +359,7 @@ EvalResult Evaluator::evaluate(const EvalRequest& req) {
                                   true);
     again.timing.seed ^= 0x9e37'79b9ull;
     Round second = play(ref.binary, cand_prog, again, work, "reverify", req.run_timeout_s);
+    res.sandbox.add(second.sandbox);
     res.reverified = true;
     round.phases.insert(round.phases.end(), second.phases.begin(), second.phases.end());
     round.checks.insert(round.checks.end(), second.checks.begin(), second.checks.end());
@@ -372,17 +384,6 @@ EvalResult Evaluator::evaluate(const EvalRequest& req) {
     add_profile(profiled_report, cand_prog.outcome().log, decl.sizes[static_cast<std::size_t>(profiled.size)].label,
                 res);
   return finish(res);
-}
-
-ProcessLimits harness_process_limits() {
-  ProcessLimits l;
-  l.no_core = true;
-  l.contain = true;                        // nothing it starts outlives it (common/children.h)
-  l.cpu_s = 3600;                          // all threads together (libtorch drivers run pools)
-  l.file_bytes = std::uint64_t{16} << 30;  // output dumps of the largest problems fit
-  const char* net = std::getenv("KERNELBLASTER_SANDBOX_NETWORK");
-  l.no_network = net && (std::string(net) == "on" || std::string(net) == "1");
-  return l;
 }
 
 }  // namespace kernelblaster

@@ -12,6 +12,7 @@
 #include "eval/candidate_build.h"
 #include "eval/gpu_probe.h"
 #include "eval/result.h"
+#include "eval/sandbox.h"
 #include "profile/metric_sets.h"
 
 namespace kernelblaster {
@@ -60,14 +61,5 @@ class Evaluator {
   GpuProbe& m_probe;
 };
 
-// What a harness process (the original's or a candidate's code, on the GPU)
-// may use: no core files, bounded CPU time (all threads) and file size as a
-// backstop to the wall-clock deadline, and nothing it starts outlives it
-// (ProcessLimits::contain: a process that escapes its group could otherwise
-// rewrite the dumps the tool is judging). No address-space limit: the CUDA
-// driver reserves ranges far beyond what a process uses. No network where
-// the OS allows it, opt-in (KERNELBLASTER_SANDBOX_NETWORK=on) until it is
-// measured on a GPU machine.
-ProcessLimits harness_process_limits();
 
 }  // namespace kernelblaster

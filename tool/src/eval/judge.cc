@@ -16,6 +16,7 @@ namespace kernelblaster {
 
 Verdict judge_process(const ProcessResult& p, const HarnessReport* report) {
   if (p.timed_out) return {Status::timed_out, "harness " + p.how_it_ended()};
+  if (p.memory_exceeded) return {Status::out_of_memory, "harness " + p.how_it_ended()};
   if (p.spawn_failed) return {Status::crashed, p.how_it_ended()};
   if (p.signaled) return {Status::crashed, p.how_it_ended() + (p.output.empty() ? "" : ": " + p.output_tail(1))};
   if (p.exit_code == 0 && report && report->error.kind.empty()) return {};

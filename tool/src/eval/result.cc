@@ -1,5 +1,6 @@
 #include "eval/result.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -11,6 +12,7 @@ constexpr std::pair<Status, const char*> kNames[] = {
     {Status::launch_failed, "launch_failed"},
     {Status::crashed, "crashed"},
     {Status::timed_out, "timed_out"},
+    {Status::out_of_memory, "out_of_memory"},
     {Status::wrong_result, "wrong_result"},
     {Status::inaccurate, "inaccurate"},
     {Status::unwritten_output, "unwritten_output"},
@@ -63,6 +65,23 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SizeTiming, size, method, runs, median_us, q1
                                    basis, cost_us, reference_cost_us, cost_q1_us, cost_q3_us,
                                    charged_idle_us)
 
+void SandboxRecord::add(bool isolated, std::uint64_t limit, std::uint64_t peak, int strays) {
+  network_isolated = (processes == 0 || network_isolated) && isolated;
+  memory_limit_bytes = std::max(memory_limit_bytes, limit);
+  peak_resident_bytes = std::max(peak_resident_bytes, peak);
+  strays_killed += strays;
+  ++processes;
+}
+
+void SandboxRecord::add(const SandboxRecord& other) {
+  if (other.processes == 0) return;
+  network_isolated = (processes == 0 || network_isolated) && other.network_isolated;
+  memory_limit_bytes = std::max(memory_limit_bytes, other.memory_limit_bytes);
+  peak_resident_bytes = std::max(peak_resident_bytes, other.peak_resident_bytes);
+  strays_killed += other.strays_killed;
+  processes += other.processes;
+}
+
 std::string result_to_json(const EvalResult& r) {
   nlohmann::json j;
   j["status"] = status_name(r.status);
@@ -90,6 +109,12 @@ std::string result_to_json(const EvalResult& r) {
   j["profile"] = r.profile;
   j["profile_note"] = r.profile_note;
   j["profile_seconds"] = r.profile_seconds;
+  if (r.sandbox.processes > 0)
+    j["sandbox"] = {{"processes", r.sandbox.processes},
+                    {"network_isolated", r.sandbox.network_isolated},
+                    {"memory_limit_bytes", r.sandbox.memory_limit_bytes},
+                    {"peak_resident_bytes", r.sandbox.peak_resident_bytes},
+                    {"strays_killed", r.sandbox.strays_killed}};
   return j.dump(2);
 }
 
@@ -145,6 +170,18 @@ std::string result_to_text(const EvalResult& r) {
   }
   if (!r.profile_note.empty()) out += "profile note: " + r.profile_note + "\n";
   for (const std::string& n : r.notes) out += "note: " + n + "\n";
+  if (r.sandbox.processes > 0) {
+    const double gib = 1 << 30;
+    std::snprintf(line, sizeof line, "sandbox: %s, at most %.2f GiB resident", r.sandbox.network_isolated ? "no network" : "network allowed",
+                  r.sandbox.peak_resident_bytes / gib);
+    out += line;
+    if (r.sandbox.memory_limit_bytes > 0) {
+      std::snprintf(line, sizeof line, " (limit %.1f GiB)", r.sandbox.memory_limit_bytes / gib);
+      out += line;
+    }
+    if (r.sandbox.strays_killed > 0) out += ", " + std::to_string(r.sandbox.strays_killed) + " escaped processes killed";
+    out += "\n";
+  }
   if (!r.device.empty()) out += "device: " + r.device + "\n";
   return out;
 }

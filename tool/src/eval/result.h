@@ -2,6 +2,7 @@
 // result, never an exception (KTT's ResultStatus habit).
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <utility>
@@ -17,6 +18,7 @@ enum class Status {
   launch_failed,       // bad launch configuration, too many resources, no image for this GPU
   crashed,             // the process died (signal, illegal address, abort)
   timed_out,           // the process ran past its deadline and was killed
+  out_of_memory,       // the process (with what it started) held more memory than allowed, and was killed
   wrong_result,        // outputs differ from the reference beyond tolerance
   inaccurate,          // close to the reference but outside tolerance (lowered precision)
   unwritten_output,    // some output elements kept the poison the runtime wrote
@@ -81,6 +83,19 @@ struct KernelProfile {
   std::map<std::string, double> metrics;
 };
 
+// How the evaluation's harness processes were held (ProcessLimits), over
+// all of them: the original's, the candidate's, the description.
+struct SandboxRecord {
+  int processes = 0;
+  bool network_isolated = false;          // every one ran without network
+  std::uint64_t memory_limit_bytes = 0;   // what each could hold resident (0: no limit)
+  std::uint64_t peak_resident_bytes = 0;  // the most any one held (with its descendants)
+  int strays_killed = 0;                  // processes that left their group, killed
+
+  void add(bool isolated, std::uint64_t limit, std::uint64_t peak, int strays);
+  void add(const SandboxRecord& other);
+};
+
 struct EvalResult {
   Status status = Status::ok;
   std::string detail;        // one line: what was caught, where
@@ -112,6 +127,7 @@ struct EvalResult {
   std::vector<KernelProfile> profile;
   std::string profile_note;  // empty when counters were collected; else one line why not
   double profile_seconds = 0;
+  SandboxRecord sandbox;
 };
 
 std::string result_to_json(const EvalResult& r);

@@ -1,0 +1,89 @@
+#include "eval/sandbox.h"
+
+#include <unistd.h>
+
+#include <cctype>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "common/file_util.h"
+#include "common/text.h"
+
+namespace kernelblaster {
+namespace {
+
+std::string env_or(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+}  // namespace
+
+bool parse_memory_size(const std::string& text, std::uint64_t* bytes) {
+  if (text == "off" || text == "0") {
+    *bytes = 0;
+    return true;
+  }
+  std::size_t i = 0;
+  std::uint64_t n = 0;
+  for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i) {
+    if (n > (std::uint64_t{1} << 50)) return false;  // beyond any machine: an overflow in waiting
+    n = n * 10 + static_cast<std::uint64_t>(text[i] - '0');
+  }
+  if (i == 0) return false;
+  std::string unit = text.substr(i);
+  int shift = 0;
+  if (!unit.empty()) {
+    const char u = static_cast<char>(std::toupper(static_cast<unsigned char>(unit[0])));
+    const std::string rest = unit.substr(1);
+    if (rest != "" && rest != "B" && rest != "iB") return false;
+    if (u == 'K') shift = 10;
+    else if (u == 'M') shift = 20;
+    else if (u == 'G') shift = 30;
+    else if (u == 'T') shift = 40;
+    else return false;
+  }
+  if (n > (std::uint64_t{1} << (62 - shift))) return false;
+  *bytes = n << shift;
+  return *bytes > 0;
+}
+
+std::uint64_t default_harness_memory_bytes() {
+  std::uint64_t total = static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES)) *
+                        static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  // A container's own limit (cgroup v2, then v1), where it is lower.
+  for (const char* path : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+    try {
+      std::string v = read_file(path);
+      char* end = nullptr;
+      unsigned long long limit = std::strtoull(v.c_str(), &end, 10);
+      if (end != v.c_str() && limit > 0 && limit < total) total = limit;
+    } catch (const std::exception&) {
+    }
+  }
+  return total / 2;
+}
+
+ProcessLimits harness_process_limits() {
+  ProcessLimits l;
+  l.no_core = true;
+  l.contain = true;                        // nothing it starts leaves its group or outlives it
+  l.cpu_s = 3600;                          // all threads together (libtorch drivers run pools)
+  l.file_bytes = std::uint64_t{16} << 30;  // output dumps of the largest problems fit
+  const std::string net = env_or("KERNELBLASTER_SANDBOX_NETWORK", "on");
+  if (net == "on" || net == "1") l.no_network = true;
+  else if (net == "off" || net == "0") l.no_network = false;
+  else
+    throw std::runtime_error("KERNELBLASTER_SANDBOX_NETWORK must be on or off, not " + quoted_excerpt(net));
+  const char* memory = std::getenv("KERNELBLASTER_SANDBOX_MEMORY");
+  if (memory && *memory) {
+    if (!parse_memory_size(memory, &l.resident_bytes))
+      throw std::runtime_error("KERNELBLASTER_SANDBOX_MEMORY must be a size such as 16G or 512M, or off, not " +
+                               quoted_excerpt(memory));
+  } else {
+    l.resident_bytes = default_harness_memory_bytes();
+  }
+  return l;
+}
+
+}  // namespace kernelblaster
