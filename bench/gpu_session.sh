@@ -10,6 +10,7 @@
 #                                     speedups, the lockfile; then warm vs plain build times; CTest gates
 #   bench/gpu_session.sh warm         plain build vs warm build (lockfile/cache) of the examples, 3 times
 #   bench/gpu_session.sh gputests     the tool's own GPU test suite
+#   bench/gpu_session.sh sandbox      the harness sandbox's cost (on vs off, after kbspeed), and CUDA under RLIMIT_DATA
 #   bench/gpu_session.sh kbhostile    KernelBench-CUDA hostile candidates on problems of the published
 #                                     dataset (tests/kernelbench/hostile; KERNELBLASTER_KERNELBENCH_DATA)
 #   bench/gpu_session.sh kbprofile    eval --kernelbench --profile=full (KBPROFILE_SET) on three problems and the
@@ -205,10 +206,37 @@ case "$stage" in
         start=$(date +%s%N)
         $TOOL eval --json --kernelbench "$data/$p" ${cand:+--candidate "$cand"} --work-dir "$w" >"$OUT/kbspeed-${p//\//_}-$name.json"
         rc=$?
-        python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(sys.argv[2], sys.argv[3], 'rc', sys.argv[4], 'wall_s', sys.argv[5], {k: d.get(k) for k in ('status','speedup','wall_seconds','eval_seconds','compile_seconds','prepare_seconds')}, [(x['phase'], round(x['seconds'], 2)) for x in d.get('phase_seconds', []) + d.get('process_phase_seconds', [])])" \
+        python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(sys.argv[2], sys.argv[3], 'rc', sys.argv[4], 'wall_s', sys.argv[5], {k: d.get(k) for k in ('status','speedup','wall_seconds','eval_seconds','compile_seconds','prepare_seconds','sandbox')}, [(x['phase'], round(x['seconds'], 2)) for x in d.get('phase_seconds', []) + d.get('process_phase_seconds', [])])" \
           "$OUT/kbspeed-${p//\//_}-$name.json" "$p" "$name" "$rc" "$(( ($(date +%s%N) - start) / 1000000 ))e-3"
       done
     done 2>&1 | tee "$OUT/kbspeed.log"
+    ;;
+  sandbox)
+    # What the harness sandbox costs: the same candidate (a copy of init.cu,
+    # built once) judged with the sandbox as it is by default (no network,
+    # the memory watch) and with both off, alternating, 3 times each; then
+    # whether CUDA and libtorch start under an RLIMIT_DATA (a kernel-enforced
+    # limit the tool does not use yet). Needs kbspeed's work directories.
+    data=${KERNELBLASTER_KERNELBENCH_DATA:?dataset}
+    echo "processes on this machine: $(ls /proc | grep -c '^[0-9]')" | tee "$OUT/sandbox.log"
+    for p in ${KERNELBENCH_SANDBOX:-level1/019_ReLU level1/023_Softmax level1/037_FrobeniusNorm}; do
+      w=/tmp/kbspeed/${p//\//_}
+      for rep in 1 2 3; do
+        for mode in default off; do
+          f="$OUT/sandbox-${p//\//_}-$mode-$rep.json"
+          if [ $mode = off ]; then
+            KERNELBLASTER_SANDBOX_NETWORK=off KERNELBLASTER_SANDBOX_MEMORY=off $TOOL eval --json --kernelbench "$data/$p" --candidate "$w/cands/candidate.cu" --work-dir "$w" >"$f"
+          else
+            $TOOL eval --json --kernelbench "$data/$p" --candidate "$w/cands/candidate.cu" --work-dir "$w" >"$f"
+          fi
+          python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(sys.argv[2], sys.argv[3], {k: d.get(k) for k in ('status','speedup','wall_seconds','eval_seconds','compile_seconds','sandbox')})" "$f" "$p" "$mode"
+        done
+      done
+    done 2>&1 | tee -a "$OUT/sandbox.log"
+    for gib in 8 32; do
+      ( ulimit -d $((gib * 1024 * 1024)); KERNELBLASTER_SANDBOX_MEMORY=off $TOOL eval --json --kernelbench "$data/level1/019_ReLU" --work-dir /tmp/kbspeed/level1_019_ReLU >"$OUT/rlimit-data-$gib.json"; echo "RLIMIT_DATA $gib GiB: rc $?" )
+      python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print({k: d.get(k) for k in ('status','detail','sandbox')})" "$OUT/rlimit-data-$gib.json"
+    done 2>&1 | tee -a "$OUT/sandbox.log"
     ;;
   kbdataset)
     # The table grows in $OUT/kbdataset (seeded from the committed one), so

@@ -64,7 +64,7 @@ def run_candidate(tool, data, workdir, problem, timeout):
     if rc in (0, 1):
         r = json.loads(stdout)
         row.update({k: r.get(k) for k in ("status", "detail", "speedup", "device", "wall_seconds", "eval_seconds",
-                                           "compile_seconds", "prepare_seconds")})
+                                           "compile_seconds", "prepare_seconds", "sandbox")})
         row["phases"] = {k: round(v, 2) for k, v in phases(r).items()}
         t = (r.get("timing") or [{}])[0]
         row["reference_median_us"] = t.get("reference_median_us")

@@ -113,7 +113,7 @@ def evaluate(tool, data, work, problem, timeout, device=0):
         r = json.loads(stdout)
         row.update({k: r.get(k) for k in ("status", "detail", "speedup", "reverified", "device", "eval_seconds",
                                            "compile_seconds", "prepare_seconds", "phase_seconds",
-                                           "process_phase_seconds", "wall_seconds", "notes")})
+                                           "process_phase_seconds", "wall_seconds", "notes", "sandbox")})
         # Waiting for the GPU lock while other evaluations held it is not
         # this problem's cost: the rest is what one evaluation alone takes.
         waits = [p["seconds"] for p in r.get("process_phase_seconds") or [] if p["phase"].endswith("lock wait")]
