@@ -120,7 +120,7 @@ TEST(Result, SandboxRecordAddsUpTheProcesses) {
   std::string j = result_to_json(r);
   EXPECT_NE(j.find("\"network_isolated\": true"), std::string::npos) << j;
   EXPECT_NE(j.find("\"peak_resident_bytes\": 3221225472"), std::string::npos) << j;
-  EXPECT_NE(result_to_text(r).find("sandbox: no network, at most 3.00 GiB resident (limit 8.0 GiB), 2 escaped"),
+  EXPECT_NE(result_to_text(r).find("sandbox: no network, at most 3.0 GiB resident (limit 8.0 GiB), 2 escaped"),
             std::string::npos)
       << result_to_text(r);
   r.sandbox.add(false, 0, 0, 0);

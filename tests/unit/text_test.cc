@@ -24,3 +24,10 @@ TEST(QuotedExcerpt, LongTextIsCutAtTheLimit) {
 TEST(QuotedExcerpt, EmbeddedNulIsShownNotDropped) {
   EXPECT_EQ(quoted_excerpt(std::string("a\0b", 3)), "'a\\x00b'");
 }
+
+TEST(BytesText, BinaryUnitsFromMiBToGiB) {
+  EXPECT_EQ(kernelblaster::bytes_text(std::uint64_t{312} << 20), "312 MiB");
+  EXPECT_EQ(kernelblaster::bytes_text((std::uint64_t{1} << 30) - 1), "1023 MiB");
+  EXPECT_EQ(kernelblaster::bytes_text(std::uint64_t{1} << 30), "1.0 GiB");
+  EXPECT_EQ(kernelblaster::bytes_text(8708538368u), "8.1 GiB");
+}

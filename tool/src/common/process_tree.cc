@@ -60,18 +60,18 @@ std::vector<ProcessEntry> process_tree(const std::vector<ProcessEntry>& all, pid
   std::multimap<pid_t, const ProcessEntry*> children;
   for (const ProcessEntry& e : all) children.emplace(e.parent, &e);
   std::map<pid_t, const ProcessEntry*> found;
-  std::vector<pid_t> todo;
+  std::vector<pid_t> frontier;  // found, their children not yet looked at
   for (const ProcessEntry& e : all)
     if (e.pid == root || e.group == root) {
       found.emplace(e.pid, &e);
-      todo.push_back(e.pid);
+      frontier.push_back(e.pid);
     }
-  while (!todo.empty()) {
-    pid_t pid = todo.back();
-    todo.pop_back();
+  while (!frontier.empty()) {
+    pid_t pid = frontier.back();
+    frontier.pop_back();
     auto [lo, hi] = children.equal_range(pid);
     for (auto it = lo; it != hi; ++it)
-      if (found.emplace(it->second->pid, it->second).second) todo.push_back(it->second->pid);
+      if (found.emplace(it->second->pid, it->second).second) frontier.push_back(it->second->pid);
   }
   std::vector<ProcessEntry> out;
   out.reserve(found.size());

@@ -2,6 +2,7 @@
 
 #include "common/children.h"
 #include "common/process_tree.h"
+#include "common/text.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -23,18 +24,6 @@
 extern char** environ;
 
 namespace kernelblaster {
-
-namespace {
-
-// "9.1 GiB", "312 MiB".
-std::string bytes_text(std::uint64_t n) {
-  char buf[32];
-  if (n >= (std::uint64_t{1} << 30)) std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(n) / (1 << 30));
-  else std::snprintf(buf, sizeof buf, "%llu MiB", static_cast<unsigned long long>(n >> 20));
-  return buf;
-}
-
-}  // namespace
 
 std::string ProcessResult::how_it_ended() const {
   if (spawn_failed) return "could not start: " + output_tail(1);

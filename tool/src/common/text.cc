@@ -36,4 +36,13 @@ std::string fixed_point(double v, int digits) {
   return buf;
 }
 
+std::string bytes_text(std::uint64_t bytes) {
+  char buf[32];
+  if (bytes >= (std::uint64_t{1} << 30))
+    std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(bytes) / (std::uint64_t{1} << 30));
+  else
+    std::snprintf(buf, sizeof buf, "%llu MiB", static_cast<unsigned long long>(bytes >> 20));
+  return buf;
+}
+
 }  // namespace kernelblaster

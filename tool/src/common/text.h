@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -16,5 +17,8 @@ std::string quoted_excerpt(std::string_view text, std::size_t max_chars = 60);
 
 // `v` with exactly `digits` digits after the point ("1.250").
 std::string fixed_point(double v, int digits);
+
+// A size in binary units: "9.1 GiB" from 1 GiB up, else "312 MiB".
+std::string bytes_text(std::uint64_t bytes);
 
 }  // namespace kernelblaster

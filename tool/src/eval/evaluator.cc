@@ -35,6 +35,7 @@ struct HarnessRun {
 };
 
 HarnessRun run_harness(const std::string& binary, const Plan& plan, const std::string& out_dir, double timeout_s,
+                       const ProcessLimits& limits,
                        const std::function<bool()>& cancel = {}) {
   HarnessRun run;
   run.out_dir = out_dir;
@@ -48,7 +49,7 @@ HarnessRun run_harness(const std::string& binary, const Plan& plan, const std::s
   // Waiting for a GPU another evaluation holds is not running late.
   opt.start_marker = out_dir + "/" + kLockHeldMarker;
   opt.start_timeout_s = plan.lock_timeout_s + 60;
-  opt.limits = harness_process_limits();
+  opt.limits = limits;
   opt.cancel = cancel;
   run.process = run_process({binary, "--plan", plan_path, "--out", out_dir}, opt);
   if (!run.process.timed_out && !run.process.cancelled && fs::exists(out_dir + "/report.json")) {
@@ -106,7 +107,7 @@ void add_process_phases(Round& round, const std::string& who, const HarnessRun& 
 // One plan through both builds and the judges. `profile` (size >= 0) is
 // asked of the candidate only, after its timing in the same process.
 Round play(const std::string& ref_bin, CandidateProgram& cand_prog, const Plan& plan, const std::string& work,
-           const std::string& tag, double timeout_s, const ProfileRequest& profile = {}) {
+           const std::string& tag, double timeout_s, const ProcessLimits& limits, const ProfileRequest& profile = {}) {
   Round round;
   auto t = std::chrono::steady_clock::now();
   auto phase = [&](const std::string& name) {
@@ -114,7 +115,7 @@ Round play(const std::string& ref_bin, CandidateProgram& cand_prog, const Plan& 
     t = std::chrono::steady_clock::now();
   };
   // A candidate that fails to build while the original runs stops it.
-  HarnessRun ref = run_harness(ref_bin, plan, work + "/reference/" + tag, timeout_s,
+  HarnessRun ref = run_harness(ref_bin, plan, work + "/reference/" + tag, timeout_s, limits,
                                [&cand_prog] { return cand_prog.failed_already(); });
   phase("reference process");
   note_process(round.sandbox, ref.process);
@@ -153,7 +154,7 @@ Round play(const std::string& ref_bin, CandidateProgram& cand_prog, const Plan& 
   cand_plan.probe_initial_outputs = false;
   cand_plan.dump_oracles = false;  // judged against the original's oracles only
   cand_plan.keep_initial_outputs = ref.report.kept_initial_outputs;
-  HarnessRun cand = run_harness(*cand_bin, cand_plan, work + "/candidate/" + tag, timeout_s);
+  HarnessRun cand = run_harness(*cand_bin, cand_plan, work + "/candidate/" + tag, timeout_s, limits);
   phase("candidate process");
   note_process(round.sandbox, cand.process);
   add_process_phases(round, who + "candidate", cand);
@@ -224,7 +225,9 @@ EvalResult Evaluator::evaluate(const EvalRequest& req) {
     for (const std::string* p : {&req.source, &req.harness, static_cast<const std::string*>(&candidate)})
       if (!fs::is_regular_file(*p)) throw std::runtime_error("no such file: " + *p);
   if (req.seeds < 3) throw std::runtime_error("at least 3 seeds are needed, got " + std::to_string(req.seeds));
-  harness_process_limits();  // a sandbox setting it cannot read fails here, before any build
+  // Every harness process of this evaluation runs under these; a sandbox
+  // setting that cannot be read fails here, before any build.
+  const ProcessLimits limits = harness_process_limits();
 
   EvalResult res;
   GpuInfo gpu = m_probe.probe(req.device);
@@ -314,7 +317,7 @@ EvalResult Evaluator::evaluate(const EvalRequest& req) {
 
   ProcessOptions describe_opt;
   describe_opt.timeout_s = 30;
-  describe_opt.limits = harness_process_limits();
+  describe_opt.limits = limits;
   ProcessResult described = run_process({ref.binary, "--describe"}, describe_opt);
   note_process(res.sandbox, described);
   HarnessReport decl;
@@ -338,14 +341,14 @@ EvalResult Evaluator::evaluate(const EvalRequest& req) {
   // (a process of its own would cost a second CUDA context: over 0.5 s).
   ProfileRequest profiled;
   if (req.profile) profiled = profile_request(decl, *req.profile);
-  Round round = play(ref.binary, cand_prog, plan, work, "main", req.run_timeout_s, profiled);
+  Round round = play(ref.binary, cand_prog, plan, work, "main", req.run_timeout_s, limits, profiled);
   res.sandbox.add(round.sandbox);
   std::string profile_failure;
   if (profiled.size >= 0 && (round.verdict.status == Status::crashed || round.verdict.status == Status::timed_out)) {
     // The verdict must be the one without the profiler: play again unprofiled.
     profile_failure = std::string("profiling failed: the profiled process ") + status_name(round.verdict.status) +
                       "; verdict and timing from an unprofiled run";
-    round = play(ref.binary, cand_prog, plan, work, "main-unprofiled", req.run_timeout_s);
+    round = play(ref.binary, cand_prog, plan, work, "main-unprofiled", req.run_timeout_s, limits);
     res.sandbox.add(round.sandbox);
     if (round.verdict.status != Status::ok) profile_failure.clear();  // it fails without the profiler too
   }
@@ -358,7 +361,7 @@ EvalResult Evaluator::evaluate(const EvalRequest& req) {
     again.runs = correctness_runs(decl.sizes, make_seeds(2 * req.seeds, req.seed_base ? req.seed_base + 1000 : 0),
                                   true);
     again.timing.seed ^= 0x9e37'79b9ull;
-    Round second = play(ref.binary, cand_prog, again, work, "reverify", req.run_timeout_s);
+    Round second = play(ref.binary, cand_prog, again, work, "reverify", req.run_timeout_s, limits);
     res.sandbox.add(second.sandbox);
     res.reverified = true;
     round.phases.insert(round.phases.end(), second.phases.begin(), second.phases.end());

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "common/text.h"
+
 namespace kernelblaster {
 namespace {
 constexpr std::pair<Status, const char*> kNames[] = {
@@ -171,14 +173,9 @@ std::string result_to_text(const EvalResult& r) {
   if (!r.profile_note.empty()) out += "profile note: " + r.profile_note + "\n";
   for (const std::string& n : r.notes) out += "note: " + n + "\n";
   if (r.sandbox.processes > 0) {
-    const double gib = 1 << 30;
-    std::snprintf(line, sizeof line, "sandbox: %s, at most %.2f GiB resident", r.sandbox.network_isolated ? "no network" : "network allowed",
-                  r.sandbox.peak_resident_bytes / gib);
-    out += line;
-    if (r.sandbox.memory_limit_bytes > 0) {
-      std::snprintf(line, sizeof line, " (limit %.1f GiB)", r.sandbox.memory_limit_bytes / gib);
-      out += line;
-    }
+    out += std::string("sandbox: ") + (r.sandbox.network_isolated ? "no network" : "network allowed") + ", at most " +
+           bytes_text(r.sandbox.peak_resident_bytes) + " resident";
+    if (r.sandbox.memory_limit_bytes > 0) out += " (limit " + bytes_text(r.sandbox.memory_limit_bytes) + ")";
     if (r.sandbox.strays_killed > 0) out += ", " + std::to_string(r.sandbox.strays_killed) + " escaped processes killed";
     out += "\n";
   }

@@ -17,6 +17,23 @@ std::string env_or(const char* name, const char* fallback) {
   return v && *v ? v : fallback;
 }
 
+// The machine's memory, or a container's own limit (cgroup v2, then v1)
+// where that is lower.
+std::uint64_t usable_memory_bytes() {
+  std::uint64_t total = static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES)) *
+                        static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  for (const char* path : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+    try {
+      std::string v = read_file(path);
+      char* end = nullptr;
+      unsigned long long limit = std::strtoull(v.c_str(), &end, 10);
+      if (end != v.c_str() && limit > 0 && limit < total) total = limit;
+    } catch (const std::exception&) {
+    }
+  }
+  return total;
+}
+
 }  // namespace
 
 bool parse_memory_size(const std::string& text, std::uint64_t* bytes) {
@@ -49,19 +66,8 @@ bool parse_memory_size(const std::string& text, std::uint64_t* bytes) {
 }
 
 std::uint64_t default_harness_memory_bytes() {
-  std::uint64_t total = static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES)) *
-                        static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
-  // A container's own limit (cgroup v2, then v1), where it is lower.
-  for (const char* path : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
-    try {
-      std::string v = read_file(path);
-      char* end = nullptr;
-      unsigned long long limit = std::strtoull(v.c_str(), &end, 10);
-      if (end != v.c_str() && limit > 0 && limit < total) total = limit;
-    } catch (const std::exception&) {
-    }
-  }
-  return total / 2;
+  static const std::uint64_t half = usable_memory_bytes() / 2;  // read once: it does not change meanwhile
+  return half;
 }
 
 ProcessLimits harness_process_limits() {
