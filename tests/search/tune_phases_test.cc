@@ -33,6 +33,26 @@ TEST(PhaseClock, ConsecutivePhasesAddUpToTheElapsedTime) {
   EXPECT_DOUBLE_EQ(sum, phases.elapsed());
 }
 
+// The total and the phases come from one reading of the clock: with a clock
+// that moves on every reading (a loaded machine), they still add up exactly.
+TEST(PhaseClock, OneReadingGivesPhasesThatAddUpToTheTotal) {
+  FakeClock clock;
+  PhaseClock phases(
+      [&] {
+        clock.millis += 1;  // each reading 1 ms after the last
+        return clock.now();
+      },
+      "setup");
+  clock.millis += 300;
+  phases.next("loop");
+  clock.millis += 2000;
+  PhaseClock::Reading r = phases.read();
+  double sum = 0;
+  for (const auto& [name, secs] : r.phases) sum += secs;
+  EXPECT_DOUBLE_EQ(sum, r.total);
+  EXPECT_NEAR(r.total, 2.302, 1e-9);  // 300 + 2000 ms, and the 2 readings after the first
+}
+
 TEST(PhaseClock, APhaseEnteredTwiceAddsUp) {
   FakeClock clock;
   PhaseClock phases([&] { return clock.now(); }, "a");

@@ -14,12 +14,15 @@ void PhaseClock::next(const std::string& name) {
   m_phase_start = now;
 }
 
-double PhaseClock::elapsed() const { return m_clock() - m_start; }
+double PhaseClock::elapsed() const { return read().total; }
 
-std::map<std::string, double> PhaseClock::seconds() const {
-  std::map<std::string, double> out = m_done;
-  out[m_phase] += m_clock() - m_phase_start;
-  return out;
+std::map<std::string, double> PhaseClock::seconds() const { return read().phases; }
+
+PhaseClock::Reading PhaseClock::read() const {
+  const double now = m_clock();
+  Reading r{now - m_start, m_done};
+  r.phases[m_phase] += now - m_phase_start;
+  return r;
 }
 
 }  // namespace kernelblaster::search

@@ -23,6 +23,13 @@ class PhaseClock {
   // Every phase that ran, the current one up to now; a phase entered twice
   // adds up.
   std::map<std::string, double> seconds() const;
+  // Both, from one reading of the clock, so the phases add up to the total
+  // (read apart, the later reading runs ahead of the earlier one).
+  struct Reading {
+    double total = 0;
+    std::map<std::string, double> phases;
+  };
+  Reading read() const;
 
  private:
   std::function<double()> m_clock;

@@ -228,8 +228,9 @@ void learn_and_log(const TuneOptions& opt, const std::string& kb_path, const Say
     say(std::string("[tune] the knowledge base did not learn from this run: ") + e.what());
   }
   // Everything but writing the log itself, which reports it.
-  sum.seconds = phases.elapsed();
-  sum.phases_s = log.phases_s = phases.seconds();
+  const PhaseClock::Reading times = phases.read();
+  sum.seconds = times.total;
+  sum.phases_s = log.phases_s = times.phases;
   if (!opt.log.empty()) write_file_atomic(opt.log, run_log_to_json(log) + "\n");
 }
 
@@ -326,8 +327,9 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
     // "nvcc could not be run (...)" is the cause itself; anything else is the source's.
     conclude(sum, TuneVerdict::failed,
              why.rfind("nvcc could not be run", 0) == 0 ? why : "the original does not build with its harness: " + why);
-    sum.seconds = phases.elapsed();
-    sum.phases_s = phases.seconds();
+    const PhaseClock::Reading times = phases.read();
+    sum.seconds = times.total;
+    sum.phases_s = times.phases;
     return sum;
   }
 
