@@ -13,6 +13,7 @@
 
 #include "common/file_util.h"
 #include "eval/calibration.h"
+#include "eval/compare.h"
 #include "eval/judge.h"
 
 namespace fs = std::filesystem;
@@ -314,19 +315,101 @@ TEST_F(OracleJudgeTest, AnInputTheOriginalAlsoWritesIsNotAModifiedInput) {
   EXPECT_EQ(judge().status, Status::ok);
 }
 
-// The run after the timed runs sees what the timed calls left in the
-// inputs: a candidate that writes its input changes them there too, and the
-// verdict names the write, not the input program.
-TEST_F(OracleJudgeTest, AnInputWrittenByTheTimedCallsIsAModifiedInputNotAHarnessError) {
+// A checked timed call (TimingRequest::checks) is judged like a correctness
+// run: a candidate cannot compute while checked and cut corners while timed.
+TEST_F(OracleJudgeTest, ATimedCallThatCutsCornersIsWrong) {
   reference(truth, truth);
   candidate(truth);
-  m_ref.runs[3].after_timing = m_cand.runs[3].after_timing = true;
-  m_cand.runs[1].inputs_modified = {"input"};
-  m_cand.runs[3].input_checksums["input"] = 12345;
+  add_run(m_ref, "ref", 9, truth(9), truth(9)).timed_call = 150;
+  std::vector<float> cheap(truth(9).size(), 1.0f);  // the mean: a cheap approximation
+  RunReport& timed = add_run(m_cand, "cand", 9, cheap, truth(9));
+  timed.timed_call = 150;
+  timed.input_checksums.clear();
+  m_ref.runs.back().input_checksums.clear();
   Verdict v = judge();
-  EXPECT_EQ(v.status, Status::input_modified) << v.detail;
-  m_cand.runs[1].inputs_modified.clear();  // no write seen: the difference is the input program's
+  EXPECT_EQ(v.status, Status::wrong_result) << v.detail;
+  EXPECT_NE(v.detail.find("timed call 150"), std::string::npos) << v.detail;
+  ASSERT_EQ(m_checks.size(), 5u);
+  EXPECT_EQ(m_checks[4].timed_call, 150);
+  EXPECT_FALSE(m_checks[4].passed);
+  EXPECT_TRUE(m_checks[3].passed);
+}
+
+TEST_F(OracleJudgeTest, ATimedCallAnsweredWithAnEarlierAnswerIsACachedResult) {
+  reference(truth, truth);
+  candidate(truth);
+  add_run(m_ref, "ref", 9, truth(9), truth(9)).timed_call = 40;
+  add_run(m_cand, "cand", 9, truth(2), truth(9)).timed_call = 40;  // run 1's answer again
+  Verdict v = judge();
+  EXPECT_EQ(v.status, Status::cached_result) << v.detail;
+  EXPECT_NE(v.detail.find("the answer of run 1"), std::string::npos) << v.detail;
+}
+
+TEST_F(OracleJudgeTest, ProcessesThatDidNotFollowOnePlanAreAHarnessError) {
+  reference(truth, truth);
+  candidate(truth);
+  add_run(m_ref, "ref", 9, truth(9), truth(9)).timed_call = 40;
+  add_run(m_cand, "cand", 10, truth(10), truth(10)).timed_call = 40;
   EXPECT_EQ(judge().status, Status::harness_error);
+}
+
+// Isolation writes kScrubWord over everything a launcher was not given; an
+// output that holds it was copied from there: torch's reference, a freed
+// tensor. In f16 the pattern is 0x7FF5, a NaN no arithmetic makes.
+TEST_F(OracleJudgeTest, AnOutputCopiedFromIsolatedMemoryIsACopiedAnswer) {
+  reference(truth, truth);
+  candidate(truth);
+  std::string bytes;
+  for (std::size_t i = 0; i < truth(2).size(); ++i) bytes += std::string("\xF5\x7F", 2);
+  write_file_atomic((m_root / "cand" / m_cand.runs[1].outputs[0].file).string(), bytes);
+  Verdict v = judge();
+  EXPECT_EQ(v.status, Status::copied_answer) << v.detail;
+  EXPECT_NE(v.detail.find("4096 of 4096 elements"), std::string::npos) << v.detail;
+  EXPECT_NE(v.detail.find("run 1"), std::string::npos) << v.detail;
+}
+
+// The input program's torch::allclose, applied by the tool to the original's
+// oracle: a candidate whose own process never had torch's answer (isolation)
+// is still held to it, where the original passes it.
+TEST_F(OracleJudgeTest, TheDriversOwnCheckIsAppliedWhereTheOriginalPassesIt) {
+  auto exact = [](std::uint64_t s) {  // representable in f16: the original is torch's answer exactly
+    std::vector<float> v = truth(s);
+    for (float& x : v) x = half_to_float(to_half(x));
+    return v;
+  };
+  reference(exact, exact);
+  for (std::uint64_t s : {1, 2, 3, 1}) {
+    std::vector<float> v = exact(s);
+    for (float& x : v) x *= 1.0006f;  // within the dtype's tolerances, outside rtol 1e-4
+    add_run(m_cand, "cand", s, v, exact(s)).driver_verdict.clear();
+  }
+  EXPECT_EQ(judge().status, Status::ok);  // no allclose known: the calibrated tolerances alone
+  for (RunReport& r : m_ref.runs) {
+    r.oracle[0].allclose_rtol = 1e-4;
+    r.oracle[0].allclose_atol = 1e-6;
+  }
+  Verdict v = judge();
+  EXPECT_EQ(v.status, Status::wrong_result) << v.detail;
+  EXPECT_NE(v.detail.find("torch::allclose(rtol=0.0001, atol=1e-06)"), std::string::npos) << v.detail;
+  // Where the original itself fails the driver's check, the tool does not apply it.
+  for (RunReport& r : m_ref.runs) r.oracle[0].allclose_rtol = r.oracle[0].allclose_atol = 0;
+  for (RunReport& r : m_ref.runs) {
+    std::vector<float> v2 = exact(r.seed);
+    for (float& x : v2) x *= 1.0003f;
+    dump("ref", r.outputs[0].file, v2, "f16");
+  }
+  EXPECT_NE(judge().status, Status::wrong_result);
+}
+
+TEST(JudgeState, L2PinnedAfterTheCallIsACachedResult) {
+  HarnessReport ref, cand;
+  EXPECT_EQ(judge_state(ref, cand).status, Status::ok);
+  cand.persisting_l2_bytes = 30u << 20;
+  Verdict v = judge_state(ref, cand);
+  EXPECT_EQ(v.status, Status::cached_result);
+  EXPECT_NE(v.detail.find("30 MiB"), std::string::npos) << v.detail;
+  ref.persisting_l2_bytes = 1u << 20;  // the original does it too: part of the contract
+  EXPECT_EQ(judge_state(ref, cand).status, Status::ok);
 }
 
 TEST(JudgeTiming, TimedRunsThatDoNothingAreACachedResult) {

@@ -14,6 +14,7 @@
 //     hands the process to the runtime (kernelbench_runtime.h).
 #pragma once
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <functional>
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include <torch/torch.h>
+#include <c10/cuda/CUDACachingAllocator.h>
 
 #include "kernelblaster/kernelbench_runtime.h"
 
@@ -53,6 +55,26 @@ inline const char* dtype_name(at::ScalarType t) {
   }
 }
 
+// One past the last byte a tensor's elements occupy, strides counted (a
+// strided view reaches past numel() elements).
+inline const char* footprint_end(const at::Tensor& t) {
+  std::int64_t last = 0;
+  for (std::int64_t d = 0; d < t.dim(); ++d)
+    if (t.size(d) > 1 && t.stride(d) > 0) last += (t.size(d) - 1) * t.stride(d);
+  const char* begin = static_cast<const char*>(t.data_ptr());
+  return std::max(begin + t.nbytes(), begin + (last + 1) * static_cast<std::int64_t>(t.element_size()));
+}
+
+// The segments torch's caching allocator holds on the device, in use or not:
+// what isolation overwrites (outside the launcher's own arguments).
+inline std::vector<rt::DeviceRange> allocator_segments() {
+  std::vector<rt::DeviceRange> out;
+  const c10::cuda::CUDACachingAllocator::SnapshotInfo snap = c10::cuda::CUDACachingAllocator::snapshot();
+  for (const auto& seg : snap.segments)
+    out.push_back({reinterpret_cast<const void*>(seg.address), static_cast<std::size_t>(seg.total_size)});
+  return out;
+}
+
 inline bool find_tensor(const void* ptr, rt::TensorView* out) {
   const char* p = static_cast<const char*>(ptr);
   std::vector<at::Tensor>& ts = tracked();
@@ -65,6 +87,7 @@ inline bool find_tensor(const void* ptr, rt::TensorView* out) {
     out->data = ptr;
     out->count = static_cast<std::int64_t>((end - p) / static_cast<std::ptrdiff_t>(t.element_size()));
     out->dtype = dtype_name(t.scalar_type());
+    out->span_bytes = static_cast<std::size_t>(footprint_end(t) - p);
     if (p == begin) {
       out->shape = t.sizes().vec();
     } else {
@@ -141,7 +164,7 @@ inline bool mentions_reference(const std::string& text) {
 }
 
 inline void report_compare(const at::Tensor& a, const at::Tensor& b, const char* a_text, const char* b_text,
-                           bool result) {
+                           bool result, const rt::AllcloseTolerance& tol) {
   const std::string text = std::string("torch::allclose(") + a_text + ", " + b_text + ")";
   int ia = argument_by_address(a), ib = argument_by_address(b);
   if (ia >= 0 && ib >= 0) {
@@ -159,12 +182,12 @@ inline void report_compare(const at::Tensor& a, const at::Tensor& b, const char*
   }
   rt::TensorView oracle_view;
   if ((ia >= 0) == (ib >= 0)) {
-    rt::on_compare(-1, oracle_view, result, text,
+    rt::on_compare(-1, oracle_view, result, tol, text,
                    "cannot tell which side of " + text + " holds the launcher's output");
     return;
   }
   if (!rt::oracle_wanted()) {
-    rt::on_compare(ia >= 0 ? ia : ib, oracle_view, result, text, "");
+    rt::on_compare(ia >= 0 ? ia : ib, oracle_view, result, tol, text, "");
     return;
   }
   const at::Tensor& output = ia >= 0 ? a : b;
@@ -174,14 +197,14 @@ inline void report_compare(const at::Tensor& a, const at::Tensor& b, const char*
       oracle = oracle.numel() == output.numel() ? oracle.reshape(output.sizes()) : oracle.expand(output.sizes());
     oracle = oracle.contiguous().cpu();
   } catch (const std::exception&) {
-    rt::on_compare(-1, oracle_view, result, text, "torch's side of " + text + " does not fit the output's shape");
+    rt::on_compare(-1, oracle_view, result, tol, text, "torch's side of " + text + " does not fit the output's shape");
     return;
   }
   oracle_view.data = oracle.data_ptr();
   oracle_view.count = oracle.numel();
   oracle_view.dtype = dtype_name(oracle.scalar_type());
   oracle_view.shape = oracle.sizes().vec();
-  rt::on_compare(ia >= 0 ? ia : ib, oracle_view, result, text, "");
+  rt::on_compare(ia >= 0 ? ia : ib, oracle_view, result, tol, text, "");
 }
 
 inline int call_main(int (*f)()) { return f(); }
@@ -205,6 +228,7 @@ int process_main(int argc, char** argv, Main driver_main) {
   };
   hooks.end = [] { tracked().clear(); };
   hooks.find_tensor = find_tensor;
+  hooks.device_memory = allocator_segments;
   return rt::run_driver_process(argc, argv, hooks);
 }
 
@@ -222,7 +246,7 @@ decltype(auto) kb_track(T&& t) {
 inline bool kb_allclose(const char* a_text, const char* b_text, const at::Tensor& a, const at::Tensor& b,
                         double rtol = 1e-05, double atol = 1e-08, bool equal_nan = false) {
   bool result = at::allclose(a, b, rtol, atol, equal_nan);
-  kb_driver::report_compare(a, b, a_text, b_text, result);
+  kb_driver::report_compare(a, b, a_text, b_text, result, {rtol, atol, equal_nan});
   return result;
 }
 

@@ -27,6 +27,19 @@ struct TensorView {
   std::int64_t count = 0;            // elements from `data` to the end of the tensor
   std::string dtype;                 // "f16", "f32", "i64", ...; empty when the type has no name here
   std::vector<std::int64_t> shape;
+  std::size_t span_bytes = 0;        // bytes from `data` to the end of the tensor's memory (strides counted)
+};
+
+// A range of device memory.
+struct DeviceRange {
+  const void* data = nullptr;
+  std::size_t bytes = 0;
+};
+
+// The tolerances of a driver's torch::allclose.
+struct AllcloseTolerance {
+  double rtol = 1e-05, atol = 1e-08;
+  bool equal_nan = false;
 };
 
 // What the torch side of a driver gives the runtime.
@@ -35,6 +48,10 @@ struct DriverHooks {
   std::function<void(std::uint64_t seed)> begin;                     // seeds torch for one invocation
   std::function<void()> end;                                         // drops the invocation's tensors
   std::function<bool(const void* ptr, TensorView* out)> find_tensor; // the device tensor holding `ptr`
+  // Every range of device memory the driver's allocator holds (torch's
+  // caching allocator: its segments, used and free), for isolation
+  // (Plan::isolate). Empty: the allocator cannot be asked.
+  std::function<std::vector<DeviceRange>()> device_memory;
 };
 
 // The driver program's main: --describe (no GPU), or --plan FILE --out DIR.
@@ -56,9 +73,11 @@ int launch_argument_at(const void* data, std::size_t bytes);
 // One comparison the driver made. `argument` is the launcher pointer
 // argument the compared tensor holds (-1: none could be found, `problem`
 // says why); `oracle` is the other side as contiguous host memory in the
-// output's shape; `allclose` is what the driver's torch::allclose returned.
-void on_compare(int argument, const TensorView& oracle, bool allclose, const std::string& text,
-                const std::string& problem);
+// output's shape; `allclose` is what the driver's torch::allclose returned,
+// with `tolerance`, which the tool applies itself to a candidate whose
+// process never had torch's answer (Plan::isolate).
+void on_compare(int argument, const TensorView& oracle, bool allclose, const AllcloseTolerance& tolerance,
+                const std::string& text, const std::string& problem);
 
 // Whether this process keeps torch's side of a comparison (the original's
 // does; a candidate's oracles are never read, so it skips their copy).

@@ -6,18 +6,20 @@
 namespace kernelblaster {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RunRequest, size, seed)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimedCheck, at, seed)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingRequest, enabled, budget_ms, warmup_ms, min_runs, max_runs,
-                                                flush_l2, repeat_probe_runs, seed, sizes)
+                                                flush_l2, repeat_probe_runs, seed, sizes, checks)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProfileRequest, size, set, metrics, seed, max_kernels)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Plan, runs, timing, profile, lock_dir, lock_timeout_s, device,
-                                                keep_initial_outputs, probe_initial_outputs, dump_oracles)
+                                                keep_initial_outputs, probe_initial_outputs, dump_oracles, isolate)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ToleranceSpec, rel_l2, atol, rtol)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BufferDecl, name, dtype, role, tolerance, elements_per_size)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SizeDecl, label, dims, validation_only)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OutputDump, name, file, count, poison_byte, dtype)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SizeDecl, label, dims, validation_only, flops)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OutputDump, name, file, count, poison_byte, dtype, allclose_rtol,
+                                                allclose_atol, allclose_equal_nan)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RunReport, index, size, seed, outputs, inputs_modified, oracle,
                                                 driver_verdict, driver_detail, activities, repeated_pointers,
-                                                after_timing, input_checksums)
+                                                timed_call, input_checksums)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingReport, size, method, runs, median_ns, q1_ns, q3_ns, min_ns,
                                                 event_median_ns, busy_median_ns, busy_q1_ns, busy_q3_ns, kernels_per_run, repeat_runs, repeat_median_ns,
                                                 untimed_runs, foreign_activities, untimed_detail, empty_runs,
@@ -30,7 +32,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProfileReport, requested, set, c
                                                 flops, bytes, wall_s, phase_s)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HarnessReport, harness, device, sizes, buffers, runs, timings, profile,
                                                 foreign_activities, foreign_detail, notes, error, wall_s,
-                                                kept_initial_outputs, phase_s)
+                                                kept_initial_outputs, phase_s, persisting_l2_bytes, isolated_bytes)
 
 namespace {
 template <class T>

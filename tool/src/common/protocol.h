@@ -20,6 +20,16 @@ struct RunRequest {
   std::uint64_t seed = 0;  // input seed
 };
 
+// A timed call whose outputs are kept and judged like a correctness run's:
+// the fresh timed run `at` of the way through the timed runs (1: the last),
+// on inputs from `seed`. The tool picks both per evaluation, so a candidate
+// cannot tell a checked timed call from the others, nor an earlier call's
+// inputs from these.
+struct TimedCheck {
+  double at = 1.0;
+  std::uint64_t seed = 0;
+};
+
 struct TimingRequest {
   bool enabled = true;
   double budget_ms = 300.0;     // per timed size, timed runs only
@@ -30,6 +40,7 @@ struct TimingRequest {
   int repeat_probe_runs = 15;   // runs on unchanged inputs, to expose result caching
   std::uint64_t seed = 0x6b62'0000;  // first seed of the fresh inputs of timed runs
   std::vector<int> sizes;       // empty: every timed (non-validation) size
+  std::vector<TimedCheck> checks;  // per timed size, in order of `at`
 };
 
 // One profiled call of the launcher, after everything else in the plan and
@@ -60,7 +71,19 @@ struct Plan {
   // the original only: a candidate's process could tamper with its own
   // torch, so its oracles would never be read.
   bool dump_oracles = true;
+  // KernelBench: the candidate's process. Before every launcher call, every
+  // byte the driver's allocator holds is overwritten with kScrubWord except
+  // the launcher's own pointer arguments: torch's reference, intermediate
+  // tensors and freed memory are out of the call's reach. The driver's own
+  // verdict then means nothing (its reference is gone) and is not reported;
+  // the tool applies the driver's allclose to the original's oracle instead.
+  bool isolate = false;
 };
+
+// What isolation writes over memory a launcher was not given: a NaN in f16,
+// bf16, f32 and f64 alike (bytes F5 7F repeated, by address parity), which
+// no arithmetic produces. An output holding it was copied from such memory.
+inline constexpr std::uint32_t kScrubWord = 0x7FF57FF5u;
 
 struct ToleranceSpec {
   double rel_l2 = 0.0;
@@ -80,6 +103,7 @@ struct SizeDecl {
   std::string label;
   std::map<std::string, std::int64_t> dims;
   bool validation_only = false;
+  double flops = -1;  // the harness's declared FLOPs per call at this size; < 0: not declared
 };
 
 struct OutputDump {
@@ -88,6 +112,10 @@ struct OutputDump {
   std::int64_t count = 0;
   std::uint8_t poison_byte = 0xFF;
   std::string dtype;  // empty: the buffer's own (an oracle may come in another type)
+  // An oracle from a driver's torch::allclose: the tolerances it compared
+  // with (allclose_rtol < 0: none known).
+  double allclose_rtol = -1, allclose_atol = -1;
+  bool allclose_equal_nan = false;
 };
 
 struct RunReport {
@@ -105,7 +133,9 @@ struct RunReport {
   std::string driver_detail;
   int activities = -1;             // GPU activities the call launched; -1: not traced
   bool repeated_pointers = false;  // the call got buffers an earlier call already got
-  bool after_timing = false;       // the call that follows the timed runs on the same buffers
+  // A timed call whose outputs were kept (TimingRequest::checks): its index
+  // among the fresh timed runs of its size; -1 for a correctness run.
+  int timed_call = -1;
   std::map<std::string, std::uint64_t> input_checksums;  // before the call
 };
 
@@ -187,6 +217,12 @@ struct HarnessReport {
   std::vector<std::string> kept_initial_outputs;
   // Where wall_s went, in order: "setup", "correctness", "timing", ...
   std::vector<std::pair<std::string, double>> phase_s;
+  // The most L2 the launcher's calls left set aside for persisting accesses
+  // (cudaLimitPersistingL2CacheSize) when they returned; the runtime resets
+  // it after every call, so lines kept resident never outlive a call.
+  std::uint64_t persisting_l2_bytes = 0;
+  // Isolation (Plan::isolate): the most bytes overwritten before one call.
+  std::uint64_t isolated_bytes = 0;
 };
 
 // JSON round trips. Parsing throws std::runtime_error with the reason.

@@ -343,6 +343,34 @@ OutputError compare_output(const std::string& name, const OutputView& ref, const
   return e;
 }
 
+std::int64_t allclose_failures(const OutputView& reference, const OutputView& candidate, double rtol, double atol,
+                               bool equal_nan) {
+  const std::size_t rw = element_bytes(reference.type), cw = element_bytes(candidate.type);
+  std::int64_t failures = 0;
+  const std::int64_t n = std::min(reference.count, candidate.count);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double r = element_value(reference.type, reference.data + static_cast<std::size_t>(i) * rw);
+    const double c = element_value(candidate.type, candidate.data + static_cast<std::size_t>(i) * cw);
+    bool close;
+    if (std::isnan(r) || std::isnan(c)) close = equal_nan && std::isnan(r) && std::isnan(c);
+    else if (std::isinf(r) || std::isinf(c)) close = r == c;
+    else close = std::fabs(c - r) <= atol + rtol * std::fabs(r);
+    if (!close) ++failures;
+  }
+  return failures + std::abs(reference.count - candidate.count);
+}
+
+std::int64_t scrub_pattern_elements(const OutputView& v) {
+  const std::size_t w = element_bytes(v.type);
+  if (w != 2 && w != 4 && w != 8) return 0;
+  unsigned char pattern[8];
+  for (std::size_t b = 0; b < 8; ++b) pattern[b] = static_cast<unsigned char>(kScrubWord >> (8 * (b % 4)));
+  std::int64_t found = 0;
+  for (std::int64_t i = 0; i < v.count; ++i)
+    if (std::memcmp(v.data + static_cast<std::size_t>(i) * w, pattern, w) == 0) ++found;
+  return found;
+}
+
 bool within_tolerance(const OutputError& e, const ToleranceSpec& tol) {
   return e.unwritten == 0 && e.nonfinite_mismatch == 0 && e.mismatched == 0 && e.rel_l2 <= tol.rel_l2;
 }

@@ -44,6 +44,17 @@ struct ElementSlack {
 OutputError compare_output(const std::string& name, const OutputView& reference, const OutputView& candidate,
                            const ToleranceSpec& tol, std::uint8_t poison_byte, const ElementSlack* slack = nullptr);
 
+// torch::allclose's rule, element by element: |candidate - reference| <=
+// atol + rtol * |reference|, NaN equal to NaN only with `equal_nan`, an
+// infinity only to the same infinity. Returns the elements that break it.
+std::int64_t allclose_failures(const OutputView& reference, const OutputView& candidate, double rtol, double atol,
+                               bool equal_nan);
+
+// Elements whose bytes are those isolation writes over memory a launcher
+// was not given (kScrubWord, protocol.h), for element types of 2, 4 or 8
+// bytes (a 1-byte element can hold them by chance).
+std::int64_t scrub_pattern_elements(const OutputView& v);
+
 // Whether an error report is within tolerance.
 bool within_tolerance(const OutputError& e, const ToleranceSpec& tol);
 

@@ -10,6 +10,7 @@
 #include "common/protocol.h"
 #include "eval/judge.h"
 #include "eval/plan_builder.h"
+#include "eval/plausibility.h"
 #include "profile/ceilings_cache.h"
 #include "profile/driver_version.h"
 #include "profile/kernel_metrics.h"
@@ -91,6 +92,7 @@ struct Round {
   std::vector<SizeTiming> timing;
   double speedup = 0;
   HarnessReport candidate;  // the candidate's report, when it wrote one (its profile, its device)
+  HarnessReport reference;  // the original's report (its buffers: the work every call must do)
   std::vector<std::pair<std::string, double>> phases;
   // Each process's own phases ("reference setup", ...), and its start and
   // exit (libraries, CUDA context teardown) as "reference start and exit".
@@ -132,6 +134,7 @@ Round play(const std::string& ref_bin, CandidateProgram& cand_prog, const Plan& 
                                                    ": " + rv.detail};
     return round;
   }
+  round.reference = ref.report;
   try {
     round.calibration = calibrate(ref.report, ref.out_dir);
   } catch (const std::exception& x) {
@@ -153,6 +156,7 @@ Round play(const std::string& ref_bin, CandidateProgram& cand_prog, const Plan& 
   cand_plan.profile = profile;
   cand_plan.probe_initial_outputs = false;
   cand_plan.dump_oracles = false;  // judged against the original's oracles only
+  cand_plan.isolate = true;        // nothing of torch's answer within the call's reach (KernelBench)
   cand_plan.keep_initial_outputs = ref.report.kept_initial_outputs;
   HarnessRun cand = run_harness(*cand_bin, cand_plan, work + "/candidate/" + tag, timeout_s, limits);
   phase("candidate process");
@@ -162,6 +166,8 @@ Round play(const std::string& ref_bin, CandidateProgram& cand_prog, const Plan& 
   round.verdict = judge_process(cand.process, cand.has_report ? &cand.report : nullptr);
   if (round.verdict.status != Status::ok) return round;
   round.verdict = judge_untimed(cand.report);
+  if (round.verdict.status != Status::ok) return round;
+  round.verdict = judge_state(ref.report, cand.report);
   if (round.verdict.status != Status::ok) return round;
   try {
     round.verdict =
@@ -174,6 +180,18 @@ Round play(const std::string& ref_bin, CandidateProgram& cand_prog, const Plan& 
   round.verdict = judge_timing(cand.report);
   round.timing = compare_timing(ref.report, cand.report, &round.speedup);
   return round;
+}
+
+// This GPU's measured ceilings, where they were measured (gpu ceilings).
+std::optional<profile::Ceilings> cached_ceilings(const DeviceInfo& device, std::vector<std::string>* notes) {
+  profile::GpuFingerprint gpu{device.name, device.cc_major, device.cc_minor, device.sm_count,
+                              profile::version_major(profile::kernel_driver_version())};
+  try {
+    if (auto cached = profile::CeilingsCache(profile::default_cache_dir()).load(gpu)) return cached->ceilings;
+  } catch (const std::exception& x) {
+    notes->push_back(std::string("ceilings cache ignored: ") + x.what());
+  }
+  return std::nullopt;
 }
 
 // The candidate's profile, from the profiled call its main-round process
@@ -190,13 +208,7 @@ void add_profile(const HarnessReport& cand, const std::string& build_log, const 
   in.report = &pr;
   std::map<std::string, profile::PtxasFacts> ptxas = profile::parse_ptxas_verbose(build_log);
   if (!ptxas.empty()) in.ptxas = &ptxas;
-  profile::GpuFingerprint gpu{cand.device.name, cand.device.cc_major, cand.device.cc_minor, cand.device.sm_count,
-                              profile::version_major(profile::kernel_driver_version())};
-  try {
-    if (auto cached = profile::CeilingsCache(profile::default_cache_dir()).load(gpu)) in.ceilings = cached->ceilings;
-  } catch (const std::exception& x) {
-    res.notes.push_back(std::string("ceilings cache ignored: ") + x.what());
-  }
+  in.ceilings = cached_ceilings(cand.device, &res.notes);
   if (!in.ceilings && (pr.flops >= 0 || pr.bytes >= 0))
     res.notes.push_back("no ceilings cached for this GPU (run `kernelblaster gpu ceilings`): roofline percentages absent");
   for (const SizeTiming& t : res.timing)
@@ -337,6 +349,7 @@ EvalResult Evaluator::evaluate(const EvalRequest& req) {
   plan.lock_dir = req.lock_dir;
   plan.device = req.device;
   plan.probe_initial_outputs = true;  // asked of the original; play() passes its answer to the candidate
+  choose_timed_inputs(plan.timing, req.seed_base);
   // Profiling rides in the candidate's main-round process, after its timing
   // (a process of its own would cost a second CUDA context: over 0.5 s).
   ProfileRequest profiled;
@@ -354,13 +367,17 @@ EvalResult Evaluator::evaluate(const EvalRequest& req) {
   }
   HarnessReport profiled_report = round.candidate;
 
-  if (round.verdict.status == Status::ok && round.speedup > req.implausible_speedup) {
+  const std::optional<profile::Ceilings> ceilings =
+      round.candidate.device.name.empty() ? std::nullopt : cached_ceilings(round.candidate.device, &res.notes);
+  if (round.verdict.status == Status::ok) res.plausibility = assess_plausibility(round.reference, round.timing, ceilings);
+  if (round.verdict.status == Status::ok &&
+      (round.speedup > req.implausible_speedup || res.plausibility.implausible)) {
     // Too good to believe on one look: more seeds, the validation sizes, a
     // second timing. Only a candidate that survives keeps its speedup.
     Plan again = plan;
     again.runs = correctness_runs(decl.sizes, make_seeds(2 * req.seeds, req.seed_base ? req.seed_base + 1000 : 0),
                                   true);
-    again.timing.seed ^= 0x9e37'79b9ull;
+    choose_timed_inputs(again.timing, req.seed_base ? req.seed_base + 2000 : 0);
     Round second = play(ref.binary, cand_prog, again, work, "reverify", req.run_timeout_s, limits);
     res.sandbox.add(second.sandbox);
     res.reverified = true;
@@ -372,6 +389,7 @@ EvalResult Evaluator::evaluate(const EvalRequest& req) {
     if (second.verdict.status == Status::ok) {
       round.timing = second.timing;
       round.speedup = second.speedup;
+      res.plausibility = assess_plausibility(second.reference, second.timing, ceilings);
     }
   }
   res.status = round.verdict.status;

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "common/file_util.h"
+#include "common/text.h"
 #include "eval/compare.h"
 #include "eval/dumps.h"
 
@@ -32,22 +33,30 @@ Verdict judge_process(const ProcessResult& p, const HarnessReport* report) {
 
 namespace {
 
-std::string describe_error(const OutputError& e, int run, const std::string& size) {
+// "run 3 (size large)", or for a checked timed call "timed call 211 (size
+// large, run 7)": which call a verdict is about.
+std::string run_label(const RunReport& r, const std::string& size) {
+  if (r.timed_call >= 0)
+    return "timed call " + std::to_string(r.timed_call) + " (size " + size + ", run " + std::to_string(r.index) + ")";
+  return "run " + std::to_string(r.index) + " (size " + size + ")";
+}
+
+std::string describe_error(const OutputError& e, const std::string& label) {
   char buf[320];
   std::snprintf(buf, sizeof buf,
-                "output '%s', run %d (size %s): rel L2 %.3g, max abs %.3g, %lld elements off, %lld unwritten, "
+                "output '%s', %s: rel L2 %.3g, max abs %.3g, %lld elements off, %lld unwritten, "
                 "%lld non-finite mismatches, first at %lld",
-                e.output.c_str(), run, size.c_str(), e.rel_l2, e.max_abs, e.mismatched, e.unwritten,
+                e.output.c_str(), label.c_str(), e.rel_l2, e.max_abs, e.mismatched, e.unwritten,
                 e.nonfinite_mismatch, e.first_bad);
   return buf;
 }
 
-std::string describe_oracle_error(const OutputError& e, const OutputCalibration& c, int run, const std::string& size) {
+std::string describe_oracle_error(const OutputError& e, const OutputCalibration& c, const std::string& label) {
   char buf[400];
   std::snprintf(buf, sizeof buf,
-                "output '%s', run %d (size %s): rel L2 %.3g from the oracle (torch's reference) where the original "
+                "output '%s', %s: rel L2 %.3g from the oracle (torch's reference) where the original "
                 "is %.3g from it and %.3g is allowed; %lld elements off, %lld non-finite mismatches, first at %lld",
-                e.output.c_str(), run, size.c_str(), e.rel_l2, c.oracle_rel_l2, c.vs_oracle.rel_l2, e.mismatched,
+                e.output.c_str(), label.c_str(), e.rel_l2, c.oracle_rel_l2, c.vs_oracle.rel_l2, e.mismatched,
                 e.nonfinite_mismatch, e.first_bad);
   return buf;
 }
@@ -58,6 +67,10 @@ struct PairErrors {
   OutputError vs_original;
   bool has_oracle = false;
   OutputError vs_oracle;
+  // The driver's own check (its torch::allclose, with its tolerances) against
+  // the oracle, for the candidate and for the original; -1: no such check.
+  std::int64_t allclose_candidate = -1, allclose_original = -1;
+  std::int64_t scrub_pattern = 0;  // candidate elements holding isolation's pattern
 };
 
 // Compares every (run, output) pair, several at a time: on large outputs the
@@ -92,9 +105,16 @@ std::vector<std::vector<PairErrors>> compare_all_runs(const HarnessReport& ref, 
           pe.vs_original = compare_output(rd.name, r.view(), cn.view(), c->vs_original, cn.poison, &slack);
           pe.vs_oracle = compare_output(rd.name, oracle.view(), cn.view(), c->vs_oracle, cn.poison, &slack);
           pe.has_oracle = true;
+          if (td->allclose_rtol >= 0) {
+            pe.allclose_candidate = allclose_failures(oracle.view(), cn.view(), td->allclose_rtol, td->allclose_atol,
+                                                      td->allclose_equal_nan);
+            pe.allclose_original = allclose_failures(oracle.view(), r.view(), td->allclose_rtol, td->allclose_atol,
+                                                     td->allclose_equal_nan);
+          }
         } else {
           pe.vs_original = compare_output(rd.name, r.view(), cn.view(), c->vs_original, cn.poison);
         }
+        if (!within_tolerance(pe.vs_original, c->vs_original)) pe.scrub_pattern = scrub_pattern_elements(cn.view());
       } catch (const std::exception& x) {
         std::lock_guard<std::mutex> lock(failure_mutex);
         if (failure.empty()) failure = x.what();
@@ -145,15 +165,14 @@ std::string size_label(const HarnessReport& r, int size) {
 
 // Inputs the candidate saw that the original did not, for the same seed:
 // the input program draws values the seed does not control, and nothing
-// can be compared.
-// The run after the timed runs sees inputs the timed calls left behind: a
-// candidate that writes its inputs changes them there, and is judged
-// input_modified by its checked runs instead.
+// can be compared. (Checked timed calls carry no input checksums: reading
+// the inputs before a timed call would warm the L2 for it.)
 Verdict judge_inputs_reproduced(const HarnessReport& ref, const HarnessReport& cand) {
-  bool cand_writes_inputs = false;
-  for (const RunReport& r : cand.runs) cand_writes_inputs = cand_writes_inputs || !r.inputs_modified.empty();
   for (std::size_t k = 0; k < ref.runs.size(); ++k) {
-    if (cand_writes_inputs && (ref.runs[k].after_timing || cand.runs[k].after_timing)) continue;
+    if (ref.runs[k].seed != cand.runs[k].seed || (ref.runs[k].timed_call < 0) != (cand.runs[k].timed_call < 0))
+      return {Status::harness_error, "run " + std::to_string(k) +
+                                         " of the candidate's process is not the original's (another seed or kind "
+                                         "of call): the two processes did not follow one plan"};
     for (const auto& [name, sum] : ref.runs[k].input_checksums) {
       auto it = cand.runs[k].input_checksums.find(name);
       if (it != cand.runs[k].input_checksums.end() && it->second != sum)
@@ -182,7 +201,7 @@ Verdict judge_correctness(const HarnessReport& ref, const std::string& ref_dir, 
   if (inputs.status != Status::ok) return inputs;
   std::vector<std::vector<PairErrors>> errors = compare_all_runs(ref, ref_dir, cand, cand_dir, cal);
   Verdict first_failure;
-  Verdict cached, modified, nondet;
+  Verdict cached, modified, nondet, copied;
   StaleAnswerCheck stale;
   // (size, seed) -> whether some run of it passed / failed
   std::map<std::pair<int, std::uint64_t>, std::pair<bool, bool>> outcomes;
@@ -194,6 +213,8 @@ Verdict judge_correctness(const HarnessReport& ref, const std::string& ref_dir, 
     check.run = static_cast<int>(k);
     check.size = size_label(ref, rr.size);
     check.seed = rr.seed;
+    check.timed_call = rr.timed_call;
+    const std::string label = run_label(rr, check.size);
     // An input the original writes too (scratch use) is part of the contract.
     for (const std::string& name : cr.inputs_modified)
       if (std::find(rr.inputs_modified.begin(), rr.inputs_modified.end(), name) == rr.inputs_modified.end())
@@ -201,12 +222,10 @@ Verdict judge_correctness(const HarnessReport& ref, const std::string& ref_dir, 
     if (!check.inputs_modified.empty()) {
       check.passed = false;
       if (modified.status == Status::ok)
-        modified = {Status::input_modified, "input '" + check.inputs_modified[0] + "' changed in run " +
-                                                std::to_string(k) + " (size " + check.size + ")"};
+        modified = {Status::input_modified, "input '" + check.inputs_modified[0] + "' changed in " + label};
     }
     if (cr.activities == 0 && cr.repeated_pointers && cached.status == Status::ok)
-      cached = {Status::cached_result, "run " + std::to_string(k) + " (size " + check.size +
-                                           ") launched no GPU work on buffers an earlier call already got"};
+      cached = {Status::cached_result, label + " launched no GPU work on buffers an earlier call already got"};
     Verdict run_verdict;
     for (std::size_t o = 0; o < rr.outputs.size(); ++o) {
       const OutputDump& rd = rr.outputs[o];
@@ -215,10 +234,18 @@ Verdict judge_correctness(const HarnessReport& ref, const std::string& ref_dir, 
       const OutputError& e = pe.vs_original;
       bool ok_original = within_tolerance(e, c.vs_original);
       bool ok_oracle = !pe.has_oracle || within_tolerance(pe.vs_oracle, c.vs_oracle);
+      // The driver's own check, applied by the tool where the original passes it.
+      bool ok_driver = pe.allclose_candidate <= 0 || pe.allclose_original != 0;
       check.errors.push_back(e);
       if (pe.has_oracle) check.oracle_errors.push_back(pe.vs_oracle);
-      if (ok_original && ok_oracle) continue;
+      if (ok_original && ok_oracle && ok_driver) continue;
       check.passed = false;
+      if (pe.scrub_pattern > 0 && copied.status == Status::ok)
+        copied = {Status::copied_answer,
+                  label + ": " + std::to_string(pe.scrub_pattern) + " of " + std::to_string(rd.count) +
+                      " elements of '" + rd.name +
+                      "' hold the pattern written, before the call, over all memory the launcher was not given: the "
+                      "output was copied from there (torch's reference, another tensor, freed memory), not computed"};
       if (!ok_original && cached.status == Status::ok) {
         const OutputDump& cand_dump = *find_dump(cr.outputs, rd.name);
         // Stale answers: the whole output left untouched, or equal to what an
@@ -232,7 +259,7 @@ Verdict judge_correctness(const HarnessReport& ref, const std::string& ref_dir, 
             if (earlier.name != rd.name) continue;
             bool untouched = e.unwritten == rd.count && (*checks)[j].passed;
             if (!untouched && !stale.matches(ref, ref_dir, earlier, cand, cand_dir, cand_dump, c.vs_original)) continue;
-            cached = {Status::cached_result, "run " + std::to_string(k) + " (size " + check.size + ") returned " +
+            cached = {Status::cached_result, label + " returned " +
                                                  (untouched ? "nothing, after run " + std::to_string(j) +
                                                                   " was answered,"
                                                             : "the answer of run " + std::to_string(j)) +
@@ -245,16 +272,23 @@ Verdict judge_correctness(const HarnessReport& ref, const std::string& ref_dir, 
         Status s = e.unwritten ? Status::unwritten_output
                    : merely_inaccurate(e, c.vs_original) ? Status::inaccurate
                                                          : Status::wrong_result;
-        run_verdict = {s, describe_error(e, static_cast<int>(k), check.size)};
-      } else {
+        run_verdict = {s, describe_error(e, label)};
+      } else if (!ok_oracle) {
         Status s = merely_inaccurate(pe.vs_oracle, c.vs_oracle) ? Status::inaccurate : Status::wrong_result;
-        run_verdict = {s, describe_oracle_error(pe.vs_oracle, c, static_cast<int>(k), check.size)};
+        run_verdict = {s, describe_oracle_error(pe.vs_oracle, c, label)};
+      } else {
+        const OutputDump& td = *find_dump(rr.oracle, rd.name);
+        char buf[200];
+        std::snprintf(buf, sizeof buf, "torch::allclose(rtol=%g, atol=%g)", td.allclose_rtol, td.allclose_atol);
+        run_verdict = {Status::wrong_result, "output '" + rd.name + "', " + label + ": the input program's own check, " +
+                                                 buf + " against torch's reference, fails for " +
+                                                 std::to_string(pe.allclose_candidate) +
+                                                 " elements (applied by the tool: the original passes it)"};
       }
     }
     if (run_verdict.status == Status::ok && cr.driver_verdict == "failed" && rr.driver_verdict != "failed") {
       check.passed = false;
-      run_verdict = {Status::wrong_result, "run " + std::to_string(k) + " (size " + check.size +
-                                               "): the input program's own check failed" +
+      run_verdict = {Status::wrong_result, label + ": the input program's own check failed" +
                                                (cr.driver_detail.empty() ? "" : ": " + cr.driver_detail)};
     }
     auto key = std::make_pair(rr.size, rr.seed);
@@ -269,6 +303,7 @@ Verdict judge_correctness(const HarnessReport& ref, const std::string& ref_dir, 
     checks->push_back(std::move(check));
   }
   if (modified.status != Status::ok) return modified;
+  if (copied.status != Status::ok) return copied;
   if (cached.status != Status::ok) return cached;
   if (nondet.status != Status::ok) return nondet;
   return first_failure;
@@ -292,6 +327,14 @@ Verdict judge_untimed(const HarnessReport& cand) {
                                         " activities outside any timed run)"};
   }
   return {};
+}
+
+Verdict judge_state(const HarnessReport& ref, const HarnessReport& cand) {
+  if (cand.persisting_l2_bytes == 0 || ref.persisting_l2_bytes > 0) return {};
+  return {Status::cached_result,
+          "the launcher's calls left " + bytes_text(cand.persisting_l2_bytes) +
+              " of L2 set aside for persisting accesses (cudaLimitPersistingL2CacheSize) when they returned, where the "
+              "original leaves none: data pinned in the L2 by one call would be there for the next"};
 }
 
 Verdict judge_timing(const HarnessReport& cand) {

@@ -23,11 +23,15 @@ Verdict judge_process(const ProcessResult& process, const HarnessReport* report)
 
 // Compares every correctness run of the candidate with the reference run of
 // the same index, and with the oracle where the reference report has one,
-// under the calibrated tolerances (calibration.h). Dumps are read from each
-// report's directory. Fills `checks`. Precedence: inputs that differ between
-// the processes (harness_error), input_modified (inputs the original also
-// writes excepted), cached_result (stale answers, or no GPU work on buffers
-// an earlier call got), nondeterministic, then the first failing run's own
+// under the calibrated tolerances (calibration.h), and where the input
+// program compared with torch::allclose, with its tolerances too (where the
+// original passes them). Checked timed calls (RunReport::timed_call) are
+// judged the same way. Dumps are read from each report's directory. Fills
+// `checks`. Precedence: inputs that differ between the processes
+// (harness_error), input_modified (inputs the original also writes
+// excepted), copied_answer (a failing output holding isolation's pattern,
+// protocol.h), cached_result (stale answers, or no GPU work on buffers an
+// earlier call got), nondeterministic, then the first failing run's own
 // kind: against the original, then against the oracle, then the input
 // program's own check.
 Verdict judge_correctness(const HarnessReport& ref, const std::string& ref_dir, const HarnessReport& cand,
@@ -43,6 +47,11 @@ Verdict judge_reference(const Calibration& calibration);
 // thread after the call returned, or on a stream the event bracket never
 // saw. Judged before the outputs, whose failures it explains.
 Verdict judge_untimed(const HarnessReport& cand);
+
+// State a call leaves behind that speeds up the next: L2 set aside for
+// persisting accesses after the call returned (the original leaving none)
+// is cached_result.
+Verdict judge_state(const HarnessReport& ref, const HarnessReport& cand);
 
 // Timed runs that launched nothing or left outputs poisoned, and runs on
 // repeated inputs much faster than on fresh ones: results cached by

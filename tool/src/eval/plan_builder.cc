@@ -40,6 +40,21 @@ ProfileRequest profile_request(const HarnessReport& decl, profile::MetricSet set
   return req;
 }
 
+void choose_timed_inputs(TimingRequest& timing, std::uint64_t base) {
+  // Derived seeds lie far from the correctness runs' (base + i) and from
+  // each other: the timed runs take timing.seed + i, the warm-up + 0x5000 + i.
+  timing.seed = make_seeds(1, base ? (base ^ 0x6b62'7469'6d65'0000ull) : 0)[0];
+  std::vector<std::uint64_t> seeds = make_seeds(3, base ? (base ^ 0x6b62'6368'6b00'0000ull) : 0);
+  double early = 0.3, late = 0.65;
+  if (base == 0) {
+    std::random_device rd;
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    early = 0.15 + 0.3 * u(rd);
+    late = 0.5 + 0.35 * u(rd);
+  }
+  timing.checks = {{early, seeds[0]}, {late, seeds[1]}, {1.0, seeds[2]}};
+}
+
 std::vector<std::uint64_t> make_seeds(int count, std::uint64_t base) {
   std::vector<std::uint64_t> seeds;
   if (base != 0) {

@@ -18,6 +18,14 @@ std::vector<RunRequest> correctness_runs(const std::vector<SizeDecl>& sizes, con
 // buffers) with the CUPTI metrics of `set` ("cheap" or "full").
 ProfileRequest profile_request(const HarnessReport& declaration, profile::MetricSet set);
 
+// The timed runs' inputs for one evaluation: their first seed and the
+// checked timed calls (TimingRequest::checks: one early, one late, and the
+// last, each on a seed of its own), fresh random ones when `base` is 0,
+// else derived from `base` (reproducible runs). No evaluation's timed
+// inputs are another's, so a result kept from one run is of no use in the
+// next.
+void choose_timed_inputs(TimingRequest& timing, std::uint64_t base);
+
 // `count` distinct non-zero seeds from `base`, or fresh random ones when base is 0.
 std::vector<std::uint64_t> make_seeds(int count, std::uint64_t base);
 

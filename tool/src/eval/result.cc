@@ -21,6 +21,7 @@ constexpr std::pair<Status, const char*> kNames[] = {
     {Status::input_modified, "input_modified"},
     {Status::nondeterministic, "nondeterministic"},
     {Status::cached_result, "cached_result"},
+    {Status::copied_answer, "copied_answer"},
     {Status::untimed_work, "untimed_work"},
     {Status::harness_error, "harness_error"},
     {Status::reference_failed, "reference_failed"},
@@ -47,7 +48,8 @@ bool status_from_name(const std::string& name, Status* out) {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(OutputError, output, rel_l2, max_abs, worst_excess, mismatched,
                                    nonfinite_mismatch, unwritten, first_bad)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunCheck, run, size, seed, passed, errors, oracle_errors, inputs_modified)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunCheck, run, size, seed, timed_call, passed, errors, oracle_errors,
+                                   inputs_modified)
 
 void to_json(nlohmann::json& j, const OutputCalibration& c) {
   j["output"] = c.output;
@@ -111,6 +113,20 @@ std::string result_to_json(const EvalResult& r) {
   j["profile"] = r.profile;
   j["profile_note"] = r.profile_note;
   j["profile_seconds"] = r.profile_seconds;
+  if (!r.plausibility.line.empty())
+    j["plausibility"] = {{"assessed", r.plausibility.assessed},
+                         {"size", r.plausibility.size},
+                         {"input_bytes", r.plausibility.input_bytes},
+                         {"flops", r.plausibility.flops},
+                         {"cost_us", r.plausibility.cost_us},
+                         {"bandwidth_gbs", r.plausibility.bandwidth_gbs},
+                         {"bandwidth_ceiling_gbs", r.plausibility.bandwidth_ceiling_gbs},
+                         {"bandwidth_ratio", r.plausibility.bandwidth_ratio},
+                         {"gflops", r.plausibility.gflops},
+                         {"compute_ceiling_gflops", r.plausibility.compute_ceiling_gflops},
+                         {"compute_ratio", r.plausibility.compute_ratio},
+                         {"implausible", r.plausibility.implausible},
+                         {"line", r.plausibility.line}};
   if (r.sandbox.processes > 0)
     j["sandbox"] = {{"processes", r.sandbox.processes},
                     {"network_isolated", r.sandbox.network_isolated},
@@ -170,6 +186,9 @@ std::string result_to_text(const EvalResult& r) {
     }
     if (!line_out.empty()) out += line_out + "\n";
   }
+  if (!r.plausibility.line.empty())
+    out += std::string(r.plausibility.implausible ? "WARNING plausibility: " : "plausibility: ") + r.plausibility.line +
+           "\n";
   if (!r.profile_note.empty()) out += "profile note: " + r.profile_note + "\n";
   for (const std::string& n : r.notes) out += "note: " + n + "\n";
   if (r.sandbox.processes > 0) {

@@ -25,6 +25,7 @@ enum class Status {
   input_modified,      // an input's checksum changed across the run
   nondeterministic,    // the same seed gave different answers
   cached_result,       // answers or timing depend on earlier calls, not on the inputs
+  copied_answer,       // an output copied from memory the launcher was not given (isolation's pattern in it)
   untimed_work,        // GPU work escaped the timed region (other stream or thread)
   harness_error,       // the harness itself is misused (wrong dtype, unknown buffer)
   reference_failed,    // the original source failed: nothing to compare against
@@ -52,6 +53,7 @@ struct RunCheck {
   int run = 0;
   std::string size;
   unsigned long long seed = 0;
+  int timed_call = -1;       // a checked timed call: its index among the timed runs; -1: a correctness run
   bool passed = true;
   std::vector<OutputError> errors;         // against the original
   std::vector<OutputError> oracle_errors;  // against the oracle, where there is one
@@ -81,6 +83,20 @@ struct SizeTiming {
 struct KernelProfile {
   std::string name;
   std::map<std::string, double> metrics;
+};
+
+// The candidate's time against what the original's calls must do on this
+// GPU (eval/plausibility.h): advice, shown with every result.
+struct Plausibility {
+  bool assessed = false;          // ceilings and a time were there to compare
+  std::string size;               // the size the numbers are of
+  double input_bytes = 0;         // read per call at least
+  double flops = -1;              // declared per call; < 0: none declared
+  double cost_us = 0;             // the candidate's time per call
+  double bandwidth_gbs = 0, bandwidth_ceiling_gbs = 0, bandwidth_ratio = 0;
+  double gflops = 0, compute_ceiling_gflops = 0, compute_ratio = 0;
+  bool implausible = false;       // a ratio beyond kImplausibleRatio
+  std::string line;               // one line for the result and the report
 };
 
 // How the evaluation's harness processes were held (ProcessLimits), over
@@ -128,6 +144,7 @@ struct EvalResult {
   std::string profile_note;  // empty when counters were collected; else one line why not
   double profile_seconds = 0;
   SandboxRecord sandbox;
+  Plausibility plausibility;
 };
 
 std::string result_to_json(const EvalResult& r);

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/protocol.h"
 #include "harness/device_ops.h"
 #include "harness/fingerprint.h"
 
@@ -97,6 +98,26 @@ __global__ void poisoned_kernel(const unsigned char* p, std::int64_t n, unsigned
   if (local) atomicAdd(count, local);
 }
 
+// Bytes in [begin, end) of the pattern: 16-byte stores over the aligned
+// middle, single bytes at the ragged ends.
+__global__ void scrub_kernel(unsigned char* begin, unsigned char* end, uint4 word) {
+  const std::uintptr_t b = reinterpret_cast<std::uintptr_t>(begin), e = reinterpret_cast<std::uintptr_t>(end);
+  const std::uintptr_t mid_begin = (b + 15) & ~static_cast<std::uintptr_t>(15);
+  const std::uintptr_t mid_end = e & ~static_cast<std::uintptr_t>(15);
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  const std::size_t first = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (mid_begin < mid_end) {
+    uint4* m = reinterpret_cast<uint4*>(mid_begin);
+    const std::size_t n = (mid_end - mid_begin) / 16;
+    for (std::size_t i = first; i < n; i += stride) m[i] = word;
+  }
+  const std::uintptr_t head_end = mid_begin < e ? mid_begin : e;
+  for (std::uintptr_t a = b + first; a < head_end; a += stride)
+    *reinterpret_cast<unsigned char*>(a) = (a & 1) ? 0x7F : 0xF5;
+  for (std::uintptr_t a = (mid_end > b ? mid_end : head_end) + first; a < e; a += stride)
+    *reinterpret_cast<unsigned char*>(a) = (a & 1) ? 0x7F : 0xF5;
+}
+
 void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
 }
@@ -168,6 +189,26 @@ std::int64_t count_poisoned_on_device(const void* p, std::int64_t count, std::si
   unsigned long long host = 0;
   check(cudaMemcpy(&host, counter, sizeof(host), cudaMemcpyDeviceToHost), "poison count read");
   return static_cast<std::int64_t>(host);
+}
+
+void fill_scrub_pattern_on_device(void* p, std::size_t bytes) {
+  if (bytes == 0) return;
+  const uint4 word = make_uint4(kScrubWord, kScrubWord, kScrubWord, kScrubWord);
+  auto* begin = static_cast<unsigned char*>(p);
+  scrub_kernel<<<grid_for(static_cast<std::int64_t>(bytes / 16 + 1)), 256, 0, cudaStreamLegacy>>>(begin, begin + bytes,
+                                                                                                 word);
+  check(cudaGetLastError(), "isolation fill launch");
+}
+
+std::size_t take_back_persisting_l2() {
+  std::size_t bytes = 0;
+  if (cudaDeviceGetLimit(&bytes, cudaLimitPersistingL2CacheSize) != cudaSuccess) {
+    cudaGetLastError();  // no such limit on this GPU: nothing to take back, nothing left as the last error
+    return 0;
+  }
+  if (bytes > 0) check(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0), "persisting L2 limit");
+  if (cudaCtxResetPersistingL2Cache() != cudaSuccess) cudaGetLastError();
+  return bytes;
 }
 
 StreamGate::StreamGate() {

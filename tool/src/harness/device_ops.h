@@ -53,6 +53,16 @@ class StreamGate {
   int* m_flag = nullptr;  // host-mapped
 };
 
+// Overwrites [device_ptr, device_ptr + bytes) with kScrubWord's bytes by
+// address parity (F5 at even addresses, 7F at odd ones), so a copy keeps
+// the pattern whatever its element type and alignment (protocol.h).
+void fill_scrub_pattern_on_device(void* device_ptr, std::size_t bytes);
+// The L2 set-aside for persisting accesses as a call left it
+// (cudaLimitPersistingL2CacheSize), then taken back: the limit set to 0 and
+// every persisting line made normal again, so the next flush evicts it.
+// Returns 0 where the GPU has no such set-aside.
+std::size_t take_back_persisting_l2();
+
 // One empty kernel, synchronized: the profiler's priming pass (range_profiler.h).
 void run_trivial_kernel_on_device();
 // Name hash used as the generator's stream id, so two buffers never share values.

@@ -2,6 +2,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <chrono>
 #include <set>
 #include <cstdio>
@@ -157,20 +158,9 @@ class Session {
         if (before[j] != after[j]) run.inputs_modified.push_back(m_spec.buffers[i].name);
         ++j;
       }
-      for (std::size_t i = 0; i < m_spec.buffers.size(); ++i) {
-        const BufferSpec& b = m_spec.buffers[i];
-        if (!b.compared()) continue;
-        OutputDump dump;
-        dump.name = b.name;
-        dump.count = set.counts[i];
-        dump.poison_byte = dtype_is_float(b.dtype) ? 0xFF : int_poison;
-        dump.file = "run" + std::to_string(k) + "_" + b.name + ".bin";
-        std::string bytes(static_cast<std::size_t>(set.counts[i]) * dtype_size(b.dtype), '\0');
-        check(cudaMemcpy(bytes.data(), set.ptrs[i], bytes.size(), cudaMemcpyDeviceToHost), "output read-back");
-        write_file(m_out + "/" + dump.file, bytes);  // scratch: the report, written last, vouches for it
-        run.outputs.push_back(dump);
-      }
+      dump_outputs(set, int_poison, run);
       m_report.runs.push_back(std::move(run));
+      m_persisting = std::max<std::uint64_t>(m_persisting, take_back_persisting_l2());
     }
     m_report.error.run = -1;
     if (m_tracer.active()) {
@@ -265,6 +255,23 @@ class Session {
     if (flush) flush_l2_on_device(m_flush, m_flush_bytes);
   }
 
+  // The compared buffers of `run` read back and written beside the report.
+  void dump_outputs(const BufferSet& set, std::uint8_t int_poison, RunReport& run) {
+    for (std::size_t i = 0; i < m_spec.buffers.size(); ++i) {
+      const BufferSpec& b = m_spec.buffers[i];
+      if (!b.compared()) continue;
+      OutputDump dump;
+      dump.name = b.name;
+      dump.count = set.counts[i];
+      dump.poison_byte = dtype_is_float(b.dtype) ? 0xFF : int_poison;
+      dump.file = "run" + std::to_string(run.index) + "_" + b.name + ".bin";
+      std::string bytes(static_cast<std::size_t>(set.counts[i]) * dtype_size(b.dtype), '\0');
+      check(cudaMemcpy(bytes.data(), set.ptrs[i], bytes.size(), cudaMemcpyDeviceToHost), "output read-back");
+      write_file(m_out + "/" + dump.file, bytes);  // scratch: the report, written last, vouches for it
+      run.outputs.push_back(dump);
+    }
+  }
+
   std::vector<std::uint64_t> input_checksums(const BufferSet& set) {
     std::vector<std::uint64_t> sums;
     for (std::size_t i = 0; i < m_spec.buffers.size(); ++i)
@@ -288,15 +295,19 @@ class Session {
     const TimingRequest& tr = m_plan.timing;
     BufferSet& set = buffers(size);
     SessionCall call(m_spec, m_spec.sizes[size], set);
-    std::uint64_t seed = tr.seed + static_cast<std::uint64_t>(size) * 1000003u;
+    const std::uint64_t size_key = static_cast<std::uint64_t>(size) * 1000003u;
+    const std::uint64_t seed = tr.seed + size_key;
     double clock_mhz = 0;
     TimedRunHooks hooks;
-    hooks.prepare = [&](TimedPhase phase, int i) {
-      switch (phase) {
-        case TimedPhase::warmup: prepare(set, seed + 0x5000 + i, true, 0xFF, tr.flush_l2); break;
-        case TimedPhase::fresh: prepare(set, seed + static_cast<std::uint64_t>(i), true, 0xFF, tr.flush_l2); break;
-        // The inputs of the last fresh run, unchanged: a result cache keyed by
-        // their fingerprint answers at once.
+    hooks.prepare = [&](const TimedStep& step) {
+      switch (step.phase) {
+        case TimedPhase::warmup: prepare(set, seed + 0x5000 + step.index, true, 0xFF, tr.flush_l2); break;
+        case TimedPhase::fresh:
+          prepare(set, step.check >= 0 ? tr.checks[step.check].seed + size_key : seed + step.index, true, 0xFF,
+                  tr.flush_l2);
+          break;
+        // The inputs of the fresh run before, unchanged: a result cache keyed
+        // by their fingerprint answers at once.
         case TimedPhase::repeat: prepare(set, 0, false, 0xFF, tr.flush_l2); break;
       }
     };
@@ -308,12 +319,29 @@ class Session {
     hooks.observe = [&](int i, int n) {
       if (i == n / 2) clock_mhz = read_sm_clock_mhz(m_report.device.uuid);
     };
-    TimingReport out = run_timed_loop(m_tracer, tr, tr.repeat_probe_runs, hooks);
+    // A checked timed call's outputs, judged like a correctness run's.
+    hooks.checked = [&](const TimedStep& step) {
+      RunReport run;
+      run.index = static_cast<int>(m_report.runs.size());
+      run.size = size;
+      run.seed = tr.checks[step.check].seed + size_key;
+      run.timed_call = step.index;
+      dump_outputs(set, 0xFF, run);
+      m_report.runs.push_back(std::move(run));
+    };
+    TimedLoop loop(m_tracer, tr, tr.repeat_probe_runs);
+    while (!loop.done()) loop.run(hooks);
+    TimingReport out = loop.finish();
+    m_persisting = std::max(m_persisting, loop.persisting_l2_bytes());
     out.size = size;
     out.sm_clock_mhz = clock_mhz;
     return out;
   }
 
+ public:
+  std::uint64_t persisting_l2_bytes() const { return m_persisting; }
+
+ private:
   const Harness::Spec& m_spec;
   const Plan& m_plan;
   std::string m_out;
@@ -330,6 +358,7 @@ class Session {
   std::set<int> m_called_sizes;  // sizes whose buffers a correctness run already handed over
   void* m_flush = nullptr;
   std::size_t m_flush_bytes = 0;
+  std::uint64_t m_persisting = 0;  // the most L2 a call left set aside for persisting accesses
 };
 
 void write_report(const HarnessReport& report, const std::string& out_dir) {
@@ -341,7 +370,7 @@ void write_report(const HarnessReport& report, const std::string& out_dir) {
 HarnessReport describe(const Harness::Spec& spec) {
   HarnessReport r;
   r.harness = spec.name;
-  for (const SizeSpec& s : spec.sizes) r.sizes.push_back({s.label, s.dims, s.validation_only});
+  for (const SizeSpec& s : spec.sizes) r.sizes.push_back({s.label, s.dims, s.validation_only, spec.flops ? spec.flops(s.dims) : -1});
   for (const BufferSpec& b : spec.buffers) {
     BufferDecl d;
     d.name = b.name;
@@ -369,6 +398,7 @@ int run_plan(const Harness::Spec& spec, const Plan& plan, const std::string& out
       timed_phase(report, "timing", [&] { session.timing(); });
       timed_phase(report, "profile", [&] { session.profile(); });
     });
+    report.persisting_l2_bytes = session.persisting_l2_bytes();
   }
   report.wall_s = seconds_since(t0);
   try {

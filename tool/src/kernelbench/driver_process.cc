@@ -10,11 +10,21 @@
 //              arguments the driver compares (outputs), their types and sizes
 //   runs       one per plan run, outputs poisoned (or, for outputs the
 //              original needs as the driver made them, left alone)
-//   timing     the plan's timing seed: the first launcher call is timed
-//              (warm-up and runs, outputs poisoned before each), then
-//              called once more as a checked run on the same buffers, and
-//              when the plan asks for a profile, profiled (outputs
-//              poisoned, L2 flushed), as a native harness session does
+//   timing     one invocation per timed run (harness/timed_runs.h), each
+//              on inputs the driver makes anew from the run's seed: a warm-up
+//              that sizes the sample, the fresh runs, and within the
+//              invocation before the last, the repeat probe on unchanged
+//              inputs. The checked timed runs (TimingRequest::checks) keep
+//              their outputs, and in the original's process torch's answer
+//              for the same inputs: judged like correctness runs.
+//   profile    when the plan asks for one: one more invocation, its call
+//              profiled (outputs poisoned, L2 flushed), as a native session does
+//
+// In the candidate's process (Plan::isolate), before every launcher call,
+// everything torch's allocator holds except the launcher's own arguments is
+// overwritten (kScrubWord): torch's reference of this invocation, earlier
+// invocations' tensors and freed memory are out of the call's reach. An
+// output copied from there holds the pattern; the tool says so.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -57,7 +67,7 @@ struct DriverProblem : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class Mode { idle, discover, check, time };
+enum class Mode { idle, discover, check, time, profile };
 
 // A pointer parameter of the launcher, as discovery found it.
 struct Arg {
@@ -179,16 +189,44 @@ class Runtime {
   void timing() {
     if (!m_plan.timing.enabled) return;
     m_report.error.phase = "timing";
-    RunReport run;
-    run.index = static_cast<int>(m_report.runs.size());
-    run.seed = m_plan.timing.seed;
-    run.after_timing = true;
-    m_report.runs.push_back(run);
-    m_timed = false;
-    invoke(Mode::time, m_plan.timing.seed, &m_report.runs.back());
-    if (!m_timed) throw DriverProblem("the timing invocation never called the launcher");
-    attribute_runs();
+    const TimingRequest& tr = m_plan.timing;
+    TimedLoop loop(m_tracer, tr, tr.repeat_probe_runs);
+    m_loop = &loop;
+    while (!loop.done()) {
+      const TimedStep step = loop.next();
+      std::uint64_t seed = step.phase == TimedPhase::warmup ? tr.seed + 0x5000 + static_cast<std::uint64_t>(step.index)
+                           : step.check >= 0                ? tr.checks[static_cast<std::size_t>(step.check)].seed
+                                                            : tr.seed + static_cast<std::uint64_t>(step.index);
+      RunReport* checked = nullptr;
+      if (step.check >= 0) {  // a checked timed call: its outputs (and the original's oracle) kept
+        RunReport run;
+        run.index = static_cast<int>(m_report.runs.size());
+        run.seed = seed;
+        run.timed_call = step.index;
+        m_report.runs.push_back(run);
+        checked = &m_report.runs.back();
+      }
+      m_timed = false;
+      invoke(Mode::time, seed, checked);
+      if (!m_timed) throw DriverProblem("a timing invocation never called the launcher");
+      if (checked && checked->outputs.empty())
+        throw DriverProblem("timed call " + std::to_string(step.index) + " dumped no output");
+    }
+    TimingReport t = loop.finish();
+    t.size = 0;
+    m_report.timings.push_back(t);
+    m_persisting = std::max(m_persisting, loop.persisting_l2_bytes());
+    m_loop = nullptr;
   }
+
+  void profile() {
+    if (m_plan.profile.size < 0) return;
+    m_report.error.phase = "profile";
+    m_timed = false;
+    invoke(Mode::profile, m_plan.profile.seed, nullptr);
+  }
+
+  std::uint64_t persisting_l2_bytes() const { return m_persisting; }
 
   // --- called from the launcher wrapper and the torch side ---
 
@@ -202,16 +240,24 @@ class Runtime {
     try {
       if (m_mode == Mode::discover) {
         if (m_args.empty()) learn_arguments(args);
+        isolate(args);
         call();
         cuda_check(cudaGetLastError(), "kernel launch");
         cuda_check(cudaDeviceSynchronize(), "kernel execution");
-      } else if (m_mode == Mode::time && !m_timed) {
+        m_persisting = std::max<std::uint64_t>(m_persisting, take_back_persisting_l2());
+      } else if ((m_mode == Mode::time || m_mode == Mode::profile) && m_timed) {
+        plain_call(args, call);  // a second launcher call in the invocation
+      } else if (m_mode == Mode::time) {
         m_timed = true;
-        time_call(args, call);
-        checked_call(args, call, /*restore_initial=*/true);
-        if (m_plan.profile.size >= 0) profile_call(args, call);
+        timed_calls(args, call);
+      } else if (m_mode == Mode::profile) {
+        m_timed = true;
+        check_arguments(args);
+        isolate(args);
+        save_initial_outputs(args);
+        profile_call(args, call);
       } else {
-        checked_call(args, call, /*restore_initial=*/false);
+        checked_call(args, call);
       }
     } catch (const CudaFailure& f) {
       if (!m_failure) m_failure = std::make_unique<CudaFailure>(f);
@@ -221,8 +267,8 @@ class Runtime {
       if (p) m_seen.insert(p);
   }
 
-  void on_compare(int argument, const TensorView& oracle, bool allclose, const std::string& text,
-                  const std::string& problem) {
+  void on_compare(int argument, const TensorView& oracle, bool allclose, const AllcloseTolerance& tolerance,
+                  const std::string& text, const std::string& problem) {
     (void)allclose;  // the driver's own verdict is read from what it prints
     if (m_mode == Mode::idle) return;
     if (argument < 0 || argument >= static_cast<int>(m_args.size())) {
@@ -264,6 +310,9 @@ class Runtime {
     d.count = oracle.count;
     d.dtype = oracle.dtype;
     d.poison_byte = 0;  // never compared as a candidate
+    d.allclose_rtol = tolerance.rtol;
+    d.allclose_atol = tolerance.atol;
+    d.allclose_equal_nan = tolerance.equal_nan;
     write_file(m_out + "/" + d.file,
                std::string(static_cast<const char*>(oracle.data), static_cast<std::size_t>(oracle.count) * width));
     replace_dump(m_run->oracle, d);
@@ -333,17 +382,101 @@ class Runtime {
     return sums;
   }
 
+  // Isolation (Plan::isolate): everything the driver's allocator holds is
+  // overwritten with the scrub pattern except the launcher's own pointer
+  // arguments (each tensor's bytes from the pointer on). A pointer the
+  // driver's tensors do not explain keeps its whole segment, said once.
+  void isolate(const LaunchArgs& args) {
+    if (!m_plan.isolate) return;
+    if (!m_hooks.device_memory) {
+      note_once("isolation unavailable: the driver's allocator cannot be asked for its memory");
+      return;
+    }
+    std::vector<DeviceRange> segments = m_hooks.device_memory();
+    std::vector<std::pair<const char*, const char*>> keep;
+    std::vector<const char*> unexplained;
+    for (const void* ptr : args.pointers) {
+      if (!ptr) continue;
+      const char* p = static_cast<const char*>(ptr);
+      TensorView v;
+      if (m_hooks.find_tensor(ptr, &v) && v.span_bytes > 0) keep.emplace_back(p, p + v.span_bytes);
+      else unexplained.push_back(p);
+    }
+    std::uint64_t written = 0;
+    for (const DeviceRange& seg : segments) {
+      const char* begin = static_cast<const char*>(seg.data);
+      const char* end = begin + seg.bytes;
+      bool whole = false;
+      for (const char* p : unexplained) whole = whole || (p >= begin && p < end);
+      if (whole) {
+        note_once("isolation incomplete: a launcher argument lies in the driver's memory outside every tensor it "
+                  "handed out; that memory segment is left as it is");
+        continue;
+      }
+      for (const auto& [from, to] : subtract(begin, end, keep)) {
+        fill_scrub_pattern_on_device(const_cast<char*>(from), static_cast<std::size_t>(to - from));
+        written += static_cast<std::uint64_t>(to - from);
+      }
+    }
+    cuda_check(cudaDeviceSynchronize(), "isolation");
+    m_report.isolated_bytes = std::max(m_report.isolated_bytes, written);
+  }
+
+  // [begin, end) less every range of `keep`, in order.
+  static std::vector<std::pair<const char*, const char*>> subtract(
+      const char* begin, const char* end, std::vector<std::pair<const char*, const char*>> keep) {
+    std::sort(keep.begin(), keep.end());
+    std::vector<std::pair<const char*, const char*>> out;
+    const char* at = begin;
+    for (const auto& [from, to] : keep) {
+      if (to <= at || from >= end) continue;
+      if (from > at) out.emplace_back(at, from);
+      at = std::max(at, to);
+    }
+    if (at < end) out.emplace_back(at, end);
+    return out;
+  }
+
+  void note_once(const std::string& note) {
+    if (std::find(m_report.notes.begin(), m_report.notes.end(), note) == m_report.notes.end())
+      m_report.notes.push_back(note);
+  }
+
+  void plain_call(const LaunchArgs& args, const std::function<void()>& call) {
+    isolate(args);
+    call();
+    cuda_check(cudaGetLastError(), "kernel launch");
+    cuda_check(cudaDeviceSynchronize(), "kernel execution");
+  }
+
+  // The outputs of `args` read back and written beside the report, into `run`.
+  void dump_outputs(const LaunchArgs& args, RunReport& run) {
+    for (std::size_t i = 0; i < m_args.size(); ++i) {
+      const Arg& a = m_args[i];
+      const void* p = pointer(args, i);
+      if (!a.output || !p) continue;
+      OutputDump d;
+      d.name = a.name;
+      d.count = a.count;
+      d.poison_byte = poison_of(a);  // for a kept output only an all-0xFF (NaN) element reads as unwritten
+      d.file = "run" + std::to_string(run.index) + "_" + a.name + ".bin";
+      std::string bytes(bytes_of(a), '\0');
+      cuda_check(cudaMemcpy(bytes.data(), p, bytes.size(), cudaMemcpyDeviceToHost), "output read-back");
+      write_file(m_out + "/" + d.file, bytes);  // scratch: the report, written last, vouches for it
+      replace_dump(run.outputs, d);
+    }
+  }
+
   // One call as a correctness run: poisoned outputs, input checksums around
   // it, its window for the activity attribution, its outputs dumped.
-  void checked_call(const LaunchArgs& args, const std::function<void()>& call, bool restore_initial) {
-    if (!m_run) {  // a second launcher call in the timing invocation: a plain call
-      call();
-      cuda_check(cudaGetLastError(), "kernel launch");
-      cuda_check(cudaDeviceSynchronize(), "kernel execution");
+  void checked_call(const LaunchArgs& args, const std::function<void()>& call) {
+    if (!m_run) {  // a second launcher call in a check invocation: a plain call
+      plain_call(args, call);
       return;
     }
     check_arguments(args);
-    poison_outputs(args, restore_initial);
+    isolate(args);
+    poison_outputs(args, /*restore_initial=*/false);
     cuda_check(cudaDeviceSynchronize(), "prepare");
     std::map<std::string, std::uint64_t> before = input_sums(args);
     bool repeated = false;
@@ -360,6 +493,7 @@ class Runtime {
     cuda_check(cudaDeviceSynchronize(), "kernel execution");
     w.end = m_tracer.active() ? m_tracer.now() : 0;
     w.event_ns = 1e18;  // not event-bracketed: only the activity count and foreign work matter here
+    m_persisting = std::max<std::uint64_t>(m_persisting, take_back_persisting_l2());
     std::map<std::string, std::uint64_t> after = input_sums(args);
     RunReport& run = *m_run;
     run.input_checksums = before;
@@ -367,39 +501,37 @@ class Runtime {
     run.inputs_modified.clear();
     for (const auto& [name, sum] : before)
       if (after[name] != sum) run.inputs_modified.push_back(name);
-    for (std::size_t i = 0; i < m_args.size(); ++i) {
-      const Arg& a = m_args[i];
-      const void* p = pointer(args, i);
-      if (!a.output || !p) continue;
-      OutputDump d;
-      d.name = a.name;
-      d.count = a.count;
-      d.poison_byte = poison_of(a);  // for a kept output only an all-0xFF (NaN) element reads as unwritten
-      d.file = "run" + std::to_string(run.index) + "_" + a.name + ".bin";
-      std::string bytes(bytes_of(a), '\0');
-      cuda_check(cudaMemcpy(bytes.data(), p, bytes.size(), cudaMemcpyDeviceToHost), "output read-back");
-      write_file(m_out + "/" + d.file, bytes);  // scratch: the report, written last, vouches for it
-      replace_dump(run.outputs, d);
-    }
+    dump_outputs(args, run);
     m_window_runs.push_back(run.index);
     m_windows.push_back(w);
   }
 
-  void time_call(const LaunchArgs& args, const std::function<void()>& call) {
-    check_arguments(args);
-    // Outputs the original needs as the driver made them are put back before
-    // every run, as the driver made them for this call.
+  // The kept outputs (those the original needs as the driver made them) of
+  // this invocation, copied aside: every timed run gets them back.
+  void save_initial_outputs(const LaunchArgs& args) {
     for (std::size_t i = 0; i < m_args.size(); ++i) {
       const Arg& a = m_args[i];
       const void* p = pointer(args, i);
-      if (!a.output || !p || !kept(a) || m_initial.count(a.name)) continue;
-      void* copy = nullptr;
-      cuda_check(cudaMalloc(&copy, bytes_of(a)), "copy of '" + a.name + "'");
-      cuda_check(cudaMemcpy(copy, p, bytes_of(a), cudaMemcpyDeviceToDevice), "copy of '" + a.name + "'");
-      m_initial[a.name] = {bytes_of(a), copy};
+      if (!a.output || !p || !kept(a)) continue;
+      auto it = m_initial.find(a.name);
+      if (it == m_initial.end()) {
+        void* copy = nullptr;
+        cuda_check(cudaMalloc(&copy, bytes_of(a)), "copy of '" + a.name + "'");
+        it = m_initial.emplace(a.name, std::make_pair(bytes_of(a), copy)).first;
+      }
+      cuda_check(cudaMemcpy(it->second.second, p, bytes_of(a), cudaMemcpyDeviceToDevice), "copy of '" + a.name + "'");
     }
+  }
+
+  // The launcher call of one timing invocation: the loop's next run, and
+  // when the loop's next runs repeat these inputs (the repeat probe), those
+  // too. A checked run's outputs go into the invocation's RunReport.
+  void timed_calls(const LaunchArgs& args, const std::function<void()>& call) {
+    check_arguments(args);
+    isolate(args);
+    save_initial_outputs(args);
     TimedRunHooks hooks;
-    hooks.prepare = [&](TimedPhase, int) {
+    hooks.prepare = [&](const TimedStep&) {
       poison_outputs(args, /*restore_initial=*/true);
       if (m_plan.timing.flush_l2) flush_l2_on_device(m_flush, m_flush_bytes);
     };
@@ -413,11 +545,12 @@ class Runtime {
       }
       return left;
     };
-    // The driver's inputs are the same in every run: there is no fresh input
-    // to compare a repeat probe with.
-    TimingReport t = run_timed_loop(m_tracer, m_plan.timing, 0, hooks);
-    t.size = 0;
-    m_report.timings.push_back(t);
+    hooks.checked = [&](const TimedStep&) {
+      if (m_run) dump_outputs(args, *m_run);
+    };
+    do {
+      m_loop->run(hooks);
+    } while (!m_loop->done() && m_loop->next().phase == TimedPhase::repeat);
   }
 
   // The call profiled (the plan asks it of the candidate, after its timing):
@@ -478,7 +611,9 @@ class Runtime {
     }
     if (m_launches == 0) throw DriverProblem("driver.cpp never calls launch_gpu_implementation");
     if (!m_problem.empty()) throw DriverProblem(m_problem);
-    if (run) {
+    // In an isolated process torch's reference was overwritten before the
+    // call: the driver's verdict says nothing (the tool applies its allclose).
+    if (run && !m_plan.isolate) {
       run->driver_verdict = driver_verdict_of(captured.str(), &run->driver_detail);
       if (run->driver_verdict.empty() && rc != 0)
         run->driver_detail = "main() returned " + std::to_string(rc) + "; " + run->driver_detail;
@@ -576,6 +711,8 @@ class Runtime {
   std::set<std::string> m_keep;                     // outputs handed over as the driver made them
   std::map<std::string, std::string> m_unpoisoned;  // discovery's outputs, for the probe
   std::map<std::string, std::pair<std::size_t, void*>> m_initial;  // kept outputs' initial content, for timing
+  TimedLoop* m_loop = nullptr;                      // during timing
+  std::uint64_t m_persisting = 0;                   // the most L2 a call left set aside for persisting accesses
   std::set<const void*> m_seen;                     // pointers earlier calls got
 
   Mode m_mode = Mode::idle;
@@ -633,8 +770,10 @@ int run_driver_process(int argc, char** argv, const DriverHooks& hooks) {
     timed_phase(report, "setup", [&] { runtime->setup(); });
     timed_phase(report, "discovery", [&] { runtime->discover(); });
     timed_phase(report, "correctness", [&] { runtime->runs(); });
-    timed_phase(report, "timing", [&] { runtime->timing(); });  // and the profile, when asked
+    timed_phase(report, "timing", [&] { runtime->timing(); });
+    timed_phase(report, "profile", [&] { runtime->profile(); });
   });
+  report.persisting_l2_bytes = runtime->persisting_l2_bytes();
   g_runtime = nullptr;
   report.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   try {
@@ -672,9 +811,9 @@ int launch_argument_at(const void* data, std::size_t bytes) {
   return -1;
 }
 
-void on_compare(int argument, const TensorView& oracle, bool allclose, const std::string& text,
-                const std::string& problem) {
-  if (g_runtime) g_runtime->on_compare(argument, oracle, allclose, text, problem);
+void on_compare(int argument, const TensorView& oracle, bool allclose, const AllcloseTolerance& tolerance,
+                const std::string& text, const std::string& problem) {
+  if (g_runtime) g_runtime->on_compare(argument, oracle, allclose, tolerance, text, problem);
 }
 
 std::uint64_t invocation_seed() { return g_runtime ? g_runtime->seed() : 0; }
