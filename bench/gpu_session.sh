@@ -11,6 +11,8 @@
 #   bench/gpu_session.sh warm         plain build vs warm build (lockfile/cache) of the examples, 3 times
 #   bench/gpu_session.sh gputests     the tool's own GPU test suite
 #   bench/gpu_session.sh sandbox      the harness sandbox's cost (on vs off, after kbspeed), and CUDA under RLIMIT_DATA
+#   bench/gpu_session.sh ceilings     this GPU's roofline ceilings (cached; the plausibility line reads them)
+#   bench/gpu_session.sh adversarial  the native harness's hostile set (tests/adversarial/cases.json)
 #   bench/gpu_session.sh kbhostile    KernelBench-CUDA hostile candidates on problems of the published
 #                                     dataset (tests/kernelbench/hostile; KERNELBLASTER_KERNELBENCH_DATA)
 #   bench/gpu_session.sh kbprofile    eval --kernelbench --profile=full (KBPROFILE_SET) on three problems and the
@@ -186,6 +188,15 @@ case "$stage" in
     ;;
   kbhostile)
     python3 tests/gpu/run_cases.py "$TOOL" kernelbench-hostile 2>&1 | tee "$OUT/kbhostile.log"
+    ;;
+  adversarial)
+    # The native harness's hostile set (tests/adversarial/cases.json).
+    python3 tests/gpu/run_cases.py "$TOOL" adversarial 2>&1 | tee "$OUT/adversarial.log"
+    ;;
+  ceilings)
+    # This GPU's roofline ceilings, measured once and cached: the plausibility
+    # line of every evaluation reads them.
+    $TOOL gpu ceilings 2>&1 | tee "$OUT/ceilings.log"
     ;;
   kbspeed)
     # Seconds per candidate, one evaluation at a time: "build" is init.cu

@@ -8,7 +8,9 @@ must be the honest rewrite.
 
   optimize_scripted_test.py TOOL [PARTS]
 
-PARTS (comma-separated, default all): examples, kernelbench, transfer. One
+PARTS (comma-separated, default all): examples, kernelbench, transfer,
+hostile (issue 26: replies of the published hack classes, for the matmul
+example and level1/001; none may be kept, each step a KB failure). One
 command on the device may run 10 minutes and the whole test takes longer,
 so bench/gpu_session.sh runs it in parts; KERNELBLASTER_OPTIMIZE_KB names
 the KB file the parts share (default: a temporary one, so `transfer` alone
@@ -223,6 +225,67 @@ def kernelbench_softmax(tool, kb):
               open(os.path.join(out, "best.cu")).read().strip() == open(os.path.join(problem, "init.cu")).read().strip())
 
 
+def hostile_run(tool, name, script, want, args, kb):
+    """Issue 26: replies of the published hack classes only. Each attempt must
+    end with a status in its allowed set, no reply may be kept, and the KB
+    must record every step as a failure with its status."""
+    with tempfile.TemporaryDirectory() as work:
+        proc, out = optimize(tool, work, script, args + ["--steps", str(len(want) // 3), "--fix-attempts", "2"], name, kb)
+        print(proc.stderr[-4000:])
+        if proc.returncode == 77:
+            print("skipped: " + proc.stderr.strip())
+            sys.exit(77)
+        if proc.returncode not in (0, 1):
+            check(f"{name}: the run ends with 0 or 1", False, proc.stderr[-500:])
+            return
+        log, attempts = attempts_of(out)
+        ok = len(attempts) == len(want) and all(
+            end == w_end and (status in w_status if w_status else status is None)
+            for (end, status), (w_end, w_status) in zip(attempts, want))
+        check(f"{name}: every hostile reply ends with the status naming it", ok, list(zip(attempts, want)))
+        summary = json.load(open(os.path.join(out, "summary.json")))
+        check(f"{name}: no hostile reply was kept", not summary["improved"], summary)
+        outcomes = log["kb_outcomes"]
+        check(f"{name}: every step reached the KB as a failure", len(outcomes) == len(want) // 3 and
+              all(not o["verified"] and o["speedup"] == 0 for o in outcomes), outcomes)
+        for o in outcomes:
+            print(f"{name}: KB outcome {o['technique']}: {o['note'][:160]}")
+
+
+def hostile_kernelbench(tool, kb):
+    data = dataset()
+    if not data:
+        return
+    h = "tests/kernelbench/hostile/"
+    script = [{"file": h + "matmul_cache_sample_64.cu"}, {"file": h + "matmul_copy_neighbour.cu"},
+              {"file": h + "matmul_first_calls.cu"},
+              {"file": h + "matmul_seen_inputs.cu"}, {"file": h + "matmul_cache_checksum_64.cu"},
+              {"file": h + "matmul_copy_freed.cu"},
+              {"file": h + "matmul_cache_pointer_64.cu"}, {"file": h + "matmul_copy_same_size.cu"},
+              {"file": h + "matmul_l2_persisting.cu"}]
+    rej = "rejected"
+    want = [(rej, {"cached_result"}), (rej, {"copied_answer"}), (rej, {"wrong_result"}),
+            (rej, {"wrong_result", "cached_result"}), (rej, {"cached_result"}), (rej, {"copied_answer"}),
+            (rej, {"cached_result"}), (rej, {"copied_answer", "wrong_result"}), ("static_check", None)]
+    hostile_run(tool, "hostile level1/001", script, want,
+                ["--kernelbench", os.path.join(data, "level1", "001_Square_matrix_multiplication")], kb)
+
+
+def hostile_examples(tool, kb):
+    a = "tests/adversarial/"
+    script = [{"file": a + "matmul_cache_sample_4.cu"}, {"file": a + "matmul_first_calls.cu"},
+              {"file": a + "matmul_seen_inputs.cu"},
+              {"file": a + "matmul_cache_checksum_64.cu"}, {"file": a + "matmul_cache_pointer_1.cu"},
+              {"file": a + "matmul_l2_persisting.cu"}]
+    rej = "rejected"
+    want = [(rej, {"cached_result"}), (rej, {"wrong_result"}), (rej, {"wrong_result", "cached_result"}),
+            (rej, {"cached_result"}), (rej, {"cached_result"}), ("static_check", None)]
+    hostile_run(tool, "hostile matmul example", script, want, [
+        "--source", f"{ROOT}/examples/kernels/src/matmul.cu",
+        "--harness", f"{ROOT}/examples/kernels/harness/matmul_harness.cu",
+        "-I", f"{ROOT}/examples/kernels/include", "--launcher", "matmul"], kb)
+
+
 def learned_weight(stats):
     """The built-in policy's weight of a technique at a run's first step
     (policy/default_policy.h): an empty KB gives every technique 0.1."""
@@ -315,7 +378,7 @@ def rmsnorm_winner(kb):
 
 def main():
     tool = sys.argv[1]
-    parts = sys.argv[2].split(",") if len(sys.argv) > 2 else ["examples", "kernelbench", "transfer"]
+    parts = sys.argv[2].split(",") if len(sys.argv) > 2 else ["examples", "kernelbench", "transfer", "hostile"]
     with tempfile.TemporaryDirectory() as keep:
         kb = os.environ.get("KERNELBLASTER_OPTIMIZE_KB") or os.path.join(keep, "kb.json")  # one KB through the first run
         winner = None
@@ -332,6 +395,9 @@ def main():
         if "transfer" in parts and os.path.exists(kb):
             recorded, state = rmsnorm_winner(kb)
             second_run(tool, kb, winner or recorded, state)
+        if "hostile" in parts:  # a KB of their own: their failures must not depend on the others
+            hostile_examples(tool, os.path.join(keep, "kb-hostile.json"))
+            hostile_kernelbench(tool, os.path.join(keep, "kb-hostile.json"))
     print(f"{len(passed)} passed, {len(failures)} failed")
     if not passed and not failures:
         print("skipped: nothing was checked (no dataset, or `transfer` without a first run's KB)")

@@ -166,15 +166,24 @@ def dataset_dir():
 
 
 def kernelbench_hostile(tool):
+    """Each case of tests/kernelbench/hostile/cases.json (KERNELBLASTER_HOSTILE_ONLY:
+    a regular expression over the candidate names picks some). The first case
+    of each problem runs alone (it builds the driver object); the rest run
+    KERNELBLASTER_HOSTILE_JOBS at a time (default 4): their builds overlap,
+    the GPU lock takes their runs in turn."""
+    import concurrent.futures
     data = dataset_dir()
     if not data:
         skip("the KernelBench-CUDA dataset is not here (set KERNELBLASTER_KERNELBENCH_DATA)")
     base = os.path.join(ROOT, "tests", "kernelbench", "hostile")
     with open(os.path.join(base, "cases.json")) as f:
         cases = json.load(f)["cases"]
+    only = os.environ.get("KERNELBLASTER_HOSTILE_ONLY")
+    if only:
+        cases = [c for c in cases if re.search(only, c.get("candidate") or "init.cu")]
     work_root = os.path.join(tempfile.gettempdir(), f"kernelblaster-kbhostile-{os.getpid()}")
-    passed = failed = 0
-    for case in cases:
+
+    def judge(case):
         pdir = os.path.join(data, case["problem"])
         # One work directory per problem: its driver object is built once.
         work = os.path.join(work_root, case["problem"].replace("/", "_"))
@@ -186,9 +195,21 @@ def kernelbench_hostile(tool):
                               env=dict(os.environ, **case.get("env", {})))
         wall = time.time() - start
         if proc.returncode == 77:
-            skip(proc.stderr.strip())
+            return case, None, wall, proc.stderr.strip()
         result = json.loads(proc.stdout) if proc.returncode in (0, 1) else {"status": "tool_error",
                                                                             "detail": proc.stderr.strip()}
+        return case, result, wall, ""
+
+    first, rest, seen = [], [], set()
+    for case in cases:
+        (rest if case["problem"] in seen else first).append(case)
+        seen.add(case["problem"])
+    passed = failed = 0
+
+    def report(case, result, wall, no_gpu):
+        nonlocal passed, failed
+        if result is None:
+            skip(no_gpu)
         if "libtorch not found" in result.get("detail", ""):
             skip(result["detail"])
         allowed = [case["expect"]] + case.get("also_ok", [])
@@ -202,10 +223,19 @@ def kernelbench_hostile(tool):
         passed, failed = passed + good, failed + (not good)
         count(good)
         speed = f" speedup {result['speedup']:.3f}x" if result.get("speedup") else ""
+        plaus = result.get("plausibility", {}).get("line", "")
         print(f"{'PASS' if good else 'FAIL'} {case['problem']} {case.get('candidate') or 'init.cu'}: "
               f"{result['status']} (expected {'/'.join(allowed)}){speed} wall {wall:.1f} s "
               f"(compile {result.get('compile_seconds', 0):.1f} s, eval {result.get('eval_seconds', 0):.1f} s) "
-              f"{result.get('detail', '')[:300]} sandbox {json.dumps(sandbox)}", flush=True)
+              f"{result.get('detail', '')[:300]} sandbox {json.dumps(sandbox)}"
+              f"{' plausibility: ' + plaus if plaus else ''}", flush=True)
+
+    for case in first:
+        report(*judge(case))
+    jobs = int(os.environ.get("KERNELBLASTER_HOSTILE_JOBS", "4"))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        for outcome in pool.map(judge, rest):
+            report(*outcome)
     return passed, failed
 
 

@@ -5,16 +5,36 @@ answers with the next reply of a script, whatever was asked.
   scripted_llm.py SCRIPT.json STATE_FILE
 
 SCRIPT.json is a list of replies: {"file": "path/relative/to/the/checkout"}
-(the file's text in a ```cuda fence, with a line of prose around it) or
+(the file's text in a ```cuda fence, with a line of prose around it; an
+`#include "x"` of a file beside it is replaced by that file's text, once,
+as a model writes one whole source) or
 {"text": "..."} (sent as is). STATE_FILE counts the calls so far. The request
 arrives on stdin (read and ignored); the reply goes to stdout as JSON with
 its token counts.
 """
 import json
 import os
+import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def inline(path, seen):
+    """The file's text with its quoted includes of files beside it inlined."""
+    out = []
+    for line in open(path).read().splitlines(keepends=True):
+        m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+        other = os.path.join(os.path.dirname(path), m.group(1)) if m else None
+        if other and os.path.isfile(other):
+            if os.path.realpath(other) not in seen:
+                seen.add(os.path.realpath(other))
+                out.append(inline(other, seen))
+            continue
+        if re.match(r"\s*#\s*pragma\s+once", line):
+            continue
+        out.append(line)
+    return "".join(out)
 
 
 def main():
@@ -27,7 +47,7 @@ def main():
     if n >= len(script):
         text = "I have nothing more to suggest."
     elif "file" in script[n]:
-        code = open(os.path.join(ROOT, script[n]["file"])).read()
+        code = inline(os.path.join(ROOT, script[n]["file"]), set())
         text = "Here is the rewritten kernel.\n\n```cuda\n" + code + "```\n\nIt applies the technique."
     else:
         text = script[n]["text"]

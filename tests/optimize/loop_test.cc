@@ -103,8 +103,13 @@ class ScriptedJudge : public CandidateJudge {
     v.detail = "no scripted rule";
     return v;
   }
+  // What a second look finds instead, by marker (a cache or a copy the
+  // first judgement let through).
+  std::vector<std::pair<std::string, Verdict>> second_looks;
   Verdict confirm(const std::string& source, const std::string& tag, int) override {
     ++confirmations;
+    for (const auto& [marker, v] : second_looks)
+      if (source.find(marker) != std::string::npos) return v;
     Verdict v = judge(source, tag);
     v.speedup *= confirm_factor;
     return v;
@@ -390,6 +395,82 @@ TEST(OptimizeLoop, AWinnerThatDoesNotHoldOnASecondLookIsNotKept) {
   EXPECT_EQ(rig.judge.confirmations, 1);
   EXPECT_FALSE(r.improved);
   EXPECT_EQ(r.best_source, kOriginal);
+}
+
+// The hack the first judgement let through (a result cache at 476x) is
+// found on the second look: it is no base, no KB success and not kept; the
+// KB records the step as the failure it is, and the next step starts from
+// the original, not from the cache.
+TEST(OptimizeLoop, ACandidateFoundOutOnASecondLookIsAFailedStepNotABase) {
+  Rig rig;
+  rig.options.steps = 2;
+  rig.judge.rule("CACHE", Status::ok, 476.0);
+  Verdict caught;
+  caught.status = Status::cached_result;
+  caught.detail = "size default: 21.0 us on repeated inputs vs 2400.0 us on fresh inputs";
+  rig.judge.second_looks.emplace_back("CACHE", caught);
+  rig.judge.rule("HONEST", Status::ok, 1.3);
+  rig.script(fenced(kernel("CACHE")));
+  rig.script(fenced(kernel("HONEST")));
+  const kb::KnowledgeBase before = rig.kb;
+  RunResult r = rig.run();
+  ASSERT_EQ(r.steps.size(), 2u);
+  const Step& hack = r.steps[0];
+  EXPECT_TRUE(hack.looked_again);
+  EXPECT_FALSE(hack.verified);
+  EXPECT_FALSE(hack.accepted);
+  EXPECT_EQ(hack.attempts.back().end, AttemptEnd::rejected);
+  EXPECT_EQ(hack.attempts.back().status, Status::cached_result);
+  EXPECT_EQ(hack.attempts.back().speedup, 0);
+  EXPECT_NE(hack.attempts.back().detail.find("476.000x the first time"), std::string::npos) << hack.attempts.back().detail;
+  EXPECT_NEAR(hack.reward, kFailureReward, 1e-12);
+  // What the KB learned from it: a try that failed, with the status.
+  ASSERT_EQ(r.outcomes.size(), 2u);
+  EXPECT_FALSE(r.outcomes[0].verified);
+  EXPECT_EQ(r.outcomes[0].speedup, 0);
+  EXPECT_NE(r.outcomes[0].note.find("cached_result"), std::string::npos) << r.outcomes[0].note;
+  const kb::Stats* st = stats_of(rig.kb, hack);
+  ASSERT_NE(st, nullptr);
+  auto then = before.stats.find(kb::StatsKey{hack.state, hack.technique, "sm_90", ""});
+  EXPECT_EQ(st->successes, then == before.stats.end() ? 0 : then->second.successes);
+  // The next step started from the original (its prompt holds no cache), and its base is 1x.
+  EXPECT_EQ(rig.last_message(1).find("CACHE"), std::string::npos);
+  EXPECT_NEAR(r.steps[1].base_speedup, 1.0, 1e-12);
+  // The honest rewrite is what is kept, after its own second look.
+  EXPECT_TRUE(r.improved);
+  EXPECT_EQ(r.best_tag, "t0-s1-a0");
+  EXPECT_EQ(rig.judge.confirmations, 2);
+  EXPECT_NEAR(r.confirmation.speedup, 1.3, 1e-12);
+}
+
+// A second look that finds the kernel slower: the lower speed is what was verified.
+TEST(OptimizeLoop, TheLowerOfTwoLooksIsWhatIsBelieved) {
+  Rig rig;
+  rig.judge.rule("NOISY", Status::ok, 1.6);
+  rig.judge.confirm_factor = 0.8;  // 1.28x the second time
+  rig.script(fenced(kernel("NOISY")));
+  RunResult r = rig.run();
+  ASSERT_EQ(r.steps.size(), 1u);
+  EXPECT_TRUE(r.steps[0].verified);
+  EXPECT_NEAR(r.steps[0].attempts.back().speedup, 1.28, 1e-9);
+  EXPECT_NEAR(r.steps[0].speedup_vs_base, 1.28, 1e-9);
+  EXPECT_NEAR(r.outcomes[0].speedup, 1.28, 1e-9);
+  EXPECT_TRUE(r.improved);
+  EXPECT_NEAR(r.search_speedup, 1.28, 1e-9);
+}
+
+// A verified rewrite slower than its base and the original is not looked
+// at again: nothing would be believed of it.
+TEST(OptimizeLoop, NothingToBelieveNeedsNoSecondLook) {
+  Rig rig;
+  rig.judge.rule("SLOWER", Status::ok, 0.9);
+  rig.script(fenced(kernel("SLOWER")));
+  RunResult r = rig.run();
+  EXPECT_EQ(rig.judge.confirmations, 0);
+  EXPECT_FALSE(r.steps[0].looked_again);
+  EXPECT_TRUE(r.steps[0].verified);
+  EXPECT_FALSE(r.steps[0].accepted);
+  EXPECT_FALSE(r.improved);
 }
 
 TEST(OptimizeLoop, ATokenCapStopsTheRunWithinOneRequest) {

@@ -155,3 +155,57 @@ TEST(StaticCheck, NoPublishedOriginalIsFlaggedAgainstItself) {
 
 }  // namespace
 }  // namespace kernelblaster::rewrite
+
+namespace kernelblaster::rewrite {
+namespace {
+
+std::string read_source(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The evaluation's runtime is linked into the candidate's process and knows
+// the seeds of every call: a candidate may not reach it.
+TEST(StaticCheck, TheEvaluationsRuntimeIsOutOfReach) {
+  for (const char* line : {"auto s = kernelblaster::kernelbench::invocation_seed();",
+                           "using namespace kernelblaster::kernelbench;", "kb_driver::tracked().clear();"}) {
+    std::vector<Finding> f = check_candidate(with_body_line(line), kOriginal);
+    ASSERT_FALSE(f.empty()) << line;
+    EXPECT_EQ(f[0].rule, "library") << line;
+    EXPECT_NE(f[0].detail.find("the evaluation's runtime"), std::string::npos) << f[0].detail;
+  }
+  std::string declared = "namespace kernelblaster { namespace kernelbench { unsigned long invocation_seed(); } }\n" +
+                         kOriginal;
+  EXPECT_FALSE(check_candidate(declared, kOriginal).empty());
+}
+
+// The KernelBench hostile set reaches the engine in `optimize`: caches,
+// copies and corner-cutters pass the static checks (they call only CUDA),
+// so the judge must name them; the persisting-L2 one changes the device's
+// state and stops here.
+TEST(StaticCheck, TheHostileMatmulsReachTheEngine) {
+  const std::string dir = std::string(KERNELBLASTER_SOURCE_DIR) + "/tests/kernelbench/hostile/";
+  const std::string data = std::string(KERNELBLASTER_SOURCE_DIR) +
+                           "/../shared/kernelbench-cuda/level1/001_Square_matrix_multiplication/init.cu";
+  std::string original = read_source(data);
+  if (original.empty()) GTEST_SKIP() << "the KernelBench-CUDA dataset is not here";
+  auto inlined = [&](const std::string& name) {
+    return read_source(dir + "matmul_common.cuh") + read_source(dir + "matmul_cache.cuh") + read_source(dir + name);
+  };
+  for (const char* name : {"matmul_cache_sample_64.cu", "matmul_cache_checksum_64.cu", "matmul_first_calls.cu",
+                           "matmul_seen_inputs.cu", "matmul_copy_neighbour.cu", "matmul_copy_freed.cu"}) {
+    std::string code = inlined(name);
+    // What scripted_llm.py sends: the quoted includes inlined.
+    for (const char* inc : {"#include \"matmul_cache.cuh\"", "#include \"matmul_common.cuh\"", "#pragma once"})
+      for (std::size_t at; (at = code.find(inc)) != std::string::npos;) code.erase(at, std::string(inc).size());
+    EXPECT_EQ(findings_line(check_candidate(code, original)), "") << name;
+  }
+  std::string l2 = read_source(dir + "matmul_common.cuh") + read_source(dir + "matmul_l2_persisting.cu");
+  l2.erase(l2.find("#include \"matmul_common.cuh\""), std::string("#include \"matmul_common.cuh\"").size());
+  EXPECT_NE(findings_line(check_candidate(l2, original)).find("cudaDeviceSetLimit"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kernelblaster::rewrite

@@ -69,9 +69,10 @@ inline const char* footprint_end(const at::Tensor& t) {
 // what isolation overwrites (outside the launcher's own arguments).
 inline std::vector<rt::DeviceRange> allocator_segments() {
   std::vector<rt::DeviceRange> out;
-  const c10::cuda::CUDACachingAllocator::SnapshotInfo snap = c10::cuda::CUDACachingAllocator::snapshot();
+  const auto snap = c10::cuda::CUDACachingAllocator::snapshot();
   for (const auto& seg : snap.segments)
-    out.push_back({reinterpret_cast<const void*>(seg.address), static_cast<std::size_t>(seg.total_size)});
+    out.push_back({reinterpret_cast<const void*>(static_cast<std::uintptr_t>(seg.address)),
+                   static_cast<std::size_t>(seg.total_size)});
   return out;
 }
 

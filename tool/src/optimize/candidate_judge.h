@@ -19,6 +19,7 @@ struct Verdict {
   double speedup = 0;           // over the original; 0 unless ok
   bool reverified = false;      // an implausible speedup was looked at again
   std::map<std::string, double> metrics;  // the candidate's profile (dominant kernel); may be empty
+  std::string plausibility;     // its time against what this GPU can do for the original's work (advice)
   bool verified() const { return status == Status::ok; }
 };
 

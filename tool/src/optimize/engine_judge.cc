@@ -40,6 +40,7 @@ Verdict verdict_of(const EvalResult& r) {
     search::medians_of(r, &v.median_us, &reference_us);
   }
   if (!r.profile.empty()) v.metrics = r.profile.front().metrics;
+  v.plausibility = r.plausibility.line;
   return v;
 }
 

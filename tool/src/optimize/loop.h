@@ -4,9 +4,11 @@
 // lower it into code (with bounded fix attempts fed by the compiler, the
 // static checks or the engine's verdict), let the judge decide, reward the
 // step against its base and the KB's prediction, and record every step's
-// outcome in the KB. Several trajectories each start from the original; the
-// fastest verified kernel of all is looked at again with fresh seeds before
-// it is kept.
+// outcome in the KB. Several trajectories each start from the original. A
+// verified kernel the loop would believe (the next base, or faster than the
+// original) is looked at again with fresh seeds before anything builds on it
+// or learns from it; one that fails the second look is a failed step with
+// the status it failed with. The fastest kernel that held is kept.
 //
 // The loop judges nothing itself: correctness and speed come from the
 // CandidateJudge, written code passes the static checks before it is
@@ -98,6 +100,11 @@ struct Step {
   double reward = 0;            // ln(speedup_vs_base) when verified, kFailureReward otherwise
   double advantage = 0;         // reward - ln(predicted)
   bool accepted = false;        // became the base of the next step
+  // The second look (fresh seeds) at a verified candidate the loop would
+  // believe: one that becomes the next base or beats the original. One that
+  // fails it is no base and no success: the step fails with its status.
+  bool looked_again = false;
+  Verdict second_look;
   double loop_s = 0;            // the step's own time outside the LLM and the judge
 };
 
@@ -133,7 +140,7 @@ struct RunResult {
   std::string best_source;          // the original when !improved
   std::string best_tag;
   double search_speedup = 1.0;      // the winner's speedup when the loop measured it
-  Verdict confirmation;             // the second look at the winner (when there was one)
+  Verdict confirmation;             // the second look at the winner (its step's, when there was one)
   std::string stop_reason;          // "done", "policy", "llm <outcome>: detail", "original <status>: detail"
   double llm_cost_usd = 0;
   std::int64_t input_tokens = 0, output_tokens = 0;
@@ -151,6 +158,10 @@ class Loop {
  private:
   struct Base;
   Step step(int trajectory, int index, const Base& base, const std::vector<Step>& earlier, bool* stop_run);
+  // The step's reward, advantage and acceptance from its last attempt's speedup.
+  void settle(Step& st, const Base& base, const policy::Context& ctx);
+  // The second look at the step's verified candidate, when the loop would believe it.
+  void look_again(Step& st, const Base& base, const policy::Context& ctx);
   Attempt attempt(const std::string& tag, int number, const llm::Request& request);
   // The client's answer, timed, and charged to the run's counters.
   llm::Result ask(const llm::Request& request, double* seconds);

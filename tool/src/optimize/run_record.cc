@@ -25,10 +25,16 @@ json attempt_json(const Attempt& a) {
 json step_json(const Step& s) {
   json attempts = json::array();
   for (const Attempt& a : s.attempts) attempts.push_back(attempt_json(a));
-  return {{"trajectory", s.trajectory}, {"step", s.index},        {"state", s.state},
-          {"technique", s.technique},   {"ranking", s.ranking},  {"base_speedup", s.base_speedup}, {"predicted", s.predicted},
-          {"verified", s.verified},     {"speedup_vs_base", s.speedup_vs_base}, {"reward", s.reward},
-          {"advantage", s.advantage},   {"accepted", s.accepted}, {"attempts", attempts}};
+  json j = {{"trajectory", s.trajectory}, {"step", s.index},        {"state", s.state},
+            {"technique", s.technique},   {"ranking", s.ranking},  {"base_speedup", s.base_speedup}, {"predicted", s.predicted},
+            {"verified", s.verified},     {"speedup_vs_base", s.speedup_vs_base}, {"reward", s.reward},
+            {"advantage", s.advantage},   {"accepted", s.accepted}, {"attempts", attempts}};
+  if (s.looked_again)
+    j["second_look"] = {{"status", status_name(s.second_look.status)},
+                        {"speedup", s.second_look.speedup},
+                        {"detail", s.second_look.detail},
+                        {"plausibility", s.second_look.plausibility}};
+  return j;
 }
 
 json stats_json(const kb::Stats& s) {
@@ -137,6 +143,7 @@ std::string summary_json(const KernelTarget& target, const RunResult& result, do
   if (result.improved) {
     j["best"] = result.best_tag;
     j["confirmed_speedup"] = result.confirmation.speedup;
+    if (!result.confirmation.plausibility.empty()) j["plausibility"] = result.confirmation.plausibility;
     j["second_opinion"] = {{"opinion", opinion_name(result.second_opinion.opinion)},
                            {"reason", result.second_opinion.reason}};
   } else if (result.confirmation.status != Status::ok || result.confirmation.speedup > 0) {

@@ -129,7 +129,11 @@ const std::vector<Family>& families() {
       {"CUTLASS", {"cutlass::", "cute::"}},
       {"torch", {"torch::", "at::", "c10::"}},
       {"CUPTI", {"cupti", "CUpti_"}},  {"NVML", {"nvml"}},
-      {"the CUDA driver API", {"cuLaunch", "cuModule", "cuCtx", "cuMem", "cuGraph"}}};
+      {"the CUDA driver API", {"cuLaunch", "cuModule", "cuCtx", "cuMem", "cuGraph"}},
+      // The evaluation's own runtime, linked into the same process: it knows
+      // the seeds and the checks (kernelbench_runtime.h, kernelbench_driver.h).
+      {"the evaluation's runtime", {"kernelblaster", "kb_driver", "kb_track", "kb_allclose", "kb_manual_seed",
+                                    "kb_poisoned_empty"}}};
   return f;
 }
 

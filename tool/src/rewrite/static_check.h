@@ -2,7 +2,8 @@
 // is compiled, relative to the original it replaces. A candidate may not
 // reach outside the computation: no process, file, network, environment,
 // thread or dynamic-loading calls; no header or library the original does
-// not use (cuBLAS, cuDNN, Thrust, CUB, cuRAND, torch, CUTLASS, ...); no
+// not use (cuBLAS, cuDNN, Thrust, CUB, cuRAND, torch, CUTLASS, ..., and the
+// evaluation's own runtime, which knows the seeds and the checks); no
 // inline PTX that reads a timer, and no timer intrinsics the original does
 // not use; nothing that hides code from these checks (computed includes,
 // token pasting, raw string literals) unless the original does the same.

@@ -1,0 +1,6 @@
+// Hostile candidate for level1/001_Square_matrix_multiplication of the published dataset.
+// Hack: a result cache keyed by a checksum over every byte of both inputs, 4 entries.
+// Expected: cached_result (the repeat probe runs far faster than fresh inputs).
+#define CACHE_KEY 3
+#define CACHE_ENTRIES 4
+#include "matmul_cache.cuh"

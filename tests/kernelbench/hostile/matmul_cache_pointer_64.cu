@@ -1,0 +1,6 @@
+// Hostile candidate for level1/001_Square_matrix_multiplication of the published dataset.
+// Hack: a result cache keyed by the launcher's pointers (output, A, B), 64 entries.
+// Expected: cached_result (a later correctness run, other inputs on the same buffers, gets an earlier run's answer).
+#define CACHE_KEY 1
+#define CACHE_ENTRIES 64
+#include "matmul_cache.cuh"
