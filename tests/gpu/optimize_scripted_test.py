@@ -260,7 +260,7 @@ def hostile_kernelbench(tool, kb):
     script = [{"file": h + "matmul_cache_sample_64.cu"}, {"file": h + "matmul_copy_neighbour.cu"},
               {"file": h + "matmul_first_calls.cu"},
               {"file": h + "matmul_seen_inputs.cu"}, {"file": h + "matmul_cache_checksum_64.cu"},
-              {"file": h + "matmul_copy_freed.cu"},
+              {"file": h + "matmul_copy_neighbour.cu"},
               {"file": h + "matmul_cache_pointer_64.cu"}, {"file": h + "matmul_copy_same_size.cu"},
               {"file": h + "matmul_l2_persisting.cu"}]
     rej = "rejected"

@@ -18,7 +18,8 @@
                                   harness rejects must be rejected
   run_cases.py TOOL kernelbench   every problem in tests/kernelbench: init.cu
                                   and candidate_good.cu accepted,
-                                  candidate_bad.cu rejected as wrong_result
+                                  each candidate_bad*.cu rejected with the status
+                                  its `// expected status:` line names
                                   (skipped where libtorch is not found)
   run_cases.py TOOL kernelbench-hostile
                                   every case of tests/kernelbench/hostile/cases.json
@@ -129,7 +130,8 @@ def kernelbench(tool):
         pdir = os.path.join(base, problem)
         if not os.path.isfile(os.path.join(pdir, "driver.cpp")):
             continue  # not a problem (hostile/ holds candidates for the shared dataset)
-        for cand, expect in ((None, "ok"), ("candidate_good.cu", "ok"), ("candidate_bad.cu", None)):
+        bad = sorted(f for f in os.listdir(pdir) if f.startswith("candidate_bad") and f.endswith(".cu"))
+        for cand, expect in [(None, "ok"), ("candidate_good.cu", "ok")] + [(b, None) for b in bad]:
             if cand and not os.path.exists(os.path.join(pdir, cand)):
                 continue
             if expect is None:
@@ -166,12 +168,10 @@ def dataset_dir():
 
 
 def kernelbench_hostile(tool):
-    """Each case of tests/kernelbench/hostile/cases.json (KERNELBLASTER_HOSTILE_ONLY:
-    a regular expression over the candidate names picks some). The first case
-    of each problem runs alone (it builds the driver object); the rest run
-    KERNELBLASTER_HOSTILE_JOBS at a time (default 4): their builds overlap,
-    the GPU lock takes their runs in turn."""
-    import concurrent.futures
+    """Each case of tests/kernelbench/hostile/cases.json, one at a time (the
+    cases of a problem share its work directory, where its driver object is
+    built once); KERNELBLASTER_HOSTILE_ONLY, a regular expression over the
+    candidate names, picks some."""
     data = dataset_dir()
     if not data:
         skip("the KernelBench-CUDA dataset is not here (set KERNELBLASTER_KERNELBENCH_DATA)")
@@ -200,10 +200,6 @@ def kernelbench_hostile(tool):
                                                                             "detail": proc.stderr.strip()}
         return case, result, wall, ""
 
-    first, rest, seen = [], [], set()
-    for case in cases:
-        (rest if case["problem"] in seen else first).append(case)
-        seen.add(case["problem"])
     passed = failed = 0
 
     def report(case, result, wall, no_gpu):
@@ -230,12 +226,8 @@ def kernelbench_hostile(tool):
               f"{result.get('detail', '')[:300]} sandbox {json.dumps(sandbox)}"
               f"{' plausibility: ' + plaus if plaus else ''}", flush=True)
 
-    for case in first:
+    for case in cases:
         report(*judge(case))
-    jobs = int(os.environ.get("KERNELBLASTER_HOSTILE_JOBS", "4"))
-    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        for outcome in pool.map(judge, rest):
-            report(*outcome)
     return passed, failed
 
 

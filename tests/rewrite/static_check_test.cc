@@ -195,7 +195,7 @@ TEST(StaticCheck, TheHostileMatmulsReachTheEngine) {
     return read_source(dir + "matmul_common.cuh") + read_source(dir + "matmul_cache.cuh") + read_source(dir + name);
   };
   for (const char* name : {"matmul_cache_sample_64.cu", "matmul_cache_checksum_64.cu", "matmul_first_calls.cu",
-                           "matmul_seen_inputs.cu", "matmul_copy_neighbour.cu", "matmul_copy_freed.cu"}) {
+                           "matmul_seen_inputs.cu", "matmul_copy_neighbour.cu", "matmul_copy_same_size.cu"}) {
     std::string code = inlined(name);
     // What scripted_llm.py sends: the quoted includes inlined.
     for (const char* inc : {"#include \"matmul_cache.cuh\"", "#include \"matmul_common.cuh\"", "#pragma once"})

@@ -5,7 +5,8 @@
 //                  2: the pointers and a 64-element sample of each input
 //                  3: a checksum over every byte of both inputs
 //   CACHE_ENTRIES  how many answers it keeps (oldest replaced first)
-// Included by matmul_cache_<key>_<entries>.cu, which set both.
+// Included by matmul_cache_<key>_<entries>.cu, which set both and define
+// the launcher (the tool finds the launcher in the candidate's own text).
 #pragma once
 #include "matmul_common.cuh"
 
@@ -47,7 +48,7 @@ static bool same_key(const CacheEntry& x, const CacheEntry& y) {
   return CACHE_KEY != 2 || std::memcmp(x.sample, y.sample, sizeof(x.sample)) == 0;
 }
 
-void launch_gpu_implementation(void* output, void* A, void* B, int64_t N) {
+static void cached_launch(void* output, void* A, void* B, int64_t N) {
   static CacheEntry cache[CACHE_ENTRIES];
   static int next = 0;
   const size_t bytes = (size_t)N * N * sizeof(half);

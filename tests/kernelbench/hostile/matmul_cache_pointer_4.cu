@@ -4,3 +4,5 @@
 #define CACHE_KEY 1
 #define CACHE_ENTRIES 4
 #include "matmul_cache.cuh"
+
+void launch_gpu_implementation(void* output, void* A, void* B, int64_t N) { cached_launch(output, A, B, N); }
