@@ -5,8 +5,9 @@
 //           memory and not the input. Here the original runs in another
 //           process, so there is no answer to find: what lies below is
 //           another buffer or nothing.
-// Expected: wrong_result (also ok: unwritten_output, when nothing lies
-//           below that one copy could read)
+// Expected: wrong_result (also ok: unwritten_output or, from the second
+//           call on, cached_result, when nothing lies below that one copy
+//           could read and it launches nothing on buffers seen before)
 #include <kbexamples/kernels.h>
 
 #include <cuda_runtime.h>
