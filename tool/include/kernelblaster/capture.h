@@ -63,24 +63,20 @@ __global__ void range_kernel(const T* p, std::size_t n, long long* lo, long long
   atomicMax(hi, b);
 }
 
-// The file recorded calls are appended to: KERNELBLASTER_CAPTURE_FILE, else
-// the file a build compiled in (KERNELBLASTER_CAPTURE_DEFAULT_FILE, defined by
-// the shims the CMake module compiles while a source awaits its capture);
-// "off" (or "0") records nothing.
-inline const char* capture_file() {
-  static const char* path = []() -> const char* {
-    const char* env = std::getenv("KERNELBLASTER_CAPTURE_FILE");
-    if (env && *env) {
-      const std::string v = env;
-      return v == "off" || v == "0" ? nullptr : env;
-    }
-#ifdef KERNELBLASTER_CAPTURE_DEFAULT_FILE
-    return KERNELBLASTER_CAPTURE_DEFAULT_FILE;
-#else
-    return nullptr;
-#endif
+// The file a source's recorded calls are appended to:
+// KERNELBLASTER_CAPTURE_FILE (the same for every source of the program),
+// else the source's own default, the file its build compiled into its shim
+// (the CMake module's shims pass KERNELBLASTER_CAPTURE_DEFAULT_FILE, defined
+// in the shim, to Call): each source of a program records into its own
+// file, however many shims are linked into it. "off" (or "0") records
+// nothing.
+inline const char* capture_file(const char* default_file) {
+  static const char* const env = [] {
+    const char* v = std::getenv("KERNELBLASTER_CAPTURE_FILE");
+    return v && *v ? v : nullptr;
   }();
-  return path;
+  if (env) return std::string(env) == "off" || std::string(env) == "0" ? nullptr : env;
+  return default_file && *default_file ? default_file : nullptr;
 }
 
 // Recorded lines stop being appended once the file holds this much: a
@@ -161,9 +157,11 @@ inline std::string json_string(const std::string& s) {
 
 class Call {
  public:
-  // `launcher` is the launcher as capture JSON (synth/capture.h "launcher").
-  Call(const char* source, const char* launcher)
-      : m_on(detail::capture_file() != nullptr), m_source(source), m_launcher(launcher) {}
+  // `launcher` is the launcher as capture JSON (synth/capture.h "launcher");
+  // `default_file`, where the source records when the environment says
+  // nothing (its shim's own; null: nowhere).
+  Call(const char* source, const char* launcher, const char* default_file = nullptr)
+      : m_file(detail::capture_file(default_file)), m_on(m_file != nullptr), m_source(source), m_launcher(launcher) {}
 
   // Before the call, in parameter order.
   template <class T>
@@ -175,6 +173,7 @@ class Call {
     a.bytes = detail::bytes_to_end(p);
     a.element_bytes = element_bytes;
     a.integer = std::is_integral<T>::value;
+    a.is_unsigned = std::is_unsigned<T>::value;
     m_args.push_back(a);
   }
   void value(double v) { push_value(v); }
@@ -190,7 +189,7 @@ class Call {
   // (the first of its shape); if so, checksums and ranges are taken now.
   void begin() {
     if (!m_on) return;
-    std::string shape = m_launcher;
+    std::string shape = m_source + "|" + m_launcher;
     for (const Arg& a : m_args) shape += "|" + (a.kind == Arg::buffer ? std::to_string(a.bytes) : a.text);
     static std::mutex mu;
     static std::set<std::string> seen;
@@ -232,7 +231,7 @@ class Call {
       }
     }
     line += "]}\n";
-    int fd = ::open(detail::capture_file(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    int fd = ::open(m_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0) return;
     ::flock(fd, LOCK_EX);
     struct stat st {};
@@ -249,7 +248,7 @@ class Call {
     enum Kind { buffer, scalar, none } kind = none;
     const void* pointer = nullptr;
     std::size_t bytes = 0, element_bytes = 0;
-    bool integer = false, has_range = false;
+    bool integer = false, is_unsigned = false, has_range = false;
     unsigned long long before = 0;
     long long lo = 0, hi = 0;
     std::string text;
@@ -270,15 +269,28 @@ class Call {
 
   void take_range(Arg& a) {
     std::size_t n = a.bytes / a.element_bytes;
+    // Read as the type the launcher declares: an unsigned char buffer's
+    // range is 0..255, not -128..127.
+    const bool u = a.is_unsigned;
     switch (a.element_bytes) {
-      case 1: a.has_range = detail::device_range(static_cast<const signed char*>(a.pointer), n, &a.lo, &a.hi); break;
-      case 2: a.has_range = detail::device_range(static_cast<const short*>(a.pointer), n, &a.lo, &a.hi); break;
-      case 4: a.has_range = detail::device_range(static_cast<const int*>(a.pointer), n, &a.lo, &a.hi); break;
+      case 1:
+        a.has_range = u ? detail::device_range(static_cast<const unsigned char*>(a.pointer), n, &a.lo, &a.hi)
+                        : detail::device_range(static_cast<const signed char*>(a.pointer), n, &a.lo, &a.hi);
+        break;
+      case 2:
+        a.has_range = u ? detail::device_range(static_cast<const unsigned short*>(a.pointer), n, &a.lo, &a.hi)
+                        : detail::device_range(static_cast<const short*>(a.pointer), n, &a.lo, &a.hi);
+        break;
+      case 4:
+        a.has_range = u ? detail::device_range(static_cast<const unsigned*>(a.pointer), n, &a.lo, &a.hi)
+                        : detail::device_range(static_cast<const int*>(a.pointer), n, &a.lo, &a.hi);
+        break;
       case 8: a.has_range = detail::device_range(static_cast<const long long*>(a.pointer), n, &a.lo, &a.hi); break;
       default: break;
     }
   }
 
+  const char* m_file;
   bool m_on;
   bool m_record = false;
   std::string m_source, m_launcher;

@@ -24,7 +24,10 @@ std::string launcher_json(const Launcher& l) {
 
 namespace {
 
-void write_definition(std::ostringstream& t, const Launcher& l, const std::string& source_path) {
+// `default_file`: the expression the shim passes as the source's own capture
+// file ("nullptr" when it records only where the environment says).
+void write_definition(std::ostringstream& t, const Launcher& l, const std::string& source_path,
+                      const std::string& default_file) {
   const std::string renamed = "kb_capture_original_" + l.name;
   for (const std::string& ns : l.namespaces) t << "namespace " << ns << " {\n";
   t << (l.extern_c ? "extern \"C\" " : "") << l.return_type << " " << l.name << "(";
@@ -32,8 +35,10 @@ void write_definition(std::ostringstream& t, const Launcher& l, const std::strin
     t << (i ? ", " : "") << l.params[i].canonical << " " << l.params[i].name;
   t << ") {\n";
   // The launcher's JSON goes in a raw string whose delimiter cannot occur in it.
+  // The source's own default file goes with each call (capture.h): with
+  // several shims in one program, each records into its own.
   t << "  kernelblaster::capture::Call kb_call(" << nlohmann::json(source_path).dump() << ", R\"KBCAPTURE("
-    << launcher_json(l) << ")KBCAPTURE\");\n";
+    << launcher_json(l) << ")KBCAPTURE\", " << default_file << ");\n";
   for (const LauncherParam& p : l.params) {
     switch (p.kind) {
       case ParamKind::buffer: {
@@ -79,7 +84,7 @@ std::string capture_shim(const std::vector<Launcher>& launchers, const std::stri
   t << "#include <kernelblaster/capture.h>\n";
   for (const Launcher& l : launchers) {
     t << "\n";
-    write_definition(t, l, source_path);
+    write_definition(t, l, source_path, default_file.empty() ? "nullptr" : "KERNELBLASTER_CAPTURE_DEFAULT_FILE");
   }
   return t.str();
 }
