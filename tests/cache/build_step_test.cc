@@ -269,3 +269,25 @@ TEST_F(BuildStepTest, EveryStepIsCountedByItsFirstRealCause) {
 
 }  // namespace
 }  // namespace kernelblaster::cache
+
+namespace kernelblaster::cache {
+namespace {
+
+// A source with no harness compiles the recording shim; the line promises a
+// harness after the next run of the tests only where that is true.
+TEST_F(BuildStepTest, ARecordingLineSaysWhatMustHappenForAHarness) {
+  m_req.harness.clear();
+  m_req.recording_shim = "// shim\n";
+  m_req.harness_note = "recording the calls of scale into calls.jsonl";
+  BuildReport r = run();
+  EXPECT_EQ(r.cause, BuildCause::recording);
+  EXPECT_NE(r.line.find("the next build synthesizes a harness from the calls"), std::string::npos) << r.line;
+  m_req.recording_next = "the 2 calls recorded so far passed buffers that are not device memory, so they give no "
+                         "harness: run the project's tests or programs on a machine with a GPU";
+  r = run();
+  EXPECT_EQ(r.line.find("the next build synthesizes"), std::string::npos) << r.line;
+  EXPECT_NE(r.line.find("on a machine with a GPU"), std::string::npos) << r.line;
+}
+
+}  // namespace
+}  // namespace kernelblaster::cache

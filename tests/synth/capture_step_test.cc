@@ -145,3 +145,21 @@ TEST_F(CaptureStepTest, CallsOfAnEarlierSignatureAreIgnoredAndMovedLinesMerge) {
                           "signature ignored)")) << o.note;
 }
 
+
+namespace {
+
+// Calls recorded where the program ran without a GPU carry no extents: the
+// line must say they give no harness and why, not promise one.
+TEST_F(CaptureStepTest, CallsRecordedWithoutAGpuAreSaidToGiveNoHarness) {
+  if (!have_parser()) GTEST_SKIP() << "built without libclang";
+  record(line(source, "first", -1) + line(source, "first", -1));
+  CaptureOutcome o = prepare_capture_step(step);
+  ASSERT_EQ(o.state, CaptureOutcome::State::recording) << o.note;
+  EXPECT_TRUE(has(o.next, "the 2 calls recorded so far passed buffers that are not device memory")) << o.next;
+  EXPECT_TRUE(has(o.next, "on a machine with a GPU")) << o.next;
+  // Another source's unusable calls say nothing about this one.
+  std::ofstream(step.lines, std::ios::trunc) << line((dir / "other.cu").string(), "first", -1);
+  EXPECT_EQ(prepare_capture_step(step).next, "");
+}
+
+}  // namespace

@@ -212,9 +212,10 @@ BuildReport run_build_step(const BuildRequest& req, const BuildEnvironment& env)
   if (!req.recording_shim.empty()) {
     rep.cause = BuildCause::recording;
     rep.action = "recording";
-    rep.line = prefix + lead + "no harness yet: " + req.harness_note +
-               " (a shim compiled in the original's place, calling it); run the project's tests or programs, and "
-               "the next build synthesizes a harness from the calls" + (local ? " and tunes" : "");
+    rep.line = prefix + lead + "no harness yet: " + req.harness_note + " (a shim compiled in the original's place, calling it); " +
+               (req.recording_next.empty() ? "run the project's tests or programs, and the next build synthesizes a "
+                                             "harness from the calls" + std::string(local ? " and tunes" : "")
+                                           : req.recording_next);
     rep.strict_failure = req.strict;
     if (!req.dry_run) {
       rep.wrote_source = write_if_changed(req.out, req.recording_shim);

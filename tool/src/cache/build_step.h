@@ -56,6 +56,7 @@ struct BuildRequest {
   std::vector<std::string> recording_flags;  // the nvcc flags the shim needs
   std::string no_harness;                    // why neither a harness nor a shim: the original is compiled
   std::string harness_note;                  // how the harness came to be, leading the line ("" for a user's)
+  std::string recording_next;                // recording: what must happen for a harness, where not the usual
 };
 
 struct TuneRequest {

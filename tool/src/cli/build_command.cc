@@ -233,6 +233,7 @@ int build_command(const CommandArgs& argv, const std::string& self_exe) {
       req.recording_shim = o.shim_text;
       req.recording_flags = o.shim_flags;
       req.harness_note = o.note;
+      req.recording_next = o.next;
       if (!req.dry_run) {
         if (std::string why = shim_compile_error(find_toolchain(self_exe), req); !why.empty()) {
           req.recording_shim.clear();

@@ -35,6 +35,7 @@ Gathered gather_recorded_calls(const std::string& lines_path) {
         outside = true;
     if (outside) {
       ++g.left_out;
+      ++g.left_out_by_source[j["source"].get<std::string>()];
       continue;
     }
     auto key = std::make_pair(j["source"].get<std::string>(), j["launcher"].dump());

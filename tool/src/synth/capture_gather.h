@@ -4,6 +4,7 @@
 // the format of capture.h, each validated as `harness synth` reads it.
 #pragma once
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,6 +17,7 @@ struct Gathered {
   std::vector<Capture> captures;    // one per (source, launcher signature) that was called
   std::vector<std::string> errors;  // one line per launcher whose calls were refused
   int left_out = 0;    // calls with a buffer outside device memory
+  std::map<std::string, int> left_out_by_source;  // the same, per recorded source
   int unreadable = 0;  // lines that are not a recorded call
 };
 

@@ -103,6 +103,13 @@ CaptureOutcome prepare_capture_step(const CaptureStep& step) {
   out.note = "recording the calls of " + names + " into " + step.lines +
              (step.on_request ? " while the CAPTURE_TESTS run" : "") + stale_note;
   if (!g.errors.empty()) out.note += " (earlier recordings refused: " + g.errors.front() + ")";
+  int outside = 0;
+  for (const auto& [recorded_source, n] : g.left_out_by_source)
+    if (fs::path(recorded_source).lexically_normal() == fs::path(source)) outside += n;
+  if (outside > 0)
+    out.next = "the " + plural(static_cast<std::size_t>(outside), "call") + " recorded so far passed buffers that are "
+               "not device memory, so they give no harness: the program ran without a GPU (or its launcher takes "
+               "host pointers); run the project's tests or programs on a machine with a GPU";
   if (!step.dry_run) {
     write_if_changed((fs::path(step.runtime_dir) / "kernelblaster" / "capture.h").string(), capture_runtime_header());
     std::error_code ec;

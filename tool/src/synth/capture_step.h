@@ -26,6 +26,10 @@ struct CaptureOutcome {
   std::string note;  // harness_ready: how the harness came to be; recording: whose calls; unavailable: why
   std::string shim_text;                 // recording
   std::vector<std::string> shim_flags;   // recording: nvcc flags the shim needs
+  // recording: what the user must do for a harness to come, where the
+  // build's usual "run the tests, the next build synthesizes" would not be
+  // true (the calls recorded so far cannot give one); empty otherwise.
+  std::string next;
 };
 
 CaptureOutcome prepare_capture_step(const CaptureStep& step);
