@@ -136,6 +136,56 @@ Generated files live in `${CMAKE_CURRENT_BINARY_DIR}/kernelblaster_generated/<ta
 and per source the compiled `<name>.cu` (it starts with a `#line` back to the
 original), `<name>.cu.rsp` (nvcc flags the result needs) and a stamp.
 #]=======================================================================]
+# POLICY and KB files the tool would refuse are mistakes in the call, said
+# at configure time on any machine, GPU or not, in the tool's one line: by
+# the tool itself where it can run now (find_package, KERNELBLASTER_EXECUTABLE),
+# else (the tool is built by this project) the KB's JSON by CMake, and the
+# policy when the build first runs it.
+function(_kernelblaster_check_inputs who policy kb)
+  set(_checker "")
+  if(NOT KERNELBLASTER_EXECUTABLE STREQUAL "" AND EXISTS "${KERNELBLASTER_EXECUTABLE}")
+    set(_checker "${KERNELBLASTER_EXECUTABLE}")
+  elseif(TARGET KernelBlaster::kernelblaster)
+    get_target_property(_imported KernelBlaster::kernelblaster IMPORTED)
+    if(_imported)
+      get_target_property(_checker KernelBlaster::kernelblaster LOCATION)
+    endif()
+  endif()
+  if(NOT EXISTS "${_checker}")
+    set(_checker "")
+  endif()
+  if(NOT policy STREQUAL "" AND NOT _checker STREQUAL "")
+    execute_process(COMMAND "${_checker}" policy check "${policy}" RESULT_VARIABLE _rc OUTPUT_QUIET
+      ERROR_VARIABLE _err TIMEOUT 60)
+    if(NOT _rc EQUAL 0)
+      string(REGEX REPLACE "\n.*" "" _err "${_err}")
+      message(FATAL_ERROR "${who}: POLICY file ${policy} is refused: ${_err}")
+    endif()
+  endif()
+  if(kb STREQUAL "" OR NOT EXISTS "${kb}")
+    return()  # the tuner makes the KB on its first run
+  endif()
+  if(NOT _checker STREQUAL "")
+    execute_process(COMMAND "${_checker}" kb validate "${kb}" RESULT_VARIABLE _rc OUTPUT_QUIET
+      ERROR_VARIABLE _err TIMEOUT 60)
+  else()
+    file(READ "${kb}" _text)
+    string(JSON _type ERROR_VARIABLE _err TYPE "${_text}")
+    set(_rc 0)
+    if(_err)
+      set(_rc 1)
+      set(_err "not valid JSON: ${_err}")
+    elseif(NOT _type STREQUAL "OBJECT")
+      set(_rc 1)
+      set(_err "not a JSON object")
+    endif()
+  endif()
+  if(NOT _rc EQUAL 0)
+    string(REGEX REPLACE "\n.*" "" _err "${_err}")
+    message(FATAL_ERROR "${who}: KB file ${kb} is refused: ${_err}")
+  endif()
+endfunction()
+
 function(kernelblaster_optimize target)
   string(TIMESTAMP _kb_t0 "%s%f")
   set(_options NO_TESTS STRICT NO_CAPTURE)
@@ -214,6 +264,7 @@ function(kernelblaster_optimize target)
   if(DEFINED _kb_POLICY AND NOT EXISTS "${_kb_POLICY}")
     message(FATAL_ERROR "${_who}: POLICY file ${_kb_POLICY} does not exist.")
   endif()
+  _kernelblaster_check_inputs("${_who}" "${_kb_POLICY}" "${_kb_KB}")
 
   set(_harnesses "")
   foreach(_h IN LISTS _kb_HARNESS)

@@ -91,6 +91,15 @@ def main():
             keys[name] = json.loads(b.stdout)["key"] if b.returncode == 0 else None
         expect("build: an LLM in the manifest is part of the result's key (a tune-only result is not reused)",
                keys["plain"] and keys["llm"] and keys["plain"] != keys["llm"], keys)
+        # A POLICY or KB the tuner would refuse is said by every build, with or without a GPU.
+        bad_policy, bad_kb = os.path.join(d, "broken.lua"), os.path.join(d, "broken_kb.json")
+        open(bad_policy, "w").write("return { select = function(ctx) return nil end\n")
+        open(bad_kb, "w").write('{"schema_version": 1, "states": [\n')
+        b = run([tool, "build", "--manifest", os.path.join(d, "plain.json"), "--cache-dir", os.path.join(d, "cache"),
+                 "--out", os.path.join(d, "o.cu"), "--policy", bad_policy, "--kb", bad_kb] + softmax[:4])
+        said = [l for l in b.stdout.splitlines() if "is refused" in l]
+        expect("build: a broken POLICY and a broken KB are each one line naming the file, and the build goes on",
+               b.returncode == 0 and len(said) == 2 and "broken.lua" in said[0] and "broken_kb.json" in said[1], b)
 
     p = run([harness, "--describe"])
     ok = p.returncode == 0

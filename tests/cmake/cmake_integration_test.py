@@ -113,6 +113,8 @@ ERRORS = {
     "unpaired": r"SOURCES has 2 entries but HARNESS has 1",
     "no_cuda": r"target 'kbsample_host' has no CUDA sources",
     "capture_both": r"give CAPTURE_TESTS or NO_CAPTURE, not both",
+    "bad_policy": r"POLICY file .*broken\.lua is refused: kernelblaster policy check: .*syntax error",
+    "bad_kb": r"KB file .*broken_kb\.json is refused: .*not valid JSON",
 }
 
 

@@ -21,6 +21,7 @@
 #include "eval/manifest.h"
 #include "kb/kb_store.h"
 #include "kernelblaster/build_paths.h"
+#include "policy/lua_policy.h"
 #include "synth/capture_step.h"
 
 namespace fs = std::filesystem;
@@ -147,6 +148,28 @@ std::string report_json(const cache::BuildReport& rep, const cache::BuildRequest
 
 }  // namespace
 
+// The build's POLICY and KB files the tuner would refuse, one line each.
+static std::vector<std::string> refused_inputs(const cache::BuildRequest& req) {
+  std::vector<std::string> out;
+  if (!req.policy.empty()) {
+    try {
+      policy::load_lua_policy_file(req.policy);
+    } catch (const std::exception& x) {
+      out.push_back("POLICY file " + req.policy + " is refused (" + x.what() +
+                    "); a tuning run here would use the built-in policy");
+    }
+  }
+  std::error_code ec;
+  if (!req.kb.empty() && fs::exists(req.kb, ec)) {
+    try {
+      kb::load_kb(req.kb);
+    } catch (const std::exception& x) {
+      out.push_back("KB file " + req.kb + " is refused (" + x.what() + "); a tuning run here would not learn from it");
+    }
+  }
+  return out;
+}
+
 int build_command(const CommandArgs& argv, const std::string& self_exe) {
   for (const std::string& a : argv)
     if (a == "--help" || a == "-h") {
@@ -246,6 +269,12 @@ int build_command(const CommandArgs& argv, const std::string& self_exe) {
       req.no_harness = o.note;
     }
   }
+
+  // A POLICY or KB the tuner would refuse is said at every build, GPU or
+  // not (configure time says it too where the tool already exists there).
+  if (!req.dry_run && !json)
+    for (const std::string& refused : refused_inputs(req))
+      std::printf("kernelblaster: %s: %s\n", fs::path(req.source).filename().string().c_str(), refused.c_str());
 
   Toolchain tc = find_toolchain(self_exe);
   cache::BuildEnvironment env;
