@@ -675,6 +675,17 @@ F $<JOIN:${_opts},\nF >
     endif()
   endforeach()
   set_property(TARGET ${target} PROPERTY SOURCES ${_target_sources})
+  # add_test() does nothing without enable_testing(): said, once per target.
+  if(NOT _NO_TESTS AND NOT CMAKE_TESTING_ENABLED)
+    set(_line "kernelblaster: ${target}: the project does not call enable_testing(), so no correctness or speed "
+      "gates are registered (call it before the end of this directory, or pass NO_TESTS to say none are wanted)")
+    set(_recording ${_pairs_capture})
+    list(FILTER _recording EXCLUDE REGEX "^-$")
+    if(_recording AND NOT _CAPTURE_TESTS)
+      string(APPEND _line "; a source without a harness records the calls of any program that runs it")
+    endif()
+    message(STATUS "${_line}.")
+  endif()
 
   # The named tests record: the shims record only where the environment
   # names the file.

@@ -444,6 +444,10 @@ def case_noharness():
         out = run(["cmake", "--build", b, "--target", "app"]).stdout
         expect_lines(out, {"scale_shift.cu": r"no harness yet: recording the calls of scale_shift into .*"
                                              r"scale_shift\.calls\.jsonl \(a shim compiled in the original's place"})
+        early = run(["cmake", "--build", b, "--target", "kernelblaster_harness_export"], ok=False)
+        if early.returncode != 0 or "nothing to export for scale_shift_harness.cu yet" not in early.stdout:
+            print(early.stdout)
+            fail("%s: kernelblaster_harness_export before any harness should say so and succeed" % via)
         gen = os.path.join(b, "kernelblaster_generated", "scale")
         compiled = open(os.path.join(gen, "src", "scale_shift.cu")).read()
         if "kb_capture_original_scale_shift" not in compiled or "KERNELBLASTER_CAPTURE_DEFAULT_FILE" not in compiled:
@@ -541,6 +545,15 @@ def case_noharness():
         print(p.stdout)
         fail("STRICT with no harness did not stop the configure with the reason")
     print("ok: STRICT makes a missing harness a configure error")
+    # No enable_testing(): the gates cannot be registered, and one line says so.
+    b = os.path.join(ARGS.work, "build-no-testing")
+    shutil.rmtree(b, ignore_errors=True)
+    p = run(["cmake", "-S", src, "-B", b, "-G", ARGS.generator, "-DKBNOH_NO_TESTING=ON"] + vias["find_package"])
+    said = [l for l in p.stdout.splitlines() if "does not call enable_testing()" in l]
+    if len(said) != 1 or "a source without a harness records the calls of any program that runs it" not in said[0]:
+        print(p.stdout)
+        fail("without enable_testing() the configure does not say, in one line, that the gates are off")
+    print("ok: without enable_testing() one configure line says the gates are off and how calls are recorded")
 
 LLM_KEY = "kb-llm-key-marker-5c1e0a"
 
