@@ -101,6 +101,28 @@ def main():
         expect("build: a broken POLICY and a broken KB are each one line naming the file, and the build goes on",
                b.returncode == 0 and len(said) == 2 and "broken.lua" in said[0] and "broken_kb.json" in said[1], b)
 
+        # stats in a build tree reads the results cache its build steps used, not the default one.
+        tree = os.path.join(d, "tree")
+        gen = os.path.join(tree, "kernelblaster_generated", "lib")
+        os.makedirs(gen)
+        manifest = os.path.join(gen, "manifest.txt")
+        open(manifest, "w").write("kernelblaster-manifest 1\ntarget lib\narch sm_90\n")
+        own_cache = os.path.join(d, "own-cache")
+        for _ in range(2):
+            run([tool, "build", "--manifest", manifest, "--cache-dir", own_cache, "--out", os.path.join(gen, "o.cu")]
+                + softmax[:4])
+        st = run([tool, "stats", "--build-dir", tree])
+        expect("stats --build-dir: the counts of the cache the build used, totalled",
+               st.returncode == 0 and (f"build steps ({os.path.realpath(own_cache)}): 2" in st.stdout
+                                       or f"build steps ({own_cache}): 2" in st.stdout), st)
+        here = subprocess.run([tool, "stats"], capture_output=True, text=True, cwd=tree, timeout=60)
+        expect("stats run in a build tree reads that tree's cache", own_cache in here.stdout or
+               os.path.realpath(own_cache) in here.stdout, here)
+        nothing = run([tool, "stats", "--build-dir", d])
+        expect("stats --build-dir where no build step ran: one line, exit 2",
+               nothing.returncode == 2 and one_line(nothing.stderr) and "no KernelBlaster build step" in nothing.stderr,
+               nothing)
+
     p = run([harness, "--describe"])
     ok = p.returncode == 0
     if ok:

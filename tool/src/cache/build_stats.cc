@@ -1,5 +1,6 @@
 #include "cache/build_stats.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -64,6 +65,23 @@ void zero_build_stats(const std::string& cache_dir) {
   if (!fs::exists(cache_dir)) return;
   FileLock lock(lock_path(cache_dir));
   fs::remove(stats_path(cache_dir));
+}
+
+std::vector<std::string> build_tree_cache_dirs(const std::string& build_dir) {
+  std::vector<std::string> dirs;
+  std::error_code ec;
+  const fs::path generated = fs::path(build_dir) / "kernelblaster_generated";
+  if (!fs::is_directory(generated, ec)) return dirs;
+  std::vector<fs::path> records;
+  for (const fs::directory_entry& e : fs::directory_iterator(generated, ec))
+    if (fs::is_regular_file(e.path() / kCacheDirRecord, ec)) records.push_back(e.path() / kCacheDirRecord);
+  std::sort(records.begin(), records.end());
+  for (const fs::path& r : records) {
+    std::string dir = read_file(r.string());
+    while (!dir.empty() && (dir.back() == '\n' || dir.back() == '\r')) dir.pop_back();
+    if (!dir.empty() && std::find(dirs.begin(), dirs.end(), dir) == dirs.end()) dirs.push_back(dir);
+  }
+  return dirs;
 }
 
 }  // namespace kernelblaster::cache

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "cache/build_step.h"
 
@@ -20,5 +21,14 @@ std::map<std::string, long long> read_build_stats(const std::string& cache_dir);
 
 // Forgets the counts.
 void zero_build_stats(const std::string& cache_dir);
+
+// Beside each target's manifest in a build tree, the results cache its build
+// steps used (written by every build step): where `kernelblaster stats` run
+// in a build tree looks.
+inline constexpr const char* kCacheDirRecord = "cache_dir.txt";
+
+// The results caches the build steps of the build tree at `build_dir` used,
+// distinct, in order; empty when none has run there.
+std::vector<std::string> build_tree_cache_dirs(const std::string& build_dir);
 
 }  // namespace kernelblaster::cache

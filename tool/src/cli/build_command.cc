@@ -294,7 +294,18 @@ int build_command(const CommandArgs& argv, const std::string& self_exe) {
     std::fprintf(stderr, "kernelblaster build: %s\n", x.what());
     return 2;
   }
-  if (!req.dry_run) cache::count_build_step(req.cache_dir, rep);  // best effort: never fails the build
+  if (!req.dry_run) {
+    cache::count_build_step(req.cache_dir, rep);  // best effort: never fails the build
+    // Where this target's build steps count, for `kernelblaster stats` run in the build tree.
+    if (!req.manifest.empty()) {
+      try {
+        write_if_changed((fs::path(req.manifest).parent_path() / cache::kCacheDirRecord).string(),
+                         fs::absolute(req.cache_dir).lexically_normal().string() + "\n");
+      } catch (const std::exception&) {
+        // a read-only build tree: stats then needs --cache-dir, nothing else is lost
+      }
+    }
+  }
   std::printf("%s\n", json ? report_json(rep, req).c_str() : rep.line.c_str());
   std::fflush(stdout);
   if (rep.strict_failure) {

@@ -2,6 +2,7 @@
 // shows its outcomes (cache/build_stats.h).
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "cache/build_stats.h"
 #include "cache/results_cache.h"
@@ -11,16 +12,32 @@
 namespace kernelblaster {
 namespace {
 
-const char* kHelp = R"(usage: kernelblaster stats [--cache-dir DIR] [--zero]
+const char* kHelp = R"(usage: kernelblaster stats [--cache-dir DIR | --build-dir DIR] [--zero]
 
-How the build steps that used DIR ended, one count per cause: applied,
-tuned, no_gain, no_gpu, gpu_unusable, nvcc_unusable, manifest_unreadable,
-tuning_failed, ... and stale_lockfile (an entry that no longer matched).
+How the build steps that used a results cache ended, one count per cause:
+applied, tuned, no_gain, no_gpu, gpu_unusable, nvcc_unusable,
+manifest_unreadable, tuning_failed, ... and stale_lockfile (an entry that no
+longer matched).
 
-  --cache-dir DIR  the results cache (default: KERNELBLASTER_CACHE_DIR, else
-                   ~/.cache/kernelblaster)
+  --cache-dir DIR  that results cache
+  --build-dir DIR  every results cache the build steps of that build tree
+                   used (each target's kernelblaster_generated/<target>/cache_dir.txt)
   --zero           forget the counts
+
+Without either: the build tree in the current directory, where there is
+one, else KERNELBLASTER_CACHE_DIR, else ~/.cache/kernelblaster/results.
 )";
+
+// One cache's counts; returns their total (stale_lockfile apart).
+long long print_counts(const std::string& dir) {
+  auto counts = cache::read_build_stats(dir);
+  long long total = 0;
+  for (const auto& [name, n] : counts)
+    if (name != "stale_lockfile") total += n;
+  std::printf("build steps (%s): %lld\n", dir.c_str(), total);
+  for (const auto& [name, n] : counts) std::printf("  %-22s %lld\n", name.c_str(), n);
+  return total;
+}
 
 }  // namespace
 
@@ -32,20 +49,32 @@ int stats_command(const CommandArgs& argv, const std::string& self_exe) {
       return 0;
     }
   try {
-    Args args(argv, {"--cache-dir"}, {"--zero"});
+    Args args(argv, {"--cache-dir", "--build-dir"}, {"--zero"});
     std::string dir = args.value("--cache-dir");
-    if (dir.empty()) dir = cache::ResultsCache::default_dir();
+    std::string build_dir = args.value("--build-dir");
+    if (!dir.empty() && !build_dir.empty()) throw UsageError("give --cache-dir or --build-dir, not both");
+    std::vector<std::string> dirs;
+    if (!dir.empty()) {
+      dirs = {dir};
+    } else {
+      const bool here = build_dir.empty();
+      if (here) build_dir = ".";
+      dirs = cache::build_tree_cache_dirs(build_dir);
+      if (dirs.empty() && !here)
+        throw UsageError("no KernelBlaster build step has run in " + build_dir + " yet (no kernelblaster_generated/*/" +
+                         cache::kCacheDirRecord + ")");
+      if (dirs.empty()) dirs = {cache::ResultsCache::default_dir()};
+    }
     if (args.flag("--zero")) {
-      cache::zero_build_stats(dir);
-      std::printf("kernelblaster stats: counts of %s zeroed\n", dir.c_str());
+      for (const std::string& d : dirs) {
+        cache::zero_build_stats(d);
+        std::printf("kernelblaster stats: counts of %s zeroed\n", d.c_str());
+      }
       return 0;
     }
-    auto counts = cache::read_build_stats(dir);
     long long total = 0;
-    for (const auto& [name, n] : counts)
-      if (name != "stale_lockfile") total += n;
-    std::printf("build steps (%s): %lld\n", dir.c_str(), total);
-    for (const auto& [name, n] : counts) std::printf("  %-22s %lld\n", name.c_str(), n);
+    for (const std::string& d : dirs) total += print_counts(d);
+    if (dirs.size() > 1) std::printf("build steps in all: %lld\n", total);
     return 0;
   } catch (const std::exception& x) {
     std::fprintf(stderr, "kernelblaster stats: %s (see --help)\n", x.what());
