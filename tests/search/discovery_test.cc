@@ -303,3 +303,67 @@ TEST(LiteralBlocks, LiteralsTheKernelDependsOnAreLeftAlone) {
   std::string off = "// kernelblaster: discover off\nvoid l(float* y) { k<<<1, 256>>>(y); }\n";
   EXPECT_TRUE(prepare_literal_blocks(off, "k.cu", parse_directives(off, "k.cu", "sm_90")).tunables.empty());
 }
+
+namespace kernelblaster::search {
+namespace {
+
+PreparedSource prepared(const std::string& src) {
+  return prepare_literal_blocks(src, "/src/k.cu", parse_directives(src, "k.cu", "sm_90"));
+}
+
+// Issue 27: `<<<grid, 128>>>` with `dim3 grid((width + 127) / 128)` was
+// offered at 32 and 64 with the grid left as it was, so two thirds of the
+// candidates could never write the whole output. The grid moves with it.
+TEST(LiteralBlocks, AGridSetInAVariableMovesWithTheBlock) {
+  std::string src = "__global__ void k(float* y, int w) { int i = blockIdx.x * blockDim.x + threadIdx.x; "
+                    "if (i < w) y[i] = 0; }\n"
+                    "void launch(float* y, int width) {\n  dim3 grid((width + 127) / 128, 4);\n"
+                    "  k<<<grid, 128>>>(y, width);\n}\n";
+  PreparedSource p = prepared(src);
+  ASSERT_EQ(p.tunables.size(), 1u);
+  EXPECT_NE(p.text.find("dim3 grid((width + (KERNELBLASTER_BLOCK_L4 - 1)) / KERNELBLASTER_BLOCK_L4, 4);"),
+            std::string::npos) << p.text;
+  EXPECT_NE(p.text.find("k<<<grid, KERNELBLASTER_BLOCK_L4>>>"), std::string::npos) << p.text;
+  // A count of blocks set once and scaled in the launch: followed one level.
+  std::string scaled = "void launch(float* y, int n) {\n  int blocks = (n + 255) / 256;\n"
+                       "  k<<<blocks * 2, 256>>>(y, n);\n}\n";
+  p = prepared(scaled);
+  ASSERT_EQ(p.tunables.size(), 1u);
+  EXPECT_NE(p.text.find("int blocks = (n + (KERNELBLASTER_BLOCK_L3 - 1)) / KERNELBLASTER_BLOCK_L3;"), std::string::npos)
+      << p.text;
+}
+
+TEST(LiteralBlocks, AKernelThatSpellsTheBlockSizeOutMovesWithIt) {
+  std::string src = "__global__ void k(float* y, int n) {\n  int i = blockIdx.x * 256 + threadIdx.x;\n"
+                    "  if (i < n) y[i] = 1;\n}\nvoid launch(float* y, int n) { k<<<(n + 255) / 256, 256>>>(y, n); }\n";
+  PreparedSource p = prepared(src);
+  ASSERT_EQ(p.tunables.size(), 1u);
+  EXPECT_NE(p.text.find("int i = blockIdx.x * KERNELBLASTER_BLOCK_L5 + threadIdx.x;"), std::string::npos) << p.text;
+}
+
+// What cannot be moved with the block leaves the literal alone: the block
+// size is then not offered at all.
+TEST(LiteralBlocks, LinksThatCannotBeReadKeepTheLiteral) {
+  for (std::string src : {
+           // the kernel uses the number otherwise (a stride)
+           std::string("__global__ void k(float* y, int n) { for (int i = threadIdx.x; i < n; i += 256) y[i] = 0; }\n"
+                       "void l(float* y, int n) { k<<<1, 256>>>(y, n); }\n"),
+           // and its mask
+           std::string("__global__ void k(float* y) { y[threadIdx.x & 255] = 0; }\nvoid l(float* y) { k<<<1, 256>>>(y); }\n"),
+           // a grid passed in: its size is not in this file
+           std::string("void l(float* y, int blocks) { k<<<blocks, 256>>>(y); }\n"),
+           // a grid set in two places
+           std::string("void l(float* y, int n, bool big) { int g = (n + 255) / 256; if (big) g = n / 256; "
+                       "k<<<g, 256>>>(y); }\n"),
+       }) {
+    PreparedSource p = prepared(src);
+    EXPECT_TRUE(p.tunables.empty()) << src;
+    EXPECT_EQ(p.text, src);
+  }
+  // A grid that does not depend on the block (a grid-stride kernel) is fine.
+  std::string stride = "void l(float* y, int sms) { k<<<sms * 4, 256>>>(y); }\n";
+  EXPECT_EQ(prepared(stride).tunables.size(), 1u);
+}
+
+}  // namespace
+}  // namespace kernelblaster::search

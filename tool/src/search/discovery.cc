@@ -399,13 +399,19 @@ struct Span {
   std::size_t begin, end;  // [begin, end) in the text
 };
 
-// The arguments of every launch, as spans of the text.
-std::vector<std::vector<Span>> launch_arg_spans(const std::string& code) {
-  std::vector<std::vector<Span>> out;
+// Every launch: where its "<<<" is, and its arguments as spans of the text.
+struct LaunchSpans {
+  std::size_t at = 0;
+  std::vector<Span> args;
+};
+
+std::vector<LaunchSpans> launch_arg_spans(const std::string& code) {
+  std::vector<LaunchSpans> out;
   for (std::size_t p = code.find("<<<"); p != std::string::npos; p = code.find("<<<", p + 3)) {
     std::size_t e = code.find(">>>", p + 3);
     if (e == std::string::npos) break;
-    std::vector<Span> args;
+    LaunchSpans l;
+    l.at = p;
     int depth = 0;
     std::size_t start = p + 3;
     for (std::size_t i = p + 3; i <= e; ++i) {
@@ -416,11 +422,11 @@ std::vector<std::vector<Span>> launch_arg_spans(const std::string& code) {
         std::size_t b = start, en = i;
         while (b < en && std::isspace(static_cast<unsigned char>(code[b]))) ++b;
         while (en > b && std::isspace(static_cast<unsigned char>(code[en - 1]))) --en;
-        args.push_back({b, en});
+        l.args.push_back({b, en});
         start = i + 1;
       }
     }
-    out.push_back(args);
+    out.push_back(l);
   }
   return out;
 }
@@ -460,6 +466,104 @@ bool sole_literal_definition(const std::string& code, const std::string& name, S
   return found == 1 && *value > 0;
 }
 
+// Where the source gives `name` its value, when it does so once: the span of
+// e in `T name = e;` or `name = e;`, or of the first component (the x
+// dimension) in `dim3 name(e, ...)` or `dim3 name{e, ...}`. A name also
+// assigned elsewhere (`name.x = ...`, `name += ...`) has no sole initializer.
+bool sole_initializer(const std::string& code, const std::string& name, Span* expr) {
+  int found = 0;
+  for (std::size_t p : word_positions(code, name)) {
+    std::size_t q = p + name.size();
+    while (q < code.size() && (code[q] == ' ' || code[q] == '\t')) ++q;
+    if (q >= code.size()) continue;
+    const char c = code[q];
+    if (c == '(' || c == '{') {
+      std::size_t b = p;  // a declaration has a type before the name
+      while (b > 0 && std::isspace(static_cast<unsigned char>(code[b - 1]))) --b;
+      if (b == 0 || !ident_char(code[b - 1])) continue;  // a call, not a declaration
+      std::size_t close = matching(code, q, c, c == '(' ? ')' : '}');
+      if (close == std::string::npos) return false;
+      std::size_t e = q + 1;
+      for (int depth = 0; e < close; ++e) {  // the first component ends at a top-level comma
+        if (code[e] == '(' || code[e] == '[' || code[e] == '{') ++depth;
+        if (code[e] == ')' || code[e] == ']' || code[e] == '}') --depth;
+        if (code[e] == ',' && depth == 0) break;
+      }
+      *expr = {q + 1, e};
+      ++found;
+    } else if (c == '=' && !(q + 1 < code.size() && code[q + 1] == '=')) {
+      std::size_t semi = code.find(';', q);
+      if (semi == std::string::npos) return false;
+      *expr = {q + 1, semi};
+      ++found;
+    } else if (c == '.' || ((c == '+' || c == '-' || c == '*' || c == '/' || c == '<' || c == '>' || c == '|' ||
+                             c == '&') && q + 1 < code.size() && code[q + 1] == '=')) {
+      return false;  // changed after it was set
+    }
+  }
+  return found == 1;
+}
+
+// The kernel a launch calls: the name before its "<<<", template arguments skipped.
+std::string launched_kernel(const std::string& code, std::size_t at) {
+  std::size_t e = at;
+  while (e > 0 && std::isspace(static_cast<unsigned char>(code[e - 1]))) --e;
+  if (e > 0 && code[e - 1] == '>') {
+    int depth = 0;
+    while (e > 0) {
+      --e;
+      if (code[e] == '>') ++depth;
+      if (code[e] == '<' && --depth == 0) break;
+    }
+    while (e > 0 && std::isspace(static_cast<unsigned char>(code[e - 1]))) --e;
+  }
+  std::size_t b = e;
+  while (b > 0 && ident_char(code[b - 1])) --b;
+  return code.substr(b, e - b);
+}
+
+// The body of `__global__ ... name(...) { ... }`, inside its braces.
+bool kernel_body(const std::string& code, const std::string& name, Span* body) {
+  if (name.empty()) return false;
+  for (std::size_t p : word_positions(code, name)) {
+    std::size_t g = code.rfind("__global__", p);
+    std::size_t semi = code.rfind(';', p), close = code.rfind('}', p);
+    if (g == std::string::npos || (semi != std::string::npos && semi > g) || (close != std::string::npos && close > g))
+      continue;
+    std::size_t open = code.find('(', p + name.size());
+    if (open == std::string::npos) continue;
+    std::size_t params_end = matching(code, open, '(', ')');
+    if (params_end == std::string::npos) continue;
+    std::size_t brace = code.find('{', params_end);
+    if (brace == std::string::npos || code.find(';', params_end) < brace) continue;  // a declaration
+    std::size_t end = matching(code, brace, '{', '}');
+    if (end == std::string::npos) return false;
+    *body = {brace + 1, end};
+    return true;
+  }
+  return false;
+}
+
+// Whether the number at `s` multiplies a blockIdx component (`blockIdx.x *
+// 256`, `256 * blockIdx.y`): the block size written out in the kernel.
+bool multiplies_block_index(const std::string& code, Span s) {
+  std::size_t l = s.begin;
+  while (l > 0 && std::isspace(static_cast<unsigned char>(code[l - 1]))) --l;
+  if (l > 0 && code[l - 1] == '*') {
+    std::size_t k = l - 1;
+    while (k > 0 && std::isspace(static_cast<unsigned char>(code[k - 1]))) --k;
+    if (k >= 10 && code.compare(k - 10, 9, "blockIdx.") == 0) return true;
+  }
+  std::size_t r = s.end;
+  while (r < code.size() && std::isspace(static_cast<unsigned char>(code[r]))) ++r;
+  if (r < code.size() && code[r] == '*') {
+    ++r;
+    while (r < code.size() && std::isspace(static_cast<unsigned char>(code[r]))) ++r;
+    if (code.compare(r, 9, "blockIdx.") == 0) return true;
+  }
+  return false;
+}
+
 int line_at(const std::string& text, std::size_t pos) {
   return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(pos), '\n'));
 }
@@ -489,11 +593,28 @@ PreparedSource prepare_literal_blocks(const std::string& text, const std::string
     Span span;
     std::string with;
   };
-  std::vector<Edit> edits;
-  std::set<std::size_t> replaced;  // literal positions already turned into a macro
-  std::set<std::string> names;
-  for (const Tunable& t : declared.tunables) names.insert(t.name);
-  for (const std::vector<Span>& args : launch_arg_spans(code)) {
+  // One literal block size and everything that must change with it: the
+  // grids of the launches it sizes (spelled out in the launch, or where the
+  // grid variable is set) and the kernels' own `blockIdx.x * 256`. A
+  // literal whose links cannot all be read is not offered: a smaller block
+  // under the same grid would leave the output part unwritten.
+  struct Link {
+    Span span;
+    bool minus_one = false;  // `value - 1`, as in (n + 255) / 256
+  };
+  struct Group {
+    long long value = 0;
+    std::vector<Link> links;
+    bool readable = true;
+  };
+  std::map<std::size_t, Group> groups;  // by the literal's position
+  auto add_tokens = [&](Group& g, Span where, bool with_minus_one) {
+    for (const Span& s : number_tokens(code, where, g.value)) g.links.push_back({s, false});
+    if (with_minus_one)
+      for (const Span& s : number_tokens(code, where, g.value - 1)) g.links.push_back({s, true});
+  };
+  for (const LaunchSpans& launch : launch_arg_spans(code)) {
+    const std::vector<Span>& args = launch.args;
     if (args.size() < 2) continue;
     const Span block = args[1];
     std::string arg = code.substr(block.begin, block.end - block.begin);
@@ -503,29 +624,59 @@ PreparedSource prepare_literal_blocks(const std::string& text, const std::string
     else if (!is_identifier(arg) || !sole_literal_definition(code, arg, &literal, &value)) continue;
     if (value < 32 || value > kMaxThreadsPerBlock || value % 32 != 0) continue;
     if (!number_tokens(tied, {0, tied.size()}, value).empty()) continue;
-    std::string name;
-    if (!replaced.count(literal.begin)) {
-      name = "KERNELBLASTER_BLOCK_L" + std::to_string(line_at(text, literal.begin));
-      if (names.count(name)) continue;
-      names.insert(name);
-      replaced.insert(literal.begin);
-      edits.push_back({literal, name});
-      Tunable t;
-      t.name = name;
-      t.default_value = std::to_string(value);
-      t.values = values_list({32, 64, 128, 256, 512, 1024}, value);
-      t.technique = "block_size_adaptation";
-      t.origin = file + ":" + std::to_string(line_at(text, literal.begin)) + " (discovered: literal block size)";
-      out.summary.push_back(name + " (literal block size " + std::to_string(value) + ": 32..1024)");
-      out.tunables.push_back(std::move(t));
-    } else {
-      name = edits.back().with;  // a second launch naming the same variable
-      for (const Edit& e : edits)
-        if (e.span.begin == literal.begin) name = e.with;
+    Group& g = groups[literal.begin];
+    g.value = value;
+    // The grid: spelled out in the launch, or where its variable is set, and
+    // one level further, where the names in that expression are set.
+    const std::string grid = code.substr(args[0].begin, args[0].end - args[0].begin);
+    Span grid_expr = args[0];
+    if (is_identifier(grid) && !sole_initializer(code, grid, &grid_expr)) {
+      g.readable = false;  // a grid whose size this file does not say (a parameter, set in several places)
+      continue;
     }
-    // The grid of this launch, when it spells the block size out.
-    for (const Span& s : number_tokens(code, args[0], value)) edits.push_back({s, name});
-    for (const Span& s : number_tokens(code, args[0], value - 1)) edits.push_back({s, "(" + name + " - 1)"});
+    add_tokens(g, grid_expr, true);
+    for (const std::string& id : identifiers(code.substr(grid_expr.begin, grid_expr.end - grid_expr.begin))) {
+      if (id == grid || id == arg) continue;
+      Span init{};
+      if (sole_initializer(code, id, &init)) {
+        add_tokens(g, init, true);
+      } else {
+        for (const std::string& d : definitions_of(code, id))
+          if (mentions(d, std::to_string(value)) || mentions(d, std::to_string(value - 1))) g.readable = false;
+      }
+    }
+    // The kernel: the literal may appear there only as the block size.
+    Span body{};
+    if (kernel_body(code, launched_kernel(code, launch.at), &body)) {
+      if (!number_tokens(code, body, value - 1).empty()) g.readable = false;
+      for (const Span& s : number_tokens(code, body, value)) {
+        if (multiplies_block_index(code, s)) g.links.push_back({s, false});
+        else g.readable = false;
+      }
+    }
+  }
+  std::vector<Edit> edits;
+  std::set<std::string> names;
+  for (const Tunable& t : declared.tunables) names.insert(t.name);
+  for (const auto& [at, g] : groups) {
+    if (!g.readable) continue;
+    const std::string name = "KERNELBLASTER_BLOCK_L" + std::to_string(line_at(text, at));
+    if (!names.insert(name).second) continue;
+    Span literal{at, at};
+    while (literal.end < code.size() && ident_char(code[literal.end])) ++literal.end;
+    edits.push_back({literal, name});
+    std::set<std::size_t> linked;  // a launch's grid may be read twice (two launches, one variable)
+    for (const Link& l : g.links)
+      if (l.span.begin != at && linked.insert(l.span.begin).second)
+        edits.push_back({l.span, l.minus_one ? "(" + name + " - 1)" : name});
+    Tunable t;
+    t.name = name;
+    t.default_value = std::to_string(g.value);
+    t.values = values_list({32, 64, 128, 256, 512, 1024}, g.value);
+    t.technique = "block_size_adaptation";
+    t.origin = file + ":" + std::to_string(line_at(text, at)) + " (discovered: literal block size)";
+    out.summary.push_back(name + " (literal block size " + std::to_string(g.value) + ": 32..1024)");
+    out.tunables.push_back(std::move(t));
   }
   if (edits.empty()) return out;
   std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.span.begin > b.span.begin; });
