@@ -2,6 +2,7 @@
 // shape): a literal block size, and the grid computed from the same literal
 // in a variable before the launch. The tuner's discovery must move the grid
 // with the block, or every smaller block leaves part of the image unwritten.
+// kernelblaster: flags none
 #include <cuda_runtime.h>
 
 __global__ void brighten(const unsigned char* in, unsigned char* out, int width, int height, float gain) {

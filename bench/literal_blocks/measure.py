@@ -2,7 +2,8 @@
 """Issue 27, linked literals: how much of a tuning run is wasted on block
 sizes that cannot cover the grid. Tunes bench/literal_blocks/brighten.cu (a
 literal block size, its grid computed from the same literal in a variable)
-with each tool given, and counts the evaluations that ended
+with each tool given (every block size in turn: the exhaustive policy, no
+flag space), and counts the evaluations that ended
 `unwritten_output`, by the block size they tried.
 
   measure.py OUT_DIR LABEL=TOOL [LABEL=TOOL ...] [--budget SECONDS]
@@ -38,7 +39,8 @@ def main():
         with open(summary, "w") as f:
             p = subprocess.run([tool, "tune", "--source", os.path.join(HERE, "brighten.cu"), "--harness",
                                 os.path.join(HERE, "brighten_harness.cu"), "--budget", budget, "--log", log,
-                                "--kb", os.path.join(out, f"kb-{label}.json"), "--quiet", "--json"],
+                                "--kb", os.path.join(out, f"kb-{label}.json"), "--quiet", "--json",
+                                "--policy", os.path.join(HERE, "..", "..", "policies", "exhaustive.lua")],
                                stdout=f, stderr=subprocess.PIPE, text=True, timeout=1200)
         if not os.path.exists(log):
             print(f"{label}: no run log (exit {p.returncode}): {p.stderr.strip()[-300:]}")

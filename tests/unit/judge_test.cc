@@ -265,12 +265,12 @@ TEST(JudgeTiming, FasterOnRepeatedInputsIsCaching) {
   t.repeat_runs = 15;
   t.repeat_median_ns = 20000;
   r.timings = {t};
-  EXPECT_EQ(judge_timing(r).status, Status::cached_result);
+  EXPECT_EQ(judge_timing(HarnessReport{}, r).status, Status::cached_result);
   r.timings[0].repeat_median_ns = 495000;  // noise, not caching
-  EXPECT_EQ(judge_timing(r).status, Status::ok);
+  EXPECT_EQ(judge_timing(HarnessReport{}, r).status, Status::ok);
   r.timings[0].median_ns = 3000;  // tiny kernels: a microsecond is not evidence
   r.timings[0].repeat_median_ns = 2000;
-  EXPECT_EQ(judge_timing(r).status, Status::ok);
+  EXPECT_EQ(judge_timing(HarnessReport{}, r).status, Status::ok);
 }
 
 TEST(CompareTiming, GeometricMeanSpeedup) {

@@ -419,17 +419,43 @@ TEST(JudgeTiming, TimedRunsThatDoNothingAreACachedResult) {
   t.runs = 200;
   t.median_ns = 4000;
   r.timings = {t};
-  EXPECT_EQ(judge_timing(r).status, Status::ok);
+  EXPECT_EQ(judge_timing(HarnessReport{}, r).status, Status::ok);
   r.timings[0].empty_runs = 199;
-  Verdict v = judge_timing(r);
+  Verdict v = judge_timing(HarnessReport{}, r);
   EXPECT_EQ(v.status, Status::cached_result);
   EXPECT_NE(v.detail.find("199 of 200 timed runs launched no GPU work"), std::string::npos) << v.detail;
   r.timings[0].empty_runs = 0;
   r.timings[0].unwritten_runs = 3;
   r.timings[0].unwritten_detail = "run 1: 4096 elements";
-  v = judge_timing(r);
+  v = judge_timing(HarnessReport{}, r);
   EXPECT_EQ(v.status, Status::cached_result);
   EXPECT_NE(v.detail.find("run 1: 4096 elements"), std::string::npos) << v.detail;
+}
+
+// A u8 output whose right values are 255 (a clamped brightness) holds the
+// timed runs' poison byte wherever it is bright: the original's runs show
+// as many "unwritten" elements, so the candidate is held to that count
+// (seen on an H100, 2026-11-26: every block size of bench/literal_blocks
+// was rejected so), and only more than it is unwritten.
+TEST(JudgeTiming, OutputValuesEqualToThePoisonAreNotUnwritten) {
+  HarnessReport ref, cand;
+  ref.sizes = cand.sizes = {{"hd", {}, false}};
+  TimingReport t;
+  t.runs = 2000;
+  t.median_ns = 40000;
+  t.unwritten_runs = 2000;
+  t.unwritten_detail = "run 0: 696731 elements";
+  t.unwritten_max = 698000;
+  ref.timings = {t};
+  t.unwritten_max = 698400;  // fresh inputs: the count moves a little from run to run
+  cand.timings = {t};
+  EXPECT_EQ(judge_timing(ref, cand).status, Status::ok);
+  cand.timings[0].unwritten_max = 1036800;  // half the image left alone on top
+  EXPECT_EQ(judge_timing(ref, cand).status, Status::cached_result);
+  ref.timings[0].unwritten_runs = 0;  // an original that leaves nothing poisoned holds the candidate to none
+  ref.timings[0].unwritten_max = 0;
+  cand.timings[0].unwritten_max = 17;
+  EXPECT_EQ(judge_timing(ref, cand).status, Status::cached_result);
 }
 
 }  // namespace

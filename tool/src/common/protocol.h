@@ -156,6 +156,10 @@ struct TimingReport {
   int empty_runs = 0;               // timed runs that launched no GPU work at all
   int unwritten_runs = 0;           // timed runs that left output elements poisoned
   std::string unwritten_detail;
+  // The most output elements one fresh run left holding the poison byte:
+  // an integer output's legitimate values can be that byte (a u8 255, an
+  // i32 -1), so the judge holds a candidate to the original's count.
+  std::int64_t unwritten_max = 0;
   double sm_clock_mhz = 0;          // read, never set
   double wall_s = 0;
 };

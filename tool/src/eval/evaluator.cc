@@ -177,7 +177,7 @@ Round play(const std::string& ref_bin, CandidateProgram& cand_prog, const Plan& 
   }
   phase("judging");
   if (round.verdict.status != Status::ok) return round;
-  round.verdict = judge_timing(cand.report);
+  round.verdict = judge_timing(ref.report, cand.report);
   round.timing = compare_timing(ref.report, cand.report, &round.speedup);
   return round;
 }

@@ -53,10 +53,12 @@ Verdict judge_untimed(const HarnessReport& cand);
 // is cached_result.
 Verdict judge_state(const HarnessReport& ref, const HarnessReport& cand);
 
-// Timed runs that launched nothing or left outputs poisoned, and runs on
-// repeated inputs much faster than on fresh ones: results cached by
-// pointer or by input fingerprint.
-Verdict judge_timing(const HarnessReport& cand);
+// Timed runs that launched nothing or left outputs poisoned (more elements
+// holding the poison byte than the original's runs leave: an integer
+// output's legitimate values can be that byte), and runs on repeated inputs
+// much faster than on fresh ones: results cached by pointer or by input
+// fingerprint.
+Verdict judge_timing(const HarnessReport& ref, const HarnessReport& cand);
 
 // What a call costs, for the speedup: the GPU's busy time in the call (the
 // union of its kernels, copies and sets), not the span from first start to

@@ -113,6 +113,7 @@ void TimedLoop::run(const TimedRunHooks& hooks) {
   if (step.phase == TimedPhase::fresh) {
     if (hooks.unwritten) {
       std::int64_t left = hooks.unwritten();
+      m_out.unwritten_max = std::max(m_out.unwritten_max, left);
       if (left > 0 && m_out.unwritten_runs++ == 0)
         m_out.unwritten_detail = "run " + std::to_string(step.index) + ": " + std::to_string(left) + " elements";
     }
