@@ -1,13 +1,21 @@
 #include "cache/build_step.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <thread>
 
 #include "cache/build_stats.h"
 #include "cache/lockfile.h"
 #include "cache/results_cache.h"
+#include "cache/tune_flight.h"
 #include "test_dir.h"
 
 namespace kernelblaster::cache {
@@ -287,6 +295,95 @@ TEST_F(BuildStepTest, ARecordingLineSaysWhatMustHappenForAHarness) {
   r = run();
   EXPECT_EQ(r.line.find("the next build synthesizes"), std::string::npos) << r.line;
   EXPECT_NE(r.line.find("on a machine with a GPU"), std::string::npos) << r.line;
+}
+
+}  // namespace
+}  // namespace kernelblaster::cache
+
+namespace kernelblaster::cache {
+namespace {
+
+// Single flight (issue 27): two builds of the same source for the same GPU
+// at once tune it once; the second waits, says for whom, and applies the
+// first one's result.
+TEST_F(BuildStepTest, ConcurrentBuildsOfOneKeyTuneItOnce) {
+  m_gpu = testing::h200();
+  std::atomic<int> tunes{0};
+  m_env.tune = [&](const TuneRequest& tr) {
+    ++tunes;
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    TuneOutcome t = m_tune_outcome;
+    t.tuned_text = "#define BLOCK 128\n#line 1 \"" + tr.source + "\"\n" + slurp(tr.source);
+    return t;
+  };
+  std::mutex said_mutex;
+  std::vector<std::string> said;
+  m_env.say = [&](const std::string& line) {
+    std::lock_guard<std::mutex> lock(said_mutex);
+    said.push_back(line);
+  };
+  std::vector<BuildReport> reports(4);
+  std::vector<std::thread> builds;
+  for (int i = 0; i < 4; ++i) {
+    BuildRequest req = m_req;
+    req.out = m_dir.path("gen" + std::to_string(i) + "/k.cu");
+    req.rsp = req.out + ".rsp";
+    req.stamp = req.out + ".stamp";
+    req.depfile = req.out + ".d";
+    builds.emplace_back([this, req, i, &reports] { reports[static_cast<std::size_t>(i)] = run_build_step(req, m_env); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  for (std::thread& t : builds) t.join();
+  EXPECT_EQ(tunes.load(), 1);
+  int tuned = 0, applied = 0;
+  for (const BuildReport& r : reports) {
+    tuned += r.cause == BuildCause::tuned;
+    applied += r.cause == BuildCause::applied;
+    if (r.cause == BuildCause::applied)
+      EXPECT_NE(r.line.find("tuned by k.cu (pid "), std::string::npos) << r.line;
+  }
+  EXPECT_EQ(tuned, 1);
+  EXPECT_EQ(applied, 3);
+  ASSERT_EQ(said.size(), 3u);
+  EXPECT_NE(said[0].find("kernelblaster: k.cu: waiting for k.cu (pid "), std::string::npos) << said[0];
+}
+
+// A build that waits for one that dies (kill -9) takes over and tunes.
+TEST_F(BuildStepTest, AWaitingBuildWhoseTunerDiesTakesOver) {
+  m_gpu = testing::h200();
+  // The key this build will tune, from a dry look first.
+  BuildRequest dry = m_req;
+  dry.dry_run = true;
+  const std::string key = run_build_step(dry, m_env).key;
+  ASSERT_FALSE(key.empty());
+  const std::string lock = tuning_lock_path(m_req.cache_dir, *m_gpu, key);
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {  // a build that took the key and then died mid-tuning
+    FileLock held(lock, "k.cu (pid " + std::to_string(::getpid()) + ", killed)", {});
+    char c = 'x';
+    (void)!::write(ready[1], &c, 1);
+    ::pause();
+    ::_exit(0);
+  }
+  char c;
+  ASSERT_EQ(::read(ready[0], &c, 1), 1);
+  std::thread killer([child] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    ::kill(child, SIGKILL);
+  });
+  std::vector<std::string> said;
+  m_env.say = [&](const std::string& line) { said.push_back(line); };
+  BuildReport r = run();
+  killer.join();
+  ::waitpid(child, nullptr, 0);
+  EXPECT_EQ(m_tunes, 1);
+  EXPECT_EQ(r.cause, BuildCause::tuned);
+  EXPECT_NE(r.line.find("killed) ended without a result, so this build tunes"), std::string::npos) << r.line;
+  ASSERT_EQ(said.size(), 1u);
+  EXPECT_NE(said[0].find("waiting for k.cu (pid "), std::string::npos) << said[0];
 }
 
 }  // namespace

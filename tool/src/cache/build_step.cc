@@ -1,5 +1,7 @@
 #include "cache/build_step.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -10,6 +12,7 @@
 #include "cache/result_json.h"
 #include "cache/results_cache.h"
 #include "cache/sha256.h"
+#include "cache/tune_flight.h"
 #include "common/file_util.h"
 
 namespace fs = std::filesystem;
@@ -194,18 +197,19 @@ BuildReport run_build_step(const BuildRequest& req, const BuildEnvironment& env)
     }
   }
 
-  if (found) {
-    const std::string where = rep.origin == "cache" ? "the cache" : lockfile_name;
-    const std::string when = found->measured_at.empty() ? "" : " measured " + found->measured_at.substr(0, 10);
-    if (!found->improved)
-      return finish(BuildCause::no_gain, found, "nothing beat the original on " + gpu_label(found->gpu) + " (" + where + when + "); using the original", true);
-    if (found->speedup < req.min_speedup) {
+  // A known result, from `where`: applied, or the original where it is none.
+  auto use_known = [&](const TunedResult& known, const std::string& where) {
+    const std::string when = known.measured_at.empty() ? "" : " measured " + known.measured_at.substr(0, 10);
+    if (!known.improved)
+      return finish(BuildCause::no_gain, known, "nothing beat the original on " + gpu_label(known.gpu) + " (" + where + when + "); using the original", true);
+    if (known.speedup < req.min_speedup) {
       char buf[64];
-      std::snprintf(buf, sizeof buf, "%.2fx is below MIN_SPEEDUP %.2f", found->speedup, req.min_speedup);
-      return finish(BuildCause::below_min_speedup, std::nullopt, "the result for " + gpu_label(found->gpu) + " in " + where + " is " + buf + "; using the original", true);
+      std::snprintf(buf, sizeof buf, "%.2fx is below MIN_SPEEDUP %.2f", known.speedup, req.min_speedup);
+      return finish(BuildCause::below_min_speedup, std::nullopt, "the result for " + gpu_label(known.gpu) + " in " + where + " is " + buf + "; using the original", true);
     }
-    return finish(BuildCause::applied, found, "applied tuned result for " + gpu_label(found->gpu) + " from " + where + " (" + describe(*found) + ")", true);
-  }
+    return finish(BuildCause::applied, known, "applied tuned result for " + gpu_label(known.gpu) + " from " + where + " (" + describe(known) + ")", true);
+  };
+  if (found) return use_known(*found, rep.origin == "cache" ? "the cache" : lockfile_name);
 
   std::string lead = stale_note.empty() ? "" : stale_note + "; ";
   // No harness (nothing recorded yet): the recording shim, wherever it runs.
@@ -234,6 +238,20 @@ BuildReport run_build_step(const BuildRequest& req, const BuildEnvironment& env)
   if (req.mode == Mode::apply)
     return finish(BuildCause::apply_without_result, std::nullopt, lead + "no cached or locked result for " + target_label + " (MODE APPLY does not tune); using the original", false);
   if (req.dry_run) return finish(BuildCause::dry_run, std::nullopt, lead + "would tune on " + target_label, false);
+
+  // Single flight: another build tuning this key on this GPU is waited for,
+  // and its result used; where it ended without one, this build tunes.
+  TuningFlight flight(req.cache_dir, *gpu, rep.key, name + " (pid " + std::to_string(::getpid()) + ")",
+                      [&](const std::string& line) {
+                        if (env.say) env.say(prefix + line);
+                      });
+  if (flight.waited()) {
+    if (std::optional<TunedResult> done = cache.find(*gpu, rep.key)) {
+      rep.origin = "cache";
+      return use_known(*done, "the cache, tuned by " + flight.holder() + " while this build waited");
+    }
+    lead += flight.holder() + " ended without a result, so this build tunes; ";
+  }
 
   fs::path tuned_out = fs::path(req.stamp.empty() ? req.out : req.stamp).replace_extension(".tuned.cu");
   TuneRequest tr{req.source, req.harness, req.manifest, tuned_out.string(), req.policy, req.kb, req.budget_s, req.min_speedup,

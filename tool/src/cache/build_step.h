@@ -89,6 +89,8 @@ struct BuildEnvironment {
   std::string tool_version;
   std::string kb_version;
   std::vector<std::string> skip_include_prefixes;  // the CUDA toolkit's headers
+  // A line to show now, before the step's own (waiting for another build). Optional.
+  std::function<void(const std::string& line)> say;
 };
 
 // Why a build step compiled what it did: the first real cause, counted per

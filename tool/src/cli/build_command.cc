@@ -281,6 +281,10 @@ int build_command(const CommandArgs& argv, const std::string& self_exe) {
   env.probe_gpu = [&](std::string* why) { return cache::probe_gpu_remembered(req.cache_dir, 0, why); };
   env.gpu_device_present = [] { return !nvidia_device_node().empty(); };
   env.tune = [&](const cache::TuneRequest& tr) { return cache::run_tuner(self_exe, tr); };
+  env.say = [](const std::string& line) {
+    std::printf("%s\n", line.c_str());
+    std::fflush(stdout);
+  };
   env.nvcc_version = [&](std::string* why) { return nvcc_version_text(tc.nvcc, why); };
   env.tool_version = KERNELBLASTER_VERSION;
   env.kb_version = kb_version(self_exe);

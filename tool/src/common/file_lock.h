@@ -4,6 +4,7 @@
 // deleted: removing it would let two writers lock two different inodes.
 #pragma once
 
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -25,6 +26,10 @@ class FileLock {
   // Creates the lock file (and its directory) if needed and blocks until the
   // lock is ours. Throws FileLockError when it cannot be opened or locked.
   explicit FileLock(const std::string& path);
+  // The same, saying who holds it: while another does, `waiting` is called
+  // once with the note that holder wrote, before blocking; once the lock is
+  // ours, `note` (who we are: a pid, a source) replaces the file's content.
+  FileLock(const std::string& path, const std::string& note, const std::function<void(const std::string& holder)>& waiting);
   ~FileLock();
   FileLock(const FileLock&) = delete;
   FileLock& operator=(const FileLock&) = delete;
