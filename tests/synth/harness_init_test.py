@@ -32,6 +32,24 @@ void scale_shift(const float* x, float* y, float a, float b, std::size_t n) {
 """
 
 
+SUMSQ = r"""__global__ void sumsq_kernel(const float* x, float* out, int n) {
+  float s = 0;
+  for (int i = threadIdx.x; i < n; i += blockDim.x) s += x[i] * x[i];
+  atomicAdd(out, s);
+}
+float sum_of_squares(const float* x, int n) {
+  float* d = nullptr;
+  cudaMalloc(&d, sizeof(float));
+  cudaMemset(d, 0, sizeof(float));
+  sumsq_kernel<<<1, 256>>>(x, d, n);
+  float h = 0;
+  cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost);
+  cudaFree(d);
+  return h;
+}
+"""
+
+
 def check(ok, what):
     global checks
     checks += 1
@@ -99,6 +117,17 @@ with tempfile.TemporaryDirectory() as work:
     r = init(scale, os.path.join(work, "scale"))
     check(r.returncode == 0 and "2 things to confirm" in r.stdout, f"scale: {r.returncode} {r.stdout} {r.stderr}")
     link_and_describe(os.path.join(work, "scale", "scale_harness.cu"), scale, [], work, ["x", "y"])
+
+    # A launcher that returns its result: the harness compares it as an output.
+    sumsq = os.path.join(work, "sumsq.cu")
+    with open(sumsq, "w") as f:
+        f.write(SUMSQ)
+    r = init(sumsq, os.path.join(work, "sumsq"))
+    check(r.returncode == 0, f"sumsq: {r.returncode} {r.stdout} {r.stderr}")
+    d = link_and_describe(os.path.join(work, "sumsq", "sumsq_harness.cu"), sumsq, [], work, ["x", "returned"])
+    if d:
+        roles = {b["name"]: (b["role"], b["dtype"]) for b in d["buffers"]}
+        check(roles.get("returned") == ("output", "f32"), f"sumsq: the return value is not an f32 output: {roles}")
 
     # An existing harness is kept unless --force.
     r = init(scale, os.path.join(work, "scale"))

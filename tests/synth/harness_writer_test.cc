@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "synth/harness_text.h"
 #include "synth/launcher_scan.h"
 
 using namespace kernelblaster::synth;
@@ -117,4 +118,25 @@ TEST(HarnessWriter, ElementTypesFromCanonicalSpellings) {
   EXPECT_EQ(element_of("unsigned char"), "u8");
   EXPECT_EQ(element_of("void"), "");
   EXPECT_EQ(element_of("float2"), "");
+}
+
+// Issue 27: a launcher that returns its result (`float sum_of_squares(...)`)
+// has that result as an output, compared as the buffers are.
+TEST(HarnessWriter, ALaunchersReturnValueIsAnOutput) {
+  Launcher l;
+  l.name = "sum_of_squares";
+  l.return_type = "float";
+  l.params = {buffer("x", "const float *", false, "f32"), scalar("n", "int", ParamKind::dim)};
+  HarnessDraft d = draft_harness(l, "stats.cu", "stats", true);
+  EXPECT_TRUE(has(d.text, ".output(\"returned\", DType::f32, {1})  // the launcher's return value")) << d.text;
+  EXPECT_TRUE(has(d.text, "const auto kb_returned = sum_of_squares(")) << d.text;
+  EXPECT_TRUE(has(d.text, "cudaMemcpy(c.out<float>(\"returned\"), &kb_value, sizeof kb_value,")) << d.text;
+  EXPECT_EQ(returned_element("unsigned long"), "i64");
+  EXPECT_EQ(returned_element("const double"), "f64");
+  EXPECT_EQ(returned_element("void"), "");
+  EXPECT_EQ(returned_element("float *"), "");
+  l.params.push_back(scalar("returned", "int", ParamKind::dim));
+  EXPECT_EQ(returned_output(l), "returned_");
+  l.return_type = "void";
+  EXPECT_FALSE(has(draft_harness(l, "stats.cu", "stats", true).text, "kb_returned"));
 }

@@ -68,8 +68,37 @@ std::string dims_literal(const std::vector<std::pair<std::string, long long>>& d
   return out + "}";
 }
 
-std::string harness_file(const std::string& comment, const Launcher& l, const std::string& chain,
+std::string returned_element(const std::string& return_type) {
+  static const std::map<std::string, std::string> kTypes = {
+      {"float", "f32"},          {"double", "f64"},        {"int", "i32"},          {"unsigned int", "u32"},
+      {"unsigned", "u32"},       {"long", "i64"},          {"long long", "i64"},    {"unsigned long", "i64"},
+      {"unsigned long long", "i64"}, {"short", "i16"},     {"unsigned short", "i16"}, {"signed char", "i8"},
+      {"char", "i8"},            {"unsigned char", "u8"},  {"bool", "u8"},          {"_Bool", "u8"},
+      {"__half", "f16"},         {"__nv_bfloat16", "bf16"}, {"int64_t", "i64"},     {"int32_t", "i32"},
+      {"uint32_t", "u32"},       {"size_t", "i64"}};
+  std::string t = return_type;
+  for (const char* q : {"const ", "volatile "})
+    if (t.rfind(q, 0) == 0) t = t.substr(std::string(q).size());
+  auto it = kTypes.find(t);
+  return it == kTypes.end() ? "" : it->second;
+}
+
+std::string returned_output(const Launcher& l) {
+  std::string name = "returned";
+  for (bool taken = true; taken;) {
+    taken = false;
+    for (const LauncherParam& p : l.params) taken = taken || p.name == name;
+    if (taken) name += "_";
+  }
+  return name;
+}
+
+std::string harness_file(const std::string& comment, const Launcher& l, const std::string& chain_in,
                          const std::vector<std::string>& arguments) {
+  const std::string returned = returned_element(l.return_type);
+  std::string chain = chain_in;
+  if (!returned.empty())
+    chain += "      .output(\"" + returned_output(l) + "\", DType::" + returned + ", {1})  // the launcher's return value\n";
   std::ostringstream t;
   t << comment
     << "#include <kernelblaster/harness.h>\n"
@@ -82,10 +111,17 @@ std::string harness_file(const std::string& comment, const Launcher& l, const st
        "  Harness h(\""
     << l.name << "\");\n"
     << "  h" << chain.substr(chain.find_first_not_of(' ')) << "      .launch([](Call& c) {\n"
-    << "        " << qualified_name(l) << "(\n";
+    << "        " << (returned.empty() ? "" : "const auto kb_returned = ") << qualified_name(l) << "(\n";
   for (std::size_t i = 0; i < arguments.size(); ++i) t << (i ? ",\n" : "") << "            " << arguments[i];
-  t << ");\n"
-    << "      });\n"
+  t << ");\n";
+  if (!returned.empty()) {
+    const std::string type = cpp_type(returned);
+    t << "        // The return value is an output: on the device, compared as the buffers are.\n"
+      << "        const " << type << " kb_value = static_cast<" << type << ">(kb_returned);\n"
+      << "        cudaMemcpy(c.out<" << type << ">(\"" << returned_output(l) << "\"), &kb_value, sizeof kb_value,\n"
+      << "                   cudaMemcpyHostToDevice);\n";
+  }
+  t << "      });\n"
        "  return h.main(argc, argv);\n"
        "}\n";
   return t.str();

@@ -29,10 +29,19 @@ std::string dim_argument(const LauncherParam& p);
 std::string shape_literal(const std::vector<std::string>& shape);
 std::string dims_literal(const std::vector<std::pair<std::string, long long>>& dims);
 
+// The element type a launcher's return value is compared as ("f32" for a
+// float, "i64" for a size_t, ...); empty for void and for what is no number.
+std::string returned_element(const std::string& return_type);
+// The name of the output that holds a launcher's return value: "returned",
+// unless a parameter has that name.
+std::string returned_output(const Launcher& l);
+
 // The whole file: `comment` (lines, each starting "// "), the prototype,
 // then main() with `chain` (the .size/.input/... lines, each indented six
 // spaces and ending in a newline) and the call with `arguments` (one per
-// parameter, in order).
+// parameter, in order). A launcher that returns a number gets one more
+// output, its return value (returned_output), copied to the device after
+// the call and compared as any output is.
 std::string harness_file(const std::string& comment, const Launcher& l, const std::string& chain,
                          const std::vector<std::string>& arguments);
 
