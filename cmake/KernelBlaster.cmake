@@ -78,7 +78,7 @@ kernelblaster_optimize(<target>
                        [MODE AUTO|APPLY|TUNE|OFF] [BUDGET <seconds>] [MIN_SPEEDUP <x>]
                        [POLICY <file.lua>] [KB <kb.json>] [TARGET_GPU <name|sm_XY>]
                        [LOCKFILE <file>] [CAPTURE_TESTS <test>...] [NO_CAPTURE]
-                       [NO_TESTS] [STRICT])
+                       [NO_TESTS] [STRICT] [ALLOW_UNVERIFIED])
 ```
 
 * `<target>`: a library or executable created in the same directory, with
@@ -126,6 +126,10 @@ kernelblaster_optimize(<target>
 * `LOCKFILE`: the lockfile to read (default: `KERNELBLASTER_LOCKFILE`, else
   `kernelblaster.lock.json` in the current source directory).
 * `NO_TESTS`: register no CTest gates.
+* `ALLOW_UNVERIFIED`: tune a source with a synthesized harness even when some
+  of its launchers never ran while its calls were recorded (their kernels
+  then change unverified); without it such a source keeps the original, and
+  its build line names those launchers.
 * `STRICT`: fail the configure when a source has no harness, and the build
   when a source has no verified result for the GPU (no GPU and nothing
   cached, a tuning error). Without it the build always
@@ -188,7 +192,7 @@ endfunction()
 
 function(kernelblaster_optimize target)
   string(TIMESTAMP _kb_t0 "%s%f")
-  set(_options NO_TESTS STRICT NO_CAPTURE)
+  set(_options NO_TESTS STRICT NO_CAPTURE ALLOW_UNVERIFIED)
   set(_one MODE BUDGET MIN_SPEEDUP POLICY KB TARGET_GPU HARNESS_DIR LOCKFILE)
   set(_multi SOURCES HARNESS CAPTURE_TESTS)
   cmake_parse_arguments(PARSE_ARGV 1 _kb "${_options}" "${_one}" "${_multi}")
@@ -339,6 +343,7 @@ function(kernelblaster_optimize target)
     _KERNELBLASTER_NO_CAPTURE "${_kb_NO_CAPTURE}"
     _KERNELBLASTER_CAPTURE_TESTS "${_kb_CAPTURE_TESTS}"
     _KERNELBLASTER_STRICT "${_kb_STRICT}"
+    _KERNELBLASTER_ALLOW_UNVERIFIED "${_kb_ALLOW_UNVERIFIED}"
     _KERNELBLASTER_TOOL "${_tool}"
     _KERNELBLASTER_TOOL_TARGET "${_tool_target}")
   string(TIMESTAMP _kb_t1 "%s%f")
@@ -395,7 +400,7 @@ endfunction()
 function(_kernelblaster_process_target target)
   string(TIMESTAMP _t0 "%s%f")
   set(_who "kernelblaster_optimize(${target})")
-  foreach(_p MODE BUDGET MIN_SPEEDUP POLICY KB TARGET_GPU LOCKFILE SOURCES HARNESSES HARNESS_DIR NO_TESTS NO_CAPTURE CAPTURE_TESTS STRICT TOOL TOOL_TARGET CALL_US)
+  foreach(_p MODE BUDGET MIN_SPEEDUP POLICY KB TARGET_GPU LOCKFILE SOURCES HARNESSES HARNESS_DIR NO_TESTS NO_CAPTURE CAPTURE_TESTS STRICT ALLOW_UNVERIFIED TOOL TOOL_TARGET CALL_US)
     get_target_property(_${_p} ${target} _KERNELBLASTER_${_p})
     if(_${_p} MATCHES "-NOTFOUND$")
       set(_${_p} "")
@@ -586,6 +591,9 @@ F $<JOIN:${_opts},\nF >
   if(_KB)
     list(APPEND _common_args --kb "${_KB}")
   endif()
+  if(_ALLOW_UNVERIFIED)
+    list(APPEND _common_args --allow-unverified)
+  endif()
   if(_STRICT)
     list(APPEND _common_args --strict)
   endif()
@@ -622,8 +630,10 @@ F $<JOIN:${_opts},\nF >
       if(_CAPTURE_TESTS)
         list(APPEND _per_source --capture-on-request)
       endif()
+      # The synthesized harness is no byproduct: until calls are recorded
+      # there is none, and a declared output that is missing would run the
+      # step again on every build.
       set(_depends "${_s}" "${_cap}" "${_manifest}")
-      list(APPEND _byproducts "${_h}")
       set(_gate_synth --synthesized)
       list(APPEND _export_commands COMMAND "${_TOOL}" harness export "${_h}" --out "${_HARNESS_DIR}")
     endif()

@@ -68,10 +68,10 @@ def expect_lines(output, expected):
             fail("line for %s: %r does not match %r" % (name, seen[name][0], regex))
 
 
-def expect_no_work(build_dir):
+def expect_no_work(build_dir, target="kbsample"):
     # A real run, not -n: the glob check of an add_subdirectory'd KernelBlaster
     # (CONFIGURE_DEPENDS) always looks dirty to a dry run.
-    out = run(["ninja", "-C", build_dir, "kbsample"]).stdout
+    out = run(["ninja", "-C", build_dir, target]).stdout
     work = [l for l in out.splitlines() if re.match(r"^\[\d+/\d+\]", l) and "Re-checking globbed" not in l]
     if work or kb_lines(out) or ("no work to do" not in out):
         print(out)
@@ -555,6 +555,106 @@ def case_noharness():
         fail("without enable_testing() the configure does not say, in one line, that the gates are off")
     print("ok: without enable_testing() one configure line says the gates are off and how calls are recorded")
 
+def launchers_in(shim_text):
+    """The launchers a recording shim records, by name, as it writes them."""
+    found = {}
+    for m in re.finditer(r'R"KBCAPTURE\((.*?)\)KBCAPTURE"', shim_text):
+        launcher = json.loads(m.group(1))
+        found[launcher["name"]] = launcher
+    return found
+
+
+def recorded_call(source, launcher, dims, elements):
+    """One line as the runtime appends it: every buffer `elements` long,
+    written where the launcher may write it; dims by name; reals 1.5."""
+    args = []
+    for p in launcher["params"]:
+        if p["kind"] == "buffer":
+            a = {"elements": elements, "written": bool(p.get("writable"))}
+            if p.get("element") == "u8" and not p.get("writable"):
+                a.update({"min": 0, "max": 255})
+            args.append(a)
+        elif p["kind"] == "dim":
+            args.append({"value": str(dims[p["name"]])})
+        elif p["kind"] == "real":
+            args.append({"value": "1.5"})
+        else:
+            args.append({})
+    return json.dumps({"source": source, "launcher": launcher, "args": args}) + "\n"
+
+
+def case_imagelib():
+    """Issue 27: the one line on a library with two sources and five
+    launchers (one returns its result, one only a test calls, one launches a
+    template kernel) and on a program whose main() launches a kernel. Each
+    source records into its own file, main() is no launcher, a source's
+    harness calls every launcher recorded for it, a launcher never called
+    keeps the source untuned unless ALLOW_UNVERIFIED, and every line says
+    what happened."""
+    src = os.path.join(ARGS.work, "src")
+    shutil.rmtree(src, ignore_errors=True)
+    shutil.copytree(os.path.join(ARGS.source_dir, "tests", "cmake", "projects", "imagelib"), src)
+    b = os.path.join(ARGS.work, "build")
+    shutil.rmtree(b, ignore_errors=True)
+    via = ["-DCMAKE_PREFIX_PATH=" + ARGS.prefix]
+    p = run(["cmake", "-S", src, "-B", b, "-G", ARGS.generator] + via)
+    if not re.search(r"kernelblaster: imagelib: no harness for adjust\.cu, filters\.cu", p.stdout):
+        print(p.stdout)
+        fail("imagelib: the configure does not say that both sources are recorded")
+    out = run(["cmake", "--build", b]).stdout
+    gen = os.path.join(b, "kernelblaster_generated")
+    captures = {stem: os.path.join(gen, "imagelib", "capture", stem + ".calls.jsonl") for stem in ("adjust", "filters")}
+    expect_lines(out, {
+        "adjust.cu": r"no harness yet: recording the calls of brighten, mean_brightness into .*adjust\.calls\.jsonl",
+        "filters.cu": r"no harness yet: recording the calls of box_blur, threshold, invert into .*filters\.calls\.jsonl",
+        "main.cu": r"no harness, and no host launcher to record: the kernels here are launched from main\(\)"})
+    expect_no_work(b, "all")
+    print("ok: imagelib: each source records into its own file; main() is the program, not a launcher; "
+          "nothing runs again until calls are recorded")
+    shims = {stem: open(os.path.join(gen, "imagelib", "src", stem + ".cu")).read() for stem in ("adjust", "filters")}
+    adjust = launchers_in(shims["adjust"])
+    filters = launchers_in(shims["filters"])
+    adjust_src = os.path.realpath(os.path.join(src, "src", "adjust.cu"))
+    filters_src = os.path.realpath(os.path.join(src, "src", "filters.cu"))
+    # What the program's runs recorded (written as the runtime writes it: no
+    # GPU here): every launcher of adjust.cu, and filters.cu's but invert,
+    # which only the test program calls.
+    with open(captures["adjust"], "a") as f:
+        for w in (640, 1920):
+            f.write(recorded_call(adjust_src, adjust["brighten"], {"width": w, "height": 480}, w * 480))
+            f.write(recorded_call(adjust_src, adjust["mean_brightness"], {"pixels": w * 480}, w * 480))
+    with open(captures["filters"], "a") as f:
+        for w in (640, 1920):
+            f.write(recorded_call(filters_src, filters["box_blur"], {"width": w, "height": 480}, w * 480))
+            f.write(recorded_call(filters_src, filters["threshold"], {"n": w * 480}, w * 480))
+    out = run(["cmake", "--build", b]).stdout
+    expect_lines(out, {
+        "adjust.cu": r"harness synthesized from 4 recorded calls of brighten, mean_brightness; no GPU and no cached "
+                     r"result for sm_90; using the original$",
+        "filters.cu": r"harness synthesized from 4 recorded calls of box_blur, threshold; invert was never called while "
+                      r"calls were recorded, and a tuning changes the whole file, so its kernels would change "
+                      r"unverified \(ALLOW_UNVERIFIED tunes anyway\); using the original$"})
+    harness = open(os.path.join(gen, "imagelib", "harness", "adjust_harness.cu")).read()
+    for needed in ("brighten(", "mean_brightness(", '.output("mean_brightness_returned", DType::f32, {1})',
+                   '.output("brighten_out", DType::u8'):
+        if needed not in harness:
+            fail("imagelib: the synthesized harness of adjust.cu lacks %r:\n%s" % (needed, harness[:1500]))
+    compiled = subprocess.run(["nvcc", "-std=c++17", "-c", "-I", os.path.join(ARGS.prefix, "include"),
+                               os.path.join(gen, "imagelib", "harness", "adjust_harness.cu"), "-o",
+                               os.path.join(ARGS.work, "adjust_harness.o")], capture_output=True, text=True)
+    if compiled.returncode != 0:
+        fail("imagelib: the synthesized two-launcher harness does not compile:\n" + compiled.stderr[-1500:])
+    print("ok: imagelib: one harness calls both launchers of adjust.cu (the returned mean is an output) and compiles")
+    print("ok: imagelib: filters.cu, whose invert never ran, keeps the original and says why")
+    p = run(["cmake", "-S", src, "-B", b, "-DKBIMG_ALLOW_UNVERIFIED=ON"])
+    out = run(["cmake", "--build", b]).stdout
+    # The option is the target's: its manifest changes, so both sources run again.
+    expect_lines(out, {"adjust.cu": r"harness synthesized from 4 recorded calls of brighten, mean_brightness; no GPU",
+                       "filters.cu": r"harness synthesized from 4 recorded calls of box_blur, threshold; invert is not "
+                                     r"verified \(ALLOW_UNVERIFIED\); no GPU and no cached result for sm_90; using the original$"})
+    print("ok: imagelib: ALLOW_UNVERIFIED lets filters.cu be tuned on the launchers that ran")
+
+
 LLM_KEY = "kb-llm-key-marker-5c1e0a"
 
 
@@ -631,7 +731,7 @@ def main():
     global ARGS, SAMPLE
     ap = argparse.ArgumentParser()
     ap.add_argument("case", choices=["errors", "subdirectory", "find_package", "configure_time", "makefiles", "awkward", "noharness",
-                                     "llm"])
+                                     "llm", "imagelib"])
     ap.add_argument("--source-dir", required=True)
     ap.add_argument("--prefix", required=True)
     ap.add_argument("--tool", required=True)

@@ -98,3 +98,36 @@ TEST(CaptureHarness, ACallThatChangesNothingIsSaidAndDuplicatesCountOnce) {
   EXPECT_TRUE(has(d.text, ".input(\"out\""));
   EXPECT_TRUE(has(d.confirm.front(), "no recorded call changed any buffer"));
 }
+
+// Issue 27: a source with two launchers gets one harness that calls both,
+// so a change to the source (its flags, its macros) is verified on every
+// kernel it touches; names are prefixed per launcher, sizes merged, and a
+// launcher that returns its result has that result as an output.
+TEST(CaptureHarness, EveryRecordedLauncherOfASourceIsCalledInOneHarness) {
+  Capture gather = parse_capture(kGather, "g.json");
+  const char* kSum = R"({"format": "kernelblaster-capture-1", "source": "src/gather.cu",
+    "launcher": {"name": "sum_of_squares", "return_type": "float", "params": [
+      {"name": "x", "type": "const float *", "kind": "buffer", "element": "f32"},
+      {"name": "n", "type": "int", "kind": "dim"}]},
+    "calls": [{"args": [{"elements": 4096}, {"value": "4096"}]}]})";
+  Capture sum = parse_capture(kSum, "s.json");
+  HarnessDraft d = synthesize_harness(std::vector<Capture>{gather, sum});
+  EXPECT_EQ(d.file_name, "gather_harness.cu");
+  EXPECT_TRUE(has(d.text, "Harness h(\"gather\");")) << d.text;
+  EXPECT_TRUE(has(d.text, "void gather(const float * table")) << d.text;
+  EXPECT_TRUE(has(d.text, "float sum_of_squares(const float * x, int n);")) << d.text;
+  // Size 0: gather's largest call and sum_of_squares' only one; size 1: gather's next, sum's again.
+  EXPECT_TRUE(has(d.text, "h.size(\"size0\", {{\"gather_table_elements\", 70000}, {\"gather_n\", 9000}, "
+                          "{\"sum_of_squares_n\", 4096}})")) << d.text;
+  EXPECT_TRUE(has(d.text, ".size(\"size1\", {{\"gather_table_elements\", 5000}, {\"gather_n\", 100}, "
+                          "{\"sum_of_squares_n\", 4096}})")) << d.text;
+  EXPECT_TRUE(has(d.text, ".output(\"gather_out\", DType::f32, {\"gather_n\"})")) << d.text;
+  EXPECT_TRUE(has(d.text, ".input(\"sum_of_squares_x\", DType::f32, {\"sum_of_squares_n\"}")) << d.text;
+  EXPECT_TRUE(has(d.text, ".output(\"sum_of_squares_returned\", DType::f32, {1})")) << d.text;
+  EXPECT_TRUE(has(d.text, "c.in<float>(\"gather_table\")")) << d.text;
+  EXPECT_TRUE(has(d.text, "const auto kb_returned_1 = sum_of_squares(")) << d.text;
+  EXPECT_TRUE(has(d.text, "c.out<float>(\"sum_of_squares_returned\")")) << d.text;
+  EXPECT_TRUE(has(d.text, "Every launcher of the")) << d.text;
+  ASSERT_FALSE(d.confirm.empty());
+  EXPECT_TRUE(has(d.confirm[0], "gather: 'scale' differs")) << d.confirm[0];
+}

@@ -47,6 +47,8 @@ source, or --strict without a verified result.
                         are some, a recording shim is compiled instead of S
   --capture-on-request  the shim records only where KERNELBLASTER_CAPTURE_FILE
                         names FILE (CAPTURE_TESTS), not in every run
+  --allow-unverified    tune with a synthesized harness even where some of the
+                        source's launchers never ran while recording
   --out FILE            the source to compile
   --rsp FILE            nvcc options file for the flags the result needs
   --stamp FILE          touched on every run
@@ -179,12 +181,13 @@ int build_command(const CommandArgs& argv, const std::string& self_exe) {
   cache::BuildRequest req;
   std::string capture;
   bool capture_on_request = false;
+  bool allow_unverified = false;
   bool json = false;
   try {
     Args args(argv,
               {"--manifest", "--source", "--harness", "--capture", "--out", "--rsp", "--stamp", "--depfile", "--mode", "--cache-dir",
                "--lockfile", "--target-gpu", "--budget", "--min-speedup", "--policy", "--kb"},
-              {"--strict", "--update-lockfile", "--dry-run", "--json", "--capture-on-request"});
+              {"--strict", "--update-lockfile", "--dry-run", "--json", "--capture-on-request", "--allow-unverified"});
     json = args.flag("--json");
     req.source = args.value("--source");
     req.harness = args.value("--harness");
@@ -233,6 +236,7 @@ int build_command(const CommandArgs& argv, const std::string& self_exe) {
     }
     capture = args.value("--capture");
     capture_on_request = args.flag("--capture-on-request");
+    allow_unverified = args.flag("--allow-unverified");
   } catch (const std::exception& x) {
     std::fprintf(stderr, "kernelblaster build: %s (see --help)\n", x.what());
     return 2;
@@ -250,7 +254,17 @@ int build_command(const CommandArgs& argv, const std::string& self_exe) {
     step.dry_run = req.dry_run;
     step.on_request = capture_on_request;
     synth::CaptureOutcome o = synth::prepare_capture_step(step);
-    if (o.state == synth::CaptureOutcome::State::harness_ready) {
+    std::string unverified;
+    for (const std::string& n : o.unverified) unverified += (unverified.empty() ? "" : ", ") + n;
+    const bool one = o.unverified.size() == 1;
+    if (o.state == synth::CaptureOutcome::State::harness_ready && !o.unverified.empty() && !allow_unverified) {
+      // A tuning changes the whole file: kernels no recorded call ran would change unverified.
+      req.no_harness = o.note + unverified + (one ? " was" : " were") +
+                       " never called while calls were recorded, and a tuning changes the whole file, so " +
+                       (one ? "its" : "their") + " kernels would change unverified (ALLOW_UNVERIFIED tunes anyway)";
+    } else if (o.state == synth::CaptureOutcome::State::harness_ready && !o.unverified.empty()) {
+      req.harness_note = o.note + unverified + (one ? " is" : " are") + " not verified (ALLOW_UNVERIFIED); ";
+    } else if (o.state == synth::CaptureOutcome::State::harness_ready) {
       req.harness_note = o.note;
     } else if (o.state == synth::CaptureOutcome::State::recording) {
       req.recording_shim = o.shim_text;

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 #include "synth/harness_text.h"
 
@@ -69,14 +71,30 @@ std::string number_literal(double v) {
   return s.str();
 }
 
-}  // namespace
+// One launcher's share of a harness: its sizes, buffers and call, every
+// dimension and buffer name prefixed (a harness driving several launchers
+// keeps theirs apart: "first_n", "second_x").
+struct Part {
+  using SizeDims = std::vector<std::pair<std::string, long long>>;
+  std::vector<SizeDims> timed;          // largest first
+  std::vector<std::size_t> timed_calls;  // their indices among the recorded calls
+  std::optional<SizeDims> validation;
+  std::size_t validation_call = 0;
+  std::string buffers;                   // the .input/.output lines
+  HarnessCall call;
+  std::vector<std::string> confirm;
+  bool writes = false;                   // some call changed a buffer, or it returns a value
+  std::size_t calls = 0, distinct = 0;
+};
 
-HarnessDraft synthesize_harness(const Capture& cap) {
+Part launcher_part(const Capture& cap, const std::string& prefix) {
   const Launcher& l = cap.launcher;
-  HarnessDraft d;
-  const std::string stem =
-      cap.source.empty() ? l.name : std::filesystem::path(cap.source).stem().string();
-  d.file_name = stem + "_harness.cu";
+  Part part;
+  part.calls = cap.calls.size();
+  auto named = [&](const std::string& name) { return prefix + name; };
+  auto say = [&](const std::string& line) {
+    part.confirm.push_back(prefix.empty() ? line : l.name + ": " + line);
+  };
 
   // Distinct calls, largest first (first recorded wins a tie).
   std::vector<const RecordedCall*> distinct;
@@ -87,6 +105,7 @@ HarnessDraft synthesize_harness(const Capture& cap) {
       distinct.push_back(&cap.calls[i]);
       index.push_back(i);
     }
+  part.distinct = distinct.size();
   std::vector<std::size_t> order(distinct.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
@@ -106,28 +125,29 @@ HarnessDraft synthesize_harness(const Capture& cap) {
       s = {l.params[i].name + "_elements"};
       own_dims.push_back(l.params[i].name);
     }
+    for (std::string& d : s) d = named(d);
     shapes[l.params[i].name] = s;
   }
 
   auto size_dims = [&](const RecordedCall& c) {
-    std::vector<std::pair<std::string, long long>> dims;
+    Part::SizeDims dims;
     for (std::size_t i = 0; i < l.params.size(); ++i) {
       const LauncherParam& p = l.params[i];
-      if (p.kind == ParamKind::dim) dims.emplace_back(p.name, std::stoll(c.args[i].value));
+      if (p.kind == ParamKind::dim) dims.emplace_back(named(p.name), std::stoll(c.args[i].value));
       if (p.kind == ParamKind::buffer &&
           std::find(own_dims.begin(), own_dims.end(), p.name) != own_dims.end())
-        dims.emplace_back(p.name + "_elements", c.args[i].elements);
+        dims.emplace_back(named(p.name + "_elements"), c.args[i].elements);
     }
-    if (dims.empty()) dims.emplace_back("calls", 1);  // a size needs a name and a value
     return dims;
   };
-
-  std::ostringstream chain;
-  for (std::size_t t : timed)
-    chain << "      .size(\"call" << index[t] << "\", " << dims_literal(size_dims(*distinct[t])) << ")\n";
-  if (validation)
-    chain << "      .validation_size(\"call" << index[*validation] << "\", " << dims_literal(size_dims(*distinct[*validation]))
-          << ")\n";
+  for (std::size_t t : timed) {
+    part.timed.push_back(size_dims(*distinct[t]));
+    part.timed_calls.push_back(index[t]);
+  }
+  if (validation) {
+    part.validation = size_dims(*distinct[*validation]);
+    part.validation_call = index[*validation];
+  }
 
   // Buffers: outputs are what some call changed.
   std::set<std::string> outputs;
@@ -135,15 +155,15 @@ HarnessDraft synthesize_harness(const Capture& cap) {
     if (l.params[i].kind == ParamKind::buffer)
       for (const RecordedCall& c : cap.calls)
         if (c.args[i].written) outputs.insert(l.params[i].name);
-  if (outputs.empty() && returned_element(l.return_type).empty())
-    d.confirm.push_back("no recorded call changed any buffer: the harness has no output to compare");
+  part.writes = !outputs.empty() || !returned_element(l.return_type).empty();
+  std::ostringstream chain;
   for (std::size_t i = 0; i < l.params.size(); ++i) {
     const LauncherParam& p = l.params[i];
     if (p.kind != ParamKind::buffer) continue;
     std::string element = p.element.empty() ? "f32" : p.element;
-    if (p.element.empty()) d.confirm.push_back("the element type of '" + p.name + "' is unknown: f32 assumed");
+    if (p.element.empty()) say("the element type of '" + p.name + "' is unknown: f32 assumed");
     const bool out = outputs.count(p.name) > 0;
-    chain << "      ." << (out ? "output" : "input") << "(\"" << p.name << "\", DType::" << element << ", "
+    chain << "      ." << (out ? "output" : "input") << "(\"" << named(p.name) << "\", DType::" << element << ", "
           << shape_literal(shapes[p.name]);
     if (!out) {
       if (integer_element(element)) {
@@ -155,15 +175,15 @@ HarnessDraft synthesize_harness(const Capture& cap) {
           if (c.args[i].max) hi = hi ? std::min(*hi, *c.args[i].max) : *c.args[i].max;
         }
         if (lo && hi && *lo > *hi) {
-          d.confirm.push_back("the recorded calls' ranges of '" + p.name + "' do not overlap: " +
-                              number_literal(*hi) + ".." + number_literal(*lo) + " is used");
+          say("the recorded calls' ranges of '" + p.name + "' do not overlap: " + number_literal(*hi) + ".." +
+              number_literal(*lo) + " is used");
           std::swap(*lo, *hi);
         }
         if (lo && hi) {
           chain << ", Distribution::integers(" << number_literal(*lo) << ", " << number_literal(*hi) << ")";
         } else {
           chain << ", Distribution::integers(0, 7)";
-          d.confirm.push_back("'" + p.name + "' holds integers; no range was recorded: 0..7 assumed");
+          say("'" + p.name + "' holds integers; no range was recorded: 0..7 assumed");
         }
       } else {
         chain << ", Distribution::normal(0, 1)";
@@ -174,46 +194,120 @@ HarnessDraft synthesize_harness(const Capture& cap) {
       chain << "  // extent as recorded: no product of the launcher's sizes gives it";
     chain << "\n";
   }
+  part.buffers = chain.str();
 
   // Arguments.
-  std::vector<std::string> arguments;
+  part.call.launcher = l;
   const RecordedCall& first = *distinct[timed.front()];
   for (std::size_t i = 0; i < l.params.size(); ++i) {
-    const LauncherParam& p = l.params[i];
+    LauncherParam p = l.params[i];
     std::set<std::string> values;
     for (const RecordedCall* c : distinct) values.insert(c->args[i].value);
     const std::string& v = first.args[i].value;
     if (values.size() > 1 && p.kind != ParamKind::buffer && p.kind != ParamKind::dim && p.kind != ParamKind::stream)
-      d.confirm.push_back("'" + p.name + "' differs between the recorded calls: " + v + " (the largest call's) is passed");
+      say("'" + p.name + "' differs between the recorded calls: " + v + " (the largest call's) is passed");
+    const std::string own_name = p.name;
+    p.name = named(p.name);  // the harness's names for its buffers and dimensions
     switch (p.kind) {
-      case ParamKind::buffer: arguments.push_back(buffer_argument(p, outputs.count(p.name) > 0)); break;
-      case ParamKind::dim: arguments.push_back(dim_argument(p)); break;
-      case ParamKind::real: arguments.push_back("static_cast<" + p.canonical + ">(" + v + ")"); break;
+      case ParamKind::buffer: part.call.arguments.push_back(buffer_argument(p, outputs.count(own_name) > 0)); break;
+      case ParamKind::dim: part.call.arguments.push_back(dim_argument(p)); break;
+      case ParamKind::real: part.call.arguments.push_back("static_cast<" + p.canonical + ">(" + v + ")"); break;
       case ParamKind::flag:
-        arguments.push_back(v == "true" || (v != "false" && std::stod(v) != 0) ? "true" : "false");
+        part.call.arguments.push_back(v == "true" || (v != "false" && std::stod(v) != 0) ? "true" : "false");
         break;
-      case ParamKind::stream: arguments.push_back("0 /* the default stream */"); break;
+      case ParamKind::stream: part.call.arguments.push_back("0 /* the default stream */"); break;
       case ParamKind::other:
         if (v.empty()) {
-          arguments.push_back("{} /* CONFIRM " + p.name + " (" + p.type + ") */");
-          d.confirm.push_back("'" + p.name + "' (" + p.type + ") was not recorded: it is passed as {}");
+          part.call.arguments.push_back("{} /* CONFIRM " + own_name + " (" + p.type + ") */");
+          say("'" + own_name + "' (" + p.type + ") was not recorded: it is passed as {}");
         } else {
-          arguments.push_back("static_cast<" + p.canonical + ">(" + v + ") /* CONFIRM " + p.name + " */");
-          d.confirm.push_back("'" + p.name + "' (" + p.type + ") is passed as its recorded value " + v);
+          part.call.arguments.push_back("static_cast<" + p.canonical + ">(" + v + ") /* CONFIRM " + own_name + " */");
+          say("'" + own_name + "' (" + p.type + ") is passed as its recorded value " + v);
         }
         break;
     }
   }
+  part.call.returned = prefix + returned_output(l);
+  return part;
+}
 
+std::string sizes_chain(const std::vector<Part>& parts) {
+  std::ostringstream chain;
+  auto merged = [&](auto pick) {
+    Part::SizeDims dims;
+    for (const Part& p : parts) {
+      const Part::SizeDims& d = pick(p);
+      dims.insert(dims.end(), d.begin(), d.end());
+    }
+    if (dims.empty()) dims.emplace_back("calls", 1);  // a size needs a name and a value
+    return dims;
+  };
+  if (parts.size() == 1) {  // sizes named after the calls the program made
+    const Part& p = parts.front();
+    for (std::size_t t = 0; t < p.timed.size(); ++t)
+      chain << "      .size(\"call" << p.timed_calls[t] << "\", "
+            << dims_literal(merged([&](const Part& x) -> const Part::SizeDims& { return x.timed[t]; })) << ")\n";
+    if (p.validation)
+      chain << "      .validation_size(\"call" << p.validation_call << "\", "
+            << dims_literal(merged([](const Part& x) -> const Part::SizeDims& { return *x.validation; })) << ")\n";
+    return chain.str();
+  }
+  // Several launchers: size k takes each launcher's k-th largest call (its
+  // largest where it has fewer); the validation size, each one's smallest.
+  std::size_t timed = 0;
+  bool validation = false;
+  for (const Part& p : parts) {
+    timed = std::max(timed, p.timed.size());
+    validation = validation || p.validation;
+  }
+  for (std::size_t k = 0; k < timed; ++k)
+    chain << "      .size(\"size" << k << "\", " << dims_literal(merged([&](const Part& x) -> const Part::SizeDims& {
+            return x.timed[std::min(k, x.timed.size() - 1)];
+          })) << ")\n";
+  if (validation)
+    chain << "      .validation_size(\"validation\", " << dims_literal(merged([](const Part& x) -> const Part::SizeDims& {
+            return x.validation ? *x.validation : x.timed.back();
+          })) << ")\n";
+  return chain.str();
+}
+
+}  // namespace
+
+HarnessDraft synthesize_harness(const std::vector<Capture>& caps) {
+  if (caps.empty()) throw std::invalid_argument("no recorded launcher to synthesize a harness from");
+  HarnessDraft d;
+  const Capture& head = caps.front();
+  const std::string stem = head.source.empty() ? head.launcher.name : std::filesystem::path(head.source).stem().string();
+  d.file_name = stem + "_harness.cu";
+  std::vector<Part> parts;
+  for (const Capture& c : caps) parts.push_back(launcher_part(c, caps.size() > 1 ? c.launcher.name + "_" : ""));
+  std::string chain = sizes_chain(parts);
+  std::vector<HarnessCall> calls;
+  bool writes = false;
+  std::size_t recorded = 0, distinct = 0;
+  std::string names;
+  for (Part& p : parts) {
+    chain += p.buffers;
+    calls.push_back(p.call);
+    d.confirm.insert(d.confirm.end(), p.confirm.begin(), p.confirm.end());
+    writes = writes || p.writes;
+    recorded += p.calls;
+    distinct += p.distinct;
+    names += (names.empty() ? "" : ", ") + qualified_name(p.call.launcher);
+  }
+  if (!writes) d.confirm.insert(d.confirm.begin(), "no recorded call changed any buffer: the harness has no output to compare");
   const std::string comment =
-      "// Harness for " + qualified_name(l) + (cap.source.empty() ? "" : " (" + cap.source + ")") +
+      "// Harness for " + names + (head.source.empty() ? "" : " (" + head.source + ")") +
       ", synthesized by `kernelblaster harness synth`\n"
-      "// from " + std::to_string(cap.calls.size()) + " recorded call(s), " + std::to_string(distinct.size()) +
+      "// from " + std::to_string(recorded) + " recorded call(s), " + std::to_string(distinct) +
       " distinct: the sizes are calls the program made, the inputs fresh\n"
       "// seeded values of the recorded shapes and types, the outputs what the calls\n"
-      "// changed, compared at the element types' default tolerances.\n";
-  d.text = harness_file(comment, l, chain.str(), arguments);
+      "// changed, compared at the element types' default tolerances." +
+      (caps.size() > 1 ? " Every launcher of the\n// source is called, so every kernel a change to it touches runs.\n" : "\n");
+  d.text = harness_file(comment, caps.size() > 1 ? stem : head.launcher.name, calls, chain);
   return d;
 }
+
+HarnessDraft synthesize_harness(const Capture& cap) { return synthesize_harness(std::vector<Capture>{cap}); }
 
 }  // namespace kernelblaster::synth

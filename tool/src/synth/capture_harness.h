@@ -14,6 +14,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "synth/capture.h"
 #include "synth/harness_writer.h"
@@ -21,5 +22,12 @@
 namespace kernelblaster::synth {
 
 HarnessDraft synthesize_harness(const Capture& capture);
+
+// One harness for every recorded launcher of one source, so that every
+// kernel a change to the source touches runs in it: dimensions and buffers
+// take their launcher's name as a prefix ("first_n"), size k takes each
+// launcher's k-th largest call, and the launch calls each launcher in turn.
+// One capture gives what synthesize_harness(capture) gives.
+HarnessDraft synthesize_harness(const std::vector<Capture>& captures);
 
 }  // namespace kernelblaster::synth

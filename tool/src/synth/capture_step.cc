@@ -63,24 +63,36 @@ CaptureOutcome prepare_capture_step(const CaptureStep& step) {
       it->second = c;  // unread source, two signatures: the one recorded more
     }
   }
-  const Capture* best = nullptr;
-  for (const auto& [name, c] : recorded)
-    if (!best || c.calls.size() > best->calls.size()) best = &c;
   const std::string stale_note =
       stale ? " (" + plural(stale, "recorded call") + " of an earlier signature ignored)" : "";
-  if (best) {
-    std::string others;
-    for (const auto& [name, c] : recorded)
-      if (&c != best) others += (others.empty() ? "" : ", ") + name;
+  if (!recorded.empty()) {
+    // One harness calls every recorded launcher: a tuning changes the whole
+    // file, so every kernel it touches must run. In the source's order.
+    std::vector<Capture> captures;
+    std::size_t calls = 0;
+    std::string names;
+    auto add = [&](const Capture& c) {
+      captures.push_back(c);
+      calls += c.calls.size();
+      names += (names.empty() ? "" : ", ") + c.launcher.name;
+    };
+    if (scanned) {
+      for (const Launcher& l : scan.launchers) {
+        auto it = recorded.find(l.name);
+        if (it != recorded.end()) add(it->second);
+        else out.unverified.push_back(l.name);
+      }
+    } else {
+      for (const auto& [name, c] : recorded) add(c);
+    }
     try {
-      HarnessDraft d = synthesize_harness(*best);
+      HarnessDraft d = synthesize_harness(captures);
       if (!step.dry_run) write_if_changed(step.harness, d.text);
       out.state = CaptureOutcome::State::harness_ready;
-      out.note = "harness synthesized from " + plural(best->calls.size(), "recorded call") + " of " + best->launcher.name +
-                 (others.empty() ? "" : " (also recorded: " + others + ")") + stale_note + "; ";
+      out.note = "harness synthesized from " + plural(calls, "recorded call") + " of " + names + stale_note + "; ";
       return out;
     } catch (const std::exception& x) {
-      out.note = "the recorded calls of " + best->launcher.name + " give no harness (" + x.what() + ")";
+      out.note = "the recorded calls of " + names + " give no harness (" + x.what() + ")";
       return out;
     }
   }
@@ -91,7 +103,11 @@ CaptureOutcome prepare_capture_step(const CaptureStep& step) {
     return out;
   }
   if (scan.launchers.empty()) {
-    out.note = "no harness, and no host launcher to record (a function that launches the kernels)";
+    out.note = scan.defines_main
+                   ? "no harness, and no host launcher to record: the kernels here are launched from main(), the "
+                     "program itself (a function that launches them could be recorded; kernels launched from main() "
+                     "are not recorded yet)"
+                   : "no harness, and no host launcher to record (a function that launches the kernels)";
     return out;
   }
   out.state = CaptureOutcome::State::recording;

@@ -30,6 +30,10 @@ struct CaptureOutcome {
   // build's usual "run the tests, the next build synthesizes" would not be
   // true (the calls recorded so far cannot give one); empty otherwise.
   std::string next;
+  // harness_ready: the source's launchers no recorded call reached. A tuning
+  // changes the whole file (flags, macros): their kernels would change
+  // unverified, so the build does not tune the source unless told to.
+  std::vector<std::string> unverified;
 };
 
 CaptureOutcome prepare_capture_step(const CaptureStep& step);

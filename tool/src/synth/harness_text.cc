@@ -93,38 +93,54 @@ std::string returned_output(const Launcher& l) {
   return name;
 }
 
-std::string harness_file(const std::string& comment, const Launcher& l, const std::string& chain_in,
-                         const std::vector<std::string>& arguments) {
-  const std::string returned = returned_element(l.return_type);
+std::string harness_file(const std::string& comment, const std::string& name, const std::vector<HarnessCall>& calls,
+                         const std::string& chain_in) {
   std::string chain = chain_in;
-  if (!returned.empty())
-    chain += "      .output(\"" + returned_output(l) + "\", DType::" + returned + ", {1})  // the launcher's return value\n";
+  for (const HarnessCall& c : calls) {
+    const std::string returned = returned_element(c.launcher.return_type);
+    if (!returned.empty() && !c.returned.empty())
+      chain += "      .output(\"" + c.returned + "\", DType::" + returned + ", {1})  // " +
+               (calls.size() > 1 ? c.launcher.name + "'s" : std::string("the launcher's")) + " return value\n";
+  }
   std::ostringstream t;
   t << comment
     << "#include <kernelblaster/harness.h>\n"
        "#include <cuda_bf16.h>\n"
        "#include <cuda_fp16.h>\n"
-       "#include <cuda_runtime.h>\n\n"
-    << launcher_prototype(l) << "\n"
+       "#include <cuda_runtime.h>\n\n";
+  for (const HarnessCall& c : calls) t << launcher_prototype(c.launcher);
+  t << "\n"
     << "int main(int argc, char** argv) {\n"
        "  using namespace kernelblaster;\n"
        "  Harness h(\""
-    << l.name << "\");\n"
-    << "  h" << chain.substr(chain.find_first_not_of(' ')) << "      .launch([](Call& c) {\n"
-    << "        " << (returned.empty() ? "" : "const auto kb_returned = ") << qualified_name(l) << "(\n";
-  for (std::size_t i = 0; i < arguments.size(); ++i) t << (i ? ",\n" : "") << "            " << arguments[i];
-  t << ");\n";
-  if (!returned.empty()) {
-    const std::string type = cpp_type(returned);
-    t << "        // The return value is an output: on the device, compared as the buffers are.\n"
-      << "        const " << type << " kb_value = static_cast<" << type << ">(kb_returned);\n"
-      << "        cudaMemcpy(c.out<" << type << ">(\"" << returned_output(l) << "\"), &kb_value, sizeof kb_value,\n"
-      << "                   cudaMemcpyHostToDevice);\n";
+    << name << "\");\n"
+    << "  h" << chain.substr(chain.find_first_not_of(' ')) << "      .launch([](Call& c) {\n";
+  for (std::size_t k = 0; k < calls.size(); ++k) {
+    const HarnessCall& c = calls[k];
+    const std::string returned = c.returned.empty() ? "" : returned_element(c.launcher.return_type);
+    const std::string var = calls.size() > 1 ? "kb_returned_" + std::to_string(k) : "kb_returned";
+    t << "        " << (returned.empty() ? "" : "const auto " + var + " = ") << qualified_name(c.launcher) << "(\n";
+    for (std::size_t i = 0; i < c.arguments.size(); ++i) t << (i ? ",\n" : "") << "            " << c.arguments[i];
+    t << ");\n";
+    if (!returned.empty()) {
+      const std::string type = cpp_type(returned);
+      const std::string value = calls.size() > 1 ? "kb_value_" + std::to_string(k) : "kb_value";
+      t << "        // The return value is an output: on the device, compared as the buffers are.\n"
+        << "        const " << type << " " << value << " = static_cast<" << type << ">(" << var << ");\n"
+        << "        cudaMemcpy(c.out<" << type << ">(\"" << c.returned << "\"), &" << value << ", sizeof " << value
+        << ",\n"
+        << "                   cudaMemcpyHostToDevice);\n";
+    }
   }
   t << "      });\n"
        "  return h.main(argc, argv);\n"
        "}\n";
   return t.str();
+}
+
+std::string harness_file(const std::string& comment, const Launcher& l, const std::string& chain,
+                         const std::vector<std::string>& arguments) {
+  return harness_file(comment, l.name, {{l, arguments, returned_output(l)}}, chain);
 }
 
 }  // namespace kernelblaster::synth

@@ -45,4 +45,17 @@ std::string returned_output(const Launcher& l);
 std::string harness_file(const std::string& comment, const Launcher& l, const std::string& chain,
                          const std::vector<std::string>& arguments);
 
+// One launcher's call in a harness that drives several: its arguments, and
+// the name its return value's output takes (returned_output with its prefix).
+struct HarnessCall {
+  Launcher launcher;
+  std::vector<std::string> arguments;
+  std::string returned;  // empty: it returns nothing to compare
+};
+// The same for a source with several launchers: each is declared, and the
+// launch calls each in turn, so every kernel a change to the source touches
+// runs in the harness. `name` is the harness's.
+std::string harness_file(const std::string& comment, const std::string& name, const std::vector<HarnessCall>& calls,
+                         const std::string& chain);
+
 }  // namespace kernelblaster::synth

@@ -91,6 +91,13 @@ CXChildVisitResult visit(CXCursor c, CXCursor, CXClientData data) {
   for (const LauncherParam& p : params) has_pointer |= p.kind == ParamKind::buffer;
   if (!has_pointer) return CXChildVisit_Continue;
   std::string name = text(clang_getCursorSpelling(c));
+  // A program's main() launches kernels, but it is the program, not a
+  // launcher a harness could call (issue 27: taken for one, "recorded"
+  // after every build).
+  if (name == "main" && v->namespaces.empty()) {
+    v->scan->defines_main = true;
+    return CXChildVisit_Continue;
+  }
   for (const Launcher& l : v->scan->launchers)
     if (l.name == name && l.namespaces == v->namespaces) return CXChildVisit_Continue;  // declared, then defined
   Launcher l;

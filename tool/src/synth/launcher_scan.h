@@ -29,6 +29,8 @@ struct SourceScan {
   // Pointer parameters of the file's __global__ kernels: {name, DType name}.
   // They give the element type of a launcher's `void *` of the same name.
   std::vector<std::pair<std::string, std::string>> kernel_pointers;
+  // The file defines main(): a program, never taken for a launcher.
+  bool defines_main = false;
 };
 
 // Whether this build has libclang (without it, scan_source throws).
