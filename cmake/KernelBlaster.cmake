@@ -687,8 +687,8 @@ F $<JOIN:${_opts},\nF >
   set_property(TARGET ${target} PROPERTY SOURCES ${_target_sources})
   # add_test() does nothing without enable_testing(): said, once per target.
   if(NOT _NO_TESTS AND NOT CMAKE_TESTING_ENABLED)
-    set(_line "kernelblaster: ${target}: the project does not call enable_testing(), so no correctness or speed "
-      "gates are registered (call it before the end of this directory, or pass NO_TESTS to say none are wanted)")
+    string(CONCAT _line "kernelblaster: ${target}: the project does not call enable_testing(), so no correctness or "
+      "speed gates are registered (call it before the end of this directory, or pass NO_TESTS to say none are wanted)")
     set(_recording ${_pairs_capture})
     list(FILTER _recording EXCLUDE REGEX "^-$")
     if(_recording AND NOT _CAPTURE_TESTS)

@@ -550,7 +550,8 @@ def case_noharness():
     shutil.rmtree(b, ignore_errors=True)
     p = run(["cmake", "-S", src, "-B", b, "-G", ARGS.generator, "-DKBNOH_NO_TESTING=ON"] + vias["find_package"])
     said = [l for l in p.stdout.splitlines() if "does not call enable_testing()" in l]
-    if len(said) != 1 or "a source without a harness records the calls of any program that runs it" not in said[0]:
+    if (len(said) != 1 or "a source without a harness records the calls of any program that runs it" not in said[0]
+            or "speed gates are registered" not in said[0]):
         print(p.stdout)
         fail("without enable_testing() the configure does not say, in one line, that the gates are off")
     print("ok: without enable_testing() one configure line says the gates are off and how calls are recorded")
@@ -631,9 +632,9 @@ def case_imagelib():
     expect_lines(out, {
         "adjust.cu": r"harness synthesized from 4 recorded calls of brighten, mean_brightness; no GPU and no cached "
                      r"result for sm_90; using the original$",
-        "filters.cu": r"harness synthesized from 4 recorded calls of box_blur, threshold; invert was never called while "
-                      r"calls were recorded, and a tuning changes the whole file, so its kernels would change "
-                      r"unverified \(ALLOW_UNVERIFIED tunes anyway\); using the original$"})
+        "filters.cu": r"harness synthesized from 4 recorded calls of box_blur, threshold; the kernel invert_kernel "
+                      r"would change unverified \(invert was never called while calls were recorded; a tuning "
+                      r"changes the whole file; ALLOW_UNVERIFIED tunes anyway\); using the original$"})
     harness = open(os.path.join(gen, "imagelib", "harness", "adjust_harness.cu")).read()
     for needed in ("brighten(", "mean_brightness(", '.output("mean_brightness_returned", DType::f32, {1})',
                    '.output("brighten_out", DType::u8'):
@@ -650,9 +651,74 @@ def case_imagelib():
     out = run(["cmake", "--build", b]).stdout
     # The option is the target's: its manifest changes, so both sources run again.
     expect_lines(out, {"adjust.cu": r"harness synthesized from 4 recorded calls of brighten, mean_brightness; no GPU",
-                       "filters.cu": r"harness synthesized from 4 recorded calls of box_blur, threshold; invert is not "
-                                     r"verified \(ALLOW_UNVERIFIED\); no GPU and no cached result for sm_90; using the original$"})
+                       "filters.cu": r"harness synthesized from 4 recorded calls of box_blur, threshold; the kernel "
+                                     r"invert_kernel is not verified \(ALLOW_UNVERIFIED\); no GPU and no cached result for sm_90; using the original$"})
     print("ok: imagelib: ALLOW_UNVERIFIED lets filters.cu be tuned on the launchers that ran")
+
+
+def case_sgemmlike():
+    """Issue 27: a program shaped like a well-known SGEMM tutorial. main()
+    in one file calls a dispatcher in another that takes a cuBLAS handle and
+    reaches the kernels through launchers of its own file, beside a cuBLAS
+    wrapper and a helper printing to a std::ofstream&. The shim compiles,
+    main() and the helpers are no launchers, the dispatcher's own calls of
+    the launchers are recorded (the shim renames definitions in place), and
+    every kernel of the file must run in a recorded call before it is tuned."""
+    src = os.path.join(ARGS.work, "src")
+    shutil.rmtree(src, ignore_errors=True)
+    shutil.copytree(os.path.join(ARGS.source_dir, "tests", "cmake", "projects", "sgemmlike"), src)
+    b = os.path.join(ARGS.work, "build")
+    shutil.rmtree(b, ignore_errors=True)
+    run(["cmake", "-S", src, "-B", b, "-G", ARGS.generator, "-DCMAKE_PREFIX_PATH=" + ARGS.prefix])
+    out = run(["cmake", "--build", b]).stdout
+    expect_lines(out, {
+        "sgemm.cu": r"no harness, and neither a kernel nor a kernel launch in it: nothing to record; using the original$",
+        "runner.cu": r"no harness yet: recording the calls of run_sgemm_naive, run_sgemm_tiled, run_kernel into "})
+    expect_no_work(b, "all")
+    gen = os.path.join(b, "kernelblaster_generated", "sgemm")
+    shim = open(os.path.join(gen, "src", "runner.cu")).read()
+    # The dispatcher's body still names the launchers: its calls are recorded.
+    body = shim[shim.index("kb_capture_original_run_kernel("):]
+    if "run_sgemm_naive(M, N, K" not in body or "kb_capture_original_run_sgemm_naive(M" in body.split("}")[0]:
+        fail("sgemmlike: the dispatcher's calls of the launchers do not go through the recording ones:\n" + body[:800])
+    launchers = launchers_in(shim)
+    print("ok: sgemmlike: the shim compiles; main(), the printer and the cuBLAS wrapper are no launchers")
+    runner = os.path.realpath(os.path.join(src, "src", "runner.cu"))
+    capture = os.path.join(gen, "capture", "runner.calls.jsonl")
+
+    def record(kernel, n):
+        dims = {"kernel_num": kernel, "M": n, "N": n, "K": n}
+        with open(capture, "a") as f:
+            f.write(recorded_call(runner, launchers["run_kernel"], dims, n * n))
+            if kernel:
+                f.write(recorded_call(runner, launchers[["", "run_sgemm_naive", "run_sgemm_tiled"][kernel]], dims, n * n))
+
+    # What `ctest -R sgemm_naive` records on a GPU: the reference cuBLAS call
+    # and kernel 1, each through the dispatcher.
+    for n in (256, 512):
+        record(0, n)
+        record(1, n)
+    out = run(["cmake", "--build", b]).stdout
+    expect_lines(out, {"runner.cu": r"harness synthesized from 2 recorded calls of run_sgemm_naive; the kernel "
+                                    r"sgemm_tiled would change unverified \(run_sgemm_tiled was never called while "
+                                    r"calls were recorded; run_kernel takes cublasHandle_t handle, which no recorded "
+                                    r"call can give a harness; a tuning changes the whole file; ALLOW_UNVERIFIED tunes "
+                                    r"anyway\); using the original$"})
+    print("ok: sgemmlike: with only the naive kernel run, the tiled kernel is named and the source is not tuned")
+    for n in (256, 512):
+        record(2, n)
+    out = run(["cmake", "--build", b]).stdout
+    expect_lines(out, {"runner.cu": r"harness synthesized from 4 recorded calls of run_sgemm_naive, run_sgemm_tiled; "
+                                    r"no GPU and no cached result for sm_90; using the original$"})
+    harness = os.path.join(gen, "harness", "runner_harness.cu")
+    text = open(harness).read()
+    if "run_sgemm_naive(" not in text or "run_sgemm_tiled(" not in text or "run_kernel(" in text:
+        fail("sgemmlike: the harness should call both launchers and not the dispatcher:\n" + text[:1500])
+    compiled = subprocess.run(["nvcc", "-std=c++17", "-c", "-I", os.path.join(ARGS.prefix, "include"), harness,
+                               "-o", os.path.join(ARGS.work, "runner_harness.o")], capture_output=True, text=True)
+    if compiled.returncode != 0:
+        fail("sgemmlike: the synthesized harness does not compile:\n" + compiled.stderr[-1500:])
+    print("ok: sgemmlike: once both kernels ran, one harness calls both launchers (not the dispatcher) and compiles")
 
 
 LLM_KEY = "kb-llm-key-marker-5c1e0a"
@@ -731,7 +797,7 @@ def main():
     global ARGS, SAMPLE
     ap = argparse.ArgumentParser()
     ap.add_argument("case", choices=["errors", "subdirectory", "find_package", "configure_time", "makefiles", "awkward", "noharness",
-                                     "llm", "imagelib"])
+                                     "llm", "imagelib", "sgemmlike"])
     ap.add_argument("--source-dir", required=True)
     ap.add_argument("--prefix", required=True)
     ap.add_argument("--tool", required=True)

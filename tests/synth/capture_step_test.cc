@@ -106,14 +106,76 @@ TEST_F(CaptureStepTest, SynthesizesOneHarnessForEveryRecordedLauncherOfThisSourc
   EXPECT_TRUE(o.shim_text.empty());
 }
 
-// A launcher of the source no recorded call reached is named: its kernels
-// would change unverified.
-TEST_F(CaptureStepTest, ALauncherNeverCalledWhileRecordingIsNamed) {
+// A kernel that only a launcher no recorded call reached launches is named,
+// with the launcher: it would change unverified.
+TEST_F(CaptureStepTest, AKernelOnlyANeverCalledLauncherRunsIsNamed) {
+  if (!have_parser()) GTEST_SKIP() << "built without libclang";
+  std::ofstream(source) << "__global__ void k(const float* x, float* y, int n) { int i = threadIdx.x; if (i < n) y[i] = x[i]; }\n"
+                           "__global__ void k2(const float* x, float* y, int n) { int i = threadIdx.x; if (i < n) y[i] = -x[i]; }\n"
+                           "void first(const float* x, float* y, int n) { k<<<1, 32>>>(x, y, n); }\n"
+                           "void second(const float* x, float* y, int n) { k2<<<1, 32>>>(x, y, n); }\n";
+  record(line(source, "first", 100));
+  CaptureOutcome o = prepare_capture_step(step);
+  ASSERT_EQ(o.state, CaptureOutcome::State::harness_ready) << o.note;
+  EXPECT_EQ(o.unverified, std::vector<std::string>{"k2"});
+  EXPECT_EQ(o.unverified_kind, "kernel");
+  EXPECT_TRUE(has(o.unverified_why, "second was never called")) << o.unverified_why;
+}
+
+// A launcher never called whose kernels another recorded launcher runs
+// leaves nothing unverified: what is verified is kernels, not functions.
+TEST_F(CaptureStepTest, ANeverCalledLauncherWhoseKernelsRunElsewhereLeavesNothingUnverified) {
   if (!have_parser()) GTEST_SKIP() << "built without libclang";
   record(line(source, "first", 100));
   CaptureOutcome o = prepare_capture_step(step);
   ASSERT_EQ(o.state, CaptureOutcome::State::harness_ready) << o.note;
-  EXPECT_EQ(o.unverified, std::vector<std::string>{"second"});
+  EXPECT_TRUE(o.unverified.empty()) << o.unverified_why;
+}
+
+// What the scan takes for a launcher (issue 27, an SGEMM project): a host
+// function that launches a kernel itself or through the file's functions
+// and templates; not a helper that prints, not a wrapper of a library call.
+// A handle (pointer to an incomplete struct) and a stream reference are
+// no buffers, and a standard type past the CUDA headers' host-pass errors
+// is read as itself.
+TEST_F(CaptureStepTest, LaunchersAreFunctionsThatReachAKernel) {
+  if (!have_parser()) GTEST_SKIP() << "built without libclang";
+  std::ofstream(source) << "#include <fstream>\n"
+                           "struct Ctx; typedef Ctx* handle_t;\n"
+                           "void library_gemm(handle_t h, float* c);\n"
+                           "template <int BS> __global__ void tiled(const float* a, float* c, int n) { c[threadIdx.x] = a[threadIdx.x] * BS; }\n"
+                           "__global__ void naive(const float* a, float* c, int n) { c[threadIdx.x] = a[threadIdx.x]; }\n"
+                           "template <int BS> void run_tiled(const float* a, float* c, int n) { tiled<BS><<<n / BS, BS>>>(a, c, n); }\n"
+                           "void print_matrix(const float* a, int n, std::ofstream& fs) { for (int i = 0; i < n; ++i) fs << a[i]; }\n"
+                           "void run_library(handle_t h, float* c) { library_gemm(h, c); }\n"
+                           "static void run_naive(const float* a, float* c, int n) { naive<<<1, n>>>(a, c, n); }\n"
+                           "void run_kernel(int which, const float* a, float* c, int n, handle_t h) {\n"
+                           "  if (which == 0) run_library(h, c); else if (which == 1) run_naive(a, c, n); else run_tiled<32>(a, c, n);\n"
+                           "}\n"
+                           "void run_fast(const float* a, float* c, int n) { run_tiled<64>(a, c, n); }\n";
+  SourceScan scan = scan_source(source, {});
+  std::vector<std::string> names;
+  for (const Launcher& l : scan.launchers) names.push_back(l.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"run_kernel", "run_fast"}));
+  // library_gemm, declared only (defined in another file or a library), is no candidate at all.
+  EXPECT_EQ(scan.helpers, (std::vector<std::string>{"print_matrix", "run_library"}));
+  ASSERT_EQ(scan.launchers.size(), 2u);
+  EXPECT_EQ(scan.launchers[0].kernels, (std::vector<std::string>{"naive", "tiled"}));
+  EXPECT_EQ(scan.launchers[1].kernels, (std::vector<std::string>{"tiled"}));
+  EXPECT_EQ(scan.launchers[0].params[4].kind, ParamKind::other);  // the handle
+}
+
+// A source whose every launcher takes something a recording cannot give
+// (a library handle) records nothing and says why.
+TEST_F(CaptureStepTest, LaunchersTakingAHandleGiveNoRecordingAndSayWhy) {
+  if (!have_parser()) GTEST_SKIP() << "built without libclang";
+  std::ofstream(source) << "struct Ctx; typedef Ctx* handle_t;\n"
+                           "__global__ void k(const float* x, float* y, int n) { y[threadIdx.x] = x[threadIdx.x]; }\n"
+                           "void run(handle_t h, const float* x, float* y, int n) { k<<<1, n>>>(x, y, n); }\n";
+  CaptureOutcome o = prepare_capture_step(step);
+  EXPECT_EQ(o.state, CaptureOutcome::State::unavailable);
+  EXPECT_TRUE(has(o.note, "run takes handle_t h")) << o.note;
+  EXPECT_TRUE(o.shim_text.empty());
 }
 
 TEST_F(CaptureStepTest, DryRunWritesNothing) {
@@ -133,8 +195,12 @@ TEST_F(CaptureStepTest, WithoutRecordedCallsTheShimRecordsIntoTheLinesFile) {
   EXPECT_TRUE(has(o.shim_text, "#define KERNELBLASTER_CAPTURE_DEFAULT_FILE \"" +
                                    fs::absolute(step.lines).lexically_normal().string() + "\""));
   EXPECT_TRUE(has(o.shim_text, "kb_capture_original_first"));
-  ASSERT_EQ(o.shim_flags.size(), 1u);
+  // The shim holds the source (definitions renamed in place): its own
+  // directory for its quoted includes.
+  EXPECT_TRUE(has(o.shim_text, "void kb_capture_original_first(const float* x")) << o.shim_text;
+  ASSERT_EQ(o.shim_flags.size(), 2u);
   EXPECT_EQ(o.shim_flags[0], "-I" + fs::absolute(step.runtime_dir).lexically_normal().string());
+  EXPECT_EQ(o.shim_flags[1], "-I" + dir.string());
   EXPECT_TRUE(has(slurp(fs::path(step.runtime_dir) / "kernelblaster" / "capture.h"), "KERNELBLASTER_CAPTURE_DEFAULT_FILE"));
   EXPECT_FALSE(fs::exists(step.harness));
 }

@@ -48,7 +48,7 @@ source, or --strict without a verified result.
   --capture-on-request  the shim records only where KERNELBLASTER_CAPTURE_FILE
                         names FILE (CAPTURE_TESTS), not in every run
   --allow-unverified    tune with a synthesized harness even where some of the
-                        source's launchers never ran while recording
+                        source's kernels run in no recorded call
   --out FILE            the source to compile
   --rsp FILE            nvcc options file for the flags the result needs
   --stamp FILE          touched on every run
@@ -256,14 +256,14 @@ int build_command(const CommandArgs& argv, const std::string& self_exe) {
     synth::CaptureOutcome o = synth::prepare_capture_step(step);
     std::string unverified;
     for (const std::string& n : o.unverified) unverified += (unverified.empty() ? "" : ", ") + n;
-    const bool one = o.unverified.size() == 1;
+    const std::string what = o.unverified_kind + (o.unverified.size() == 1 ? " " : "s ") + unverified;
     if (o.state == synth::CaptureOutcome::State::harness_ready && !o.unverified.empty() && !allow_unverified) {
-      // A tuning changes the whole file: kernels no recorded call ran would change unverified.
-      req.no_harness = o.note + unverified + (one ? " was" : " were") +
-                       " never called while calls were recorded, and a tuning changes the whole file, so " +
-                       (one ? "its" : "their") + " kernels would change unverified (ALLOW_UNVERIFIED tunes anyway)";
+      // A tuning changes the whole file: kernels no harness call runs would change unverified.
+      req.no_harness = o.note + "the " + what + " would change unverified (" + o.unverified_why +
+                       "; a tuning changes the whole file; ALLOW_UNVERIFIED tunes anyway)";
     } else if (o.state == synth::CaptureOutcome::State::harness_ready && !o.unverified.empty()) {
-      req.harness_note = o.note + unverified + (one ? " is" : " are") + " not verified (ALLOW_UNVERIFIED); ";
+      req.harness_note = o.note + "the " + what + (o.unverified.size() == 1 ? " is" : " are") +
+                         " not verified (ALLOW_UNVERIFIED); ";
     } else if (o.state == synth::CaptureOutcome::State::harness_ready) {
       req.harness_note = o.note;
     } else if (o.state == synth::CaptureOutcome::State::recording) {

@@ -68,11 +68,12 @@ int shim(const CommandArgs& argv) {
   synth::infer_void_elements(scan);
   fs::path out = args.value("--out", "capture-shims");
   fs::create_directories(out);
-  const std::string text = synth::capture_shim(scan.launchers, fs::absolute(source).lexically_normal().string());
+  const std::string absolute = fs::absolute(source).lexically_normal().string();
+  const std::string text = synth::capture_shim(scan.launchers, absolute, "", read_file(absolute));
   fs::path file = out / (fs::path(source).stem().string() + ".capture.cu");
   write_file_atomic(file.string(), text);
-  std::printf("wrote %s (%zu launcher%s)\n", file.string().c_str(), scan.launchers.size(),
-              scan.launchers.size() == 1 ? "" : "s");
+  std::printf("wrote %s (%zu launcher%s; compile it with -I%s)\n", file.string().c_str(), scan.launchers.size(),
+              scan.launchers.size() == 1 ? "" : "s", fs::path(absolute).parent_path().string().c_str());
   return 0;
 }
 

@@ -21,6 +21,60 @@ std::string plural(std::size_t n, const std::string& word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
 }
 
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// A harness can call a launcher whose every argument a recorded call gives:
+// no handle, reference or object the recording could only name.
+bool replayable(const Launcher& l) {
+  return std::none_of(l.params.begin(), l.params.end(), [](const LauncherParam& p) { return p.kind == ParamKind::other; });
+}
+
+// "run_kernel takes cublasHandle_t handle": what makes launchers unreplayable.
+std::string unreplayable_params(const SourceScan& scan) {
+  std::vector<std::string> why;
+  for (const Launcher& l : scan.launchers)
+    for (const LauncherParam& p : l.params)
+      if (p.kind == ParamKind::other) {
+        why.push_back(l.name + " takes " + p.type + " " + p.name);
+        break;
+      }
+  return joined(why);
+}
+
+// The kernels a tuning would change that no harness call runs: by kernel when
+// the scan knows which launcher reaches which, else by launcher.
+void describe_unverified(const SourceScan& scan, const std::vector<std::string>& covered,
+                         const std::vector<std::string>& never_called, CaptureOutcome& out) {
+  std::vector<std::string> why;
+  if (!never_called.empty())
+    why.push_back(joined(never_called) + (never_called.size() == 1 ? " was" : " were") +
+                  " never called while calls were recorded");
+  for (const Launcher& l : scan.launchers)
+    if (!replayable(l))
+      for (const LauncherParam& p : l.params)
+        if (p.kind == ParamKind::other) {
+          why.push_back(l.name + " takes " + p.type + " " + p.name + ", which no recorded call can give a harness");
+          break;
+        }
+  if (scan.kernels.empty()) {
+    out.unverified = never_called;
+    for (const Launcher& l : scan.launchers)
+      if (!replayable(l)) out.unverified.push_back(l.name);
+    out.unverified_kind = "launcher";
+  } else {
+    for (const std::string& k : scan.kernels)
+      if (std::find(covered.begin(), covered.end(), k) == covered.end()) out.unverified.push_back(k);
+    out.unverified_kind = "kernel";
+    if (why.empty() && !out.unverified.empty())
+      why.push_back("launched only where no harness reaches (main(), a function of internal linkage)");
+  }
+  for (const std::string& w : why) out.unverified_why += (out.unverified_why.empty() ? "" : "; ") + w;
+}
+
 }  // namespace
 
 CaptureOutcome prepare_capture_step(const CaptureStep& step) {
@@ -66,24 +120,34 @@ CaptureOutcome prepare_capture_step(const CaptureStep& step) {
   const std::string stale_note =
       stale ? " (" + plural(stale, "recorded call") + " of an earlier signature ignored)" : "";
   if (!recorded.empty()) {
-    // One harness calls every recorded launcher: a tuning changes the whole
-    // file, so every kernel it touches must run. In the source's order.
+    // One harness calls every recorded launcher a harness can call: a
+    // tuning changes the whole file, so every kernel it touches must run.
+    // In the source's order.
     std::vector<Capture> captures;
+    std::vector<std::string> covered;  // kernels the harness's launchers reach
     std::size_t calls = 0;
     std::string names;
-    auto add = [&](const Capture& c) {
+    auto add = [&](const Capture& c, const Launcher* scanned_as) {
       captures.push_back(c);
       calls += c.calls.size();
       names += (names.empty() ? "" : ", ") + c.launcher.name;
+      if (scanned_as) covered.insert(covered.end(), scanned_as->kernels.begin(), scanned_as->kernels.end());
     };
     if (scanned) {
+      std::vector<std::string> never_called;
       for (const Launcher& l : scan.launchers) {
         auto it = recorded.find(l.name);
-        if (it != recorded.end()) add(it->second);
-        else out.unverified.push_back(l.name);
+        if (it != recorded.end() && replayable(l)) add(it->second, &l);
+        else if (it == recorded.end()) never_called.push_back(l.name);
       }
+      describe_unverified(scan, covered, never_called, out);
     } else {
-      for (const auto& [name, c] : recorded) add(c);
+      for (const auto& [name, c] : recorded) add(c, nullptr);
+    }
+    if (captures.empty()) {
+      out.note = "no harness: the launchers recorded take arguments a recorded call cannot give a harness (" +
+                 unreplayable_params(scan) + ")";
+      return out;
     }
     try {
       HarnessDraft d = synthesize_harness(captures);
@@ -103,17 +167,30 @@ CaptureOutcome prepare_capture_step(const CaptureStep& step) {
     return out;
   }
   if (scan.launchers.empty()) {
-    out.note = scan.defines_main
-                   ? "no harness, and no host launcher to record: the kernels here are launched from main(), the "
-                     "program itself (a function that launches them could be recorded; kernels launched from main() "
-                     "are not recorded yet)"
-                   : "no harness, and no host launcher to record (a function that launches the kernels)";
+    if (scan.kernels.empty() && !scan.defines_kernels)
+      out.note = "no harness, and neither a kernel nor a kernel launch in it: nothing to record";
+    else if (scan.kernels.empty())
+      out.note = "no harness, and no host launcher to record (a function that launches the kernels)";
+    else if (scan.defines_main)
+      out.note = "no harness, and no host launcher to record: the kernels here are launched from main(), the "
+                 "program itself (a function that launches them could be recorded; kernels launched from main() "
+                 "are not recorded yet)";
+    else
+      out.note = "no harness, and no host launcher to record: the kernels " + joined(scan.kernels) +
+                 " are launched only from functions a harness cannot call (internal linkage, templates)";
+    return out;
+  }
+  if (std::none_of(scan.launchers.begin(), scan.launchers.end(), replayable)) {
+    out.note = "no harness, and no launcher a harness could call: " + unreplayable_params(scan) +
+               " (kernels reached only through such launchers are not recorded yet)";
     return out;
   }
   out.state = CaptureOutcome::State::recording;
   out.shim_text =
-      capture_shim(scan.launchers, source, step.on_request ? "" : fs::absolute(step.lines).lexically_normal().string());
-  out.shim_flags = {"-I" + fs::absolute(step.runtime_dir).lexically_normal().string()};
+      capture_shim(scan.launchers, source, step.on_request ? "" : fs::absolute(step.lines).lexically_normal().string(),
+                   read_file(source));
+  out.shim_flags = {"-I" + fs::absolute(step.runtime_dir).lexically_normal().string(),
+                    "-I" + fs::path(source).parent_path().string()};
   std::string names;
   for (const Launcher& l : scan.launchers) names += (names.empty() ? "" : ", ") + l.name;
   out.note = "recording the calls of " + names + " into " + step.lines +

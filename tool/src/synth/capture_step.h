@@ -30,10 +30,14 @@ struct CaptureOutcome {
   // build's usual "run the tests, the next build synthesizes" would not be
   // true (the calls recorded so far cannot give one); empty otherwise.
   std::string next;
-  // harness_ready: the source's launchers no recorded call reached. A tuning
-  // changes the whole file (flags, macros): their kernels would change
-  // unverified, so the build does not tune the source unless told to.
+  // harness_ready: what a tuning would change that the harness never runs
+  // (a tuning changes the whole file: flags, macros), so the build does not
+  // tune the source unless told to. The file's kernels that no launcher
+  // the harness calls reaches ("kernel"), or, where the scan could not tell
+  // which launcher reaches which kernel, the launchers ("launcher").
   std::vector<std::string> unverified;
+  std::string unverified_kind;
+  std::string unverified_why;  // e.g. "invert was never called while calls were recorded"
 };
 
 CaptureOutcome prepare_capture_step(const CaptureStep& step);

@@ -2,6 +2,7 @@
 // parser read it (launcher_scan.h), before any guess about sizes.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,13 @@ struct Launcher {
   std::string return_type;
   std::vector<LauncherParam> params;
   int line = 0;
+  // The kernels it launches, itself or through the file's host functions
+  // (launcher_scan; empty when not known). Not part of the signature.
+  std::vector<std::string> kernels;
+  // Where its definition's name and end are in the source (bytes;
+  // launcher_scan): the recording shim renames the definition there.
+  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+  std::size_t name_offset = npos, end_offset = npos;
 };
 
 // The harness DType name of a C++ element type spelled canonically

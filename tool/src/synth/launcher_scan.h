@@ -1,8 +1,9 @@
 // The host launchers of a CUDA source, read with libclang (Debian's
 // libclang-14-dev): function definitions in the file itself that are not
-// __global__ or __device__, have external linkage, are not templates and
-// take at least one pointer. Bodies are skipped, so nothing has to compile;
-// CUDA headers come from the toolkit (`cuda_include`).
+// __global__ or __device__, have external linkage, are not templates, take
+// at least one pointer and launch a kernel, themselves or through the
+// file's host functions (a helper that prints a matrix is no launcher).
+// Nothing has to compile; CUDA headers come from the toolkit (`cuda_include`).
 #pragma once
 
 #include <stdexcept>
@@ -31,6 +32,14 @@ struct SourceScan {
   std::vector<std::pair<std::string, std::string>> kernel_pointers;
   // The file defines main(): a program, never taken for a launcher.
   bool defines_main = false;
+  // The kernels the file's host functions launch (main() and templates
+  // included), in the order first seen; empty when no launch was found, and
+  // then `launchers` holds every candidate.
+  std::vector<std::string> kernels;
+  // The file defines a __global__ function (a template included).
+  bool defines_kernels = false;
+  // Candidates left out because they launch no kernel.
+  std::vector<std::string> helpers;
 };
 
 // Whether this build has libclang (without it, scan_source throws).
