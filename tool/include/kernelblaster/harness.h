@@ -148,4 +148,10 @@ class Harness {
   std::unique_ptr<Spec> m_spec;
 };
 
+// The address a kernel is launched by (its host stub), found by its mangled
+// name in this program's own symbol table, kernels of internal linkage and
+// template instantiations included; nullptr when there is none. A
+// synthesized kernel-level harness passes it to cudaLaunchKernel.
+const void* kernel_symbol(const char* mangled_name);
+
 }  // namespace kernelblaster
