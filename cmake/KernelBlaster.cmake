@@ -354,6 +354,22 @@ function(kernelblaster_optimize target)
   cmake_language(EVAL CODE "cmake_language(DEFER CALL _kernelblaster_process_target [==[${target}]==])")
 endfunction()
 
+# The kernel recorder's path: beside the tool in its build tree, in lib/
+# after install; empty where there is none (then only the shim records).
+function(_kernelblaster_recorder out)
+  get_property(_r GLOBAL PROPERTY KERNELBLASTER_RECORDER)
+  if(NOT _r AND NOT KERNELBLASTER_EXECUTABLE STREQUAL "")
+    get_filename_component(_dir "${KERNELBLASTER_EXECUTABLE}" DIRECTORY)
+    foreach(_c "${_dir}/libkernelblaster_recorder.so" "${_dir}/../lib/libkernelblaster_recorder.so")
+      if(EXISTS "${_c}")
+        set(_r "${_c}")
+        break()
+      endif()
+    endforeach()
+  endif()
+  set(${out} "${_r}" PARENT_SCOPE)
+endfunction()
+
 # `value` as file(GENERATE) content that evaluates to `value` itself: only
 # "$<" would start a generator expression, so its "$" is written as one.
 function(_kernelblaster_genex_literal value out)
@@ -602,6 +618,15 @@ F $<JOIN:${_opts},\nF >
     set(_pool JOB_POOL kernelblaster_gpu)
   endif()
 
+  # The kernel recorder, loaded by the CUDA driver into the project's test
+  # processes (CUDA_INJECTION64_PATH), records the launches of every kernel
+  # into one directory of the build tree, a file per kernel.
+  _kernelblaster_recorder(_recorder)
+  set(_launches "${CMAKE_BINARY_DIR}/kernelblaster_generated/kernel_launches")
+  if(_recorder AND NOT EXISTS "${_launches}/recorded.stamp")
+    file(WRITE "${_launches}/recorded.stamp" "")
+  endif()
+
   get_target_property(_target_sources ${target} SOURCES)
   get_target_property(_target_dir ${target} SOURCE_DIR)
   set(_tune_commands "")
@@ -634,6 +659,14 @@ F $<JOIN:${_opts},\nF >
       # there is none, and a declared output that is missing would run the
       # step again on every build.
       set(_depends "${_s}" "${_cap}" "${_manifest}")
+      if(_recorder)
+        # The kernel recorder touches its stamp when it records a new launch.
+        list(APPEND _per_source --kernel-records "${_launches}")
+        list(APPEND _depends "${_launches}/recorded.stamp")
+        if(TARGET kernelblaster_recorder)
+          list(APPEND _depends kernelblaster_recorder)  # built with the tool, in its build tree
+        endif()
+      endif()
       set(_gate_synth --synthesized)
       list(APPEND _export_commands COMMAND "${_TOOL}" harness export "${_h}" --out "${_HARNESS_DIR}")
     endif()
@@ -681,17 +714,33 @@ F $<JOIN:${_opts},\nF >
       add_test(NAME kernelblaster.${target}.${_name}.correctness COMMAND ${_gate} --check correctness)
       add_test(NAME kernelblaster.${target}.${_name}.speed COMMAND ${_gate} --check speed --min-speedup ${_gate_min_speedup})
       set_tests_properties(kernelblaster.${target}.${_name}.correctness kernelblaster.${target}.${_name}.speed PROPERTIES
-        LABELS "kernelblaster;gpu" SKIP_RETURN_CODE 77 RESOURCE_LOCK kernelblaster_gpu TIMEOUT 1800)
+        LABELS "kernelblaster;gpu" SKIP_RETURN_CODE 77 RESOURCE_LOCK kernelblaster_gpu TIMEOUT 1800
+        ENVIRONMENT_MODIFICATION "CUDA_INJECTION64_PATH=unset:;KERNELBLASTER_KERNEL_CAPTURE_DIR=unset:")
     endif()
   endforeach()
   set_property(TARGET ${target} PROPERTY SOURCES ${_target_sources})
+  # A program run by hand records through kernelblaster_generated/record,
+  # which runs it with the kernel recorder.
+  set(_recording ${_pairs_capture})
+  list(FILTER _recording EXCLUDE REGEX "^-$")
+  set(_record_helper "${CMAKE_BINARY_DIR}/kernelblaster_generated/record")
+  get_property(_helper_written GLOBAL PROPERTY _KERNELBLASTER_RECORD_HELPER)
+  if(_recording AND _recorder AND NOT _helper_written)
+    set_property(GLOBAL PROPERTY _KERNELBLASTER_RECORD_HELPER TRUE)
+    file(GENERATE OUTPUT "${_record_helper}" CONTENT
+      "#!/bin/sh\n# Written by kernelblaster_optimize(): runs a program with the kernel recorder, so that the next\n\
+# build can synthesize harnesses from its kernel launches. Usage: ${_record_helper} ./program args...\n\
+CUDA_INJECTION64_PATH='${_recorder}' KERNELBLASTER_KERNEL_CAPTURE_DIR='${_launches}' exec \"$@\"\n"
+      FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+  endif()
   # add_test() does nothing without enable_testing(): said, once per target.
   if(NOT _NO_TESTS AND NOT CMAKE_TESTING_ENABLED)
     string(CONCAT _line "kernelblaster: ${target}: the project does not call enable_testing(), so no correctness or "
       "speed gates are registered (call it before the end of this directory, or pass NO_TESTS to say none are wanted)")
-    set(_recording ${_pairs_capture})
-    list(FILTER _recording EXCLUDE REGEX "^-$")
-    if(_recording AND NOT _CAPTURE_TESTS)
+    if(_recording AND _recorder AND NOT _CAPTURE_TESTS)
+      file(RELATIVE_PATH _helper_rel "${CMAKE_BINARY_DIR}" "${_record_helper}")
+      string(APPEND _line "; a program run as '${_helper_rel} ./program args' records its kernel launches")
+    elseif(_recording AND NOT _CAPTURE_TESTS)
       string(APPEND _line "; a source without a harness records the calls of any program that runs it")
     endif()
     message(STATUS "${_line}.")
@@ -708,8 +757,25 @@ F $<JOIN:${_opts},\nF >
     endif()
     if(_recorded)
       set_property(TEST "${_t}" APPEND PROPERTY ENVIRONMENT "KERNELBLASTER_CAPTURE_FILE=${_gen}/capture/calls.jsonl")
+      if(_recorder)
+        set_property(TEST "${_t}" APPEND PROPERTY ENVIRONMENT
+          "CUDA_INJECTION64_PATH=${_recorder}" "KERNELBLASTER_KERNEL_CAPTURE_DIR=${_launches}")
+      endif()
     endif()
   endforeach()
+  # Without CAPTURE_TESTS every test of the project records: ctest reads a
+  # script at the top of the build tree that puts the recorder in its own
+  # environment, which every test inherits (the gates take it out again).
+  get_property(_injected GLOBAL PROPERTY _KERNELBLASTER_RECORD_TESTS)
+  if(_recorded AND _recorder AND NOT _CAPTURE_TESTS AND NOT _injected)
+    set_property(GLOBAL PROPERTY _KERNELBLASTER_RECORD_TESTS TRUE)
+    set(_script "${CMAKE_BINARY_DIR}/kernelblaster_generated/record_kernel_launches.cmake")
+    file(GENERATE OUTPUT "${_script}" CONTENT
+      "# Written by kernelblaster_optimize(): every test records its kernel launches.\n\
+set(ENV{CUDA_INJECTION64_PATH} [==[${_recorder}]==])\n\
+set(ENV{KERNELBLASTER_KERNEL_CAPTURE_DIR} [==[${_launches}]==])\n")
+    set_property(DIRECTORY "${CMAKE_SOURCE_DIR}" APPEND PROPERTY TEST_INCLUDE_FILES "${_script}")
+  endif()
 
   # Long runs on demand, with the tuner's live progress on the terminal.
   add_custom_target(kernelblaster_tune_${target} ${_tune_commands}

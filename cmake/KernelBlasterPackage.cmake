@@ -7,6 +7,9 @@
 if(NOT TARGET KernelBlaster::kernelblaster)
   add_executable(KernelBlaster::kernelblaster ALIAS kernelblaster)
 endif()
+if(TARGET kernelblaster_recorder)
+  set_property(GLOBAL PROPERTY KERNELBLASTER_RECORDER "$<TARGET_FILE:kernelblaster_recorder>")
+endif()
 include(${CMAKE_CURRENT_LIST_DIR}/KernelBlaster.cmake)
 
 include(GNUInstallDirs)

@@ -443,7 +443,8 @@ def case_noharness():
             fail("%s: the configure does not say, in one line, that scale_shift.cu has no harness and is captured" % via)
         out = run(["cmake", "--build", b, "--target", "app"]).stdout
         expect_lines(out, {"scale_shift.cu": r"no harness yet: recording the calls of scale_shift into .*"
-                                             r"scale_shift\.calls\.jsonl \(a shim compiled in the original's place"})
+                                             r"scale_shift\.calls\.jsonl and the launches of scale_shift_kernel "
+                                             r"\(a shim compiled in the original's place"})
         early = run(["cmake", "--build", b, "--target", "kernelblaster_harness_export"], ok=False)
         if early.returncode != 0 or "nothing to export for scale_shift_harness.cu yet" not in early.stdout:
             print(early.stdout)
@@ -456,6 +457,17 @@ def case_noharness():
             fail("%s: the shim's runtime header was not written beside it" % via)
         if not os.path.exists(os.path.join(b, "app")):
             fail("%s: the app was not built" % via)
+        # Every test of the project records its kernel launches (ctest reads
+        # the recorder into its environment); the gates take it out.
+        script = os.path.join(b, "kernelblaster_generated", "record_kernel_launches.cmake")
+        if script not in open(os.path.join(b, "CTestTestfile.cmake")).read() or \
+                "set(ENV{CUDA_INJECTION64_PATH}" not in open(script).read():
+            fail("%s: ctest does not put the kernel recorder in the tests' environment" % via)
+        shown = json.loads(run(["ctest", "--test-dir", b, "--show-only=json-v1"]).stdout)["tests"]
+        for t in shown:
+            mods = [v for prop in t.get("properties", []) if prop["name"] == "ENVIRONMENT_MODIFICATION" for v in prop["value"]]
+            if t["name"].startswith("kernelblaster.") != ("CUDA_INJECTION64_PATH=unset:" in mods):
+                fail("%s: %s: the recorder should be taken out of the gates' environment only: %s" % (via, t["name"], mods))
         listed = run(["ctest", "--test-dir", b, "-N"]).stdout
         if "kernelblaster.scale.scale_shift.cu.correctness" not in listed:
             fail("%s: no correctness gate for the captured source:\n%s" % (via, listed))
@@ -508,15 +520,17 @@ def case_noharness():
         fail("CAPTURE_TESTS: the configure line does not name the tests that record")
     out = run(["cmake", "--build", b, "--target", "app"]).stdout
     expect_lines(out, {"scale_shift.cu": r"no harness yet: recording the calls of scale_shift into .*capture/calls\.jsonl "
-                                         r"while the CAPTURE_TESTS run"})
+                                         r"and the launches of scale_shift_kernel while the CAPTURE_TESTS run"})
     compiled = open(os.path.join(b, "kernelblaster_generated", "scale", "src", "scale_shift.cu")).read()
     if "kb_capture_original_scale_shift" not in compiled or "KERNELBLASTER_CAPTURE_DEFAULT_FILE" in compiled:
         fail("CAPTURE_TESTS: the shim should record only on request:\n" + compiled[:600])
     tests = json.loads(run(["ctest", "--test-dir", b, "--show-only=json-v1"]).stdout)["tests"]
     env = {t["name"]: [v for prop in t.get("properties", []) if prop["name"] == "ENVIRONMENT" for v in prop["value"]]
            for t in tests}
-    want = "KERNELBLASTER_CAPTURE_FILE=" + os.path.join(b, "kernelblaster_generated", "scale", "capture", "calls.jsonl")
-    if env.get("app_odd_size") != [want] or env.get("app_runs"):
+    want = ["KERNELBLASTER_CAPTURE_FILE=" + os.path.join(b, "kernelblaster_generated", "scale", "capture", "calls.jsonl"),
+            "CUDA_INJECTION64_PATH=" + os.path.join(ARGS.prefix, "lib", "libkernelblaster_recorder.so"),
+            "KERNELBLASTER_KERNEL_CAPTURE_DIR=" + os.path.join(b, "kernelblaster_generated", "kernel_launches")]
+    if env.get("app_odd_size") != want or env.get("app_runs"):
         fail("CAPTURE_TESTS: the environments are %s, expected %s on app_odd_size alone" % (env, want))
     b2 = b + "-bad"
     shutil.rmtree(b2, ignore_errors=True)
@@ -527,17 +541,20 @@ def case_noharness():
         fail("CAPTURE_TESTS with an unknown test did not stop the configure with the reason")
     print("ok: CAPTURE_TESTS records in the named test only, and a wrong name is a configure error")
     # A shim that cannot compile with the target's settings never reaches
-    # the target: the original is compiled, and the line says why.
+    # the target: the original is compiled, its kernels' launches are still
+    # recorded (issue 27), and the line says why.
     b = os.path.join(ARGS.work, "build-broken-shim")
     shutil.rmtree(b, ignore_errors=True)
     run(["cmake", "-S", src, "-B", b, "-G", ARGS.generator, "-DKBNOH_BREAK_SHIM=ON"] + vias["find_package"])
     out = run(["cmake", "--build", b, "--target", "app"]).stdout
-    expect_lines(out, {"scale_shift.cu": r"no harness, and the recording shim does not compile \(.*error.*\); "
-                                         r"using the original$"})
+    expect_lines(out, {"scale_shift.cu": r"no harness yet: the recording shim does not compile \(.*error.*\), so the "
+                                         r"launches of the kernels are recorded into .*kernel_launches \(the original "
+                                         r"compiled as it is\)"})
     compiled = open(os.path.join(b, "kernelblaster_generated", "scale", "src", "scale_shift.cu")).read()
     if "kb_capture_original" in compiled or not compiled.startswith("#line 1 "):
         fail("a shim that does not compile was not replaced by the original:\n" + compiled[:400])
-    print("ok: a shim that does not compile with the target's settings gives the original, and one line says why")
+    print("ok: a shim that does not compile with the target's settings gives the original, recorded at the kernel "
+          "level, and one line says why")
     b = os.path.join(ARGS.work, "build-strict")
     shutil.rmtree(b, ignore_errors=True)
     p = run(["cmake", "-S", src, "-B", b, "-G", ARGS.generator, "-DKBNOH_STRICT=ON"] + vias["find_package"], ok=False)
@@ -550,10 +567,19 @@ def case_noharness():
     shutil.rmtree(b, ignore_errors=True)
     p = run(["cmake", "-S", src, "-B", b, "-G", ARGS.generator, "-DKBNOH_NO_TESTING=ON"] + vias["find_package"])
     said = [l for l in p.stdout.splitlines() if "does not call enable_testing()" in l]
-    if (len(said) != 1 or "a source without a harness records the calls of any program that runs it" not in said[0]
-            or "speed gates are registered" not in said[0]):
+    if (len(said) != 1 or "a program run as 'kernelblaster_generated/record ./program args' records its kernel "
+            "launches" not in said[0] or "speed gates are registered" not in said[0]):
         print(p.stdout)
         fail("without enable_testing() the configure does not say, in one line, that the gates are off")
+    helper = open(os.path.join(b, "kernelblaster_generated", "record")).read()
+    if not os.access(os.path.join(b, "kernelblaster_generated", "record"), os.X_OK) or \
+            "CUDA_INJECTION64_PATH='%s'" % os.path.join(ARGS.prefix, "lib", "libkernelblaster_recorder.so") not in helper:
+        fail("the record helper is not an executable that injects the recorder:\n" + helper)
+    # It runs what it is given, with the recorder's environment.
+    seen = run([os.path.join(b, "kernelblaster_generated", "record"), "sh", "-c",
+                "echo $KERNELBLASTER_KERNEL_CAPTURE_DIR"]).stdout.strip()
+    if seen != os.path.join(b, "kernelblaster_generated", "kernel_launches"):
+        fail("the record helper does not name the launches directory: %r" % seen)
     print("ok: without enable_testing() one configure line says the gates are off and how calls are recorded")
 
 def launchers_in(shim_text):
@@ -608,7 +634,8 @@ def case_imagelib():
     expect_lines(out, {
         "adjust.cu": r"no harness yet: recording the calls of brighten, mean_brightness into .*adjust\.calls\.jsonl",
         "filters.cu": r"no harness yet: recording the calls of box_blur, threshold, invert into .*filters\.calls\.jsonl",
-        "main.cu": r"no harness, and no host launcher to record: the kernels here are launched from main\(\)"})
+        "main.cu": r"no harness yet: recording the launches of fill into .*kernel_launches \(the original compiled as "
+                   r"it is\)"})
     expect_no_work(b, "all")
     print("ok: imagelib: each source records into its own file; main() is the program, not a launcher; "
           "nothing runs again until calls are recorded")
@@ -719,6 +746,60 @@ def case_sgemmlike():
     if compiled.returncode != 0:
         fail("sgemmlike: the synthesized harness does not compile:\n" + compiled.stderr[-1500:])
     print("ok: sgemmlike: once both kernels ran, one harness calls both launchers (not the dispatcher) and compiles")
+
+    # The kernel recorder alone (what a GPU run records when no launcher
+    # call is: kernels reached through run_kernel and its cuBLAS handle):
+    # a fresh build tree, the launches written as the recorder writes them,
+    # with the kernels' real names from the compiled object.
+    b = os.path.join(ARGS.work, "build-kernels")
+    shutil.rmtree(b, ignore_errors=True)
+    run(["cmake", "-S", src, "-B", b, "-G", ARGS.generator, "-DCMAKE_PREFIX_PATH=" + ARGS.prefix])
+    out = run(["cmake", "--build", b]).stdout
+    expect_lines(out, {"runner.cu": r"no harness yet: recording the calls of run_sgemm_naive, run_sgemm_tiled, "
+                                    r"run_kernel into .*runner\.calls\.jsonl and the launches of sgemm_naive, "
+                                    r"sgemm_tiled \(a shim compiled",
+                       "sgemm.cu": r"nothing to record; using the original$"})
+    objects = [os.path.join(d, f) for d, _, fs in os.walk(b) for f in fs if f == "runner.cu.o"]
+    symbols = run(["nm", objects[0]]).stdout.split()
+    mangled = sorted({x for x in symbols if re.match(r"_Z\d+sgemm_(naive|tiled)", x)})
+    if len(mangled) != 2:
+        fail("sgemmlike: expected the two kernels' host stubs in runner.cu.o, found %s" % mangled)
+    launches = os.path.join(b, "kernelblaster_generated", "kernel_launches")
+    for name in mangled:
+        demangled = run(["c++filt", name]).stdout.strip()
+        with open(os.path.join(launches, "k_%s.jsonl" % name), "w") as f:
+            for n in (256, 512):
+                matrix = {"extent": n * n * 4, "alloc_offset": 0, "min": -1.0, "max": 1.0}
+                params = [{"offset": 4 * i, "bytes": n.to_bytes(4, "little").hex()} for i in range(3)]
+                params.append({"offset": 12, "bytes": "0000803f"})  # alpha 1.0
+                params += [{"offset": 16, "bytes": "00a0000000000000", "buffer": dict(matrix, written=False)},
+                           {"offset": 24, "bytes": "00b0000000000000", "buffer": dict(matrix, written=False)},
+                           {"offset": 32, "bytes": "00000000"},  # beta 0
+                           {"offset": 40, "bytes": "00c0000000000000", "buffer": dict(matrix, written=True)}]
+                f.write(json.dumps({"format": "kernelblaster-launch-1", "kernel": name, "name": demangled,
+                                    "key": "%s%d" % (name, n), "grid": [n // 16, n // 16, 1], "block": [16, 16, 1],
+                                    "shared": 0, "params": params}) + "\n")
+    with open(os.path.join(launches, "recorded.stamp"), "w") as f:
+        f.write("1\n")
+    out = run(["cmake", "--build", b]).stdout
+    # A new launch makes every captured source look again (sgemm.cu too).
+    expect_lines(out, {"runner.cu": r"harness synthesized from 4 recorded launches of sgemm_naive, sgemm_tiled<16>; "
+                                    r"no GPU and no cached result for sm_90; using the original$",
+                       "sgemm.cu": r"nothing to record; using the original$"})
+    harness = os.path.join(b, "kernelblaster_generated", "sgemm", "harness", "runner_harness.cu")
+    text = open(harness).read()
+    for needed in ["kernel_symbol(\"%s\")" % m for m in mangled] + ['.inout("k_sgemm_naive_p7"', "launches kernels as recorded"]:
+        if needed not in text:
+            fail("sgemmlike: the kernel-level harness lacks %r:\n%s" % (needed, text[:2500]))
+    # It links with the source as the tuner builds it (run_kernel's cuBLAS included).
+    linked = subprocess.run(["nvcc", "-std=c++17", "-arch=sm_90", "-I", os.path.join(ARGS.prefix, "include"), harness,
+                             os.path.join(src, "src", "runner.cu"), os.path.join(ARGS.prefix, "lib", "libkernelblaster_harness.a"),
+                             "-lcublas", "-lcupti", "-ldl", "-o", os.path.join(ARGS.work, "runner_harness")],
+                            capture_output=True, text=True)
+    if linked.returncode != 0:
+        fail("sgemmlike: the kernel-level harness does not build with runner.cu:\n" + linked.stderr[-1500:])
+    print("ok: sgemmlike: the kernels' recorded launches give one harness that launches both (the template too) "
+          "through their host stubs, and it builds with the source")
 
 
 LLM_KEY = "kb-llm-key-marker-5c1e0a"

@@ -212,18 +212,21 @@ BuildReport run_build_step(const BuildRequest& req, const BuildEnvironment& env)
   if (found) return use_known(*found, rep.origin == "cache" ? "the cache" : lockfile_name);
 
   std::string lead = stale_note.empty() ? "" : stale_note + "; ";
-  // No harness (nothing recorded yet): the recording shim, wherever it runs.
-  if (!req.recording_shim.empty()) {
+  // No harness (nothing recorded yet): the recording shim, or the original
+  // while the kernel recorder records, wherever it runs.
+  if (!req.recording_shim.empty() || req.recording_kernels) {
+    const bool shim = !req.recording_shim.empty();
     rep.cause = BuildCause::recording;
     rep.action = "recording";
-    rep.line = prefix + lead + "no harness yet: " + req.harness_note + " (a shim compiled in the original's place, calling it); " +
-               (req.recording_next.empty() ? "run the project's tests or programs, and the next build synthesizes a "
-                                             "harness from the calls" + std::string(local ? " and tunes" : "")
+    rep.line = prefix + lead + "no harness yet: " + req.harness_note +
+               (shim ? " (a shim compiled in the original's place, calling it); " : " (the original compiled as it is); ") +
+               (req.recording_next.empty() ? "run the project's tests or programs on a GPU, and the next build "
+                                             "synthesizes a harness from what they recorded" + std::string(local ? " and tunes" : "")
                                            : req.recording_next);
     rep.strict_failure = req.strict;
     if (!req.dry_run) {
-      rep.wrote_source = write_if_changed(req.out, req.recording_shim);
-      if (!req.rsp.empty()) write_if_changed(req.rsp, rsp_text(req.recording_flags));
+      rep.wrote_source = write_if_changed(req.out, shim ? req.recording_shim : render_original(original_path, original_text));
+      if (!req.rsp.empty()) write_if_changed(req.rsp, rsp_text(shim ? req.recording_flags : std::vector<std::string>{}));
       if (!req.stamp.empty()) write_file(req.stamp, rep.key + "\n" + rep.line + "\n");
     }
     return rep;

@@ -54,6 +54,7 @@ struct BuildRequest {
   // synth/capture_step.h). Where no result is cached or locked:
   std::string recording_shim;                // compiled instead of the original until its calls are recorded
   std::vector<std::string> recording_flags;  // the nvcc flags the shim needs
+  bool recording_kernels = false;            // the kernel recorder records meanwhile (no shim: the original is compiled)
   std::string no_harness;                    // why neither a harness nor a shim: the original is compiled
   std::string harness_note;                  // how the harness came to be, leading the line ("" for a user's)
   std::string recording_next;                // recording: what must happen for a harness, where not the usual
@@ -110,7 +111,7 @@ enum class BuildCause {
   apply_without_result,  // MODE APPLY and nothing cached or locked
   tuning_failed,
   dry_run,
-  recording,   // no harness yet: the recording shim is compiled until the project's runs record calls
+  recording,   // no harness yet: the project's runs record calls (the shim) or launches (the kernel recorder)
   no_harness,  // no harness, and no way to record one: the original
 };
 const char* build_cause_name(BuildCause c);

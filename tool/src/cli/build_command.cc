@@ -179,13 +179,13 @@ int build_command(const CommandArgs& argv, const std::string& self_exe) {
       return 0;
     }
   cache::BuildRequest req;
-  std::string capture;
+  std::string capture, kernel_records;
   bool capture_on_request = false;
   bool allow_unverified = false;
   bool json = false;
   try {
     Args args(argv,
-              {"--manifest", "--source", "--harness", "--capture", "--out", "--rsp", "--stamp", "--depfile", "--mode", "--cache-dir",
+              {"--manifest", "--source", "--harness", "--capture", "--kernel-records", "--out", "--rsp", "--stamp", "--depfile", "--mode", "--cache-dir",
                "--lockfile", "--target-gpu", "--budget", "--min-speedup", "--policy", "--kb"},
               {"--strict", "--update-lockfile", "--dry-run", "--json", "--capture-on-request", "--allow-unverified"});
     json = args.flag("--json");
@@ -235,6 +235,7 @@ int build_command(const CommandArgs& argv, const std::string& self_exe) {
       }
     }
     capture = args.value("--capture");
+    kernel_records = args.value("--kernel-records");
     capture_on_request = args.flag("--capture-on-request");
     allow_unverified = args.flag("--allow-unverified");
   } catch (const std::exception& x) {
@@ -248,6 +249,7 @@ int build_command(const CommandArgs& argv, const std::string& self_exe) {
     step.source = req.source;
     step.harness = req.harness;
     step.lines = capture;
+    step.kernel_records = kernel_records;
     step.runtime_dir = (fs::path(req.out).parent_path() / "kernelblaster_capture_include").string();
     step.include_dirs = req.include_dirs;
     step.definitions = req.definitions;
@@ -269,14 +271,19 @@ int build_command(const CommandArgs& argv, const std::string& self_exe) {
     } else if (o.state == synth::CaptureOutcome::State::recording) {
       req.recording_shim = o.shim_text;
       req.recording_flags = o.shim_flags;
+      req.recording_kernels = !kernel_records.empty();
       req.harness_note = o.note;
       req.recording_next = o.next;
-      if (!req.dry_run) {
+      if (!req.dry_run && !req.recording_shim.empty()) {
         if (std::string why = shim_compile_error(find_toolchain(self_exe), req); !why.empty()) {
           req.recording_shim.clear();
           req.recording_flags.clear();
-          req.harness_note.clear();
-          req.no_harness = "no harness, and the recording shim does not compile (" + why + ")";
+          if (req.recording_kernels) {
+            req.harness_note = "the recording shim does not compile (" + why + "), so the launches of the kernels are recorded into " + kernel_records;
+          } else {
+            req.harness_note.clear();
+            req.no_harness = "no harness, and the recording shim does not compile (" + why + ")";
+          }
         }
       }
     } else {

@@ -54,6 +54,10 @@ bool is_secret_env_name(const std::string& name) {
   return name == "KERNELBLASTER_LLM_API_KEY" || name == "OPENAI_API_KEY" || name == "ANTHROPIC_API_KEY";
 }
 
+bool is_recorder_env_name(const std::string& name) {
+  return name == "CUDA_INJECTION64_PATH" || name == "KERNELBLASTER_KERNEL_CAPTURE_DIR";
+}
+
 namespace {
 
 // Never above the limit the tool itself runs under (only root may raise it).
@@ -136,10 +140,10 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   for (char** e = environ; *e; ++e) {
     std::string kv = *e;
     std::string name = kv.substr(0, kv.find('='));
-    if (!opt.extra_env.count(name) && !is_secret_env_name(name)) env_store.push_back(kv);
+    if (!opt.extra_env.count(name) && !is_secret_env_name(name) && !is_recorder_env_name(name)) env_store.push_back(kv);
   }
   for (const auto& [k, v] : opt.extra_env)
-    if (!is_secret_env_name(k)) env_store.push_back(k + "=" + v);
+    if (!is_secret_env_name(k) && !is_recorder_env_name(k)) env_store.push_back(k + "=" + v);
   std::vector<char*> envp, args;
   for (auto& s : env_store) envp.push_back(s.data());
   envp.push_back(nullptr);

@@ -93,6 +93,10 @@ struct ProcessOptions {
 // Environment variables that hold secrets (the LLM API keys). No child ever
 // gets them: run_process removes them from every environment it builds.
 bool is_secret_env_name(const std::string& name);
+// The kernel recorder's variables (CUDA_INJECTION64_PATH, KERNELBLASTER_KERNEL_CAPTURE_DIR):
+// a project's test may run the tool, whose children (harnesses, with CUPTI
+// of their own) must not be recorded. Never passed to a child either.
+bool is_recorder_env_name(const std::string& name);
 
 // Whether this machine lets a child have its own network namespace (asked
 // once per process, by a throwaway child).

@@ -14,6 +14,7 @@
 #include "search/config_space.h"
 #include "search/directives.h"
 #include "search/discovery.h"
+#include "synth/kernel_capture.h"
 #include "search/engine_measurer.h"
 #include "search/flag_space.h"
 #include "search/kb_bridge.h"
@@ -82,6 +83,14 @@ CompileSettings compile_settings(const TuneOptions& opt, const GpuInfo& gpu, con
   return resolve_compile_settings(opt.manifest, opt.arch, opt.include_dirs, opt.definitions, gpu.arch, source);
 }
 
+bool replays_recorded_launches(const std::string& harness) {
+  try {
+    return read_file(harness).find(synth::kKernelReplayMarker) != std::string::npos;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 // What the search ranges over, and the copy candidates are made from.
 struct TuneSpace {
   SpaceDecl decl;
@@ -103,6 +112,13 @@ TuneSpace tune_space(const TuneOptions& opt, const std::string& text, const std:
     std::string list;
     for (const std::string& s : discovered.summary) list += (list.empty() ? "" : ", ") + s;
     say("[tune] " + kernel + ": tunables found without directives: " + list);
+  }
+  // A harness that launches kernels as recorded runs them with the recorded
+  // grid and block whatever the source's launch code says: a tunable could
+  // change what the program launches without the harness seeing it.
+  if (!t.decl.tunables.empty() && replays_recorded_launches(opt.harness)) {
+    t.decl.tunables.clear();
+    say("[tune] " + kernel + ": the harness launches kernels as they were recorded, so only compiler flags are searched");
   }
   if (!opt.no_flags) t.flags = t.decl.flags_declared ? t.decl.flags : default_flag_dimensions(cs.arch);
   t.space = enumerate_space(t.decl, t.flags);

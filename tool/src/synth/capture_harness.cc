@@ -87,7 +87,8 @@ struct Part {
   std::size_t calls = 0, distinct = 0;
 };
 
-Part launcher_part(const Capture& cap, const std::string& prefix) {
+Part launcher_part(const Capture& cap, const std::string& prefix, const std::string& definition) {
+  const bool kernel_level = !definition.empty();
   const Launcher& l = cap.launcher;
   Part part;
   part.calls = cap.calls.size();
@@ -163,9 +164,10 @@ Part launcher_part(const Capture& cap, const std::string& prefix) {
     std::string element = p.element.empty() ? "f32" : p.element;
     if (p.element.empty()) say("the element type of '" + p.name + "' is unknown: f32 assumed");
     const bool out = outputs.count(p.name) > 0;
-    chain << "      ." << (out ? "output" : "input") << "(\"" << named(p.name) << "\", DType::" << element << ", "
-          << shape_literal(shapes[p.name]);
-    if (!out) {
+    const bool inout = out && kernel_level;
+    chain << "      ." << (inout ? "inout" : out ? "output" : "input") << "(\"" << named(p.name) << "\", DType::" << element
+          << ", " << shape_literal(shapes[p.name]);
+    if (!out || inout) {
       if (integer_element(element)) {
         // One range serves every size: the values every recorded call held
         // (indices into a smaller call's table must stay inside it).
@@ -186,7 +188,16 @@ Part launcher_part(const Capture& cap, const std::string& prefix) {
           say("'" + p.name + "' holds integers; no range was recorded: 0..7 assumed");
         }
       } else {
-        chain << ", Distribution::normal(0, 1)";
+        // The hull of the recorded ranges (kernel-level captures record them).
+        std::optional<double> lo, hi;
+        for (const RecordedCall& c : cap.calls) {
+          if (c.args[i].min) lo = lo ? std::min(*lo, *c.args[i].min) : *c.args[i].min;
+          if (c.args[i].max) hi = hi ? std::max(*hi, *c.args[i].max) : *c.args[i].max;
+        }
+        if (lo && hi && *lo < *hi)
+          chain << ", Distribution::uniform(" << number_literal(*lo) << ", " << number_literal(*hi) << ")";
+        else
+          chain << ", Distribution::normal(0, 1)";
       }
     }
     chain << ")";
@@ -228,6 +239,7 @@ Part launcher_part(const Capture& cap, const std::string& prefix) {
     }
   }
   part.call.returned = prefix + returned_output(l);
+  part.call.definition = definition;
   return part;
 }
 
@@ -274,13 +286,19 @@ std::string sizes_chain(const std::vector<Part>& parts) {
 }  // namespace
 
 HarnessDraft synthesize_harness(const std::vector<Capture>& caps) {
+  return synthesize_harness(caps, std::vector<std::string>(caps.size()));
+}
+
+HarnessDraft synthesize_harness(const std::vector<Capture>& caps, const std::vector<std::string>& definitions) {
   if (caps.empty()) throw std::invalid_argument("no recorded launcher to synthesize a harness from");
+  if (definitions.size() != caps.size()) throw std::invalid_argument("one definition per capture");
   HarnessDraft d;
   const Capture& head = caps.front();
   const std::string stem = head.source.empty() ? head.launcher.name : std::filesystem::path(head.source).stem().string();
   d.file_name = stem + "_harness.cu";
   std::vector<Part> parts;
-  for (const Capture& c : caps) parts.push_back(launcher_part(c, caps.size() > 1 ? c.launcher.name + "_" : ""));
+  for (std::size_t i = 0; i < caps.size(); ++i)
+    parts.push_back(launcher_part(caps[i], caps.size() > 1 ? caps[i].launcher.name + "_" : "", definitions[i]));
   std::string chain = sizes_chain(parts);
   std::vector<HarnessCall> calls;
   bool writes = false;

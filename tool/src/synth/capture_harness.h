@@ -30,4 +30,11 @@ HarnessDraft synthesize_harness(const Capture& capture);
 // One capture gives what synthesize_harness(capture) gives.
 HarnessDraft synthesize_harness(const std::vector<Capture>& captures);
 
+// The same, where some captures are kernel-level (kernel_capture.h):
+// `definitions[i]` is the definition of captures[i]'s launcher, empty for a
+// launcher of the source. A kernel-level launcher's written buffers are
+// inouts (a kernel may read what it writes: C = alpha*A*B + beta*C), and a
+// floating-point buffer with a recorded range gets uniform values in it.
+HarnessDraft synthesize_harness(const std::vector<Capture>& captures, const std::vector<std::string>& definitions);
+
 }  // namespace kernelblaster::synth

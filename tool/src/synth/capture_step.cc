@@ -9,6 +9,7 @@
 #include "synth/capture_harness.h"
 #include "synth/capture_runtime.h"
 #include "synth/capture_shim.h"
+#include "synth/kernel_capture.h"
 #include "synth/launcher_scan.h"
 
 namespace fs = std::filesystem;
@@ -45,10 +46,16 @@ std::string unreplayable_params(const SourceScan& scan) {
   return joined(why);
 }
 
+// The kernels a tuning of the file changes: those compiled into it, else
+// (an older scan) those its host code launches.
+const std::vector<std::string>& file_kernels(const SourceScan& scan) {
+  return scan.defined_kernels.empty() ? scan.kernels : scan.defined_kernels;
+}
+
 // The kernels a tuning would change that no harness call runs: by kernel when
 // the scan knows which launcher reaches which, else by launcher.
 void describe_unverified(const SourceScan& scan, const std::vector<std::string>& covered,
-                         const std::vector<std::string>& never_called, CaptureOutcome& out) {
+                         const std::vector<std::string>& never_called, bool launches_recorded, CaptureOutcome& out) {
   std::vector<std::string> why;
   if (!never_called.empty())
     why.push_back(joined(never_called) + (never_called.size() == 1 ? " was" : " were") +
@@ -60,51 +67,55 @@ void describe_unverified(const SourceScan& scan, const std::vector<std::string>&
           why.push_back(l.name + " takes " + p.type + " " + p.name + ", which no recorded call can give a harness");
           break;
         }
-  if (scan.kernels.empty()) {
+  if (file_kernels(scan).empty()) {
     out.unverified = never_called;
     for (const Launcher& l : scan.launchers)
       if (!replayable(l)) out.unverified.push_back(l.name);
     out.unverified_kind = "launcher";
   } else {
-    for (const std::string& k : scan.kernels)
+    for (const std::string& k : file_kernels(scan))
       if (std::find(covered.begin(), covered.end(), k) == covered.end()) out.unverified.push_back(k);
     out.unverified_kind = "kernel";
-    if (why.empty() && !out.unverified.empty())
-      why.push_back("launched only where no harness reaches (main(), a function of internal linkage)");
+    if (!out.unverified.empty() && launches_recorded)
+      why.push_back(std::string(out.unverified.size() == 1 ? "it was" : "they were") +
+                    " never launched while launches were recorded");
   }
   for (const std::string& w : why) out.unverified_why += (out.unverified_why.empty() ? "" : "; ") + w;
 }
 
-}  // namespace
 
-CaptureOutcome prepare_capture_step(const CaptureStep& step) {
-  CaptureOutcome out;
-  const std::string source = fs::absolute(step.source).lexically_normal().string();
-  // The source as it is now: calls recorded with another signature of a
-  // launcher (the source changed since) cannot drive it.
+
+struct ReadSource {
   SourceScan scan;
   bool scanned = false;
-  std::string scan_error = "this kernelblaster was built without libclang";
-  if (have_parser()) {
-    ScanOptions opt;
-    opt.include_dirs = step.include_dirs;
-    opt.definitions = step.definitions;
-    try {
-      scan = scan_source(source, opt);
-      scanned = true;
-    } catch (const std::exception& x) {
-      scan_error = x.what();
-    }
+  std::string error = "this kernelblaster was built without libclang";
+};
+
+ReadSource read_source(const CaptureStep& step, const std::string& source) {
+  ReadSource r;
+  if (!have_parser()) return r;
+  ScanOptions opt;
+  opt.include_dirs = step.include_dirs;
+  opt.definitions = step.definitions;
+  try {
+    r.scan = scan_source(source, opt);
+    r.scanned = true;
+  } catch (const std::exception& x) {
+    r.error = x.what();
   }
-  Gathered g = gather_recorded_calls(step.lines);
-  // This source's recorded calls, per launcher (recordings of the same
-  // signature merged); the launcher called in most shapes drives the harness.
+  return r;
+}
+
+// This source's recorded launcher calls, per launcher (recordings of the
+// same signature merged). Calls recorded with another signature of a
+// launcher (the source changed since) cannot drive it: counted in `stale`.
+std::map<std::string, Capture> launcher_recordings(const Gathered& g, const ReadSource& src, const std::string& source,
+                                                   std::size_t& stale) {
   std::map<std::string, Capture> recorded;
-  std::size_t stale = 0;
   for (const Capture& c : g.captures) {
     if (fs::path(c.source).lexically_normal() != fs::path(source)) continue;
-    if (scanned && std::none_of(scan.launchers.begin(), scan.launchers.end(),
-                                [&](const Launcher& l) { return same_signature(l, c.launcher); })) {
+    if (src.scanned && std::none_of(src.scan.launchers.begin(), src.scan.launchers.end(),
+                                    [&](const Launcher& l) { return same_signature(l, c.launcher); })) {
       stale += c.calls.size();
       continue;
     }
@@ -117,84 +128,126 @@ CaptureOutcome prepare_capture_step(const CaptureStep& step) {
       it->second = c;  // unread source, two signatures: the one recorded more
     }
   }
-  const std::string stale_note =
-      stale ? " (" + plural(stale, "recorded call") + " of an earlier signature ignored)" : "";
-  if (!recorded.empty()) {
-    // One harness calls every recorded launcher a harness can call: a
-    // tuning changes the whole file, so every kernel it touches must run.
-    // In the source's order.
-    std::vector<Capture> captures;
-    std::vector<std::string> covered;  // kernels the harness's launchers reach
-    std::size_t calls = 0;
-    std::string names;
-    auto add = [&](const Capture& c, const Launcher* scanned_as) {
-      captures.push_back(c);
-      calls += c.calls.size();
-      names += (names.empty() ? "" : ", ") + c.launcher.name;
-      if (scanned_as) covered.insert(covered.end(), scanned_as->kernels.begin(), scanned_as->kernels.end());
-    };
-    if (scanned) {
-      std::vector<std::string> never_called;
-      for (const Launcher& l : scan.launchers) {
-        auto it = recorded.find(l.name);
-        if (it != recorded.end() && replayable(l)) add(it->second, &l);
-        else if (it == recorded.end()) never_called.push_back(l.name);
-      }
-      describe_unverified(scan, covered, never_called, out);
-    } else {
-      for (const auto& [name, c] : recorded) add(c, nullptr);
-    }
-    if (captures.empty()) {
-      out.note = "no harness: the launchers recorded take arguments a recorded call cannot give a harness (" +
-                 unreplayable_params(scan) + ")";
-      return out;
-    }
+  return recorded;
+}
+
+// What one harness for the source is made of: the recorded launchers a
+// harness can call (in the source's order), then, for the file's kernels
+// none of them reaches, their recorded launches (kernel_capture.h).
+struct HarnessPlan {
+  std::vector<Capture> captures;
+  std::vector<std::string> definitions;  // per capture; empty: a launcher of the source
+  std::vector<std::string> covered;      // kernels that run in it
+  std::vector<std::string> never_called;  // launchers with no recorded call
+  std::vector<std::string> notes;        // launches left out, unreadable records
+  std::size_t calls = 0, launches = 0;
+  std::string launcher_names, kernel_names;
+  bool launches_recorded = false;  // the kernel recorder recorded some kernel (of any source)
+};
+
+void plan_launchers(const std::map<std::string, Capture>& recorded, const ReadSource& src, HarnessPlan& plan) {
+  auto add = [&](const Capture& c, const Launcher* scanned_as) {
+    plan.captures.push_back(c);
+    plan.definitions.emplace_back();
+    plan.calls += c.calls.size();
+    plan.launcher_names += (plan.launcher_names.empty() ? "" : ", ") + c.launcher.name;
+    if (scanned_as) plan.covered.insert(plan.covered.end(), scanned_as->kernels.begin(), scanned_as->kernels.end());
+  };
+  if (!src.scanned) {
+    for (const auto& [name, c] : recorded) add(c, nullptr);
+    return;
+  }
+  for (const Launcher& l : src.scan.launchers) {
+    auto it = recorded.find(l.name);
+    if (it != recorded.end() && replayable(l)) add(it->second, &l);
+    else if (it == recorded.end()) plan.never_called.push_back(l.name);
+  }
+}
+
+void plan_kernels(const CaptureStep& step, const ReadSource& src, const std::string& source, HarnessPlan& plan) {
+  if (!src.scanned || step.kernel_records.empty()) return;
+  KernelRecords records = read_kernel_records(step.kernel_records);
+  const std::vector<std::string>& mine = file_kernels(src.scan);
+  const std::vector<std::string> by_launchers = plan.covered;
+  for (const std::string& e : records.errors) plan.notes.push_back("a kernel record refused: " + e);
+  plan.launches_recorded = !records.kernels.empty();
+  for (const KernelRecording& r : records.kernels) {
+    const std::string& base = r.signature.base_name;
+    if (std::find(mine.begin(), mine.end(), base) == mine.end()) continue;
+    if (std::find(by_launchers.begin(), by_launchers.end(), base) != by_launchers.end())
+      continue;  // a recorded launcher of the source runs it, with the launch code the tuning changes
     try {
-      HarnessDraft d = synthesize_harness(captures);
-      if (!step.dry_run) write_if_changed(step.harness, d.text);
-      out.state = CaptureOutcome::State::harness_ready;
-      out.note = "harness synthesized from " + plural(calls, "recorded call") + " of " + names + stale_note + "; ";
-      return out;
+      KernelCapture kc = kernel_capture(r, source);
+      for (const std::string& l : kc.left_out) plan.notes.push_back(r.signature.name + ": " + l);
+      plan.launches += kc.capture.calls.size();
+      plan.kernel_names += (plan.kernel_names.empty() ? "" : ", ") + r.signature.name;
+      plan.captures.push_back(std::move(kc.capture));
+      plan.definitions.push_back(std::move(kc.definition));
+      plan.covered.push_back(base);
     } catch (const std::exception& x) {
-      out.note = "the recorded calls of " + names + " give no harness (" + x.what() + ")";
-      return out;
+      plan.notes.push_back(x.what());
     }
   }
-  if (!scanned) {
-    out.note = have_parser() ? "no harness, and the source could not be read for a recording shim (" + scan_error + ")"
-                             : "no harness, and this kernelblaster was built without libclang, so it cannot write the "
-                               "recording shim (give HARNESS, or rebuild kernelblaster with libclang-dev)";
+}
+
+std::string harness_origin(const HarnessPlan& plan) {
+  std::string what;
+  if (plan.calls) what = plural(plan.calls, "recorded call") + " of " + plan.launcher_names;
+  if (plan.launches)
+    what += (what.empty() ? "" : " and ") + std::to_string(plan.launches) + " recorded launch" +
+            (plan.launches == 1 ? "" : "es") + " of " + plan.kernel_names;
+  return "harness synthesized from " + what;
+}
+
+// No harness yet: why none can come, or what records meanwhile.
+CaptureOutcome waiting_outcome(const CaptureStep& step, const ReadSource& src, const std::string& source,
+                               const Gathered& g, const std::string& stale_note) {
+  CaptureOutcome out;
+  if (!src.scanned) {
+    out.note = have_parser() ? "no harness, and the source could not be read for recording (" + src.error + ")"
+                             : "no harness, and this kernelblaster was built without libclang, so it cannot tell "
+                               "which kernels the source holds (give HARNESS, or rebuild kernelblaster with libclang-dev)";
     return out;
   }
-  if (scan.launchers.empty()) {
-    if (scan.kernels.empty() && !scan.defines_kernels)
-      out.note = "no harness, and neither a kernel nor a kernel launch in it: nothing to record";
+  const SourceScan& scan = src.scan;
+  const std::vector<std::string>& kernels = file_kernels(scan);
+  const bool shim = std::any_of(scan.launchers.begin(), scan.launchers.end(), replayable);
+  if (kernels.empty() && !scan.defines_kernels && !shim) {
+    out.note = "no harness, and neither a kernel nor a kernel launch in it: nothing to record";
+    return out;
+  }
+  if (kernels.empty() && !shim) {
+    out.note = "no harness, and no kernel it compiles that a recording could name";
+    return out;
+  }
+  if (!shim && step.kernel_records.empty()) {  // no kernel recorder: only launchers could be recorded
+    if (!scan.launchers.empty())
+      out.note = "no harness, and no launcher a harness could call: " + unreplayable_params(scan);
     else if (scan.kernels.empty())
       out.note = "no harness, and no host launcher to record (a function that launches the kernels)";
     else if (scan.defines_main)
       out.note = "no harness, and no host launcher to record: the kernels here are launched from main(), the "
-                 "program itself (a function that launches them could be recorded; kernels launched from main() "
-                 "are not recorded yet)";
+                 "program itself (the kernel recorder would record them; this build has none)";
     else
       out.note = "no harness, and no host launcher to record: the kernels " + joined(scan.kernels) +
                  " are launched only from functions a harness cannot call (internal linkage, templates)";
     return out;
   }
-  if (std::none_of(scan.launchers.begin(), scan.launchers.end(), replayable)) {
-    out.note = "no harness, and no launcher a harness could call: " + unreplayable_params(scan) +
-               " (kernels reached only through such launchers are not recorded yet)";
-    return out;
-  }
   out.state = CaptureOutcome::State::recording;
-  out.shim_text =
-      capture_shim(scan.launchers, source, step.on_request ? "" : fs::absolute(step.lines).lexically_normal().string(),
-                   read_file(source));
-  out.shim_flags = {"-I" + fs::absolute(step.runtime_dir).lexically_normal().string(),
-                    "-I" + fs::path(source).parent_path().string()};
   std::string names;
   for (const Launcher& l : scan.launchers) names += (names.empty() ? "" : ", ") + l.name;
-  out.note = "recording the calls of " + names + " into " + step.lines +
-             (step.on_request ? " while the CAPTURE_TESTS run" : "") + stale_note;
+  if (shim) {
+    out.shim_text = capture_shim(scan.launchers, source,
+                                 step.on_request ? "" : fs::absolute(step.lines).lexically_normal().string(),
+                                 read_file(source));
+    out.shim_flags = {"-I" + fs::absolute(step.runtime_dir).lexically_normal().string(),
+                      "-I" + fs::path(source).parent_path().string()};
+    out.note = "recording the calls of " + names + " into " + step.lines;
+    if (!kernels.empty() && !step.kernel_records.empty()) out.note += " and the launches of " + joined(kernels);
+  } else {
+    out.note = "recording the launches of " + joined(kernels) + " into " + step.kernel_records;
+  }
+  out.note += (step.on_request ? " while the CAPTURE_TESTS run" : "") + stale_note;
   if (!g.errors.empty()) out.note += " (earlier recordings refused: " + g.errors.front() + ")";
   int outside = 0;
   for (const auto& [recorded_source, n] : g.left_out_by_source)
@@ -203,10 +256,49 @@ CaptureOutcome prepare_capture_step(const CaptureStep& step) {
     out.next = "the " + plural(static_cast<std::size_t>(outside), "call") + " recorded so far passed buffers that are "
                "not device memory, so they give no harness: the program ran without a GPU (or its launcher takes "
                "host pointers); run the project's tests or programs on a machine with a GPU";
-  if (!step.dry_run) {
+  if (!step.dry_run && shim) {
     write_if_changed((fs::path(step.runtime_dir) / "kernelblaster" / "capture.h").string(), capture_runtime_header());
     std::error_code ec;
     fs::create_directories(fs::path(step.lines).parent_path(), ec);
+  }
+  return out;
+}
+
+}  // namespace
+
+CaptureOutcome prepare_capture_step(const CaptureStep& step) {
+  const std::string source = fs::absolute(step.source).lexically_normal().string();
+  const ReadSource src = read_source(step, source);  // the source as it is now
+  const Gathered g = gather_recorded_calls(step.lines);
+  std::size_t stale = 0;
+  const std::map<std::string, Capture> recorded = launcher_recordings(g, src, source, stale);
+  const std::string stale_note =
+      stale ? " (" + plural(stale, "recorded call") + " of an earlier signature ignored)" : "";
+  // One harness runs every kernel the records reach: a tuning changes the
+  // whole file, so every kernel it touches must run.
+  HarnessPlan plan;
+  plan_launchers(recorded, src, plan);
+  plan_kernels(step, src, source, plan);
+  if (plan.captures.empty()) {
+    if (!recorded.empty()) {
+      CaptureOutcome out;
+      out.note = "no harness: the launchers recorded take arguments a recorded call cannot give a harness (" +
+                 unreplayable_params(src.scan) + ")";
+      return out;
+    }
+    return waiting_outcome(step, src, source, g, stale_note);
+  }
+  CaptureOutcome out;
+  if (src.scanned) describe_unverified(src.scan, plan.covered, plan.never_called, plan.launches_recorded, out);
+  try {
+    HarnessDraft d = synthesize_harness(plan.captures, plan.definitions);
+    if (!step.dry_run) write_if_changed(step.harness, d.text);
+    out.state = CaptureOutcome::State::harness_ready;
+    out.note = harness_origin(plan) + stale_note + "; ";
+    if (!plan.notes.empty()) out.note += plan.notes.front() + (plan.notes.size() > 1 ? " (and " + plural(plan.notes.size() - 1, "more") + ")" : "") + "; ";
+  } catch (const std::exception& x) {
+    out = CaptureOutcome{};
+    out.note = "the recorded calls of " + plan.launcher_names + plan.kernel_names + " give no harness (" + x.what() + ")";
   }
   return out;
 }

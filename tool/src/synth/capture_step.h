@@ -14,6 +14,7 @@ struct CaptureStep {
   std::string source;   // the original
   std::string harness;  // where the synthesized harness is written
   std::string lines;    // the recorded-calls file the shim appends to
+  std::string kernel_records;  // the kernel recorder's directory (tool/src/recorder); empty: none
   std::string runtime_dir;  // where kernelblaster/capture.h is written for the shim
   std::vector<std::string> include_dirs, definitions;  // the target's, for reading the source
   bool dry_run = false;     // decide, write nothing
@@ -24,7 +25,8 @@ struct CaptureOutcome {
   enum class State { harness_ready, recording, unavailable };
   State state = State::unavailable;
   std::string note;  // harness_ready: how the harness came to be; recording: whose calls; unavailable: why
-  std::string shim_text;                 // recording
+  std::string shim_text;                 // recording; empty: the original is compiled as it is (the
+                                         // kernel recorder records its kernels' launches)
   std::vector<std::string> shim_flags;   // recording: nvcc flags the shim needs
   // recording: what the user must do for a harness to come, where the
   // build's usual "run the tests, the next build synthesizes" would not be

@@ -1,5 +1,8 @@
 #include "synth/harness_text.h"
 
+#include "synth/kernel_capture.h"
+
+#include <algorithm>
 #include <map>
 #include <sstream>
 
@@ -108,7 +111,9 @@ std::string harness_file(const std::string& comment, const std::string& name, co
        "#include <cuda_bf16.h>\n"
        "#include <cuda_fp16.h>\n"
        "#include <cuda_runtime.h>\n\n";
-  for (const HarnessCall& c : calls) t << launcher_prototype(c.launcher);
+  const bool defines = std::any_of(calls.begin(), calls.end(), [](const HarnessCall& c) { return !c.definition.empty(); });
+  if (defines) t << "#include <cstdio>\n#include <cstdlib>\n\n" << kKernelReplayMarker << "\n";
+  for (const HarnessCall& c : calls) t << (c.definition.empty() ? launcher_prototype(c.launcher) : c.definition);
   t << "\n"
     << "int main(int argc, char** argv) {\n"
        "  using namespace kernelblaster;\n"

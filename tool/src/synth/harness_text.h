@@ -51,6 +51,9 @@ struct HarnessCall {
   Launcher launcher;
   std::vector<std::string> arguments;
   std::string returned;  // empty: it returns nothing to compare
+  // The launcher's definition, where the harness defines it (a kernel-level
+  // capture, kernel_capture.h); empty: it is declared, and the source defines it.
+  std::string definition;
 };
 // The same for a source with several launchers: each is declared, and the
 // launch calls each in turn, so every kernel a change to the source touches

@@ -223,6 +223,33 @@ CXChildVisitResult visit(CXCursor c, CXCursor, CXClientData data) {
   return CXChildVisit_Continue;
 }
 
+struct DefinedKernels {
+  std::vector<std::string>* names;
+  std::string toolkit;  // the CUDA include directory: its kernels are not the project's
+};
+
+CXChildVisitResult visit_defined_kernel(CXCursor c, CXCursor, CXClientData data) {
+  auto* d = static_cast<DefinedKernels*>(data);
+  CXSourceLocation loc = clang_getCursorLocation(c);
+  if (clang_Location_isInSystemHeader(loc)) return CXChildVisit_Continue;
+  CXFile file = nullptr;
+  clang_getSpellingLocation(loc, &file, nullptr, nullptr, nullptr);
+  if (!file) return CXChildVisit_Continue;
+  const std::string where = text(clang_getFileName(file));
+  if (!d->toolkit.empty() && where.rfind(d->toolkit, 0) == 0) return CXChildVisit_Continue;
+  CXCursorKind kind = clang_getCursorKind(c);
+  if (kind == CXCursor_Namespace || kind == CXCursor_LinkageSpec || kind == CXCursor_UnexposedDecl) {
+    clang_visitChildren(c, visit_defined_kernel, data);
+    return CXChildVisit_Continue;
+  }
+  if ((kind == CXCursor_FunctionDecl || kind == CXCursor_FunctionTemplate) && clang_isCursorDefinition(c) &&
+      attributes_of(c).global) {
+    std::string name = text(clang_getCursorSpelling(c));
+    if (std::find(d->names->begin(), d->names->end(), name) == d->names->end()) d->names->push_back(name);
+  }
+  return CXChildVisit_Continue;
+}
+
 }  // namespace
 
 bool have_parser() { return true; }
@@ -252,6 +279,8 @@ SourceScan scan_source(const std::string& path, const ScanOptions& opt) {
   Bodies bodies;
   Visit v{&scan, &bodies, {}};
   clang_visitChildren(clang_getTranslationUnitCursor(tu), visit, &v);
+  DefinedKernels defined{&scan.defined_kernels, opt.cuda_include};
+  clang_visitChildren(clang_getTranslationUnitCursor(tu), visit_defined_kernel, &defined);
   clang_disposeTranslationUnit(tu);
   clang_disposeIndex(index);
   keep_launchers_that_launch(scan, bodies);

@@ -38,6 +38,10 @@ struct SourceScan {
   std::vector<std::string> kernels;
   // The file defines a __global__ function (a template included).
   bool defines_kernels = false;
+  // The kernels compiled into this file: __global__ definitions (templates
+  // included) in it or in a header it includes that is not the toolkit's or
+  // the system's, in the order first seen. A tuning of the file changes them.
+  std::vector<std::string> defined_kernels;
   // Candidates left out because they launch no kernel.
   std::vector<std::string> helpers;
 };

@@ -1,0 +1,181 @@
+// Kernel-level captures (synth/kernel_capture.h) from launch records written
+// the way the kernel recorder writes them: signatures read from demangled
+// names, launches a harness cannot replay left out with the reason, the
+// launcher the harness defines, and the build step of a source whose kernels
+// are launched from main() and through launchers taking a handle.
+#include "synth/kernel_capture.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "recorder/kernel_signature.h"
+#include "recorder/launch_line.h"
+#include "synth/capture_harness.h"
+#include "synth/capture_step.h"
+#include "synth/launcher_scan.h"
+
+namespace fs = std::filesystem;
+using namespace kernelblaster;
+using namespace kernelblaster::synth;
+
+namespace {
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+recorder::ParamBytes scalar(int v) {
+  recorder::ParamBytes p;
+  p.bytes.resize(4);
+  std::memcpy(p.bytes.data(), &v, 4);
+  return p;
+}
+
+recorder::ParamBytes buffer(std::uint64_t address, std::uint64_t extent, bool written, double lo = 0, double hi = 0) {
+  recorder::ParamBytes p;
+  p.bytes.resize(8);
+  std::memcpy(p.bytes.data(), &address, 8);
+  p.buffer = true;
+  p.extent = extent;
+  p.written_known = true;
+  p.written = written;
+  if (lo < hi) p.min = lo, p.max = hi;
+  return p;
+}
+
+recorder::LaunchLine launch(const std::string& mangled, const std::string& name, unsigned grid, unsigned block,
+                            std::vector<recorder::ParamBytes> params) {
+  recorder::LaunchLine l;
+  l.kernel = mangled;
+  l.demangled = name;
+  l.grid[0] = grid;
+  l.block[0] = block;
+  l.params = std::move(params);
+  return l;
+}
+
+class KernelCaptureTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir = fs::temp_directory_path() / ("kb-kernel-capture-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir);
+    fs::create_directories(dir / "launches");
+  }
+  void TearDown() override { fs::remove_all(dir); }
+  void record(const recorder::LaunchLine& l) {
+    std::ofstream(dir / "launches" / recorder::kernel_file_name(l.kernel), std::ios::app) << recorder::line_json(l) << "\n";
+  }
+  fs::path dir;
+};
+
+}  // namespace
+
+TEST(KernelSignature, ReadsTemplatesNamespacesAndParameterTypes) {
+  auto s = recorder::read_signature("void ns::tile<64, (Layout)1>(int, float const*, float*, Params)");
+  ASSERT_TRUE(s.ok);
+  EXPECT_EQ(s.name, "ns::tile<64, (Layout)1>");
+  EXPECT_EQ(s.base_name, "tile");
+  ASSERT_EQ(s.params.size(), 4u);
+  EXPECT_EQ(s.params[1], "float const*");
+  EXPECT_TRUE(recorder::is_pointer(s.params[1]));
+  EXPECT_TRUE(recorder::points_to_const(s.params[1]));
+  EXPECT_FALSE(recorder::points_to_const(s.params[2]));
+  EXPECT_EQ(recorder::pointee_dtype(s.params[1]), "f32");
+  EXPECT_EQ(recorder::pointee_dtype("unsigned char*"), "u8");
+  EXPECT_EQ(recorder::pointee_dtype("float4 const*"), "");
+  EXPECT_EQ(recorder::scalar_dtype("int"), "i32");
+  EXPECT_EQ(recorder::scalar_dtype("Params"), "");
+  auto plain = recorder::read_signature("(anonymous namespace)::invert(unsigned char*, int)");
+  ASSERT_TRUE(plain.ok);
+  EXPECT_EQ(plain.base_name, "invert");
+  EXPECT_TRUE(recorder::read_signature("k()").params.empty());
+  EXPECT_FALSE(recorder::read_signature("_Z1kv").ok);  // not demangled: no types
+}
+
+TEST_F(KernelCaptureTest, EachKernelsLaunchesComeBackFromItsOwnFileAndBadLinesAreNamed) {
+  record(launch("_Z5scalePKfPfi", "scale(float const*, float*, int)", 4, 256,
+                {buffer(0x7000, 4096, false, -2, 3), buffer(0x9000, 4096, true), scalar(1024)}));
+  record(launch("_Z5scalePKfPfi", "scale(float const*, float*, int)", 8, 256,
+                {buffer(0x7000, 8192, false, -2, 3), buffer(0x9000, 8192, true), scalar(2048)}));
+  record(launch("_Z4fillPhi", "fill(unsigned char*, int)", 2, 128, {buffer(0x5000, 256, true), scalar(256)}));
+  std::ofstream(dir / "launches" / "k_0000000000000bad.jsonl") << "{not json\n";
+  KernelRecords r = read_kernel_records((dir / "launches").string());
+  ASSERT_EQ(r.kernels.size(), 2u);
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_TRUE(has(r.errors[0], "k_0000000000000bad.jsonl:1"));
+  const KernelRecording& scale = r.kernels[0].kernel == "_Z5scalePKfPfi" ? r.kernels[0] : r.kernels[1];
+  ASSERT_EQ(scale.launches.size(), 2u);
+  EXPECT_EQ(scale.launches[1].grid[0], 8u);
+  EXPECT_EQ(scale.launches[1].params[1].extent, 8192);
+  EXPECT_TRUE(read_kernel_records((dir / "none").string()).kernels.empty());
+}
+
+TEST_F(KernelCaptureTest, ARecordingBecomesALauncherTheHarnessDefines) {
+  recorder::ParamBytes raw;  // a struct passed by value
+  raw.bytes = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  record(launch("_Z10block_sumsILi128EEvPKfPf6Paramsi", "void block_sums<128>(float const*, float*, Params, int)", 512,
+                128, {buffer(0x7000, 262144, false, 1, 7), buffer(0x9000, 2048, true), raw, scalar(65536)}));
+  // A launch with a host pointer cannot be replayed.
+  record(launch("_Z10block_sumsILi128EEvPKfPf6Paramsi", "void block_sums<128>(float const*, float*, Params, int)", 4,
+                128, {scalar(1), buffer(0x9000, 2048, true), raw, scalar(512)}));
+  KernelRecords r = read_kernel_records((dir / "launches").string());
+  ASSERT_EQ(r.kernels.size(), 1u);
+  r.kernels[0].launches[1].params[0].bytes = {1, 2, 3, 4, 5, 6, 7, 8};  // non-zero, not a buffer
+  KernelCapture kc = kernel_capture(r.kernels[0], "sums.cu");
+  EXPECT_EQ(kc.capture.launcher.name, "k_block_sums_128");
+  ASSERT_EQ(kc.capture.calls.size(), 1u);
+  ASSERT_EQ(kc.left_out.size(), 1u);
+  EXPECT_TRUE(has(kc.left_out[0], "argument 0 (float const*) was not device memory")) << kc.left_out[0];
+  EXPECT_TRUE(has(kc.definition, "kernelblaster::kernel_symbol(\"_Z10block_sumsILi128EEvPKfPf6Paramsi\")"));
+  EXPECT_TRUE(has(kc.definition, "alignas(16) unsigned char kb_a2[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};"));
+  EXPECT_TRUE(has(kc.definition, "int kb_a3 = static_cast<int>(p3);"));
+  EXPECT_TRUE(has(kc.definition, "cudaLaunchKernel(kernel, dim3(grid_x, grid_y, grid_z)"));
+  HarnessDraft d = synthesize_harness({kc.capture}, {kc.definition});
+  EXPECT_TRUE(has(d.text, kKernelReplayMarker));
+  EXPECT_TRUE(has(d.text, ".input(\"p0\", DType::f32, {\"p3\"}, Distribution::uniform(1, 7))")) << d.text;
+  EXPECT_TRUE(has(d.text, ".inout(\"p1\", DType::f32, {\"grid_x\"}")) << d.text;  // one sum per block
+  EXPECT_TRUE(has(d.text, "{\"grid_x\", 512}")) << d.text;
+  EXPECT_FALSE(has(d.text, "void k_block_sums_128(const float * p0, float * p1, long long p3, long long grid_x, "
+                           "long long grid_y, long long grid_z, long long block_x, long long block_y, long long block_z, "
+                           "long long shared_bytes);"))
+      << "the launcher is defined, not declared";
+}
+
+TEST_F(KernelCaptureTest, ABufferPassedTwiceStaysOneBuffer) {
+  record(launch("_Z4axpyPfS_f", "axpy(float*, float*, float)", 4, 256,
+                {buffer(0x9000, 4096, true), buffer(0x9000, 4096, true), scalar(0)}));
+  KernelRecords r = read_kernel_records((dir / "launches").string());
+  KernelCapture kc = kernel_capture(r.kernels[0], "axpy.cu");
+  EXPECT_TRUE(has(kc.definition, "void* kb_a1 = kb_a0;")) << kc.definition;
+  ASSERT_EQ(kc.capture.launcher.params.size(), 2u + 7u);  // p0, p2 and the launch configuration
+}
+
+TEST_F(KernelCaptureTest, KernelsLaunchedFromMainAreHarnessedAndTheOthersNamed) {
+  if (!have_parser()) GTEST_SKIP() << "built without libclang";
+  const fs::path source = dir / "app.cu";
+  std::ofstream(source) << "__global__ void fill(unsigned char* p, int n) { int i = threadIdx.x; if (i < n) p[i] = 1; }\n"
+                           "__global__ void spare(float* p) { p[0] = 0; }\n"
+                           "int main() { unsigned char* p; cudaMalloc(&p, 256); fill<<<1, 256>>>(p, 256); return 0; }\n";
+  CaptureStep step;
+  step.source = source.string();
+  step.harness = (dir / "gen" / "app_harness.cu").string();
+  step.lines = (dir / "gen" / "app.calls.jsonl").string();
+  step.runtime_dir = (dir / "gen" / "runtime").string();
+  step.kernel_records = (dir / "launches").string();
+  CaptureOutcome waiting = prepare_capture_step(step);
+  EXPECT_EQ(waiting.state, CaptureOutcome::State::recording);
+  EXPECT_TRUE(waiting.shim_text.empty()) << "main() is no launcher: nothing to wrap";
+  EXPECT_TRUE(has(waiting.note, "recording the launches of fill, spare into ")) << waiting.note;
+  record(launch("_Z4fillPhi", "fill(unsigned char*, int)", 1, 256, {buffer(0x5000, 256, true), scalar(256)}));
+  record(launch("_Z5otherPf", "other(float*)", 1, 1, {buffer(0x6000, 4, true)}));  // another source's kernel
+  CaptureOutcome o = prepare_capture_step(step);
+  ASSERT_EQ(o.state, CaptureOutcome::State::harness_ready) << o.note;
+  EXPECT_EQ(o.note, "harness synthesized from 1 recorded launch of fill; ");
+  ASSERT_EQ(o.unverified, std::vector<std::string>{"spare"});
+  EXPECT_EQ(o.unverified_why, "it was never launched while launches were recorded");
+  std::ifstream in(step.harness);
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_TRUE(has(text, "kernel_symbol(\"_Z4fillPhi\")"));
+  EXPECT_FALSE(has(text, "_Z5otherPf"));
+}
