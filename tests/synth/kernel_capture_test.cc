@@ -15,6 +15,7 @@
 #include "recorder/launch_line.h"
 #include "synth/capture_harness.h"
 #include "synth/capture_step.h"
+#include "synth/kernel_names.h"
 #include "synth/launcher_scan.h"
 
 namespace fs = std::filesystem;
@@ -178,4 +179,31 @@ TEST_F(KernelCaptureTest, KernelsLaunchedFromMainAreHarnessedAndTheOthersNamed) 
   std::string text((std::istreambuf_iterator<char>(in)), {});
   EXPECT_TRUE(has(text, "kernel_symbol(\"_Z4fillPhi\")"));
   EXPECT_FALSE(has(text, "_Z5otherPf"));
+}
+
+TEST(KernelNames, DefinitionsAreReadFromTextWithoutAParser) {
+  const std::string text =
+      "// __global__ void commented(int* p) {}\n"
+      "template <const int BM, const int BN>\n"
+      "__global__ void __launch_bounds__((BM * BN) / 64, 1)\n"
+      "    sgemm2DBlocktiling(int M, float* A) {\n"
+      "  const char* s = \"__global__ void quoted() {}\";\n"
+      "}\n"
+      "__global__ void declared_only(float* p);\n"
+      "extern \"C\" __global__ void plain(float* __restrict__ p, int n) { p[0] = n; }\n"
+      "namespace ns { __global__ void inner() {} }\n"
+      "__global__ void plain(float* p, int n, int m) { }\n";
+  EXPECT_EQ(kernel_definitions_in_text(text), (std::vector<std::string>{"sgemm2DBlocktiling", "plain", "inner"}));
+}
+
+TEST(KernelNames, QuotedIncludesAreFollowed) {
+  const fs::path dir = fs::temp_directory_path() / "kb-kernel-names";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "src" / "kernels");
+  std::ofstream(dir / "src" / "runner.cu") << "#include \"kernels.cuh\"\n#include <cstdio>\nvoid run() {}\n";
+  std::ofstream(dir / "src" / "kernels.cuh") << "#pragma once\n#include \"kernels/1_naive.cuh\"\n";
+  std::ofstream(dir / "src" / "kernels" / "1_naive.cuh") << "__global__ void sgemm_naive(float* C) { C[0] = 0; }\n";
+  EXPECT_EQ(kernels_defined_in((dir / "src" / "runner.cu").string(), {}, "/usr/local/cuda/include"),
+            std::vector<std::string>{"sgemm_naive"});
+  fs::remove_all(dir);
 }

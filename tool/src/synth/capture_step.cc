@@ -10,6 +10,7 @@
 #include "synth/capture_runtime.h"
 #include "synth/capture_shim.h"
 #include "synth/kernel_capture.h"
+#include "synth/kernel_names.h"
 #include "synth/launcher_scan.h"
 
 namespace fs = std::filesystem;
@@ -89,20 +90,27 @@ struct ReadSource {
   SourceScan scan;
   bool scanned = false;
   std::string error = "this kernelblaster was built without libclang";
+  // The kernels a tuning of the file changes: the parser's, else read from
+  // the text (kernel_names.h), which is all kernel-level capture needs.
+  std::vector<std::string> kernels;
 };
 
 ReadSource read_source(const CaptureStep& step, const std::string& source) {
   ReadSource r;
-  if (!have_parser()) return r;
-  ScanOptions opt;
-  opt.include_dirs = step.include_dirs;
-  opt.definitions = step.definitions;
-  try {
-    r.scan = scan_source(source, opt);
-    r.scanned = true;
-  } catch (const std::exception& x) {
-    r.error = x.what();
+  if (have_parser()) {
+    ScanOptions opt;
+    opt.include_dirs = step.include_dirs;
+    opt.definitions = step.definitions;
+    try {
+      r.scan = scan_source(source, opt);
+      r.scanned = true;
+      r.kernels = file_kernels(r.scan);
+      return r;
+    } catch (const std::exception& x) {
+      r.error = x.what();
+    }
   }
+  r.kernels = kernels_defined_in(source, step.include_dirs, default_cuda_include());
   return r;
 }
 
@@ -165,9 +173,9 @@ void plan_launchers(const std::map<std::string, Capture>& recorded, const ReadSo
 }
 
 void plan_kernels(const CaptureStep& step, const ReadSource& src, const std::string& source, HarnessPlan& plan) {
-  if (!src.scanned || step.kernel_records.empty()) return;
+  if (src.kernels.empty() || step.kernel_records.empty()) return;
   KernelRecords records = read_kernel_records(step.kernel_records);
-  const std::vector<std::string>& mine = file_kernels(src.scan);
+  const std::vector<std::string>& mine = src.kernels;
   const std::vector<std::string> by_launchers = plan.covered;
   for (const std::string& e : records.errors) plan.notes.push_back("a kernel record refused: " + e);
   plan.launches_recorded = !records.kernels.empty();
@@ -203,6 +211,12 @@ std::string harness_origin(const HarnessPlan& plan) {
 CaptureOutcome waiting_outcome(const CaptureStep& step, const ReadSource& src, const std::string& source,
                                const Gathered& g, const std::string& stale_note) {
   CaptureOutcome out;
+  if (!src.scanned && !src.kernels.empty() && !step.kernel_records.empty()) {
+    out.state = CaptureOutcome::State::recording;
+    out.note = "recording the launches of " + joined(src.kernels) + " into " + step.kernel_records + " (" + src.error +
+               ": no launcher is recorded)";
+    return out;
+  }
   if (!src.scanned) {
     out.note = have_parser() ? "no harness, and the source could not be read for recording (" + src.error + ")"
                              : "no harness, and this kernelblaster was built without libclang, so it cannot tell "
@@ -289,7 +303,16 @@ CaptureOutcome prepare_capture_step(const CaptureStep& step) {
     return waiting_outcome(step, src, source, g, stale_note);
   }
   CaptureOutcome out;
-  if (src.scanned) describe_unverified(src.scan, plan.covered, plan.never_called, plan.launches_recorded, out);
+  if (src.scanned) {
+    describe_unverified(src.scan, plan.covered, plan.never_called, plan.launches_recorded, out);
+  } else {  // kernel-level only: the kernels of the text no recorded launch ran
+    for (const std::string& k : src.kernels)
+      if (std::find(plan.covered.begin(), plan.covered.end(), k) == plan.covered.end()) out.unverified.push_back(k);
+    out.unverified_kind = "kernel";
+    if (!out.unverified.empty())
+      out.unverified_why = std::string(out.unverified.size() == 1 ? "it was" : "they were") +
+                           " never launched while launches were recorded";
+  }
   try {
     HarnessDraft d = synthesize_harness(plan.captures, plan.definitions);
     if (!step.dry_run) write_if_changed(step.harness, d.text);

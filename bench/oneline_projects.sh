@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Issue 27 on a GPU: the one line on projects nobody here wrote, as a user
+# adds it: find_package(KernelBlaster) and kernelblaster_optimize(<target>
+# BUDGET <s>) appended to the project's CMakeLists.txt, the CUDA architecture
+# set to this GPU's (90), nothing else changed. Then configure, build, run
+# the project's programs (each once plainly and once through
+# kernelblaster_generated/record, both timed), build again (harnesses
+# synthesized from the recorded launches, tuning), and ctest where the
+# project has tests. Run from the repository root; results go to $OUT.
+#   bench/oneline_projects.sh build             build and install the tool (/tmp/kb), the recorder's GPU test
+#   bench/oneline_projects.sh run NAME          one project (NAME: imagelib, sgemmlike, sgemm_cuda, matrixMul,
+#                                               reduction, mergeSort); the open-source ones are read from
+#                                               $ONELINE_OSS (default oss/): SGEMM_CUDA/ (siboehm/SGEMM_CUDA) and
+#                                               cuda-samples/ (NVIDIA/cuda-samples: Common, cmake, the samples)
+set -uo pipefail
+OUT=${OUT:-bench/out}
+mkdir -p "$OUT"
+OSS=${ONELINE_OSS:-oss}
+BUDGET=${ONELINE_BUDGET:-30}
+ROOT=$PWD
+
+timed() {  # label, command...: wall seconds into $OUT/times.tsv
+  local label=$1; shift
+  local t0=$(date +%s.%N)
+  "$@"
+  local rc=$?
+  local t1=$(date +%s.%N)
+  printf "%s\t%s\t%s\t%d\n" "${NAME:-}" "$label" "$(awk "BEGIN{printf \"%.2f\", $t1 - $t0}")" "$rc" >> "$OUT/times.tsv"
+  return $rc
+}
+
+one_line() {  # cmakelists, target: the user's edit
+  printf '\nfind_package(KernelBlaster REQUIRED)\nkernelblaster_optimize(%s BUDGET %s)\n' "$2" "$BUDGET" >> "$1"
+}
+
+flow() {  # project source dir, then the programs to run (relative to the build dir, quoted)
+  local src=$1; shift
+  local b=$src/build
+  cmake -S "$src" -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=/tmp/kb \
+    -DKERNELBLASTER_CACHE_DIR=/tmp/oneline/$NAME-cache 2>&1 | grep -i "kernelblaster\|error" | tee "$OUT/$NAME.configure.log"
+  timed build1 cmake --build "$b" -j16 2>&1 | grep -E "kernelblaster:|error|FAILED" | tee "$OUT/$NAME.build1.log"
+  for prog in "$@"; do
+    (cd "$b" && timed "plain $prog" bash -c "$prog > /dev/null 2>&1")
+    (cd "$b" && timed "recorded $prog" bash -c "kernelblaster_generated/record $prog > /dev/null 2> $OUT/$NAME.record.err")
+  done
+  if [ -f "$b/CTestTestfile.cmake" ] && ctest --test-dir "$b" -N | grep -q "Total Tests: [1-9]"; then
+    timed ctest1 ctest --test-dir "$b" -LE kernelblaster 2>&1 | tail -5 | tee "$OUT/$NAME.ctest1.log"
+  fi
+  ls -la "$b/kernelblaster_generated/kernel_launches" > "$OUT/$NAME.launches.txt" 2>&1
+  for f in "$b"/kernelblaster_generated/kernel_launches/k_*.jsonl; do
+    [ -f "$f" ] && python3 -c "import json,sys; l=[json.loads(x) for x in open(sys.argv[1])]; print(len(l), l[0]['name'])" "$f"
+  done >> "$OUT/$NAME.launches.txt"
+  timed build2 cmake --build "$b" -j16 2>&1 | grep -E "kernelblaster:|\[tune\]|error|FAILED" | tee "$OUT/$NAME.build2.log"
+  mkdir -p "$OUT/$NAME.harness"
+  cp "$b"/kernelblaster_generated/*/harness/*.cu "$OUT/$NAME.harness/" 2>/dev/null
+  if ctest --test-dir "$b" -N 2>/dev/null | grep -q "Total Tests: [1-9]"; then
+    timed ctest2 ctest --test-dir "$b" 2>&1 | tail -15 | tee "$OUT/$NAME.ctest2.log"
+  fi
+}
+
+case "${1:-}" in
+  build)
+    cmake -S . -B build-gpu -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release > "$OUT/configure.log" 2>&1 &&
+      cmake --build build-gpu -j16 2>&1 | tail -2 && cmake --install build-gpu --prefix /tmp/kb > /dev/null &&
+      ctest --test-dir build-gpu -R recorder_launches --output-on-failure 2>&1 | tee "$OUT/recorder.log" | tail -3
+    ;;
+  run)
+    NAME=$2
+    W=/tmp/oneline/$NAME
+    rm -rf "$W" /tmp/oneline/$NAME-cache
+    mkdir -p /tmp/oneline
+    case "$NAME" in
+      imagelib|sgemmlike)
+        cp -r "tests/cmake/projects/$NAME" "$W"
+        flow "$W" ;;
+      sgemm_cuda)
+        cp -r "$OSS/SGEMM_CUDA" "$W"
+        sed -i 's/set(CUDA_COMPUTE_CAPABILITY 86)/set(CUDA_COMPUTE_CAPABILITY 90)/' "$W/CMakeLists.txt"
+        one_line "$W/CMakeLists.txt" sgemm
+        flow "$W" "./sgemm 1" "./sgemm 2" "./sgemm 3" "./sgemm 4" "./sgemm 5" "./sgemm 6" "./sgemm 7" "./sgemm 8" \
+          "./sgemm 9" "./sgemm 10" "./sgemm 11" "./sgemm 12" ;;
+      matrixMul|mergeSort|reduction)
+        rm -rf /tmp/oneline/cuda-samples && cp -r "$OSS/cuda-samples" /tmp/oneline/cuda-samples
+        S=$(ls -d /tmp/oneline/cuda-samples/Samples/*/$NAME)
+        sed -i 's/set(CMAKE_CUDA_ARCHITECTURES .*)/set(CMAKE_CUDA_ARCHITECTURES 90)/' "$S/CMakeLists.txt"
+        one_line "$S/CMakeLists.txt" "$NAME"
+        case "$NAME" in
+          reduction) flow "$S" "./reduction --kernel=0" "./reduction --kernel=1" "./reduction --kernel=2" \
+                       "./reduction --kernel=3" "./reduction --kernel=4" "./reduction --kernel=5" "./reduction --kernel=6" ;;
+          *) flow "$S" "./$NAME" ;;
+        esac ;;
+    esac
+    ;;
+  *) sed -n 2,17p "$0"; exit 2 ;;
+esac

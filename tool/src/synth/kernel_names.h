@@ -1,0 +1,21 @@
+// The kernels a source compiles, read from its text where no C++ parser is
+// at hand (a kernelblaster built without libclang): the names of the
+// __global__ definitions in the source and in the headers it includes with
+// quotes (found beside it or in the target's include directories, never in
+// the CUDA toolkit's), comments and string literals left out. Kernel-level
+// capture needs only these names; launchers need the parser.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace kernelblaster::synth {
+
+// In the order first seen, each name once. Unreadable files are skipped.
+std::vector<std::string> kernels_defined_in(const std::string& source, const std::vector<std::string>& include_dirs,
+                                            const std::string& toolkit_include);
+
+// The names of the __global__ definitions in one text (no includes followed).
+std::vector<std::string> kernel_definitions_in_text(const std::string& text);
+
+}  // namespace kernelblaster::synth
