@@ -153,6 +153,14 @@ Rewrite run_rewrite(const std::string& tool, const TuneRequest& req, double grac
   return r;
 }
 
+std::string read_file_or_empty(const std::string& path) {
+  try {
+    return read_file(path);
+  } catch (const std::exception&) {
+    return "";
+  }
+}
+
 }  // namespace
 
 TuneOutcome run_tuner(const std::string& tool, const TuneRequest& req, double grace_s) {
@@ -195,6 +203,16 @@ TuneOutcome run_tuner(const std::string& tool, const TuneRequest& req, double gr
       }
     } else if (out.exit_code != 1 && out.exit_code != 77) {
       out.error = "kernelblaster tune exit " + std::to_string(out.exit_code);
+    } else if (out.exit_code == 1) {
+      // The original that does not build or run with its harness is a
+      // failure to say (and not to cache as "nothing beat the original").
+      nlohmann::json j = nlohmann::json::parse(read_file_or_empty(json_path), nullptr, false);
+      const std::string reason = j.is_object() && j.value("reason", nlohmann::json()).is_string() ? j["reason"].get<std::string>() : "";
+      if (j.is_object() && j.value("status", "") == "failed" &&
+          (reason.rfind("the original", 0) == 0 || reason.rfind("nvcc could not be run", 0) == 0)) {
+        out.exit_code = 2;
+        out.error = reason;
+      }
     }
   }
   if (!rewrite.kept) return out;

@@ -4,10 +4,12 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <stdexcept>
 
 #include "common/compiler_output.h"
+#include "common/kernel_replay.h"
 #include "common/file_util.h"
 #include "eval/manifest.h"
 #include "kernelblaster/build_paths.h"
@@ -69,6 +71,16 @@ CompileSettings resolve_compile_settings(const std::string& manifest, const std:
   return cs;
 }
 
+// A harness that launches recorded kernels needs the source's kernels only
+// (common/kernel_replay.h).
+bool replays_recorded_launches(const std::string& harness) {
+  std::ifstream in(harness);
+  std::string line;
+  while (std::getline(in, line))
+    if (line == kKernelReplayMarker) return true;
+  return false;
+}
+
 std::vector<std::string> harness_build_command(const Toolchain& tc, const CompileSettings& cs,
                                                const std::string& harness, const std::string& kernel_source,
                                                const std::string& output) {
@@ -82,6 +94,8 @@ std::vector<std::string> harness_build_command(const Toolchain& tc, const Compil
   for (const auto& f : cs.flags) cmd.push_back(f);
   cmd.insert(cmd.end(), {harness, kernel_source, tc.harness_lib, "-L" + tc.cuda_lib_dir, "-lcupti", "-ldl",
                          "-Xlinker", "-rpath=" + tc.cuda_lib_dir, "-o", output});
+  if (replays_recorded_launches(harness))
+    cmd.insert(cmd.end() - 2, {"-Xlinker", "--unresolved-symbols=ignore-all", "-Xlinker", "--allow-multiple-definition"});
   return cmd;
 }
 

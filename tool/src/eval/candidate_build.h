@@ -44,6 +44,11 @@ CompileSettings resolve_compile_settings(const std::string& manifest, const std:
                                          const std::string& source);
 
 // The nvcc command that links `harness` with `kernel_source` into `output`.
+// Whether a harness launches recorded kernels (common/kernel_replay.h): its
+// build links the source for its kernels alone, and tuning keeps
+// launch-shaping tunables off.
+bool replays_recorded_launches(const std::string& harness);
+
 std::vector<std::string> harness_build_command(const Toolchain& tc, const CompileSettings& cs,
                                                const std::string& harness, const std::string& kernel_source,
                                                const std::string& output);

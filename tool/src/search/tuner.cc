@@ -14,7 +14,6 @@
 #include "search/config_space.h"
 #include "search/directives.h"
 #include "search/discovery.h"
-#include "synth/kernel_capture.h"
 #include "search/engine_measurer.h"
 #include "search/flag_space.h"
 #include "search/kb_bridge.h"
@@ -81,14 +80,6 @@ using Say = std::function<void(const std::string&)>;
 // Compile settings of the target, as `kernelblaster eval` takes them.
 CompileSettings compile_settings(const TuneOptions& opt, const GpuInfo& gpu, const std::string& source) {
   return resolve_compile_settings(opt.manifest, opt.arch, opt.include_dirs, opt.definitions, gpu.arch, source);
-}
-
-bool replays_recorded_launches(const std::string& harness) {
-  try {
-    return read_file(harness).find(synth::kKernelReplayMarker) != std::string::npos;
-  } catch (const std::exception&) {
-    return false;
-  }
 }
 
 // What the search ranges over, and the copy candidates are made from.
@@ -191,6 +182,15 @@ void conclude(TuneSummary& sum, TuneVerdict status, std::string reason) {
 void decide_winner(const TuneOptions& opt, const LoopOutcome& outcome, const SpaceDecl& decl,
                    EngineMeasurer& measurer, const std::string& kernel, const Say& say, PhaseClock& phases,
                    TuneSummary& sum, RunLog& log) {
+  // Every evaluation found the original itself failing: nothing was
+  // measured, which is no "nothing beat it".
+  const bool original_failed =
+      !outcome.evaluations.empty() &&
+      std::all_of(outcome.evaluations.begin(), outcome.evaluations.end(),
+                  [](const EvaluationRecord& e) { return e.status == Status::reference_failed; });
+  if (outcome.best < 0 && original_failed)
+    return conclude(sum, TuneVerdict::failed,
+                    "the original fails with its harness: " + outcome.evaluations.front().detail);
   if (outcome.best < 0)
     return conclude(sum, TuneVerdict::no_gain,
                     "no verified configuration beat the original in " + std::to_string(sum.evaluations) +

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "common/kernel_replay.h"
 #include "recorder/kernel_signature.h"
 #include "synth/capture.h"
 
@@ -59,9 +60,6 @@ struct KernelCapture {
 };
 KernelCapture kernel_capture(const KernelRecording& r, const std::string& source);
 
-// The line a harness with kernel-level launchers carries: the tuner keeps
-// launch-shaping tunables off for it, since it launches with the recorded
-// grid and block whatever the source's launch code would do.
-inline constexpr const char* kKernelReplayMarker = "// kernelblaster: launches kernels as recorded";
+using kernelblaster::kKernelReplayMarker;  // the line its harness carries (common/kernel_replay.h)
 
 }  // namespace kernelblaster::synth
