@@ -37,7 +37,8 @@ flow() {  # project source dir, then the programs to run (relative to the build 
   local src=$1; shift
   local b=$src/build
   cmake -S "$src" -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=/tmp/kb \
-    -DKERNELBLASTER_CACHE_DIR=/tmp/oneline/$NAME-cache 2>&1 | grep -i "kernelblaster\|error" | tee "$OUT/$NAME.configure.log"
+    -DKERNELBLASTER_CACHE_DIR=/tmp/oneline/$NAME-cache > "$OUT/$NAME.configure.full.log" 2>&1
+  grep -i -A8 "kernelblaster\|error" "$OUT/$NAME.configure.full.log" | tee "$OUT/$NAME.configure.log"
   timed build1 cmake --build "$b" -j16 2>&1 | grep -E "kernelblaster:|error|FAILED" | tee "$OUT/$NAME.build1.log"
   for prog in "$@"; do
     (cd "$b" && timed "plain $prog" bash -c "$prog > /dev/null 2>&1")

@@ -578,8 +578,12 @@ function(_kernelblaster_process_target target)
   set(_incs "$<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>")
   set(_defs "$<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>")
   set(_opts "$<TARGET_PROPERTY:${target},COMPILE_OPTIONS>")
-  # An empty list gives a line with no value, which the tool skips.
-  file(GENERATE OUTPUT "${_manifest}" CONTENT
+  # An empty list gives a line with no value, which the tool skips. Options
+  # may hold $<COMPILE_LANGUAGE:...> (NVIDIA's samples do): file(GENERATE)
+  # then evaluates the content once per enabled language, so each language
+  # gets a file of its own and manifest.txt is CUDA's.
+  string(REGEX REPLACE "\\.txt$" "$<$<NOT:$<COMPILE_LANGUAGE:CUDA>>:-$<COMPILE_LANGUAGE>>.txt" _manifest_out "${_manifest}")
+  file(GENERATE OUTPUT "${_manifest_out}" CONTENT
 "${_lines}I $<JOIN:${_incs},\nI >
 D $<JOIN:${_defs},\nD >
 F $<JOIN:${_opts},\nF >

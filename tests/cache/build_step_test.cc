@@ -289,12 +289,26 @@ TEST_F(BuildStepTest, ARecordingLineSaysWhatMustHappenForAHarness) {
   m_req.harness_note = "recording the calls of scale into calls.jsonl";
   BuildReport r = run();
   EXPECT_EQ(r.cause, BuildCause::recording);
-  EXPECT_NE(r.line.find("the next build synthesizes a harness from the calls"), std::string::npos) << r.line;
+  EXPECT_NE(r.line.find("the next build synthesizes a harness from what they recorded"), std::string::npos) << r.line;
+  EXPECT_NE(r.line.find("(a shim compiled in the original's place, calling it)"), std::string::npos) << r.line;
+  EXPECT_EQ(slurp(m_req.out), "// shim\n");
   m_req.recording_next = "the 2 calls recorded so far passed buffers that are not device memory, so they give no "
                          "harness: run the project's tests or programs on a machine with a GPU";
   r = run();
   EXPECT_EQ(r.line.find("the next build synthesizes"), std::string::npos) << r.line;
   EXPECT_NE(r.line.find("on a machine with a GPU"), std::string::npos) << r.line;
+}
+
+// The kernel recorder records while the original is compiled as it is.
+TEST_F(BuildStepTest, RecordingKernelLaunchesCompilesTheOriginal) {
+  m_req.harness.clear();
+  m_req.recording_kernels = true;
+  m_req.harness_note = "recording the launches of k into launches/";
+  BuildReport r = run();
+  EXPECT_EQ(r.cause, BuildCause::recording);
+  EXPECT_NE(r.line.find("recording the launches of k into launches/ (the original compiled as it is)"), std::string::npos)
+      << r.line;
+  EXPECT_EQ(slurp(m_req.out).rfind("#line 1 ", 0), 0u) << "the original behind its #line";
 }
 
 }  // namespace

@@ -37,7 +37,10 @@ case $cmd in
       printf 'tuned from %s\n' "$src" > "$out"
       echo '{"speedup": 1.5, "config": {"T": "64"}, "reference_median_us": 50, "best_median_us": 33}'; exit 0
     fi
-    echo '{"speedup": 1.0}'; exit 1 ;;
+    if [ "$(cat "$here/TUNE")" = broken ]; then
+      echo '{"status": "failed", "reason": "the original does not build with its harness: undefined reference to cublasSgemm_v2"}'; exit 1
+    fi
+    echo '{"speedup": 1.0, "status": "no_gain"}'; exit 1 ;;
 esac
 )SH";
 
@@ -76,6 +79,17 @@ TEST(TuneRunner, WithoutAnLlmOnlyTheTunerRuns) {
   EXPECT_EQ(o.exit_code, 0);
   EXPECT_DOUBLE_EQ(o.speedup, 1.5);
   EXPECT_TRUE(o.rewrite_note.empty());
+}
+
+// An original that does not build or run with its harness is a failure with
+// its reason, not "nothing beat the original" (which the build would cache).
+TEST(TuneRunner, AnOriginalThatFailsWithItsHarnessIsAFailure) {
+  Fake f("none", "broken");
+  TuneOutcome o = run_tuner(f.tool, f.request(""));
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_EQ(o.error, "the original does not build with its harness: undefined reference to cublasSgemm_v2");
+  Fake plain("none", "none");
+  EXPECT_EQ(run_tuner(plain.tool, plain.request("")).exit_code, 1);
 }
 
 TEST(TuneRunner, AKeptRewriteIsTunedAndTheSpeedupsMultiply) {
