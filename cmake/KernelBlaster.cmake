@@ -94,20 +94,25 @@ kernelblaster_optimize(<target>
   `<stem>.cu` (default: `harness/` in the current source directory, which
   need not exist). A source with no harness there is captured (below), and
   one configure line says so (with `STRICT`, it is an error).
-* Capture (sources with no harness): the build compiles a recording shim in
-  the source's place. It calls the original and records each new shape of
-  call of the source's host launchers (sizes, extents, which buffers the
-  call wrote, scalar values) into `capture/<stem>.calls.jsonl` under the
-  generated directory, whenever a program linking the target runs: the
-  project's CTest tests, or its programs run by hand (`KERNELBLASTER_CAPTURE_FILE=off`
-  records nothing). The next build synthesizes a harness from those calls
-  (`harness/<stem>_harness.cu` there), tunes, and compiles the tuned copy; the
-  shim is gone from then on. `cmake --build . --target kernelblaster_harness_export`
-  copies synthesized harnesses into `HARNESS_DIR` for review and commit.
+* Capture (sources with no harness): the kernel recorder (the tool's
+  `libkernelblaster_recorder.so`, loaded by the CUDA driver through
+  `CUDA_INJECTION64_PATH`) records each new shape of launch of every kernel
+  into `kernelblaster_generated/kernel_launches/` at the top of the build
+  tree, one file per kernel, while the project's CTest tests run (ctest
+  reads `kernelblaster_generated/record_kernel_launches.cmake`; the gates
+  take the recorder out) or a program runs through
+  `kernelblaster_generated/record`. Where libclang reads the source's host
+  launchers, a recording shim in the source's place also records their
+  calls into `capture/<stem>.calls.jsonl` (`KERNELBLASTER_CAPTURE_FILE=off`
+  records nothing). The next build synthesizes a harness from both
+  (`harness/<stem>_harness.cu` there), tunes, and compiles the tuned copy.
+  `cmake --build . --target kernelblaster_harness_export` copies
+  synthesized harnesses into `HARNESS_DIR` for review and commit.
 * `CAPTURE_TESTS`: record only while these CTest tests run (tests added in
   the same directory, before its end): they get `KERNELBLASTER_CAPTURE_FILE`
-  in their environment, and the shims record nothing without it. All the
-  target's captured sources share one file, `capture/calls.jsonl`.
+  and the recorder in their environment, and the shims record nothing
+  without it. All the target's captured sources share one file,
+  `capture/calls.jsonl`.
 * `NO_CAPTURE`: compile sources with no harness as they are (no shim).
 * `MODE`: `AUTO` (default) tunes on a cache miss when a GPU is present;
   `APPLY` only applies cached or locked results; `TUNE` tunes even on a hit;
@@ -514,8 +519,9 @@ function(_kernelblaster_process_target target)
         set(_who_records "the tests ${_who_records}")
       endif()
       message(STATUS "kernelblaster: ${target}: no harness for ${_names} (looked for ${_rel_dir}/<stem>_harness.cu): "
-        "the build compiles a recording shim (it calls the original), ${_who_records} record its calls, "
-        "and the next build synthesizes a harness from them (${_rel_gen}/harness) and tunes. "
+        "${_who_records} record the launches of its kernels (and the calls of its host launchers, through a "
+        "recording shim that calls the original), and the next build synthesizes a harness from them "
+        "(${_rel_gen}/harness) and tunes. "
         "NO_CAPTURE compiles the original instead; HARNESS or 'kernelblaster harness init' give a harness of your own.")
     endif()
     if(NOT _pairs_src)

@@ -426,9 +426,10 @@ def case_noharness():
     shutil.rmtree(src, ignore_errors=True)
     shutil.copytree(os.path.join(ARGS.source_dir, "tests", "cmake", "projects", "noharness"), src)
     source = os.path.realpath(os.path.join(src, "src", "scale_shift.cu"))
-    line = (r"kernelblaster: scale: no harness for scale_shift\.cu \(looked for harness/<stem>_harness\.cu\): the build "
-            r"compiles a recording shim \(it calls the original\), the project's runs \(ctest\) record its calls, and the "
-            r"next build synthesizes a harness from them \(kernelblaster_generated/scale/harness\) and tunes\. NO_CAPTURE")
+    line = (r"kernelblaster: scale: no harness for scale_shift\.cu \(looked for harness/<stem>_harness\.cu\): the "
+            r"project's runs \(ctest\) record the launches of its kernels \(and the calls of its host launchers, through "
+            r"a recording shim that calls the original\), and the next build synthesizes a harness from them "
+            r"\(kernelblaster_generated/scale/harness\) and tunes\. NO_CAPTURE")
     vias = {"find_package": ["-DCMAKE_PREFIX_PATH=" + ARGS.prefix],
             "subdirectory": ["-DKBNOH_VIA=subdirectory", "-DKBNOH_KERNELBLASTER_DIR=" + ARGS.source_dir,
                              "-DKERNELBLASTER_EXECUTABLE=" + ARGS.tool]}
@@ -515,7 +516,7 @@ def case_noharness():
     b = os.path.join(ARGS.work, "build-capture-tests")
     shutil.rmtree(b, ignore_errors=True)
     p = run(["cmake", "-S", src, "-B", b, "-G", ARGS.generator, "-DKBNOH_CAPTURE_TESTS=app_odd_size"] + vias["find_package"])
-    if "the tests app_odd_size record its calls" not in p.stdout:
+    if "the tests app_odd_size record the launches of its kernels" not in p.stdout:
         print(p.stdout)
         fail("CAPTURE_TESTS: the configure line does not name the tests that record")
     out = run(["cmake", "--build", b, "--target", "app"]).stdout

@@ -217,6 +217,10 @@ CaptureOutcome waiting_outcome(const CaptureStep& step, const ReadSource& src, c
                ": no launcher is recorded)";
     return out;
   }
+  if (!src.scanned && !step.kernel_records.empty()) {  // the text holds no kernel definition
+    out.note = "no harness, and no kernel defined in it or the headers it includes: nothing to record";
+    return out;
+  }
   if (!src.scanned) {
     out.note = have_parser() ? "no harness, and the source could not be read for recording (" + src.error + ")"
                              : "no harness, and this kernelblaster was built without libclang, so it cannot tell "
