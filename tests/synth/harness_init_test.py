@@ -129,6 +129,19 @@ with tempfile.TemporaryDirectory() as work:
         roles = {b["name"]: (b["role"], b["dtype"]) for b in d["buffers"]}
         check(roles.get("returned") == ("output", "f32"), f"sumsq: the return value is not an f32 output: {roles}")
 
+    # Two launchers in one source: one harness, which the build pairs with
+    # the source as it is, calls both (each one's buffers prefixed).
+    both = os.path.join(work, "both.cu")
+    with open(both, "w") as f:
+        f.write(SCALE + SUMSQ)
+    r = init(both, os.path.join(work, "both"))
+    written = sorted(os.listdir(os.path.join(work, "both"))) if r.returncode == 0 else []
+    check(written == ["both_harness.cu"] and "for scale_shift, sum_of_squares" in r.stdout,
+          f"two launchers: expected one both_harness.cu for both, got {written}: {r.stdout} {r.stderr}")
+    if written:
+        link_and_describe(os.path.join(work, "both", "both_harness.cu"), both, [], work,
+                          ["scale_shift_x", "scale_shift_y", "sum_of_squares_x", "sum_of_squares_returned"])
+
     # An existing harness is kept unless --force.
     r = init(scale, os.path.join(work, "scale"))
     check(r.returncode == 0 and r.stdout.startswith("kept "), f"an existing harness was not kept: {r.stdout}")

@@ -140,3 +140,22 @@ TEST(HarnessWriter, ALaunchersReturnValueIsAnOutput) {
   l.return_type = "void";
   EXPECT_FALSE(has(draft_harness(l, "stats.cu", "stats", true).text, "kb_returned"));
 }
+
+// One harness per source: every launcher called, each one's names prefixed.
+TEST(HarnessWriter, SeveralLaunchersShareOneHarnessNamedAfterTheSource) {
+  Launcher first;
+  first.name = "scale";
+  first.return_type = "void";
+  first.params = {buffer("x", "const float *", false, "f32"), buffer("y", "float *", true, "f32"),
+                  scalar("n", "int", ParamKind::dim)};
+  Launcher second = first;
+  second.name = "shift";
+  HarnessDraft d = draft_harness(std::vector<Launcher>{first, second}, "ops.cu", "ops");
+  EXPECT_EQ(d.file_name, "ops_harness.cu");
+  EXPECT_TRUE(has(d.text, "Harness h(\"ops\")")) << d.text;
+  EXPECT_TRUE(has(d.text, ".size(\"small\", {{\"scale_n\", 4096}, {\"shift_n\", 4096}})")) << d.text;
+  EXPECT_TRUE(has(d.text, ".output(\"shift_y\", DType::f32, {\"shift_n\"})")) << d.text;
+  EXPECT_TRUE(has(d.text, "scale(\n")) << d.text;
+  EXPECT_TRUE(has(d.text, "shift(\n")) << d.text;
+  EXPECT_EQ(draft_harness(std::vector<Launcher>{first}, "ops.cu", "ops").text, draft_harness(first, "ops.cu", "ops", true).text);
+}

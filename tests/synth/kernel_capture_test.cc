@@ -15,6 +15,7 @@
 #include "recorder/launch_line.h"
 #include "synth/capture_harness.h"
 #include "synth/capture_step.h"
+#include "synth/harness_coverage.h"
 #include "synth/kernel_names.h"
 #include "synth/launcher_scan.h"
 
@@ -205,5 +206,25 @@ TEST(KernelNames, QuotedIncludesAreFollowed) {
   std::ofstream(dir / "src" / "kernels" / "1_naive.cuh") << "__global__ void sgemm_naive(float* C) { C[0] = 0; }\n";
   EXPECT_EQ(kernels_defined_in((dir / "src" / "runner.cu").string(), {}, "/usr/local/cuda/include"),
             std::vector<std::string>{"sgemm_naive"});
+  fs::remove_all(dir);
+}
+
+// A harness of the user's that runs nothing of its source is a warning.
+TEST(HarnessCoverage, AHarnessNamingNothingOfItsSourceIsAWarning) {
+  const fs::path dir = fs::temp_directory_path() / "kb-harness-coverage";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "x.cu") << "__global__ void x_kernel(float* y) { y[0] = 1; }\n"
+                                 "void run_x(float* y) { x_kernel<<<1, 1>>>(y); }\n";
+  std::ofstream(dir / "good_harness.cu") << "void run_x(float* y);\nint main() { /* ... */ run_x(nullptr); }\n";
+  std::ofstream(dir / "kernel_harness.cu") << "__global__ void x_kernel(float* y);\n";
+  std::ofstream(dir / "stale_harness.cu") << "void run_x_old(float* y);\nint main() { run_x_old(nullptr); }\n";
+  const std::string src = (dir / "x.cu").string();
+  EXPECT_EQ(harness_coverage_warning((dir / "good_harness.cu").string(), src, {}, {}), "");
+  EXPECT_EQ(harness_coverage_warning((dir / "kernel_harness.cu").string(), src, {}, {}), "");
+  const std::string w = harness_coverage_warning((dir / "stale_harness.cu").string(), src, {}, {});
+  EXPECT_NE(w.find("the harness stale_harness.cu names none of x.cu's "), std::string::npos) << w;
+  EXPECT_NE(w.find("kernels (x_kernel): it measures nothing a tuning of x.cu changes"), std::string::npos) << w;
+  EXPECT_EQ(harness_coverage_warning((dir / "missing.cu").string(), src, {}, {}), "");
   fs::remove_all(dir);
 }

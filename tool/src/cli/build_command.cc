@@ -23,6 +23,7 @@
 #include "kernelblaster/build_paths.h"
 #include "policy/lua_policy.h"
 #include "synth/capture_step.h"
+#include "synth/harness_coverage.h"
 
 namespace fs = std::filesystem;
 
@@ -290,6 +291,13 @@ int build_command(const CommandArgs& argv, const std::string& self_exe) {
       req.no_harness = o.note;
     }
   }
+
+  // A harness of the user's that runs nothing of its source is a warning:
+  // the tuning would measure nothing the source compiles.
+  if (capture.empty() && !req.harness.empty() && req.mode != cache::Mode::off)
+    if (std::string w = synth::harness_coverage_warning(req.harness, req.source, req.include_dirs, req.definitions);
+        !w.empty())
+      req.harness_note = "warning: " + w + "; ";
 
   // A POLICY or KB the tuner would refuse is said at every build, GPU or
   // not (configure time says it too where the tool already exists there).

@@ -24,12 +24,12 @@ const char* kHelp = R"(usage: kernelblaster harness init SOURCE.cu [--out DIR] [
        kernelblaster harness synth CAPTURE.json [--out DIR] [--force]
        kernelblaster harness export HARNESS.cu... --out DIR [--force]
 
-Reads SOURCE.cu with libclang and writes a native harness for each host
-launcher it defines (a function that is not __global__ or __device__ and
-takes a pointer): DIR/<stem>_harness.cu when there is one launcher, which
-kernelblaster_optimize() pairs with the source by name, else
-DIR/<stem>_<launcher>_harness.cu for each. The harness compiles as written;
-lines marked CONFIRM are guesses (shapes, sizes, outputs, values) to check.
+Reads SOURCE.cu with libclang and writes one native harness for it,
+DIR/<stem>_harness.cu, which kernelblaster_optimize() pairs with the source
+by name: it calls every host launcher the source defines (a function that
+is not __global__ or __device__, takes a pointer and launches a kernel), so
+every kernel a tuning changes runs. The harness compiles as written; lines
+marked CONFIRM are guesses (shapes, sizes, outputs, values) to check.
 
   --out DIR   where to write (default: ./harness)
   -I DIR, -D DEF  what the source needs to be read (include directories, definitions)
@@ -129,21 +129,20 @@ int harness_command(const CommandArgs& argv, const std::string& self_exe) {
     fs::path out = args.value("--out", "harness");
     fs::create_directories(out);
     std::string stem = fs::path(source).stem().string();
-    for (const synth::Launcher& l : scan.launchers) {
-      synth::HarnessDraft d = synth::draft_harness(l, name, stem, scan.launchers.size() == 1);
-      fs::path file = out / d.file_name;
-      if (fs::exists(file) && !args.flag("--force")) {
-        std::printf("kept %s: it exists (--force overwrites)\n", file.string().c_str());
-        continue;
-      }
-      write_file_atomic(file.string(), d.text);
-      std::printf("wrote %s for %s, %zu thing%s to confirm\n", file.string().c_str(), l.name.c_str(),
-                  d.confirm.size(), d.confirm.size() == 1 ? "" : "s");
-      for (const std::string& c : d.confirm) std::printf("  confirm: %s\n", c.c_str());
+    // One file for the source, calling every launcher: a tuning changes the
+    // whole file, and the build pairs <stem>_harness.cu with it as it is.
+    synth::HarnessDraft d = synth::draft_harness(scan.launchers, name, stem);
+    fs::path file = out / d.file_name;
+    if (fs::exists(file) && !args.flag("--force")) {
+      std::printf("kept %s: it exists (--force overwrites)\n", file.string().c_str());
+      return 0;
     }
-    if (scan.launchers.size() > 1)
-      std::printf("%zu launchers: kernelblaster_optimize() pairs %s with %s_harness.cu; rename the one to tune\n",
-                  scan.launchers.size(), name.c_str(), stem.c_str());
+    write_file_atomic(file.string(), d.text);
+    std::string names;
+    for (const synth::Launcher& l : scan.launchers) names += (names.empty() ? "" : ", ") + l.name;
+    std::printf("wrote %s for %s, %zu thing%s to confirm\n", file.string().c_str(), names.c_str(), d.confirm.size(),
+                d.confirm.size() == 1 ? "" : "s");
+    for (const std::string& c : d.confirm) std::printf("  confirm: %s\n", c.c_str());
     return 0;
   } catch (const std::exception& x) {
     std::fprintf(stderr, "kernelblaster harness: %s (see --help)\n", x.what());

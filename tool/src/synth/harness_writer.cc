@@ -46,18 +46,30 @@ std::string dims_literal(const std::vector<std::string>& names, long long each) 
 
 }  // namespace
 
-HarnessDraft draft_harness(const Launcher& l, const std::string& source_name, const std::string& source_stem,
-                           bool only) {
-  HarnessDraft d;
-  d.file_name = only ? source_stem + "_harness.cu" : source_stem + "_" + l.name + "_harness.cu";
+namespace {
 
+// One launcher's share of a drafted harness. Its dimensions and buffers are
+// named `prefix` + their own name (a harness for several launchers keeps
+// theirs apart); the guesses read the launcher's own names.
+struct DraftPart {
+  using Dims = std::vector<std::pair<std::string, long long>>;
+  Dims small, large, odd;
+  std::string buffers;
+  HarnessCall call;
+  std::vector<std::string> confirm;
+};
+
+DraftPart draft_part(const Launcher& l, const std::string& prefix) {
+  DraftPart part;
+  auto say = [&](const std::string& line) { part.confirm.push_back(prefix.empty() ? line : l.name + ": " + line); };
+  auto named = [&](const std::string& n) { return prefix + n; };
   std::vector<std::string> dims;
   for (const LauncherParam& p : l.params)
     if (p.kind == ParamKind::dim) dims.push_back(p.name);
   const bool no_dims = dims.empty();
   if (no_dims) {
     dims.push_back("n");
-    d.confirm.push_back("the launcher takes no sizes: every buffer gets n elements; set n to what its kernels use");
+    say("the launcher takes no sizes: every buffer gets n elements; set n to what its kernels use");
   }
   std::map<std::string, std::string> upper_dims;
   for (const std::string& n : dims) upper_dims[lower(n)] = n;
@@ -72,16 +84,15 @@ HarnessDraft draft_harness(const Launcher& l, const std::string& source_name, co
     for (const LauncherParam& p : l.params)
       if (p.kind == ParamKind::buffer && p.writable) {
         outputs.insert(p.name);
-        d.confirm.push_back("'" + p.name + "' is taken for the output (the first writable pointer)");
+        say("'" + p.name + "' is taken for the output (the first writable pointer)");
         break;
       }
 
-  std::ostringstream buffers, call;
+  std::ostringstream buffers;
   for (const LauncherParam& p : l.params) {
     if (p.kind != ParamKind::buffer) continue;
     std::string element = p.element.empty() ? "f32" : p.element;
-    if (p.element.empty())
-      d.confirm.push_back("the element type of '" + p.name + "' (" + p.type + ") is unknown: f32 assumed");
+    if (p.element.empty()) say("the element type of '" + p.name + "' (" + p.type + ") is unknown: f32 assumed");
     std::vector<std::string> shape = dims;
     if (mnk) {
       std::string n = lower(p.name);
@@ -89,10 +100,11 @@ HarnessDraft draft_harness(const Launcher& l, const std::string& source_name, co
       else if (n == "b") shape = {upper_dims["k"], upper_dims["n"]};
       else if (n == "c" || output_name(n)) shape = {upper_dims["m"], upper_dims["n"]};
     }
+    for (std::string& d : shape) d = named(d);
     const bool out = outputs.count(p.name) > 0;
     const bool integer = integer_element(element);
     std::string dist = integer ? "Distribution::integers(0, 7)" : "Distribution::normal(0, 1)";
-    buffers << "      ." << (out ? "output" : "input") << "(\"" << p.name << "\", DType::" << element << ", "
+    buffers << "      ." << (out ? "output" : "input") << "(\"" << named(p.name) << "\", DType::" << element << ", "
             << shape_literal(shape) << (out ? "" : ", " + dist) << ")";
     std::string why = !p.element_from.empty() && p.element_from != "parameter type" ? "type from " + p.element_from
                                                                                       : "";
@@ -100,55 +112,112 @@ HarnessDraft draft_harness(const Launcher& l, const std::string& source_name, co
     if (guessed_shape) why += std::string(why.empty() ? "" : "; ") + "CONFIRM shape";
     if (integer && !out) why += std::string(why.empty() ? "" : "; ") + "CONFIRM value range (indices?)";
     buffers << (why.empty() ? "" : "  // " + why) << "\n";
-    if (integer && !out) d.confirm.push_back("'" + p.name + "' holds integers 0..7: check the range it may hold");
+    if (integer && !out) say("'" + p.name + "' holds integers 0..7: check the range it may hold");
   }
   if (!mnk && dims.size() > 1 && !no_dims)
-    d.confirm.push_back("every buffer is shaped {" + [&] {
+    say("every buffer is shaped {" + [&] {
       std::string s;
       for (const std::string& n : dims) s += (s.empty() ? "" : ", ") + n;
       return s;
     }() + "}: check each buffer's extent");
+  part.buffers = buffers.str();
 
   // The call.
-  std::vector<std::string> arguments;
-  for (const LauncherParam& p : l.params) {
+  part.call.launcher = l;
+  part.call.returned = prefix + returned_output(l);
+  for (const LauncherParam& own : l.params) {
+    LauncherParam p = own;
+    p.name = named(own.name);
     std::string arg;
     switch (p.kind) {
-      case ParamKind::buffer: arg = buffer_argument(p, outputs.count(p.name) > 0); break;
+      case ParamKind::buffer: arg = buffer_argument(p, outputs.count(own.name) > 0); break;
       case ParamKind::dim: arg = dim_argument(p); break;
       case ParamKind::real: {
-        std::string n = lower(p.name);
+        std::string n = lower(own.name);
         std::string v = n.find("eps") != std::string::npos ? "1e-5" : "1.0";  // an epsilon is small
-        arg = v + " /* CONFIRM " + p.name + " */";
-        d.confirm.push_back("'" + p.name + "' is passed as " + v);
+        arg = v + " /* CONFIRM " + own.name + " */";
+        say("'" + own.name + "' is passed as " + v);
         break;
       }
       case ParamKind::flag:
-        arg = "false /* CONFIRM " + p.name + " */";
-        d.confirm.push_back("'" + p.name + "' is passed as false");
+        arg = "false /* CONFIRM " + own.name + " */";
+        say("'" + own.name + "' is passed as false");
         break;
       case ParamKind::stream: arg = "0 /* the default stream */"; break;
       case ParamKind::other:
-        arg = "{} /* CONFIRM " + p.name + " (" + p.type + ") */";
-        d.confirm.push_back("'" + p.name + "' (" + p.type + ") is passed as {}: write its value");
+        arg = "{} /* CONFIRM " + own.name + " (" + own.type + ") */";
+        say("'" + own.name + "' (" + own.type + ") is passed as {}: write its value");
         break;
     }
-    arguments.push_back(arg);
+    part.call.arguments.push_back(arg);
   }
 
   SizePlan s = sizes_for(dims.size());
+  for (const std::string& d : dims) {
+    part.small.emplace_back(named(d), s.small);
+    part.large.emplace_back(named(d), s.large);
+    part.odd.emplace_back(named(d), s.odd);
+  }
+  return part;
+}
+
+std::string sizes_chain(const std::vector<DraftPart>& parts) {
+  DraftPart::Dims small, large, odd;
+  for (const DraftPart& p : parts) {
+    small.insert(small.end(), p.small.begin(), p.small.end());
+    large.insert(large.end(), p.large.begin(), p.large.end());
+    odd.insert(odd.end(), p.odd.begin(), p.odd.end());
+  }
   std::ostringstream chain;
-  chain << "      .size(\"small\", " << dims_literal(dims, s.small) << ")\n"
-        << "      .size(\"large\", " << dims_literal(dims, s.large) << ")  // CONFIRM: a size the program really runs\n"
-        << "      .validation_size(\"odd\", " << dims_literal(dims, s.odd)
-        << ")  // CONFIRM: drop it if the kernels need multiples\n"
-        << buffers.str();
+  chain << "      .size(\"small\", " << synth::dims_literal(small) << ")\n"
+        << "      .size(\"large\", " << synth::dims_literal(large) << ")  // CONFIRM: a size the program really runs\n"
+        << "      .validation_size(\"odd\", " << synth::dims_literal(odd)
+        << ")  // CONFIRM: drop it if the kernels need multiples\n";
+  return chain.str();
+}
+
+}  // namespace
+
+HarnessDraft draft_harness(const Launcher& l, const std::string& source_name, const std::string& source_stem,
+                           bool only) {
+  HarnessDraft d;
+  d.file_name = only ? source_stem + "_harness.cu" : source_stem + "_" + l.name + "_harness.cu";
+  DraftPart part = draft_part(l, "");
+  d.confirm = part.confirm;
   const std::string comment = "// Harness for " + qualified_name(l) + " (" + source_name + ":" + std::to_string(l.line) +
                               "), drafted by `kernelblaster harness init`\n"
                               "// from the launcher's signature. It compiles as it is; check every line marked\n"
                               "// CONFIRM (shapes, sizes, which buffers are written, values) before trusting\n"
                               "// what the tuner measures with it.\n";
-  d.text = harness_file(comment, l, chain.str(), arguments);
+  d.text = harness_file(comment, l, sizes_chain({part}) + part.buffers, part.call.arguments);
+  return d;
+}
+
+HarnessDraft draft_harness(const std::vector<Launcher>& launchers, const std::string& source_name,
+                           const std::string& source_stem) {
+  if (launchers.size() == 1) return draft_harness(launchers.front(), source_name, source_stem, true);
+  HarnessDraft d;
+  d.file_name = source_stem + "_harness.cu";
+  std::vector<DraftPart> parts;
+  std::string names;
+  for (const Launcher& l : launchers) {
+    parts.push_back(draft_part(l, l.name + "_"));
+    names += (names.empty() ? "" : ", ") + qualified_name(l);
+  }
+  std::string chain = sizes_chain(parts);
+  std::vector<HarnessCall> calls;
+  for (DraftPart& p : parts) {
+    chain += p.buffers;
+    calls.push_back(p.call);
+    d.confirm.insert(d.confirm.end(), p.confirm.begin(), p.confirm.end());
+  }
+  const std::string comment = "// Harness for " + names + " (" + source_name +
+                              "), drafted by `kernelblaster harness init`\n"
+                              "// from the launchers' signatures. Every launcher of the source is called, so every\n"
+                              "// kernel a change to it touches runs. It compiles as it is; check every line marked\n"
+                              "// CONFIRM (shapes, sizes, which buffers are written, values) before trusting\n"
+                              "// what the tuner measures with it.\n";
+  d.text = harness_file(comment, source_stem, calls, chain);
   return d;
 }
 

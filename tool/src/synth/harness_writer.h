@@ -31,4 +31,11 @@ struct HarnessDraft {
 HarnessDraft draft_harness(const Launcher& launcher, const std::string& source_name, const std::string& source_stem,
                            bool only);
 
+// One harness for every launcher of a source, "<stem>_harness.cu", which
+// kernelblaster_optimize() pairs with the source as it is: each launcher's
+// dimensions and buffers are prefixed with its name ("first_n"), and the
+// launch calls each in turn, so every kernel a tuning changes runs.
+HarnessDraft draft_harness(const std::vector<Launcher>& launchers, const std::string& source_name,
+                           const std::string& source_stem);
+
 }  // namespace kernelblaster::synth
