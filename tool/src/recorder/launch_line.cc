@@ -4,6 +4,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "common/fnv.h"
 #include "recorder/kernel_signature.h"
 
 namespace kernelblaster::recorder {
@@ -17,15 +18,6 @@ std::string hex(const std::vector<unsigned char>& b) {
     s += digits[c & 15];
   }
   return s;
-}
-
-std::uint64_t fnv1a(const std::string& s) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
 }
 
 template <class T>
@@ -50,7 +42,7 @@ std::string shape_key(const LaunchLine& l) {
   k += "|" + std::to_string(l.shared);
   for (const ParamBytes& p : l.params) k += p.buffer ? "|b" + std::to_string(p.extent) : "|" + hex(p.bytes);
   char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(fnv1a(k)));
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(fnv1a_64(k)));
   return std::string(buf) + std::to_string(k.size());
 }
 
@@ -62,7 +54,7 @@ std::string shape_key_of_line(const std::string& line) {
 
 std::string kernel_file_name(const std::string& mangled) {
   char buf[40];
-  std::snprintf(buf, sizeof buf, "k_%016llx.jsonl", static_cast<unsigned long long>(fnv1a(mangled)));
+  std::snprintf(buf, sizeof buf, "k_%016llx.jsonl", static_cast<unsigned long long>(fnv1a_64(mangled)));
   return buf;
 }
 

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "common/fnv.h"
 #include "common/subprocess.h"
 
 namespace fs = std::filesystem;
@@ -26,13 +27,8 @@ std::string normalize_sass(const std::string& listing) {
 }
 
 std::string hash_text(const std::string& text) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
   char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(fnv1a_64(text)));
   return buf;
 }
 
