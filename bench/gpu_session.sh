@@ -9,6 +9,8 @@
 #   bench/gpu_session.sh cmake        the examples with MODE AUTO from an empty cache: tuning time,
 #                                     speedups, the lockfile; then warm vs plain build times; CTest gates
 #   bench/gpu_session.sh warm         plain build vs warm build (lockfile/cache) of the examples, 3 times
+#   bench/gpu_session.sh concurrent   CONCURRENT_BUILDS builds of the examples at once on one cache and KB (issue 27)
+#   bench/gpu_session.sh spread       SPREAD_RUNS tuning runs of one example: the chosen speedup's spread (issue 27)
 #   bench/gpu_session.sh gputests     the tool's own GPU test suite
 #   bench/gpu_session.sh sandbox      the harness sandbox's cost (on vs off, after kbspeed), and CUDA under RLIMIT_DATA
 #   bench/gpu_session.sh ceilings     this GPU's roofline ceilings (cached; the plausibility line reads them)
@@ -324,6 +326,38 @@ case "$stage" in
     s=$(date +%s%N); cmake --build /tmp/warm 2>&1 | grep "kernelblaster:"; echo "warm_build_ms=$(( ($(date +%s%N) - $s) / 1000000 ))" | tee -a "$OUT/cmake-times.txt"
     ctest --test-dir /tmp/ex -L kernelblaster 2>&1 | tail -15 | tee "$OUT/cmake-gates.txt"
     cp examples/kernels/kernelblaster.lock.json "$OUT/" 2>/dev/null || echo "no lockfile written"
+    ;;
+  concurrent)
+    # Issue 27 item 5: builds of the examples on one results cache and one KB,
+    # from an empty cache, no lockfile (every kernel must be tuned): N at
+    # once (CONCURRENT_BUILDS, default 1), each its own build tree. Wall time,
+    # and per build how each source ended (tuned here, or waited for
+    # another build's tuning and applied it from the cache).
+    n=${CONCURRENT_BUILDS:-1}; d=$OUT/concurrent-$n; mkdir -p "$d"
+    rm -rf /tmp/cc /tmp/cc-cache /tmp/cc-kb.json; mkdir -p /tmp/cc
+    for i in $(seq 1 "$n"); do
+      cmake -S examples/kernels -B /tmp/cc/b$i -G Ninja -DCMAKE_PREFIX_PATH=/tmp/kb -DKERNELBLASTER_CACHE_DIR=/tmp/cc-cache \
+        -DKERNELBLASTER_LOCKFILE=/tmp/cc/none.lock.json >/dev/null
+    done
+    s=$(date +%s%N)
+    for i in $(seq 1 "$n"); do (KERNELBLASTER_KB=/tmp/cc-kb.json cmake --build /tmp/cc/b$i > "$d/build$i.log" 2>&1) & done
+    wait
+    echo "builds=$n wall_ms=$(( ($(date +%s%N) - s) / 1000000 ))" | tee "$d/times.txt"
+    for i in $(seq 1 "$n"); do grep -hE "^kernelblaster: " "$d/build$i.log" | sed "s/^/build$i /"; done | tee "$d/lines.txt" | cut -c1-220
+    echo "tuning runs: $(grep -c "tuned on" "$d/lines.txt"), applied from another build's tuning: $(grep -c "while this build waited" "$d/lines.txt")" | tee -a "$d/times.txt"
+    ;;
+  spread)
+    # Issue 27 item 6: the chosen configuration's speedup over SPREAD_RUNS
+    # (default 5) tuning runs of one example (SPREAD_KERNEL, default rmsnorm)
+    # at BUDGET seconds (SPREAD_BUDGET, default 60), each with a fresh KB.
+    k=${SPREAD_KERNEL:-rmsnorm}; d=$OUT/spread-$k; mkdir -p "$d"
+    for i in $(seq 1 "${SPREAD_RUNS:-5}"); do
+      rm -f /tmp/spread-kb.json
+      $TOOL tune --source examples/kernels/src/$k.cu --harness examples/kernels/harness/${k}_harness.cu \
+        -I examples/kernels/include --budget "${SPREAD_BUDGET:-60}" --kb /tmp/spread-kb.json --json \
+        --out /tmp/spread-$i.cu > "$d/run$i.json" 2> "$d/run$i.log"
+      python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(sys.argv[2], j.get('status'), j.get('speedup'), j.get('config'), j.get('flags'))" "$d/run$i.json" "$i" | tee -a "$d/spread.txt"
+    done
     ;;
   warm)
     # Warm build (results from the committed lockfile, or the cache) against a plain build of the same project.

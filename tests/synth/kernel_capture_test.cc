@@ -211,6 +211,7 @@ TEST(KernelNames, QuotedIncludesAreFollowed) {
 
 // A harness of the user's that runs nothing of its source is a warning.
 TEST(HarnessCoverage, AHarnessNamingNothingOfItsSourceIsAWarning) {
+  if (!have_parser()) GTEST_SKIP() << "built without libclang: nothing is said";
   const fs::path dir = fs::temp_directory_path() / "kb-harness-coverage";
   fs::remove_all(dir);
   fs::create_directories(dir);
@@ -227,4 +228,16 @@ TEST(HarnessCoverage, AHarnessNamingNothingOfItsSourceIsAWarning) {
   EXPECT_NE(w.find("kernels (x_kernel): it measures nothing a tuning of x.cu changes"), std::string::npos) << w;
   EXPECT_EQ(harness_coverage_warning((dir / "missing.cu").string(), src, {}, {}), "");
   fs::remove_all(dir);
+}
+
+// The examples' harnesses call their launchers: no warning.
+TEST(HarnessCoverage, TheExamplesHarnessesRunTheirSources) {
+  if (!have_parser()) GTEST_SKIP() << "built without libclang";
+  const fs::path examples = fs::path(__FILE__).parent_path().parent_path().parent_path() / "examples" / "kernels";
+  for (const char* stem : {"matmul", "rmsnorm", "softmax", "transpose", "vector_add"})
+    EXPECT_EQ(harness_coverage_warning((examples / "harness" / (std::string(stem) + "_harness.cu")).string(),
+                                       (examples / "src" / (std::string(stem) + ".cu")).string(),
+                                       {(examples / "include").string()}, {}),
+              "")
+        << stem;
 }

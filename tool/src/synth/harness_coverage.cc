@@ -4,7 +4,6 @@
 #include <filesystem>
 
 #include "common/file_util.h"
-#include "synth/kernel_names.h"
 #include "synth/launcher_scan.h"
 
 namespace fs = std::filesystem;
@@ -39,19 +38,20 @@ std::string harness_coverage_warning(const std::string& harness, const std::stri
   } catch (const std::exception&) {
     return "";  // a missing harness is said elsewhere
   }
+  // Only the parser knows the source's launchers, which is what harnesses
+  // call: without it (or where it cannot read the source) nothing is said.
+  if (!have_parser()) return "";
   std::vector<std::string> launchers, kernels;
-  if (have_parser()) {
-    try {
-      ScanOptions opt;
-      opt.include_dirs = include_dirs;
-      opt.definitions = definitions;
-      SourceScan scan = scan_source(source, opt);
-      for (const Launcher& l : scan.launchers) launchers.push_back(l.name);
-      kernels = scan.defined_kernels.empty() ? scan.kernels : scan.defined_kernels;
-    } catch (const std::exception&) {
-    }
+  try {
+    ScanOptions opt;
+    opt.include_dirs = include_dirs;
+    opt.definitions = definitions;
+    SourceScan scan = scan_source(source, opt);
+    for (const Launcher& l : scan.launchers) launchers.push_back(l.name);
+    kernels = scan.defined_kernels.empty() ? scan.kernels : scan.defined_kernels;
+  } catch (const std::exception&) {
+    return "";
   }
-  if (kernels.empty()) kernels = kernels_defined_in(source, include_dirs, default_cuda_include());
   if (launchers.empty() && kernels.empty()) return "";  // nothing known to look for
   for (const std::string& n : launchers)
     if (names_word(text, n)) return "";

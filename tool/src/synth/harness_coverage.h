@@ -2,7 +2,8 @@
 // harness that names none of the source's host launchers and none of the
 // kernels it compiles measures nothing a tuning of the source changes. Read
 // from the texts (word matches), so it can only under-warn: a harness that
-// names a launcher in a comment alone passes.
+// names a launcher in a comment alone passes. It needs libclang (the
+// launchers are what harnesses call): without it nothing is said.
 #pragma once
 
 #include <string>
