@@ -1,6 +1,7 @@
 #include "synth/kernel_capture.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -143,9 +144,20 @@ KernelRecords read_kernel_records(const std::string& dir) {
         json j = json::parse(line);
         if (j.at("format").get<std::string>() != recorder::kLaunchFormat) throw std::runtime_error("not a launch record");
         const std::string kernel = j.at("kernel").get<std::string>();
+        if (kernel.empty() || kernel.size() > 4096 ||
+            !std::all_of(kernel.begin(), kernel.end(), [](char c) {
+              return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '$';
+            }))
+          throw std::runtime_error("the kernel is not a symbol name");
         if (r.kernel.empty()) {
           r.kernel = kernel;
           r.name = j.at("name").get<std::string>();
+          // The name goes into the harness's comments, its types into code.
+          if (r.name.empty() || r.name.size() > 4096 ||
+              std::any_of(r.name.begin(), r.name.end(), [](char c) {
+                return static_cast<unsigned char>(c) < 0x20 || c == '\\' || c == '"' || c == 0x7f;
+              }))
+            throw std::runtime_error("the kernel's name holds characters no C++ name has");
           r.signature = recorder::read_signature(r.name);
         } else if (kernel != r.kernel) {
           throw std::runtime_error("a launch of another kernel");
