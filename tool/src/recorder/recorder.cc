@@ -323,9 +323,19 @@ extern "C" int InitializeInjection(void) {
     stop("cannot create " + g_dir + ": " + ec.message());
     return 1;
   }
+  // CUPTI takes one subscriber per process: named, so that a program of the
+  // user's that subscribes later is told who holds it (CAPTURE_TESTS keeps
+  // such tests out of recording), and a tool that came first is named here.
   CUpti_SubscriberHandle subscriber;
-  if (cuptiSubscribe(&subscriber, reinterpret_cast<CUpti_CallbackFunc>(on_callback), nullptr) != CUPTI_SUCCESS) {
-    stop("CUPTI is in use by another tool in this process");
+  char holder[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1] = {};
+  CUpti_SubscriberParams params = {};
+  params.structSize = sizeof params;
+  params.subscriberName = "KernelBlaster kernel recorder";
+  params.oldSubscriberName = holder;
+  params.oldSubscriberSize = CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN;
+  if (cuptiSubscribe_v2(&subscriber, reinterpret_cast<CUpti_CallbackFunc>(on_callback), nullptr, &params) !=
+      CUPTI_SUCCESS) {
+    stop(std::string("CUPTI is in use in this process") + (holder[0] ? std::string(" by ") + holder : std::string()));
     return 1;
   }
   for (CUpti_CallbackId id : {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
