@@ -144,6 +144,22 @@ TEST_F(KernelCaptureTest, ARecordingBecomesALauncherTheHarnessDefines) {
       << "the launcher is defined, not declared";
 }
 
+// An optional pointer, null in one launch: that launch is left out, never
+// given the other's recorded address.
+TEST_F(KernelCaptureTest, ALaunchPassingNullWhereTheFirstPassedABufferIsLeftOut) {
+  recorder::ParamBytes null_pointer;
+  null_pointer.bytes.assign(8, 0);
+  record(launch("_Z4biasPfPKfi", "bias(float*, float const*, int)", 4, 256,
+                {buffer(0x9000, 4096, true), buffer(0x7000, 4096, false), scalar(1024)}));
+  record(launch("_Z4biasPfPKfi", "bias(float*, float const*, int)", 8, 256,
+                {buffer(0x9000, 8192, true), null_pointer, scalar(2048)}));
+  KernelRecords r = read_kernel_records((dir / "launches").string());
+  KernelCapture kc = kernel_capture(r.kernels[0], "bias.cu");
+  ASSERT_EQ(kc.capture.calls.size(), 1u);
+  ASSERT_EQ(kc.left_out.size(), 1u);
+  EXPECT_TRUE(has(kc.left_out[0], "argument 1 (float const*) is null where the first launch passed a buffer")) << kc.left_out[0];
+}
+
 TEST_F(KernelCaptureTest, ABufferPassedTwiceStaysOneBuffer) {
   record(launch("_Z4axpyPfS_f", "axpy(float*, float*, float)", 4, 256,
                 {buffer(0x9000, 4096, true), buffer(0x9000, 4096, true), scalar(0)}));

@@ -198,6 +198,13 @@ KernelCapture kernel_capture(const KernelRecording& r, const std::string& source
         kc.left_out.push_back("a launch that passes the same buffer twice where the first did not");
         ok = false;
       }
+      // A null pointer where the first passed a buffer (or the other way):
+      // the first's recorded address would reach the kernel.
+      if (ok && !usable.empty() && recorder::is_pointer(types[i]) && p.buffer != usable.front()->params[i].buffer) {
+        kc.left_out.push_back("a launch whose argument " + std::to_string(i) + " (" + types[i] + ") is " +
+                              (p.buffer ? "a buffer where the first launch passed none" : "null where the first launch passed a buffer"));
+        ok = false;
+      }
     }
     if (ok) usable.push_back(&l);
   }
