@@ -172,17 +172,17 @@ KernelRecords read_kernel_records(const std::string& dir) {
   return out;
 }
 
-KernelCapture kernel_capture(const KernelRecording& r, const std::string& source) {
-  KernelCapture kc;
-  Capture& c = kc.capture;
-  c.source = source;
+namespace {
+
+// The launches whose layout fits the kernel's signature and that pass
+// buffers as the first does (aliasing, null pointers); the others are said
+// in `left_out`.
+std::vector<const RecordedLaunch*> replayable_launches(const KernelRecording& r, std::vector<std::string>& left_out) {
   const auto& types = r.signature.params;
-  if (!r.signature.ok) throw std::runtime_error(r.kernel + ": its parameter types are unknown (no C++ name)");
-  // Launches whose layout fits the kernel's signature, and aliasing as the first.
   std::vector<const RecordedLaunch*> usable;
   for (const RecordedLaunch& l : r.launches) {
     if (l.params.size() != types.size()) {
-      kc.left_out.push_back("a launch with " + std::to_string(l.params.size()) + " arguments");
+      left_out.push_back("a launch with " + std::to_string(l.params.size()) + " arguments");
       continue;
     }
     bool ok = true;
@@ -190,51 +190,57 @@ KernelCapture kernel_capture(const KernelRecording& r, const std::string& source
       const RecordedParam& p = l.params[i];
       bool zero = std::all_of(p.bytes.begin(), p.bytes.end(), [](unsigned char b) { return b == 0; });
       if (recorder::is_pointer(types[i]) && !p.buffer && !zero) {
-        kc.left_out.push_back("a launch whose argument " + std::to_string(i) + " (" + types[i] +
-                              ") was not device memory");
+        left_out.push_back("a launch whose argument " + std::to_string(i) + " (" + types[i] + ") was not device memory");
         ok = false;
       }
       if (!usable.empty() && p.same_as != usable.front()->params[i].same_as) {
-        kc.left_out.push_back("a launch that passes the same buffer twice where the first did not");
+        left_out.push_back("a launch that passes the same buffer twice where the first did not");
         ok = false;
       }
       // A null pointer where the first passed a buffer (or the other way):
       // the first's recorded address would reach the kernel.
       if (ok && !usable.empty() && recorder::is_pointer(types[i]) && p.buffer != usable.front()->params[i].buffer) {
-        kc.left_out.push_back("a launch whose argument " + std::to_string(i) + " (" + types[i] + ") is " +
-                              (p.buffer ? "a buffer where the first launch passed none" : "null where the first launch passed a buffer"));
+        left_out.push_back("a launch whose argument " + std::to_string(i) + " (" + types[i] + ") is " +
+                           (p.buffer ? "a buffer where the first launch passed none"
+                                     : "null where the first launch passed a buffer"));
         ok = false;
       }
     }
     if (ok) usable.push_back(&l);
   }
-  if (usable.empty()) throw std::runtime_error(r.name + ": no launch a harness can replay");
-  const RecordedLaunch& first = *usable.front();
+  return usable;
+}
 
+std::vector<ParamPlan> plan_params(const std::vector<std::string>& types, const RecordedLaunch& first) {
   std::vector<ParamPlan> plan(types.size());
   for (std::size_t i = 0; i < types.size(); ++i) {
     ParamPlan& p = plan[i];
     p.type = types[i];
-    const bool all_buffers = std::all_of(usable.begin(), usable.end(), [&](const RecordedLaunch* l) { return l->params[i].buffer; });
-    if (recorder::is_pointer(p.type) && all_buffers) {
+    if (recorder::is_pointer(p.type) && first.params[i].buffer) {  // every replayable launch passes one
       p.pass = first.params[i].same_as >= 0 ? Pass::alias : Pass::buffer;
       p.alias_of = first.params[i].same_as;
       p.element = recorder::pointee_dtype(p.type);
       if (p.element.empty()) p.element = "u8";  // a struct or void pointee: its bytes
     } else if (!recorder::is_pointer(p.type) && p.type == "bool") {
       p.pass = Pass::flag;
-    } else if (std::string d = recorder::scalar_dtype(p.type); !d.empty()) {
-      p.pass = (d == "f32" || d == "f64" || d == "f16" || d == "bf16") ? (d == "f32" || d == "f64" ? Pass::real : Pass::bytes)
-                                                                        : Pass::integer;
+    } else if (std::string d = recorder::scalar_dtype(p.type); d == "f32" || d == "f64") {
+      p.pass = Pass::real;
+    } else if (!d.empty() && d != "f16" && d != "bf16") {
+      p.pass = Pass::integer;
     } else {
-      p.pass = Pass::bytes;
+      p.pass = Pass::bytes;  // halves, structs, null pointers: as recorded
     }
   }
+  return plan;
+}
 
-  Launcher& lau = c.launcher;
+// The launcher the harness defines: the kernel's buffers and scalars, then
+// the launch configuration.
+Launcher launcher_of(const KernelRecording& r, const std::vector<ParamPlan>& plan) {
+  Launcher lau;
   lau.name = identifier_of(r.signature.name);
   lau.return_type = "void";
-  for (std::size_t i = 0; i < types.size(); ++i) {
+  for (std::size_t i = 0; i < plan.size(); ++i) {
     const ParamPlan& p = plan[i];
     LauncherParam q;
     q.name = "p" + std::to_string(i);
@@ -263,57 +269,58 @@ KernelCapture kernel_capture(const KernelRecording& r, const std::string& source
     q.canonical = q.type = "long long";
     lau.params.push_back(q);
   }
+  return lau;
+}
 
-  // The launches as calls.
-  std::set<std::string> bytes_differ;
-  for (const RecordedLaunch* l : usable) {
-    RecordedCall call;
-    for (std::size_t i = 0; i < types.size(); ++i) {
-      const ParamPlan& p = plan[i];
-      const RecordedParam& rp = l->params[i];
-      RecordedArg a;
-      switch (p.pass) {
-        case Pass::buffer:
-          a.elements = rp.extent / element_bytes(p.element);
-          // Unknown (too large to copy): a pointer to non-const is taken as written.
-          a.written = rp.written.value_or(!recorder::points_to_const(p.type));
-          a.min = rp.min;
-          a.max = rp.max;
-          if (a.elements <= 0) throw std::runtime_error(r.name + ": a buffer smaller than one element");
-          break;
-        case Pass::integer:
-        case Pass::real:
-        case Pass::flag: a.value = scalar_text(p.type, rp.bytes); break;
-        case Pass::alias:
-        case Pass::bytes:
-          if (rp.bytes != first.params[i].bytes) bytes_differ.insert("p" + std::to_string(i) + " (" + p.type + ")");
-          continue;
-      }
-      call.args.push_back(a);
+// One launch as a call of that launcher.
+RecordedCall call_of(const KernelRecording& r, const std::vector<ParamPlan>& plan, const RecordedLaunch& l) {
+  RecordedCall call;
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    const ParamPlan& p = plan[i];
+    const RecordedParam& rp = l.params[i];
+    RecordedArg a;
+    switch (p.pass) {
+      case Pass::buffer:
+        a.elements = rp.extent / element_bytes(p.element);
+        // Unknown (too large to copy): a pointer to non-const is taken as written.
+        a.written = rp.written.value_or(!recorder::points_to_const(p.type));
+        a.min = rp.min;
+        a.max = rp.max;
+        if (a.elements <= 0) throw std::runtime_error(r.name + ": a buffer smaller than one element");
+        break;
+      case Pass::integer:
+      case Pass::real:
+      case Pass::flag: a.value = scalar_text(p.type, rp.bytes); break;
+      case Pass::alias:
+      case Pass::bytes: continue;
     }
-    for (unsigned v : {l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2], l->shared}) {
-      RecordedArg a;
-      a.value = std::to_string(v);
-      call.args.push_back(a);
-    }
-    c.calls.push_back(call);
+    call.args.push_back(a);
   }
-  for (const std::string& b : bytes_differ)
-    kc.left_out.push_back(b + " differs between launches: every launch passes the first one's bytes");
+  for (unsigned v : {l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2], l.shared}) {
+    RecordedArg a;
+    a.value = std::to_string(v);
+    call.args.push_back(a);
+  }
+  return call;
+}
 
-  // The launcher's definition.
+// The launcher's text: the kernel's arguments as the launch lays them out,
+// launched through its host stub.
+std::string definition_of(const KernelRecording& r, const std::vector<ParamPlan>& plan, const Launcher& lau,
+                          const RecordedLaunch& first) {
   std::ostringstream d;
   d << "// " << r.name << ", launched as the program launched it (recorded at the kernel level).\n"
     << "void " << lau.name << "(";
   std::size_t k = 0;
-  for (const LauncherParam& q : lau.params) d << (k++ ? ", " : "") << q.canonical << (q.canonical.back() == '*' ? "" : " ") << q.name;
+  for (const LauncherParam& q : lau.params)
+    d << (k++ ? ", " : "") << q.canonical << (q.canonical.back() == '*' ? "" : " ") << q.name;
   d << ") {\n"
     << "  static const void* kernel = kernelblaster::kernel_symbol(\"" << r.kernel << "\");\n"
     << "  if (!kernel) {\n"
     << "    std::fprintf(stderr, \"kernelblaster: this program has no kernel " << r.kernel << "\\n\");\n"
     << "    std::abort();\n"
     << "  }\n";
-  for (std::size_t i = 0; i < types.size(); ++i) {
+  for (std::size_t i = 0; i < plan.size(); ++i) {
     const ParamPlan& p = plan[i];
     const std::string a = "kb_a" + std::to_string(i), name = "p" + std::to_string(i);
     switch (p.pass) {
@@ -329,8 +336,8 @@ KernelCapture kernel_capture(const KernelRecording& r, const std::string& source
     }
   }
   d << "  void* args[] = {";
-  for (std::size_t i = 0; i < types.size(); ++i) d << (i ? ", " : "") << "&kb_a" << i;
-  if (types.empty()) d << "nullptr";
+  for (std::size_t i = 0; i < plan.size(); ++i) d << (i ? ", " : "") << "&kb_a" << i;
+  if (plan.empty()) d << "nullptr";
   d << "};\n"
     << "  if (shared_bytes > 48 * 1024)\n"
     << "    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes));\n"
@@ -341,7 +348,30 @@ KernelCapture kernel_capture(const KernelRecording& r, const std::string& source
     << "    std::abort();\n"
     << "  }\n"
     << "}\n\n";
-  kc.definition = d.str();
+  return d.str();
+}
+
+}  // namespace
+
+KernelCapture kernel_capture(const KernelRecording& r, const std::string& source) {
+  if (!r.signature.ok) throw std::runtime_error(r.kernel + ": its parameter types are unknown (no C++ name)");
+  KernelCapture kc;
+  kc.capture.source = source;
+  const std::vector<const RecordedLaunch*> usable = replayable_launches(r, kc.left_out);
+  if (usable.empty()) throw std::runtime_error(r.name + ": no launch a harness can replay");
+  const RecordedLaunch& first = *usable.front();
+  const std::vector<ParamPlan> plan = plan_params(r.signature.params, first);
+  kc.capture.launcher = launcher_of(r, plan);
+  std::set<std::string> bytes_differ;
+  for (const RecordedLaunch* l : usable) {
+    kc.capture.calls.push_back(call_of(r, plan, *l));
+    for (std::size_t i = 0; i < plan.size(); ++i)
+      if (plan[i].pass == Pass::bytes && l->params[i].bytes != first.params[i].bytes)
+        bytes_differ.insert("p" + std::to_string(i) + " (" + plan[i].type + ")");
+  }
+  for (const std::string& b : bytes_differ)
+    kc.left_out.push_back(b + " differs between launches: every launch passes the first one's bytes");
+  kc.definition = definition_of(r, plan, kc.capture.launcher, first);
   return kc;
 }
 
