@@ -12,7 +12,6 @@
 #include <iterator>
 #include <map>
 #include <mutex>
-#include <regex>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -59,15 +58,15 @@ std::map<std::string, const void*> read_function_symbols() {
   return out;
 }
 
-// The demangled name with any anonymous namespace's generated name left out.
-std::string without_anonymous_names(const std::string& mangled) {
+// The demangled name: the demangler spells every anonymous namespace
+// "(anonymous namespace)", whatever name nvcc generated for it.
+std::string demangled(const std::string& mangled) {
   int status = 0;
   char* d = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
   if (status != 0 || !d) return "";
   std::string text(d);
   std::free(d);
-  static const std::regex kAnonymous("_GLOBAL__N__[A-Za-z0-9_]*");
-  return std::regex_replace(text, kAnonymous, "(anonymous namespace)");
+  return text;
 }
 
 }  // namespace
@@ -80,12 +79,12 @@ const void* kernel_symbol(const char* mangled_name) {
   auto it = symbols.find(wanted);
   if (it != symbols.end()) return it->second;
   if (wanted.find("_GLOBAL__N_") == std::string::npos) return nullptr;
-  const std::string plain = without_anonymous_names(wanted);
+  const std::string plain = demangled(wanted);
   if (plain.empty()) return nullptr;
   const void* found = nullptr;
   for (const auto& [name, address] : symbols)
     if (name.find("_GLOBAL__N_") != std::string::npos && name.find("__device_stub") == std::string::npos &&
-        without_anonymous_names(name) == plain) {
+        demangled(name) == plain) {
       if (found) return nullptr;  // two files' kernels of that name: none is the one
       found = address;
     }
