@@ -10,7 +10,8 @@
 #                                     speedups, the lockfile; then warm vs plain build times; CTest gates
 #   bench/gpu_session.sh warm         plain build vs warm build (lockfile/cache) of the examples, 3 times
 #   bench/gpu_session.sh concurrent   CONCURRENT_BUILDS builds of the examples at once on one cache and KB (issue 27)
-#   bench/gpu_session.sh spread       SPREAD_RUNS tuning runs of one example: the chosen speedup's spread (issue 27)
+#   bench/gpu_session.sh spread       SPREAD_RUNS tuning runs of one example: the chosen speedup's spread (issue 27;
+#                                     SPREAD_KERNEL, SPREAD_BUDGET, SPREAD_KB shared|fresh, SPREAD_TAG)
 #   bench/gpu_session.sh gputests     the tool's own GPU test suite
 #   bench/gpu_session.sh sandbox      the harness sandbox's cost (on vs off, after kbspeed), and CUDA under RLIMIT_DATA
 #   bench/gpu_session.sh ceilings     this GPU's roofline ceilings (cached; the plausibility line reads them)
@@ -288,9 +289,12 @@ case "$stage" in
       clang_args=(-DKERNELBLASTER_LIBCLANG=/tmp/clangroot/usr/lib/llvm-14/lib/libclang.so.1
                   -DKERNELBLASTER_LIBCLANG_INCLUDE="$PWD/.devclang/include")
     fi
-    cmake -S . -B /tmp/b -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DKERNELBLASTER_BUILD_TESTS=OFF "${clang_args[@]}" >/dev/null &&
-      cmake --build /tmp/b -j"$(nproc)" 2>&1 | tail -2 && cmake --install /tmp/b --prefix /tmp/kb >/dev/null &&
-      $TOOL gpu info
+    # BUILD_SRC / BUILD_PREFIX: another source tree (e.g. the commit before a
+    # change, unpacked into an ignored folder) installed elsewhere.
+    src=${BUILD_SRC:-.}; prefix=${BUILD_PREFIX:-/tmp/kb}; b=/tmp/b-$(basename "$prefix")
+    cmake -S "$src" -B "$b" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DKERNELBLASTER_BUILD_TESTS=OFF "${clang_args[@]}" >/dev/null &&
+      cmake --build "$b" -j"$(nproc)" 2>&1 | tail -2 && cmake --install "$b" --prefix "$prefix" >/dev/null &&
+      "$prefix/bin/kernelblaster" gpu info
     ;;
   record)
     k=${2:?kernel}; devs=${3:-0}; tag=${k}-dev${devs//,/_}
@@ -349,15 +353,20 @@ case "$stage" in
   spread)
     # Issue 27 item 6: the chosen configuration's speedup over SPREAD_RUNS
     # (default 5) tuning runs of one example (SPREAD_KERNEL, default rmsnorm)
-    # at BUDGET seconds (SPREAD_BUDGET, default 60), each with a fresh KB.
-    k=${SPREAD_KERNEL:-rmsnorm}; d=$OUT/spread-$k; mkdir -p "$d"
+    # at BUDGET seconds (SPREAD_BUDGET, default 60: the build's default).
+    # SPREAD_KB=shared (default): one KB for all runs, starting empty, as a
+    # user's KB is between builds; fresh: an empty KB for each run.
+    # SPREAD_TAG names the result folder (e.g. before/after a change).
+    k=${SPREAD_KERNEL:-rmsnorm}; d=$OUT/spread-$k${SPREAD_TAG:+-$SPREAD_TAG}; mkdir -p "$d"
+    rm -f /tmp/spread-kb.json
     for i in $(seq 1 "${SPREAD_RUNS:-5}"); do
-      rm -f /tmp/spread-kb.json
+      [ "${SPREAD_KB:-shared}" = fresh ] && rm -f /tmp/spread-kb.json
       $TOOL tune --source examples/kernels/src/$k.cu --harness examples/kernels/harness/${k}_harness.cu \
         -I examples/kernels/include --budget "${SPREAD_BUDGET:-60}" --kb /tmp/spread-kb.json --json \
-        --out /tmp/spread-$i.cu > "$d/run$i.json" 2> "$d/run$i.log"
-      python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(sys.argv[2], j.get('status'), j.get('speedup'), j.get('config'), j.get('flags'))" "$d/run$i.json" "$i" | tee -a "$d/spread.txt"
+        --log "$d/run$i.log.json" --out /tmp/spread-$i.cu > "$d/run$i.json" 2> "$d/run$i.stderr"
+      python3 bench/spread_summary.py "$d/run$i.json" "$d/run$i.log.json" "$i" | tee -a "$d/spread.txt"
     done
+    python3 bench/spread_summary.py --total "$d"/run?.json | tee -a "$d/spread.txt"
     ;;
   warm)
     # Warm build (results from the committed lockfile, or the cache) against a plain build of the same project.
