@@ -67,9 +67,9 @@ TEST(DefaultPolicy, AcceptsImprovementsAndStopsWhenEmpty) {
   std::vector<SampleContext> samples = sample_contexts(1);
   const Context& ctx = samples[2].ctx;  // with history, best 1.31
   auto p = make_default_policy();
-  HistoryEntry better{"x", "ok", 1.4, 10, false, "", {}};
-  HistoryEntry worse{"x", "ok", 1.2, 10, false, "", {}};
-  HistoryEntry wrong{"x", "wrong_result", 0, 0, false, "", {}};
+  HistoryEntry better{"x", AttemptEnd::verified, Status::ok, 1.4, 10, false, "", {}};
+  HistoryEntry worse{"x", AttemptEnd::verified, Status::ok, 1.2, 10, false, "", {}};
+  HistoryEntry wrong{"x", AttemptEnd::rejected, Status::wrong_result, 0, 0, false, "", {}};
   EXPECT_EQ(p->accept(ctx, better), true);
   EXPECT_EQ(p->accept(ctx, worse), false);
   EXPECT_EQ(p->accept(ctx, wrong), false);

@@ -104,7 +104,7 @@ std::vector<std::string> play(Policy& p, Context ctx, const std::map<std::string
     h.action_id = id;
     h.technique = it->technique;
     h.settings = it->settings;
-    h.status = "ok";
+    h.status = Status::ok;
     h.speedup = speedups.at(id);
     h.accepted = p.accept(ctx, h).value_or(h.speedup > ctx.best_speedup);
     if (h.accepted) ctx.best_speedup = h.speedup;

@@ -149,7 +149,10 @@ BuildReport run_build_step(const BuildRequest& req, const BuildEnvironment& env)
   for (const auto& h : rep.headers) {
     try {
       key_in.header_texts.push_back(read_file(h));
-    } catch (const std::exception&) {
+    } catch (const std::exception& e) {
+      // An unreadable header still counts in the key, as what was seen of
+      // it: the key changes when it becomes readable again.
+      key_in.header_texts.push_back(std::string("unreadable header ") + h + ": " + e.what());
     }
   }
   key_in.definitions = req.definitions;

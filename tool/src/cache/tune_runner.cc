@@ -191,7 +191,12 @@ TuneOutcome run_tuner(const std::string& tool, const TuneRequest& req, double gr
     double measured_seconds = out.seconds;
     try {
       parse_tune_json(read_file(json_path), out);
-    } catch (const std::exception&) {
+    } catch (const std::exception& e) {
+      // A tuning whose summary cannot be read gives no speedup to believe:
+      // a success becomes a failure that says why; anything else keeps its
+      // exit status, and the reason rides along for the line.
+      out.error = "its summary " + json_path + " cannot be read: " + e.what();
+      if (out.exit_code == 0) out.exit_code = 2;
     }
     if (out.seconds <= 0) out.seconds = measured_seconds;
     if (out.exit_code == 0) {

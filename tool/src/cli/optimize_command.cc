@@ -121,10 +121,13 @@ struct Job {
   std::string invalid;      // why the problem cannot be read; empty when it can
 };
 
+// How a problem of a run ended; named only in its line and the summary table.
+enum class JobVerdict { kept, not_kept, failed, done_before_kept, done_before_not_kept, done_before_unreadable };
+
 struct JobResult {
   int exit_code = 2;
-  std::string status;  // "kept", "not kept: <why>", or "failed: <why>" (the summary table's column)
-  std::string why;     // why nothing was kept
+  JobVerdict verdict = JobVerdict::failed;
+  std::string why;     // why nothing was kept, or why it failed
   double speedup = 1.0;
   int steps = 0, verified = 0;
   double cost_usd = 0;
@@ -195,16 +198,16 @@ JobResult run_job(const Job& job, const Settings& st, llm::Client& client, GpuPr
 
   jr.steps = static_cast<int>(result.steps.size());
   for (const optimize::Step& s : result.steps)
-    for (const optimize::Attempt& a : s.attempts) jr.verified += a.end == optimize::AttemptEnd::verified;
+    for (const optimize::Attempt& a : s.attempts) jr.verified += a.end == AttemptEnd::verified;
   jr.cost_usd = result.llm_cost_usd;
   if (result.improved) {
     jr.exit_code = 0;
-    jr.status = "kept";
+    jr.verdict = JobVerdict::kept;
     jr.speedup = result.confirmation.speedup;
   } else {
     jr.exit_code = 1;
     jr.why = result.stop_reason;
-    jr.status = "not kept: " + jr.why;
+    jr.verdict = JobVerdict::not_kept;
   }
   print_line("[optimize] " + job.name + ": artifacts in " + job.out);
   return jr;
@@ -234,15 +237,14 @@ Job kernelbench_job(const std::string& dir, const std::string& root, const std::
 JobResult earlier_result(const std::string& summary_path) {
   JobResult r;
   r.exit_code = 1;
-  r.status = "done before";
   nlohmann::json j = nlohmann::json::parse(read_file(summary_path), nullptr, false);
   if (!j.is_object()) {
-    r.status = "done before (its summary.json cannot be read)";
+    r.verdict = JobVerdict::done_before_unreadable;
     return r;
   }
   auto number = [&](const nlohmann::json& v, double fallback) { return v.is_number() ? v.get<double>() : fallback; };
   bool improved = j.value("improved", false);
-  r.status = improved ? "done before: kept" : "done before: not kept";
+  r.verdict = improved ? JobVerdict::done_before_kept : JobVerdict::done_before_not_kept;
   r.exit_code = improved ? 0 : 1;
   if (improved) r.speedup = number(j.value("confirmed_speedup", nlohmann::json()), 1.0);
   r.steps = static_cast<int>(number(j.value("steps", nlohmann::json()), 0));
@@ -251,12 +253,26 @@ JobResult earlier_result(const std::string& summary_path) {
   return r;
 }
 
+// The summary table's column and the run's line: "kept", "not kept: <why>",
+// "failed: <why>", "done before: kept", ...
+std::string verdict_text(const JobResult& r) {
+  switch (r.verdict) {
+    case JobVerdict::kept: return "kept";
+    case JobVerdict::not_kept: return "not kept: " + r.why;
+    case JobVerdict::failed: return "failed: " + r.why;
+    case JobVerdict::done_before_kept: return "done before: kept";
+    case JobVerdict::done_before_not_kept: return "done before: not kept";
+    case JobVerdict::done_before_unreadable: return "done before (its summary.json cannot be read)";
+  }
+  return "failed: " + r.why;
+}
+
 void write_table(const std::string& out_root, const std::vector<std::pair<Job, JobResult>>& rows) {
   std::string md = "| problem | result | speedup | steps | verified attempts | LLM cost |\n|---|---|---|---|---|---|\n";
   char buf[512];
   for (const auto& [job, r] : rows) {
     std::snprintf(buf, sizeof buf, "| %s | %s | %.3fx | %d | %d | $%.4f |\n", job.name.c_str(),
-                  r.status.substr(0, 120).c_str(), r.speedup, r.steps, r.verified, r.cost_usd);
+                  verdict_text(r).substr(0, 120).c_str(), r.speedup, r.steps, r.verified, r.cost_usd);
     md += buf;
   }
   write_file(out_root + "/summary.md", md);
@@ -426,18 +442,19 @@ int optimize_command(const CommandArgs& argv, const std::string& self_exe) {
   for (const Job& job : jobs) {
     JobResult r;
     if (!job.invalid.empty()) {
-      r.status = "failed: " + job.invalid;
-      print_line("[optimize] " + job.name + ": " + r.status);
+      r.why = job.invalid;
+      print_line("[optimize] " + job.name + ": " + verdict_text(r));
     } else if (fs::is_regular_file(job.out + "/summary.json")) {
       r = earlier_result(job.out + "/summary.json");
       ++skipped;
-      print_line("[optimize] " + job.name + ": " + r.status + ", skipped");
+      print_line("[optimize] " + job.name + ": " + verdict_text(r) + ", skipped");
     } else {
       try {
         r = run_job(job, st, *client, probe, gpu, self_exe);
       } catch (const std::exception& x) {
-        r.status = std::string("failed: ") + x.what();
-        print_line("[optimize] " + job.name + ": " + r.status);
+        r.verdict = JobVerdict::failed;
+        r.why = x.what();
+        print_line("[optimize] " + job.name + ": " + verdict_text(r));
       }
     }
     kept += r.exit_code == 0;

@@ -136,6 +136,7 @@ bool write_if_changed(const std::string& path, const std::string& content) {
     try {
       if (read_file(path) == content) return false;
     } catch (const std::exception&) {
+      // Unreadable: written afresh below, which reports its own failure.
     }
   }
   if (fs::path parent = fs::path(path).parent_path(); !parent.empty()) fs::create_directories(parent, ec);

@@ -29,6 +29,7 @@ std::uint64_t usable_memory_bytes() {
       unsigned long long limit = std::strtoull(v.c_str(), &end, 10);
       if (end != v.c_str() && limit > 0 && limit < total) total = limit;
     } catch (const std::exception&) {
+      // No such cgroup file (v1 or v2 only, or none): the machine's memory is the limit.
     }
   }
   return total;

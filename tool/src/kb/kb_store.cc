@@ -127,6 +127,7 @@ KnowledgeBase load_for_run(const std::string& self_exe, const std::string& user_
   try {
     seed_path = seed_kb_path(self_exe);
   } catch (const KbError&) {
+    // No readable seed KB shipped beside the tool: the user's KB alone.
   }
   if (!seed_path.empty()) return load_layered(seed_path, user_path);
   return std::filesystem::exists(user_path) ? load_kb(user_path) : KnowledgeBase{};

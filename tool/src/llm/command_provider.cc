@@ -80,6 +80,7 @@ Result CommandProvider::complete(const Request& request, const Progress& progres
     tail.output = read_file(options.stderr_file);
     err = tail.output_tail(1);
   } catch (const std::exception&) {
+    // Nothing on stderr to quote: the exit status alone is reported below.
   }
   std::error_code ignored;
   std::filesystem::remove_all(dir, ignored);

@@ -27,10 +27,7 @@ std::string attempt_tag(int trajectory, int step, int attempt) {
 }
 
 // The failure name a fix prompt shows the model.
-std::string failure_name(const Attempt& a) {
-  if (a.end == AttemptEnd::rejected) return status_name(a.status);
-  return attempt_end_name(a.end);
-}
+std::string failure_name(const Attempt& a) { return outcome_name(a.end, a.status); }
 
 // One line per earlier step of the trajectory, for the lowering prompt.
 std::string tried_line(const Step& s) {
@@ -46,16 +43,6 @@ std::string tried_line(const Step& s) {
 
 }  // namespace
 
-const char* attempt_end_name(AttemptEnd end) {
-  switch (end) {
-    case AttemptEnd::verified: return "verified";
-    case AttemptEnd::llm_failed: return "llm_failed";
-    case AttemptEnd::no_code: return "no_code";
-    case AttemptEnd::static_check: return "static_check";
-    case AttemptEnd::rejected: return "rejected";
-  }
-  return "?";
-}
 
 bool ends_the_run(llm::Outcome outcome) {
   switch (outcome) {
@@ -113,7 +100,15 @@ policy::Context Loop::context(const Base& base, const std::string& state, const 
     policy::HistoryEntry h;
     h.action_id = s.technique;
     h.technique = s.technique;
-    h.status = s.verified ? "ok" : (s.attempts.empty() ? "not_attempted" : failure_name(s.attempts.back()));
+    if (s.verified) {
+      h.end = AttemptEnd::verified;
+      h.status = Status::ok;
+    } else if (s.attempts.empty()) {
+      h.end = AttemptEnd::not_attempted;
+    } else {
+      h.end = s.attempts.back().end;
+      h.status = s.attempts.back().status;
+    }
     h.speedup = s.verified ? s.base_speedup * s.speedup_vs_base : 0;
     h.accepted = s.accepted;
     ctx.history.push_back(h);
@@ -301,7 +296,8 @@ void Loop::settle(Step& st, const Base& base, const policy::Context& ctx) {
   policy::HistoryEntry h;
   h.action_id = st.technique;
   h.technique = st.technique;
-  h.status = "ok";
+  h.end = AttemptEnd::verified;
+  h.status = Status::ok;
   h.speedup = last.speedup;
   std::optional<bool> keep;
   {

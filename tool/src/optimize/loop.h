@@ -57,15 +57,6 @@ struct KernelTarget {
   std::string gpu;       // the GPU's name
 };
 
-// How one attempt ended.
-enum class AttemptEnd {
-  verified,      // the judge verified it
-  llm_failed,    // the request failed (llm_outcome says how)
-  no_code,       // the reply held no usable candidate
-  static_check,  // the written code broke a rule before it was compiled
-  rejected,      // the judge rejected it (status says why)
-};
-const char* attempt_end_name(AttemptEnd end);
 
 struct Attempt {
   int number = 0;  // 0: the lowering request; 1..: fix attempts

@@ -26,7 +26,7 @@ class DefaultPolicy final : public Policy {
 
   // A verified result that beats the best so far becomes the base.
   std::optional<bool> accept(const Context& ctx, const HistoryEntry& result) override {
-    return result.status == "ok" && result.speedup > ctx.best_speedup;
+    return result.verified() && result.speedup > ctx.best_speedup;
   }
 
   // Nothing left to try ends the search; otherwise the budget decides.

@@ -50,7 +50,7 @@ void push_action(lua_State* L, const Action& action) {
 void push_history_entry(lua_State* L, const HistoryEntry& entry) {
   lua_createtable(L, 0, 7);
   set_string(L, "action_id", entry.action_id);
-  set_string(L, "status", entry.status);
+  set_string(L, "status", outcome_name(entry.end, entry.status));  // Lua's edge: a name
   set_number(L, "speedup", entry.speedup);
   set_number(L, "median_us", entry.median_us);
   lua_pushboolean(L, entry.accepted);

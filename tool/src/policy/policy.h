@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "common/status.h"
+
 namespace kernelblaster::policy {
 
 // What the KB says about an action (for the kernel's state and this GPU's
@@ -37,14 +39,16 @@ struct Action {
 // A measured action of this run.
 struct HistoryEntry {
   std::string action_id;
-  std::string status;     // the engine's status name ("ok", "wrong_result", ...)
-  double speedup = 0;     // over the original; 0 unless status is ok
+  AttemptEnd end = AttemptEnd::verified;  // how the try ended
+  Status status = Status::ok;             // the judge's verdict, for a judged try
+  double speedup = 0;     // over the original; 0 unless verified
   double median_us = 0;
   bool accepted = false;  // became the base
   // The measured action's technique and settings (an action leaves
   // ctx.actions once tried), so a policy can learn which settings worked.
   std::string technique;
   std::map<std::string, std::string> settings;
+  bool verified() const { return end == AttemptEnd::verified && status == Status::ok; }
 };
 
 struct Context {

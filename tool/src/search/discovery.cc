@@ -377,6 +377,7 @@ Discovery discover_tunables(const std::string& text, const std::string& file, co
       Constraint c(text_c);
       if (c.holds(defaults)) found.constraints.push_back(std::move(c));
     } catch (const ConstraintError&) {
+      // A product the constraint language cannot state limits nothing: the tuner's other checks stand.
     }
   }
   return found;

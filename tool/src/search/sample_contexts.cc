@@ -103,19 +103,20 @@ Context with_history(std::uint64_t seed) {
   Context ctx = memory_bound_kernel(seed);
   struct Tried {
     const char* id;
-    const char* status;
+    Status status;
     double speedup;
     bool accepted;
   };
-  const Tried tried[] = {{"BLOCK_SIZE=256", "ok", 1.12, true},
-                         {"ITEMS=2", "ok", 0.95, false},
-                         {"BLOCK_SIZE=1024,ITEMS=4", "wrong_result", 0, false},
-                         {"BLOCK_SIZE=512,ITEMS=8", "compile_error", 0, false},
-                         {"BLOCK_SIZE=256,ITEMS=4", "ok", 1.31, true}};
+  const Tried tried[] = {{"BLOCK_SIZE=256", Status::ok, 1.12, true},
+                         {"ITEMS=2", Status::ok, 0.95, false},
+                         {"BLOCK_SIZE=1024,ITEMS=4", Status::wrong_result, 0, false},
+                         {"BLOCK_SIZE=512,ITEMS=8", Status::compile_failed, 0, false},
+                         {"BLOCK_SIZE=256,ITEMS=4", Status::ok, 1.31, true}};
   for (const Tried& t : tried) {
     auto it = std::find_if(ctx.actions.begin(), ctx.actions.end(), [&](const Action& a) { return a.id == t.id; });
     HistoryEntry h;
     h.action_id = t.id;
+    h.end = t.status == Status::ok ? AttemptEnd::verified : AttemptEnd::rejected;
     h.status = t.status;
     h.speedup = t.speedup;
     h.median_us = t.speedup > 0 ? 182.5 / t.speedup : 0;
@@ -154,7 +155,8 @@ HistoryEntry sample_result(const Context& ctx, const std::string& action_id) {
   if (action_id.empty()) return ctx.history.empty() ? HistoryEntry{} : ctx.history.back();
   HistoryEntry h;
   h.action_id = action_id;
-  h.status = "ok";
+  h.end = AttemptEnd::verified;
+  h.status = Status::ok;
   h.speedup = ctx.best_speedup * 1.05;
   h.median_us = 100.0 / h.speedup;
   for (const Action& a : ctx.actions) {

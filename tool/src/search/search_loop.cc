@@ -289,7 +289,12 @@ class SearchLoop::Run {
 
   // Asks the policy to accept, records the evaluation, keeps the best.
   void conclude(EvaluationRecord rec) {
-    policy::HistoryEntry h{rec.id, status_name(rec.status), rec.speedup, rec.median_us, false};  // Lua's edge: a name
+    policy::HistoryEntry h;
+    h.action_id = rec.id;
+    h.end = rec.status == Status::ok ? AttemptEnd::verified : AttemptEnd::rejected;
+    h.status = rec.status;
+    h.speedup = rec.speedup;
+    h.median_us = rec.median_us;
     // Tried actions leave ctx.actions: the history keeps what they were.
     if (auto it = m_index_of.find(rec.id); it != m_index_of.end()) {
       policy::Action a = action_of(m_configs[it->second], {});

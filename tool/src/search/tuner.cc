@@ -46,7 +46,8 @@ std::vector<int> visible_devices(GpuProbe& probe) {
 // The original's cheap profile, judged against itself without timing: the
 // metrics that classify its state. Empty when the profiler has nothing.
 std::map<std::string, double> original_metrics(const Toolchain& tc, GpuProbe& probe, const EngineTarget& t,
-                                               const std::string& reference_binary, int device) {
+                                               const std::string& reference_binary, int device,
+                                               std::string* why_none) {
   EvalRequest req;
   req.source = t.source;
   req.harness = t.harness;
@@ -61,7 +62,10 @@ std::map<std::string, double> original_metrics(const Toolchain& tc, GpuProbe& pr
   try {
     EvalResult r = Evaluator(tc, probe).evaluate(req);
     if (!r.profile.empty()) return r.profile.front().metrics;
-  } catch (const std::exception&) {
+    *why_none = r.profile_note.empty() ? std::string(status_name(r.status)) + (r.detail.empty() ? "" : ": " + r.detail)
+                                       : r.profile_note;
+  } catch (const std::exception& e) {
+    *why_none = e.what();
   }
   return {};
 }
@@ -350,7 +354,11 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   }
 
   phases.next("profile");
-  log.metrics = original_metrics(tc, probe, target, measurer.reference_binary(), sum.devices.front());
+  std::string why_no_profile;
+  log.metrics = original_metrics(tc, probe, target, measurer.reference_binary(), sum.devices.front(), &why_no_profile);
+  if (log.metrics.empty() && !opt.quiet)
+    say("[tune] " + kernel + "  the original's profile gave no metrics (" + why_no_profile +
+        "); its state stays unclassified");
   if (!log.metrics.empty()) log.state = kb::classify(knowledge, log.metrics).state;
   sum.state = lo.state = log.state;
   lo.metrics = log.metrics;
