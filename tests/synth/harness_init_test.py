@@ -247,7 +247,7 @@ with tempfile.TemporaryDirectory() as work:
     r = init(os.path.join(work, "missing.cu"), work)
     check(r.returncode == 2 and "no such file" in r.stderr, f"missing source: rc {r.returncode} {r.stderr!r}")
     r = subprocess.run([TOOL, "harness", "make", scale], capture_output=True, text=True)
-    check(r.returncode == 2 and "'init'" in r.stderr, f"unknown subcommand: rc {r.returncode} {r.stderr!r}")
+    check(r.returncode == 2 and "unknown subcommand 'make': one of init" in r.stderr, f"unknown subcommand: rc {r.returncode} {r.stderr!r}")
 
     # The published dataset, where present: every 23rd init.cu, compiled.
     data = ""

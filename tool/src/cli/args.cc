@@ -54,4 +54,12 @@ double Args::number(const std::string& key, double fallback) const {
   return d;
 }
 
+UsageError subcommand_error(const std::vector<std::string>& argv, const std::vector<std::string>& known) {
+  std::string list;
+  for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+  if (argv.empty() || argv.front().empty() || argv.front()[0] == '-')
+    return UsageError("missing subcommand: one of " + list);
+  return UsageError("unknown subcommand '" + argv.front() + "': one of " + list);
+}
+
 }  // namespace kernelblaster

@@ -14,6 +14,12 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The one way a command with subcommands reports a missing or unknown one:
+// "missing subcommand: one of a, b" or "unknown subcommand 'x': one of a,
+// b", which the command prints after its name, with "(see --help)".
+// `argv` is the command's arguments.
+UsageError subcommand_error(const std::vector<std::string>& argv, const std::vector<std::string>& known);
+
 class Args {
  public:
   // `valued` keys take a value, `flags` do not; anything else is a UsageError.

@@ -68,9 +68,8 @@ int gpu_command(const CommandArgs& argv, const std::string& self_exe) {
   bool json = false, refresh = false;
   int device = 0;
   try {
-    if (argv.empty()) throw UsageError("say info or ceilings");
+    if (argv.empty() || (argv[0] != "info" && argv[0] != "ceilings")) throw subcommand_error(argv, {"info", "ceilings"});
     mode = argv[0];
-    if (mode != "info" && mode != "ceilings") throw UsageError("unknown gpu subcommand '" + mode + "'");
     Args args(CommandArgs(argv.begin() + 1, argv.end()), {"--device", "--cache-dir"}, {"--json", "--refresh"});
     json = args.flag("--json");
     refresh = args.flag("--refresh");

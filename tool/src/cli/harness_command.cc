@@ -111,7 +111,7 @@ int harness_command(const CommandArgs& argv, const std::string& self_exe) {
   try {
     if (!argv.empty() && argv[0] == "synth") return synth_command(argv);
     if (!argv.empty() && argv[0] == "export") return export_command(argv);
-    if (argv.empty() || argv[0] != "init") throw UsageError("the subcommands are 'init', 'synth' and 'export'");
+    if (argv.empty() || argv[0] != "init") throw subcommand_error(argv, {"init", "synth", "export"});
     if (argv.size() < 2 || argv[1].empty() || argv[1][0] == '-') throw UsageError("harness init needs SOURCE.cu");
     std::string source = argv[1];
     Args args(CommandArgs(argv.begin() + 2, argv.end()), {"--out", "-I", "-D"}, {"--force"});

@@ -1,5 +1,6 @@
 // kernelblaster kb: validate, show, summarize, merge and classify with
 // knowledge-base files.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <set>
@@ -218,8 +219,9 @@ int kb_command(const CommandArgs& argv, const std::string& self_exe) {
       std::fputs(kHelp, stdout);
       return 0;
     }
-  if (argv.empty()) {
-    std::fputs("kernelblaster kb: missing subcommand (validate, show, stats, merge, classify, path; see --help)\n", stderr);
+  const std::vector<std::string> known = {"validate", "show", "stats", "merge", "classify", "path"};
+  if (argv.empty() || std::find(known.begin(), known.end(), argv.front()) == known.end()) {
+    std::fprintf(stderr, "kernelblaster kb: %s (see --help)\n", subcommand_error(argv, known).what());
     return 2;
   }
   const std::string& sub = argv.front();
@@ -230,8 +232,7 @@ int kb_command(const CommandArgs& argv, const std::string& self_exe) {
     if (sub == "stats") return stats(rest, self_exe);
     if (sub == "merge") return merge(rest);
     if (sub == "classify") return classify(rest, self_exe);
-    if (sub == "path") return path(rest, self_exe);
-    throw UsageError("unknown subcommand '" + sub + "'");
+    return path(rest, self_exe);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "kernelblaster kb %s: %s\n", sub.c_str(), e.what());
     return 2;

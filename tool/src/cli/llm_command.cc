@@ -118,9 +118,13 @@ int ping(const std::vector<std::string>& argv, const std::string& self_exe) {
 }  // namespace
 
 int llm_command(const CommandArgs& argv, const std::string& self_exe) {
-  if (argv.empty() || argv[0] == "--help" || argv[0] == "-h" || argv[0] == "help") {
-    std::fputs(kHelp, argv.empty() ? stderr : stdout);
-    return argv.empty() ? 2 : 0;
+  if (!argv.empty() && (argv[0] == "--help" || argv[0] == "-h" || argv[0] == "help")) {
+    std::fputs(kHelp, stdout);
+    return 0;
+  }
+  if (argv.empty() || argv[0] != "ping") {
+    std::fprintf(stderr, "kernelblaster llm: %s (see --help)\n", subcommand_error(argv, {"ping"}).what());
+    return 2;
   }
   std::vector<std::string> rest(argv.begin() + 1, argv.end());
   for (const std::string& a : rest)
@@ -128,9 +132,7 @@ int llm_command(const CommandArgs& argv, const std::string& self_exe) {
       std::fputs(kHelp, stdout);
       return 0;
     }
-  if (argv[0] == "ping") return ping(rest, self_exe);
-  std::fprintf(stderr, "kernelblaster llm: unknown subcommand '%s' (see --help)\n", argv[0].c_str());
-  return 2;
+  return ping(rest, self_exe);
 }
 
 }  // namespace kernelblaster

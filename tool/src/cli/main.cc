@@ -28,9 +28,12 @@ commands:
   llm       check the LLM provider configuration (llm ping)
   harness   write a harness for each host launcher of a source (harness init), or from a capture (harness synth)
   capture   record a program's calls of its launchers (capture shim, capture -- COMMAND)
-  version   print the version
+  version   print the version (--json: as JSON)
 
-Run 'kernelblaster <command> --help' for a command's options.
+Run 'kernelblaster <command> --help' or 'kernelblaster help <command>' for a
+command's options. Exit status: 0 done, 1 a judgement against the candidate
+or nothing gained (eval, tune, optimize, gate), 2 bad usage or unreadable
+input, 77 no GPU where one is needed.
 )";
 
 std::string self_exe() {
@@ -57,15 +60,27 @@ int main(int argc, char** argv) {
       {"llm", kernelblaster::llm_command},       {"harness", kernelblaster::harness_command},
       {"optimize", kernelblaster::optimize_command}, {"capture", kernelblaster::capture_command},
   };
+  // `help CMD` is `CMD --help`.
+  if (command == "help" && !rest.empty() && commands.count(rest.front())) {
+    command = rest.front();
+    rest = {"--help"};
+  }
   if (auto it = commands.find(command); it != commands.end()) return it->second(rest, self_exe());
   if (command == "version" || command == "--version") {
-    std::printf("kernelblaster %s\n", KERNELBLASTER_VERSION);
+    const bool json = !rest.empty() && rest.front() == "--json";
+    if (json) std::printf("{\"version\": \"%s\"}\n", KERNELBLASTER_VERSION);
+    else std::printf("kernelblaster %s\n", KERNELBLASTER_VERSION);
     return 0;
   }
-  if (command == "help" || command == "--help" || command == "-h") {
+  if ((command == "help" && rest.empty()) || command == "--help" || command == "-h") {
     std::fputs(kUsage, stdout);
     return 0;
   }
-  std::fprintf(stderr, "kernelblaster: unknown command '%s'\n%s", command.c_str(), kUsage);
+  if (command == "help") {
+    std::fprintf(stderr, "kernelblaster help: unknown command '%s' (run 'kernelblaster help' for the list)\n",
+                 rest.front().c_str());
+    return 2;
+  }
+  std::fprintf(stderr, "kernelblaster: unknown command '%s' (run 'kernelblaster help' for the list)\n", command.c_str());
   return 2;
 }

@@ -143,7 +143,7 @@ int check_command(const CommandArgs& args) {
 
 int policy_command(const CommandArgs& args, const std::string& self_exe) {
   try {
-    if (args.empty()) throw UsageError("policy needs a subcommand: check or replay (see --help)");
+    if (args.empty()) throw subcommand_error(args, {"check", "replay"});
     const std::string& sub = args.front();
     CommandArgs rest(args.begin() + 1, args.end());
     if (sub == "--help" || sub == "-h" || sub == "help") {
@@ -151,7 +151,7 @@ int policy_command(const CommandArgs& args, const std::string& self_exe) {
       return 0;
     }
     if (sub == "replay") return policy_replay_command(rest, self_exe);
-    if (sub != "check") throw UsageError("unknown policy subcommand '" + sub + "' (check or replay)");
+    if (sub != "check") throw subcommand_error(args, {"check", "replay"});
     for (const std::string& a : rest) {
       if (a == "--help" || a == "-h") {
         std::fputs(kHelp, stdout);
@@ -160,10 +160,10 @@ int policy_command(const CommandArgs& args, const std::string& self_exe) {
     }
     return check_command(rest);
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "kernelblaster policy: %s\n", e.what());
+    std::fprintf(stderr, "kernelblaster policy: %s (see --help)\n", e.what());
     return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "kernelblaster policy: %s\n", e.what());
+    std::fprintf(stderr, "kernelblaster policy: %s (see --help)\n", e.what());
     return 2;
   }
 }

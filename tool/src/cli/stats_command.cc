@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "cache/build_stats.h"
 #include "cache/results_cache.h"
 #include "cli/args.h"
@@ -12,7 +14,7 @@
 namespace kernelblaster {
 namespace {
 
-const char* kHelp = R"(usage: kernelblaster stats [--cache-dir DIR | --build-dir DIR] [--zero]
+const char* kHelp = R"(usage: kernelblaster stats [--cache-dir DIR | --build-dir DIR] [--zero] [--json]
 
 How the build steps that used a results cache ended, one count per cause:
 applied, tuned, no_gain, no_gpu, gpu_unusable, nvcc_unusable,
@@ -23,17 +25,28 @@ longer matched).
   --build-dir DIR  every results cache the build steps of that build tree
                    used (each target's kernelblaster_generated/<target>/cache_dir.txt)
   --zero           forget the counts
+  --json           the counts as JSON: {"caches": [{"dir", "total", "counts"}], "total"}
 
 Without either: the build tree in the current directory, where there is
-one, else KERNELBLASTER_CACHE_DIR, else ~/.cache/kernelblaster/results.
+one, else KERNELBLASTER_CACHE_DIR, else $XDG_CACHE_HOME/kernelblaster/results,
+else ~/.cache/kernelblaster/results.
+
+Exit status: 0 done, 2 bad usage.
 )";
 
-// One cache's counts; returns their total (stale_lockfile apart).
-long long print_counts(const std::string& dir) {
+// One cache's counts; returns their total (stale_lockfile apart). Printed
+// as text, or added to `json`'s "caches".
+long long report_counts(const std::string& dir, nlohmann::json* json) {
   auto counts = cache::read_build_stats(dir);
   long long total = 0;
   for (const auto& [name, n] : counts)
     if (name != "stale_lockfile") total += n;
+  if (json) {
+    nlohmann::json c = {{"dir", dir}, {"total", total}, {"counts", nlohmann::json::object()}};
+    for (const auto& [name, n] : counts) c["counts"][name] = n;
+    (*json)["caches"].push_back(c);
+    return total;
+  }
   std::printf("build steps (%s): %lld\n", dir.c_str(), total);
   for (const auto& [name, n] : counts) std::printf("  %-22s %lld\n", name.c_str(), n);
   return total;
@@ -49,7 +62,7 @@ int stats_command(const CommandArgs& argv, const std::string& self_exe) {
       return 0;
     }
   try {
-    Args args(argv, {"--cache-dir", "--build-dir"}, {"--zero"});
+    Args args(argv, {"--cache-dir", "--build-dir"}, {"--zero", "--json"});
     std::string dir = args.value("--cache-dir");
     std::string build_dir = args.value("--build-dir");
     if (!dir.empty() && !build_dir.empty()) throw UsageError("give --cache-dir or --build-dir, not both");
@@ -73,8 +86,15 @@ int stats_command(const CommandArgs& argv, const std::string& self_exe) {
       return 0;
     }
     long long total = 0;
-    for (const std::string& d : dirs) total += print_counts(d);
-    if (dirs.size() > 1) std::printf("build steps in all: %lld\n", total);
+    nlohmann::json json = {{"caches", nlohmann::json::array()}};
+    const bool as_json = args.flag("--json");
+    for (const std::string& d : dirs) total += report_counts(d, as_json ? &json : nullptr);
+    if (as_json) {
+      json["total"] = total;
+      std::printf("%s\n", json.dump(2).c_str());
+    } else if (dirs.size() > 1) {
+      std::printf("build steps in all: %lld\n", total);
+    }
     return 0;
   } catch (const std::exception& x) {
     std::fprintf(stderr, "kernelblaster stats: %s (see --help)\n", x.what());
