@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "cache/gpu_fingerprint.h"
-#include "cache/sha256.h"
+#include "common/sha256.h"
 #include "test_dir.h"
 
 namespace kernelblaster::cache {

@@ -11,7 +11,7 @@
 #include "cache/lockfile.h"
 #include "cache/result_json.h"
 #include "cache/results_cache.h"
-#include "cache/sha256.h"
+#include "common/sha256.h"
 #include "cache/tune_flight.h"
 #include "common/file_util.h"
 

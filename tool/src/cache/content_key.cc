@@ -7,7 +7,7 @@
 #include <regex>
 #include <set>
 
-#include "cache/sha256.h"
+#include "common/sha256.h"
 
 namespace fs = std::filesystem;
 

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cache/result_json.h"
-#include "cache/sha256.h"
+#include "common/sha256.h"
 #include "common/file_util.h"
 
 namespace kernelblaster::cache {

@@ -9,7 +9,7 @@
 #include "cache/build_step.h"
 #include "cache/gpu_memo.h"
 #include "cache/results_cache.h"
-#include "cache/sha256.h"
+#include "common/sha256.h"
 #include "cache/tune_runner.h"
 #include "cli/args.h"
 #include "cli/commands.h"
@@ -97,7 +97,7 @@ std::string nvcc_version_text(const std::string& nvcc, std::string* why) {
 // The seed KB and the KB schema: the part of the KB that is the same on
 // every machine (the user's own KB changes with every run and is left out).
 std::string kb_version(const std::string& self_exe) {
-  cache::Sha256 h;
+  Sha256 h;
   h.field("kb-schema-" + std::to_string(kb::kSchemaVersion));
   try {
     h.field(read_file(kb::seed_kb_path(self_exe)));

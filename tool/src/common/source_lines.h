@@ -18,6 +18,10 @@ std::pair<std::string, std::string> preprocessor_line(const std::string& raw);
 std::string strip_comment(std::string s);
 
 bool is_identifier(const std::string& s);
+// A letter, digit or underscore: a character of a C/C++ identifier or number.
+inline bool is_identifier_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
 
 // The text with every comment and the inside of every string and character
 // literal replaced by spaces; newlines and all offsets are kept.

@@ -6,6 +6,7 @@
 #include <future>
 #include <stdexcept>
 
+#include "common/clock.h"
 #include "common/file_util.h"
 #include "common/protocol.h"
 #include "eval/judge.h"
@@ -22,10 +23,6 @@ namespace {
 
 void note_process(SandboxRecord& s, const ProcessResult& p) {
   s.add(p.network_isolated, p.resident_limit_bytes, p.peak_resident_bytes, p.strays_killed);
-}
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 struct HarnessRun {

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "common/clock.h"
 #include "common/file_util.h"
 #include "harness/activity_tracer.h"
 #include "harness/cuda_check.h"
@@ -26,10 +27,6 @@ namespace kernelblaster {
 namespace {
 
 void check(cudaError_t e, const std::string& what) { cuda_check(e, what); }
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 // Device memory of one problem size.
 struct BufferSet {

@@ -4,19 +4,12 @@
 #include <thread>
 #include <unordered_map>
 
+#include "common/clock.h"
 #include "common/stats.h"
 #include "harness/cuda_check.h"
 #include "harness/device_ops.h"
 
 namespace kernelblaster {
-namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-}  // namespace
-
 std::vector<int> check_indices(const std::vector<TimedCheck>& checks, int fresh) {
   std::vector<int> at;
   int last = -1;

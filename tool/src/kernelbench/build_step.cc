@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "cache/sha256.h"
+#include "common/sha256.h"
 #include "common/file_util.h"
 #include "common/subprocess.h"
 
@@ -23,7 +23,7 @@ std::string step_key(const BuildStep& step) {
   std::string all;
   for (const std::string& a : step.argv) all += a + '\0';
   for (const std::string& in : step.inputs) all += in + '\0' + slurp(in) + '\0';
-  return cache::sha256_hex(all);
+  return sha256_hex(all);
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 #include "common/file_util.h"
+#include "common/clock.h"
 #include "kernelbench/evaluate.h"
 
 #include <chrono>
@@ -17,10 +18,6 @@ namespace kernelblaster::kernelbench {
 namespace {
 
 namespace fs = std::filesystem;
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 EvalResult failed(Status s, std::string detail) {
   EvalResult r;

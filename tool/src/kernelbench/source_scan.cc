@@ -4,7 +4,6 @@
 
 namespace kernelblaster::kernelbench {
 
-bool is_identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 std::string mask_comments_and_strings(const std::string& text) {
   std::string out = text;

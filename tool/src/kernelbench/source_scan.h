@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "common/source_lines.h"  // is_identifier_char
+
 namespace kernelblaster::kernelbench {
 
 // The text with comments, string and character literals replaced by spaces
@@ -25,7 +27,5 @@ std::size_t skip_space(const std::string& masked, std::size_t pos);
 
 // `text` with runs of whitespace collapsed to one space and trimmed.
 std::string collapse_space(const std::string& text);
-
-bool is_identifier_char(char c);
 
 }  // namespace kernelblaster::kernelbench

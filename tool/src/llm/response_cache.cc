@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cache/sha256.h"
+#include "common/sha256.h"
 #include "common/file_util.h"
 #include "llm/json_read.h"
 
@@ -31,7 +31,7 @@ std::optional<CacheMode> cache_mode_from_name(std::string_view name) {
 }
 
 std::string request_key(const std::string& provider, const std::string& model, const Request& request) {
-  cache::Sha256 h;
+  Sha256 h;
   h.field("kernelblaster-llm-request-v1");
   h.field(provider);
   h.field(model);

@@ -8,6 +8,7 @@
 #include <set>
 #include <thread>
 
+#include "common/clock.h"
 #include "common/text.h"
 #include "kb/classifier.h"
 #include "kb/kb_store.h"
@@ -19,8 +20,6 @@ namespace kernelblaster::optimize {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 std::string attempt_tag(int trajectory, int step, int attempt) {
   return "t" + std::to_string(trajectory) + "-s" + std::to_string(step) + "-a" + std::to_string(attempt);

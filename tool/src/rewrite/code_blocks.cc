@@ -28,7 +28,6 @@ bool fence_of(const std::string& line, char* ch, std::size_t* len, std::string* 
   return true;
 }
 
-bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 bool looks_like_cuda(const std::string& code) {
   const std::string plain = code_only(code);
@@ -82,9 +81,9 @@ bool defines_function(const std::string& code, const std::string& launcher) {
   if (launcher.empty()) return false;
   const std::string plain = code_only(code);
   for (std::size_t at = plain.find(launcher); at != std::string::npos; at = plain.find(launcher, at + 1)) {
-    if (at > 0 && is_ident_char(plain[at - 1])) continue;
+    if (at > 0 && is_identifier_char(plain[at - 1])) continue;
     std::size_t i = at + launcher.size();
-    if (i < plain.size() && is_ident_char(plain[i])) continue;
+    if (i < plain.size() && is_identifier_char(plain[i])) continue;
     while (i < plain.size() && std::isspace(static_cast<unsigned char>(plain[i]))) ++i;
     if (i >= plain.size() || plain[i] != '(') continue;
     // The matching ')', then qualifiers up to '{' (a body) or ';' (a declaration or a call).

@@ -12,7 +12,6 @@
 namespace kernelblaster::rewrite {
 namespace {
 
-bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 int line_at(const std::string& text, std::size_t pos) {
   return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(pos), '\n'));
@@ -31,8 +30,8 @@ std::vector<Token> identifiers(const std::string& plain) {
   std::vector<Token> out;
   std::size_t i = 0;
   while (i < plain.size()) {
-    if (!ident_char(plain[i]) || std::isdigit(static_cast<unsigned char>(plain[i])) ||
-        (i > 0 && ident_char(plain[i - 1]))) {
+    if (!is_identifier_char(plain[i]) || std::isdigit(static_cast<unsigned char>(plain[i])) ||
+        (i > 0 && is_identifier_char(plain[i - 1]))) {
       ++i;
       continue;
     }
@@ -44,14 +43,14 @@ std::vector<Token> identifiers(const std::string& plain) {
     if (k > 1 && plain[k - 1] == ':' && plain[k - 2] == ':') t.text = "::";  // the global namespace
     for (;;) {
       std::size_t b = i;
-      while (i < plain.size() && ident_char(plain[i])) ++i;
+      while (i < plain.size() && is_identifier_char(plain[i])) ++i;
       t.text += plain.substr(b, i - b);
       std::size_t j = i;
       while (j < plain.size() && (plain[j] == ' ' || plain[j] == '\t')) ++j;
       if (j + 1 < plain.size() && plain[j] == ':' && plain[j + 1] == ':') {
         j += 2;
         while (j < plain.size() && (plain[j] == ' ' || plain[j] == '\t')) ++j;
-        if (j < plain.size() && ident_char(plain[j]) && !std::isdigit(static_cast<unsigned char>(plain[j]))) {
+        if (j < plain.size() && is_identifier_char(plain[j]) && !std::isdigit(static_cast<unsigned char>(plain[j]))) {
           t.text += "::";
           i = j;
           continue;
@@ -186,7 +185,7 @@ bool has_raw_string(const std::string& plain_with_quotes) {
   for (std::size_t at = plain_with_quotes.find("R\""); at != std::string::npos;
        at = plain_with_quotes.find("R\"", at + 1)) {
     std::size_t b = at;
-    while (b > 0 && ident_char(plain_with_quotes[b - 1])) --b;
+    while (b > 0 && is_identifier_char(plain_with_quotes[b - 1])) --b;
     std::string prefix = plain_with_quotes.substr(b, at - b);
     if (prefix.empty() || prefix == "u8" || prefix == "u" || prefix == "U" || prefix == "L") return true;
   }

@@ -19,14 +19,13 @@ struct GuardedMacro {
   int line = 0;
 };
 
-bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 // Whole-word occurrences of `word` in `s`.
 std::vector<std::size_t> word_positions(const std::string& s, const std::string& word) {
   std::vector<std::size_t> out;
   for (std::size_t p = s.find(word); p != std::string::npos; p = s.find(word, p + 1)) {
-    bool left = p == 0 || !ident_char(s[p - 1]);
-    bool right = p + word.size() >= s.size() || !ident_char(s[p + word.size()]);
+    bool left = p == 0 || !is_identifier_char(s[p - 1]);
+    bool right = p + word.size() >= s.size() || !is_identifier_char(s[p + word.size()]);
     if (left && right) out.push_back(p);
   }
   return out;
@@ -39,11 +38,11 @@ std::vector<std::string> identifiers(const std::string& s) {
   for (std::size_t i = 0; i < s.size();) {
     if (std::isalpha(static_cast<unsigned char>(s[i])) || s[i] == '_') {
       std::size_t j = i;
-      while (j < s.size() && ident_char(s[j])) ++j;
+      while (j < s.size() && is_identifier_char(s[j])) ++j;
       out.push_back(s.substr(i, j - i));
       i = j;
     } else if (std::isdigit(static_cast<unsigned char>(s[i]))) {
-      while (i < s.size() && ident_char(s[i])) ++i;  // 256u, 0x1F: a literal, not a name
+      while (i < s.size() && is_identifier_char(s[i])) ++i;  // 256u, 0x1F: a literal, not a name
     } else {
       ++i;
     }
@@ -149,7 +148,7 @@ std::vector<std::string> definitions_of(const std::string& code, const std::stri
     std::size_t b = p;
     while (b > 0 && (code[b - 1] == ' ' || code[b - 1] == '\t' || code[b - 1] == '\n')) --b;
     std::size_t a = b;
-    while (a > 0 && (ident_char(code[a - 1]) || code[a - 1] == ':')) --a;
+    while (a > 0 && (is_identifier_char(code[a - 1]) || code[a - 1] == ':')) --a;
     std::string before = code.substr(a, b - a);
     if (std::size_t colons = before.rfind("::"); colons != std::string::npos) before = before.substr(colons + 2);
     bool typed = kTypes.count(before) > 0;
@@ -254,7 +253,7 @@ std::string range_phrase(const std::vector<std::string>& values) {
 
 bool only_arithmetic(const std::string& s) {
   return std::all_of(s.begin(), s.end(), [](unsigned char c) {
-    return ident_char(static_cast<char>(c)) || std::strchr(" \t\n+-*/%()", c) != nullptr;
+    return is_identifier_char(static_cast<char>(c)) || std::strchr(" \t\n+-*/%()", c) != nullptr;
   });
 }
 
@@ -436,9 +435,9 @@ std::vector<LaunchSpans> launch_arg_spans(const std::string& code) {
 std::vector<Span> number_tokens(const std::string& code, Span span, long long value) {
   std::vector<Span> out;
   for (std::size_t i = span.begin; i < span.end;) {
-    if (std::isdigit(static_cast<unsigned char>(code[i])) && (i == 0 || !ident_char(code[i - 1]))) {
+    if (std::isdigit(static_cast<unsigned char>(code[i])) && (i == 0 || !is_identifier_char(code[i - 1]))) {
       std::size_t j = i;
-      while (j < span.end && ident_char(code[j])) ++j;
+      while (j < span.end && is_identifier_char(code[j])) ++j;
       if (integer_literal(code.substr(i, j - i)) == value) out.push_back({i, j});
       i = j;
     } else {
@@ -481,7 +480,7 @@ bool sole_initializer(const std::string& code, const std::string& name, Span* ex
     if (c == '(' || c == '{') {
       std::size_t b = p;  // a declaration has a type before the name
       while (b > 0 && std::isspace(static_cast<unsigned char>(code[b - 1]))) --b;
-      if (b == 0 || !ident_char(code[b - 1])) continue;  // a call, not a declaration
+      if (b == 0 || !is_identifier_char(code[b - 1])) continue;  // a call, not a declaration
       std::size_t close = matching(code, q, c, c == '(' ? ')' : '}');
       if (close == std::string::npos) return false;
       std::size_t e = q + 1;
@@ -519,7 +518,7 @@ std::string launched_kernel(const std::string& code, std::size_t at) {
     while (e > 0 && std::isspace(static_cast<unsigned char>(code[e - 1]))) --e;
   }
   std::size_t b = e;
-  while (b > 0 && ident_char(code[b - 1])) --b;
+  while (b > 0 && is_identifier_char(code[b - 1])) --b;
   return code.substr(b, e - b);
 }
 
@@ -664,7 +663,7 @@ PreparedSource prepare_literal_blocks(const std::string& text, const std::string
     const std::string name = "KERNELBLASTER_BLOCK_L" + std::to_string(line_at(text, at));
     if (!names.insert(name).second) continue;
     Span literal{at, at};
-    while (literal.end < code.size() && ident_char(code[literal.end])) ++literal.end;
+    while (literal.end < code.size() && is_identifier_char(code[literal.end])) ++literal.end;
     edits.push_back({literal, name});
     std::set<std::size_t> linked;  // a launch's grid may be read twice (two launches, one variable)
     for (const Link& l : g.links)

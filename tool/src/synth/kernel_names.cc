@@ -8,6 +8,8 @@
 #include <set>
 #include <sstream>
 
+#include "common/source_lines.h"
+
 namespace fs = std::filesystem;
 
 namespace kernelblaster::synth {
@@ -36,7 +38,6 @@ std::string code_only(const std::string& t) {
   return out;
 }
 
-bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 // After `at` (just past "__global__"): the kernel's name when what follows is
 // a definition ("void __launch_bounds__(256) name(...) {").
@@ -47,9 +48,9 @@ std::string definition_name(const std::string& code, std::size_t at) {
     char c = code[i];
     if (std::isspace(static_cast<unsigned char>(c))) {
       ++i;
-    } else if (ident_char(c)) {
+    } else if (is_identifier_char(c)) {
       std::size_t s = i;
-      while (i < code.size() && ident_char(code[i])) ++i;
+      while (i < code.size() && is_identifier_char(code[i])) ++i;
       last = code.substr(s, i - s);
     } else if (c == '(') {
       int depth = 0;
@@ -81,7 +82,7 @@ std::vector<std::string> kernel_definitions_in_text(const std::string& text) {
   const std::string code = code_only(text);
   std::vector<std::string> names;
   for (std::size_t at = code.find("__global__"); at != std::string::npos; at = code.find("__global__", at + 1)) {
-    if ((at > 0 && ident_char(code[at - 1])) || (at + 10 < code.size() && ident_char(code[at + 10]))) continue;
+    if ((at > 0 && is_identifier_char(code[at - 1])) || (at + 10 < code.size() && is_identifier_char(code[at + 10]))) continue;
     std::string name = definition_name(code, at + 10);
     if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
   }

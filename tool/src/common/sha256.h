@@ -1,10 +1,10 @@
-// SHA-256 through OpenSSL's libcrypto: the content keys of the results cache.
+// SHA-256 through OpenSSL's libcrypto: content keys (results cache, driver builds), the LLM response cache. Its own library (kb_hash), so the harness runtime never links libcrypto.
 #pragma once
 
 #include <string>
 #include <string_view>
 
-namespace kernelblaster::cache {
+namespace kernelblaster {
 
 // Lower-case hex digest of `data`. Throws std::runtime_error only if
 // libcrypto itself fails.
@@ -26,4 +26,4 @@ class Sha256 {
   void* m_ctx;  // EVP_MD_CTX*
 };
 
-}  // namespace kernelblaster::cache
+}  // namespace kernelblaster

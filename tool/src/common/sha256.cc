@@ -1,10 +1,10 @@
-#include "cache/sha256.h"
+#include "common/sha256.h"
 
 #include <openssl/evp.h>
 
 #include <stdexcept>
 
-namespace kernelblaster::cache {
+namespace kernelblaster {
 
 namespace {
 EVP_MD_CTX* ctx_of(void* p) { return static_cast<EVP_MD_CTX*>(p); }
@@ -48,4 +48,4 @@ std::string sha256_hex(std::string_view data) {
   return h.hex();
 }
 
-}  // namespace kernelblaster::cache
+}  // namespace kernelblaster
