@@ -93,200 +93,255 @@ const char* build_cause_name(BuildCause c) {
   return "unknown";
 }
 
-BuildReport run_build_step(const BuildRequest& req, const BuildEnvironment& env) {
-  BuildReport rep;
-  const std::string original_text = read_file(req.source);
-  const std::string original_path = fs::absolute(req.source).lexically_normal().string();
-  const std::string name = fs::path(req.source).filename().string();
-  const std::string prefix = "kernelblaster: " + name + ": ";
-  const std::string lockfile_name = req.lockfile.empty() ? "" : fs::path(req.lockfile).filename().string();
+namespace {
 
-  std::vector<std::string> search_dirs = req.include_dirs;
-  rep.headers = scan_includes(req.source, search_dirs, env.skip_include_prefixes);
-  if (!req.depfile.empty() && !req.dry_run) {
-    std::vector<std::string> deps = {original_path};
-    deps.insert(deps.end(), rep.headers.begin(), rep.headers.end());
-    write_if_changed(req.depfile, make_depfile(req.stamp.empty() ? req.out : req.stamp, deps));
+// One build step: its state and the steps run_build_step takes, in order.
+// depfile → MODE OFF / manifest → content key → GPU → cache / lockfile →
+// recording / no harness / no GPU / APPLY / dry run → single flight → tune.
+// Every path ends in finish() (or record()): the text, its flags, one line.
+class BuildStepRun {
+ public:
+  BuildStepRun(const BuildRequest& req, const BuildEnvironment& env)
+      : m_req(req), m_env(env), m_original_text(read_file(req.source)),
+        m_original_path(fs::absolute(req.source).lexically_normal().string()),
+        m_name(fs::path(req.source).filename().string()), m_prefix("kernelblaster: " + m_name + ": "),
+        m_lockfile_name(req.lockfile.empty() ? "" : fs::path(req.lockfile).filename().string()),
+        m_cache(req.cache_dir, req.cache_max_bytes) {}
+
+  BuildReport run() {
+    write_depfile();
+    if (m_req.mode == Mode::off) return finish(BuildCause::mode_off, std::nullopt, "MODE OFF; using the original", true);
+    // Without the target's settings there is no key to look a result up by.
+    if (!m_req.unusable_manifest.empty())
+      return finish(BuildCause::manifest_unreadable, std::nullopt, m_req.unusable_manifest + "; using the original", false);
+    if (std::string why = make_key(); !why.empty())
+      return finish(BuildCause::nvcc_unusable, std::nullopt, why + "; using the original", false);
+    locate_gpu();
+    if (std::optional<TunedResult> found = look_up())
+      return use_known(*found, m_rep.origin == "cache" ? "the cache" : m_lockfile_name);
+    if (!m_req.recording_shim.empty() || m_req.recording_kernels) return record();
+    if (std::optional<BuildReport> done = without_tuning()) return *done;
+    return tune();
   }
 
-  // Whatever happens below ends here: the chosen text, its flags, one line.
-  auto finish = [&](BuildCause cause, const std::optional<TunedResult>& r, const std::string& why,
-                    bool verified_outcome) {
-    rep.cause = cause;
-    bool use = r && r->improved;
-    std::string text = use ? render_tuned(*r, original_path, original_text) : render_original(original_path, original_text);
-    std::vector<std::string> flags = use ? r->flags : std::vector<std::string>{};
-    rep.result = r;
-    rep.action = use ? (rep.origin == "tuning" ? "tuned" : "applied") : "original";
-    rep.line = prefix + req.harness_note + why;
-    rep.strict_failure = req.strict && !use && !verified_outcome;
-    if (!req.dry_run) {
-      rep.wrote_source = write_if_changed(req.out, text);
-      if (!req.rsp.empty()) write_if_changed(req.rsp, rsp_text(flags));
-      if (!req.stamp.empty()) write_file(req.stamp, rep.key + "\n" + rep.line + "\n");
+ private:
+  void write_depfile() {
+    std::vector<std::string> search_dirs = m_req.include_dirs;
+    m_rep.headers = scan_includes(m_req.source, search_dirs, m_env.skip_include_prefixes);
+    if (m_req.depfile.empty() || m_req.dry_run) return;
+    std::vector<std::string> deps = {m_original_path};
+    deps.insert(deps.end(), m_rep.headers.begin(), m_rep.headers.end());
+    write_if_changed(m_req.depfile, make_depfile(m_req.stamp.empty() ? m_req.out : m_req.stamp, deps));
+  }
+
+  // The content key; the reason when there can be none (nvcc gives no version).
+  std::string make_key() {
+    KeyInputs key_in;
+    key_in.tool_version = m_env.tool_version;
+    key_in.kb_version = m_env.kb_version;
+    key_in.policy_hash = m_req.policy.empty() ? "" : sha256_hex(read_file(m_req.policy));
+    if (m_env.nvcc_version) {
+      std::string why_not;
+      key_in.nvcc_version = m_env.nvcc_version(&why_not);
+      // Without nvcc's version no key matches: say why, not that an entry is stale.
+      if (key_in.nvcc_version.empty()) return why_not.empty() ? std::string("nvcc gave no version") : why_not;
     }
-    return rep;
-  };
-
-  if (req.mode == Mode::off) return finish(BuildCause::mode_off, std::nullopt, "MODE OFF; using the original", true);
-  // Without the target's settings there is no key to look a result up by.
-  if (!req.unusable_manifest.empty()) return finish(BuildCause::manifest_unreadable, std::nullopt, req.unusable_manifest + "; using the original", false);
-
-  KeyInputs key_in;
-  key_in.tool_version = env.tool_version;
-  key_in.kb_version = env.kb_version;
-  key_in.policy_hash = req.policy.empty() ? "" : sha256_hex(read_file(req.policy));
-  if (env.nvcc_version) {
-    std::string why_not;
-    key_in.nvcc_version = env.nvcc_version(&why_not);
-    // Without nvcc's version no key matches: say why, not that an entry is stale.
-    if (key_in.nvcc_version.empty())
-      return finish(BuildCause::nvcc_unusable, std::nullopt, (why_not.empty() ? std::string("nvcc gave no version") : why_not) +
-                                      "; using the original", false);
-  }
-  key_in.arch = req.arch;
-  key_in.source_text = original_text;
-  for (const auto& h : rep.headers) {
-    try {
-      key_in.header_texts.push_back(read_file(h));
-    } catch (const std::exception& e) {
-      // An unreadable header still counts in the key, as what was seen of
-      // it: the key changes when it becomes readable again.
-      key_in.header_texts.push_back(std::string("unreadable header ") + h + ": " + e.what());
-    }
-  }
-  key_in.definitions = req.definitions;
-  key_in.flags = req.flags;
-  key_in.rewriter = req.rewriter;
-  rep.key = content_key(key_in);
-
-  std::string why_no_gpu;
-  std::optional<GpuFingerprint> gpu = env.probe_gpu ? env.probe_gpu(&why_no_gpu) : std::nullopt;
-  // A GPU other than the named target is no place to measure for it.
-  const bool local = gpu && (req.target_gpu.empty() || gpu_matches(*gpu, req.target_gpu));
-  // The first real cause: a GPU that CUDA cannot use is not "no GPU".
-  const bool gpu_broken = !gpu && env.gpu_device_present && env.gpu_device_present();
-  const std::string no_gpu = gpu_broken ? "a GPU is here but CUDA cannot use it (" + why_no_gpu + ")" : "no GPU";
-  rep.selector = local ? gpu->id() : (!req.target_gpu.empty() ? req.target_gpu : req.arch);
-  const std::string target_label = local ? gpu_label(*gpu) : rep.selector;
-  const std::string source_name =
-      req.lockfile.empty() ? name : lockfile_source_name(req.lockfile, req.source);
-
-  ResultsCache cache(req.cache_dir, req.cache_max_bytes);
-  std::optional<TunedResult> found;
-  std::string stale_note;
-  // TUNE skips the lookups only where it can tune; elsewhere it must not
-  // throw away a known result.
-  if (!(req.mode == Mode::tune && local) && !rep.selector.empty()) {
-    found = local ? cache.find(*gpu, rep.key) : cache.find_for(rep.selector, rep.key);
-    if (found) {
-      rep.origin = "cache";
-    } else if (!req.lockfile.empty()) {
+    key_in.arch = m_req.arch;
+    key_in.source_text = m_original_text;
+    for (const auto& h : m_rep.headers) {
       try {
-        Lockfile lock = read_lockfile(req.lockfile);
-        if (auto entry = select_entry(lock, source_name, rep.selector)) {
-          if (entry->key == rep.key) {
-            found = entry;
-            rep.origin = "lockfile";
-          } else {
-            rep.stale_lockfile = true;
-            stale_note = "the " + lockfile_name + " entry for " + gpu_label(entry->gpu) +
-                         " is stale (the source, a header, the flags or the tool changed since it was measured)";
-          }
-        }
+        key_in.header_texts.push_back(read_file(h));
       } catch (const std::exception& e) {
-        stale_note = std::string("cannot use the lockfile: ") + e.what();
+        // An unreadable header still counts in the key, as what was seen of
+        // it: the key changes when it becomes readable again.
+        key_in.header_texts.push_back(std::string("unreadable header ") + h + ": " + e.what());
       }
     }
+    key_in.definitions = m_req.definitions;
+    key_in.flags = m_req.flags;
+    key_in.rewriter = m_req.rewriter;
+    m_rep.key = content_key(key_in);
+    return "";
+  }
+
+  // This machine's GPU, whether it is the target, and what results are looked up for.
+  void locate_gpu() {
+    std::string why_no_gpu;
+    m_gpu = m_env.probe_gpu ? m_env.probe_gpu(&why_no_gpu) : std::nullopt;
+    // A GPU other than the named target is no place to measure for it.
+    m_local = m_gpu && (m_req.target_gpu.empty() || gpu_matches(*m_gpu, m_req.target_gpu));
+    // The first real cause: a GPU that CUDA cannot use is not "no GPU".
+    m_gpu_broken = !m_gpu && m_env.gpu_device_present && m_env.gpu_device_present();
+    m_no_gpu = m_gpu_broken ? "a GPU is here but CUDA cannot use it (" + why_no_gpu + ")" : "no GPU";
+    m_rep.selector = m_local ? m_gpu->id() : (!m_req.target_gpu.empty() ? m_req.target_gpu : m_req.arch);
+    m_target_label = m_local ? gpu_label(*m_gpu) : m_rep.selector;
+    m_source_name = m_req.lockfile.empty() ? m_name : lockfile_source_name(m_req.lockfile, m_req.source);
+  }
+
+  // A result for this key: the cache's, else the lockfile's (a stale or
+  // unreadable lockfile is noted for the line).
+  std::optional<TunedResult> look_up() {
+    // TUNE skips the lookups only where it can tune; elsewhere it must not
+    // throw away a known result.
+    if ((m_req.mode == Mode::tune && m_local) || m_rep.selector.empty()) return std::nullopt;
+    std::optional<TunedResult> found =
+        m_local ? m_cache.find(*m_gpu, m_rep.key) : m_cache.find_for(m_rep.selector, m_rep.key);
+    if (found) {
+      m_rep.origin = "cache";
+      return found;
+    }
+    if (m_req.lockfile.empty()) return std::nullopt;
+    try {
+      Lockfile lock = read_lockfile(m_req.lockfile);
+      if (auto entry = select_entry(lock, m_source_name, m_rep.selector)) {
+        if (entry->key == m_rep.key) {
+          m_rep.origin = "lockfile";
+          return entry;
+        }
+        m_rep.stale_lockfile = true;
+        m_lead = "the " + m_lockfile_name + " entry for " + gpu_label(entry->gpu) +
+                 " is stale (the source, a header, the flags or the tool changed since it was measured); ";
+      }
+    } catch (const std::exception& e) {
+      m_lead = std::string("cannot use the lockfile: ") + e.what() + "; ";
+    }
+    return std::nullopt;
+  }
+
+  // Whatever happens ends here: the chosen text, its flags, one line.
+  BuildReport finish(BuildCause cause, const std::optional<TunedResult>& r, const std::string& why,
+                     bool verified_outcome) {
+    m_rep.cause = cause;
+    bool use = r && r->improved;
+    std::string text =
+        use ? render_tuned(*r, m_original_path, m_original_text) : render_original(m_original_path, m_original_text);
+    std::vector<std::string> flags = use ? r->flags : std::vector<std::string>{};
+    m_rep.result = r;
+    m_rep.action = use ? (m_rep.origin == "tuning" ? "tuned" : "applied") : "original";
+    m_rep.line = m_prefix + m_req.harness_note + why;
+    m_rep.strict_failure = m_req.strict && !use && !verified_outcome;
+    write_outputs(text, flags);
+    return m_rep;
+  }
+
+  void write_outputs(const std::string& text, const std::vector<std::string>& flags) {
+    if (m_req.dry_run) return;
+    m_rep.wrote_source = write_if_changed(m_req.out, text);
+    if (!m_req.rsp.empty()) write_if_changed(m_req.rsp, rsp_text(flags));
+    if (!m_req.stamp.empty()) write_file(m_req.stamp, m_rep.key + "\n" + m_rep.line + "\n");
   }
 
   // A known result, from `where`: applied, or the original where it is none.
-  auto use_known = [&](const TunedResult& known, const std::string& where) {
+  BuildReport use_known(const TunedResult& known, const std::string& where) {
     const std::string when = known.measured_at.empty() ? "" : " measured " + known.measured_at.substr(0, 10);
     if (!known.improved)
       return finish(BuildCause::no_gain, known, "nothing beat the original on " + gpu_label(known.gpu) + " (" + where + when + "); using the original", true);
-    if (known.speedup < req.min_speedup) {
+    if (known.speedup < m_req.min_speedup) {
       char buf[64];
-      std::snprintf(buf, sizeof buf, "%.2fx is below MIN_SPEEDUP %.2f", known.speedup, req.min_speedup);
+      std::snprintf(buf, sizeof buf, "%.2fx is below MIN_SPEEDUP %.2f", known.speedup, m_req.min_speedup);
       return finish(BuildCause::below_min_speedup, std::nullopt, "the result for " + gpu_label(known.gpu) + " in " + where + " is " + buf + "; using the original", true);
     }
     return finish(BuildCause::applied, known, "applied tuned result for " + gpu_label(known.gpu) + " from " + where + " (" + describe(known) + ")", true);
-  };
-  if (found) return use_known(*found, rep.origin == "cache" ? "the cache" : lockfile_name);
+  }
 
-  std::string lead = stale_note.empty() ? "" : stale_note + "; ";
   // No harness (nothing recorded yet): the recording shim, or the original
   // while the kernel recorder records, wherever it runs.
-  if (!req.recording_shim.empty() || req.recording_kernels) {
-    const bool shim = !req.recording_shim.empty();
-    rep.cause = BuildCause::recording;
-    rep.action = "recording";
-    rep.line = prefix + lead + "no harness yet: " + req.harness_note +
-               (shim ? " (a shim compiled in the original's place, calling it); " : " (the original compiled as it is); ") +
-               (req.recording_next.empty() ? "run the project's tests or programs on a GPU, and the next build "
-                                             "synthesizes a harness from what they recorded" + std::string(local ? " and tunes" : "")
-                                           : req.recording_next);
-    rep.strict_failure = req.strict;
-    if (!req.dry_run) {
-      rep.wrote_source = write_if_changed(req.out, shim ? req.recording_shim : render_original(original_path, original_text));
-      if (!req.rsp.empty()) write_if_changed(req.rsp, rsp_text(shim ? req.recording_flags : std::vector<std::string>{}));
-      if (!req.stamp.empty()) write_file(req.stamp, rep.key + "\n" + rep.line + "\n");
-    }
-    return rep;
-  }
-  if (!req.no_harness.empty()) return finish(BuildCause::no_harness, std::nullopt, lead + req.no_harness + "; using the original", false);
-  if (!local) {
-    if (gpu) return finish(BuildCause::other_gpu, std::nullopt, lead + "this machine's GPU (" + gpu_label(*gpu) + ") is not the target " + req.target_gpu + " and no result for it is cached or locked; using the original", false);
-    if (rep.selector.empty())
-      return finish(BuildCause::no_target, std::nullopt, lead + no_gpu + ", and no target GPU or architecture to look results up for; using the original", false);
-    return finish(gpu_broken ? BuildCause::gpu_unusable : BuildCause::no_gpu, std::nullopt, lead + no_gpu + " and no cached result for " + target_label + "; using the original", false);
-  }
-  if (req.mode == Mode::apply)
-    return finish(BuildCause::apply_without_result, std::nullopt, lead + "no cached or locked result for " + target_label + " (MODE APPLY does not tune); using the original", false);
-  if (req.dry_run) return finish(BuildCause::dry_run, std::nullopt, lead + "would tune on " + target_label, false);
-
-  // Single flight: another build tuning this key on this GPU is waited for,
-  // and its result used; where it ended without one, this build tunes.
-  TuningFlight flight(req.cache_dir, *gpu, rep.key, name + " (pid " + std::to_string(::getpid()) + ")",
-                      [&](const std::string& line) {
-                        if (env.say) env.say(prefix + line);
-                      });
-  if (flight.waited()) {
-    if (std::optional<TunedResult> done = cache.find(*gpu, rep.key)) {
-      rep.origin = "cache";
-      return use_known(*done, "the cache, tuned by " + flight.holder() + " while this build waited");
-    }
-    lead += flight.holder() + " ended without a result, so this build tunes; ";
+  BuildReport record() {
+    const bool shim = !m_req.recording_shim.empty();
+    m_rep.cause = BuildCause::recording;
+    m_rep.action = "recording";
+    m_rep.line = m_prefix + m_lead + "no harness yet: " + m_req.harness_note +
+                 (shim ? " (a shim compiled in the original's place, calling it); " : " (the original compiled as it is); ") +
+                 (m_req.recording_next.empty() ? "run the project's tests or programs on a GPU, and the next build "
+                                                 "synthesizes a harness from what they recorded" + std::string(m_local ? " and tunes" : "")
+                                               : m_req.recording_next);
+    m_rep.strict_failure = m_req.strict;
+    write_outputs(shim ? m_req.recording_shim : render_original(m_original_path, m_original_text),
+                  shim ? m_req.recording_flags : std::vector<std::string>{});
+    return m_rep;
   }
 
-  fs::path tuned_out = fs::path(req.stamp.empty() ? req.out : req.stamp).replace_extension(".tuned.cu");
-  TuneRequest tr{req.source, req.harness, req.manifest, tuned_out.string(), req.policy, req.kb, req.budget_s, req.min_speedup,
-                 req.rewriter};
-  TuneOutcome t = env.tune ? env.tune(tr) : TuneOutcome{};
-  rep.origin = "tuning";
-  if (t.exit_code == 0 || t.exit_code == 1) {
-    TunedResult r = result_from_tuning(t, req, source_name, rep.key, *gpu, original_text, env.tool_version);
-    std::string store_note;
+  // Why this build does not tune (the original then), or nothing when it does.
+  std::optional<BuildReport> without_tuning() {
+    if (!m_req.no_harness.empty())
+      return finish(BuildCause::no_harness, std::nullopt, m_lead + m_req.no_harness + "; using the original", false);
+    if (!m_local) {
+      if (m_gpu) return finish(BuildCause::other_gpu, std::nullopt, m_lead + "this machine's GPU (" + gpu_label(*m_gpu) + ") is not the target " + m_req.target_gpu + " and no result for it is cached or locked; using the original", false);
+      if (m_rep.selector.empty())
+        return finish(BuildCause::no_target, std::nullopt, m_lead + m_no_gpu + ", and no target GPU or architecture to look results up for; using the original", false);
+      return finish(m_gpu_broken ? BuildCause::gpu_unusable : BuildCause::no_gpu, std::nullopt, m_lead + m_no_gpu + " and no cached result for " + m_target_label + "; using the original", false);
+    }
+    if (m_req.mode == Mode::apply)
+      return finish(BuildCause::apply_without_result, std::nullopt, m_lead + "no cached or locked result for " + m_target_label + " (MODE APPLY does not tune); using the original", false);
+    if (m_req.dry_run) return finish(BuildCause::dry_run, std::nullopt, m_lead + "would tune on " + m_target_label, false);
+    return std::nullopt;
+  }
+
+  // Single flight, then the tuner; its result cached (and locked).
+  BuildReport tune() {
+    // Another build tuning this key on this GPU is waited for, and its result
+    // used; where it ended without one, this build tunes.
+    TuningFlight flight(m_req.cache_dir, *m_gpu, m_rep.key, m_name + " (pid " + std::to_string(::getpid()) + ")",
+                        [&](const std::string& line) {
+                          if (m_env.say) m_env.say(m_prefix + line);
+                        });
+    if (flight.waited()) {
+      if (std::optional<TunedResult> done = m_cache.find(*m_gpu, m_rep.key)) {
+        m_rep.origin = "cache";
+        return use_known(*done, "the cache, tuned by " + flight.holder() + " while this build waited");
+      }
+      m_lead += flight.holder() + " ended without a result, so this build tunes; ";
+    }
+    fs::path tuned_out = fs::path(m_req.stamp.empty() ? m_req.out : m_req.stamp).replace_extension(".tuned.cu");
+    TuneRequest tr{m_req.source, m_req.harness, m_req.manifest, tuned_out.string(), m_req.policy, m_req.kb,
+                   m_req.budget_s, m_req.min_speedup, m_req.rewriter};
+    TuneOutcome t = m_env.tune ? m_env.tune(tr) : TuneOutcome{};
+    m_rep.origin = "tuning";
+    if (t.exit_code != 0 && t.exit_code != 1) {
+      std::string reason = (t.rewrite_note.empty() ? "" : t.rewrite_note + "; ") +
+                           (t.exit_code == 77 ? "the tuner found no GPU" : "tuning failed (" + t.error + ")");
+      return finish(BuildCause::tuning_failed, std::nullopt, m_lead + reason + "; using the original", false);
+    }
+    TunedResult r = result_from_tuning(t, m_req, m_source_name, m_rep.key, *m_gpu, m_original_text, m_env.tool_version);
+    const std::string store_note = keep(r);
+    const std::string took = (t.rewrite_note.empty() ? "" : t.rewrite_note + "; ") + "tuned on " + gpu_label(*m_gpu) +
+                             " in " + one_decimal_seconds(t.seconds) + ": ";
+    if (!r.improved) return finish(BuildCause::no_gain, r, m_lead + took + "nothing beat the original; using the original" + store_note, true);
+    return finish(BuildCause::tuned, r, m_lead + took + describe(r) + store_note, true);
+  }
+
+  // The tuning's result into the cache (and the lockfile when asked); a
+  // note for the line of what could not be stored.
+  std::string keep(const TunedResult& r) {
+    std::string note;
     try {
-      cache.store(r);
+      m_cache.store(r);
     } catch (const std::exception& e) {
-      store_note = std::string(" (not cached: ") + e.what() + ")";
+      note = std::string(" (not cached: ") + e.what() + ")";
     }
-    if (req.update_lockfile && !req.lockfile.empty()) {
+    if (m_req.update_lockfile && !m_req.lockfile.empty()) {
       try {
-        update_lockfile(req.lockfile, r);
+        update_lockfile(m_req.lockfile, r);
       } catch (const std::exception& e) {
-        store_note += std::string(" (lockfile not updated: ") + e.what() + ")";
+        note += std::string(" (lockfile not updated: ") + e.what() + ")";
       }
     }
-    const std::string took = (t.rewrite_note.empty() ? "" : t.rewrite_note + "; ") + "tuned on " + gpu_label(*gpu) +
-                             " in " + one_decimal_seconds(t.seconds) + ": ";
-    if (!r.improved) return finish(BuildCause::no_gain, r, lead + took + "nothing beat the original; using the original" + store_note, true);
-    return finish(BuildCause::tuned, r, lead + took + describe(r) + store_note, true);
+    return note;
   }
-  std::string reason = (t.rewrite_note.empty() ? "" : t.rewrite_note + "; ") +
-                       (t.exit_code == 77 ? "the tuner found no GPU" : "tuning failed (" + t.error + ")");
-  return finish(BuildCause::tuning_failed, std::nullopt, lead + reason + "; using the original", false);
-}
+
+  const BuildRequest& m_req;
+  const BuildEnvironment& m_env;
+  const std::string m_original_text, m_original_path, m_name, m_prefix, m_lockfile_name;
+  ResultsCache m_cache;
+  BuildReport m_rep;
+  std::optional<GpuFingerprint> m_gpu;
+  bool m_local = false, m_gpu_broken = false;
+  std::string m_no_gpu, m_target_label, m_source_name;
+  std::string m_lead;  // a stale or unreadable lockfile, a waited-for build that ended without a result
+};
+
+}  // namespace
+
+BuildReport run_build_step(const BuildRequest& req, const BuildEnvironment& env) { return BuildStepRun(req, env).run(); }
 
 }  // namespace kernelblaster::cache

@@ -149,6 +149,174 @@ std::string report_json(const cache::BuildReport& rep, const cache::BuildRequest
   return j.dump(2);
 }
 
+// What the command line asks for.
+struct BuildCall {
+  cache::BuildRequest req;
+  std::string capture, kernel_records;
+  bool capture_on_request = false, allow_unverified = false, json = false;
+};
+
+// The target's compile settings from its manifest, and the LLM model a
+// build names (a rewrite before tuning; the key covers it). A manifest the
+// tool cannot read is no usage error: the build goes on with the original.
+void read_target_settings(cache::BuildRequest& req) {
+  if (req.manifest.empty()) return;
+  try {
+    Manifest m = read_manifest(req.manifest);
+    const CompileSettings& cs = m.settings;
+    req.arch = cs.arch;
+    req.include_dirs = cs.include_dirs;
+    req.definitions = cs.definitions;
+    req.flags = cs.flags;
+    // An LLM configured for the build: rewrite before tuning (the key covers it).
+    std::string provider, model;
+    for (const auto& [name, value] : m.llm) {
+      if (name == "provider") provider = value;
+      if (name == "model") model = value;
+    }
+    if (!model.empty()) req.rewriter = provider.empty() ? model : provider + "/" + model;
+  } catch (const ManifestError& x) {
+    req.unusable_manifest = x.what();  // the build goes on with the original, and says why
+  }
+}
+
+BuildCall parse_call(const CommandArgs& argv) {
+  BuildCall c;
+  cache::BuildRequest& req = c.req;
+  std::string& capture = c.capture;
+  std::string& kernel_records = c.kernel_records;
+  bool& capture_on_request = c.capture_on_request;
+  bool& allow_unverified = c.allow_unverified;
+  bool& json = c.json;
+  Args args(argv,
+            {"--manifest", "--source", "--harness", "--capture", "--kernel-records", "--out", "--rsp", "--stamp", "--depfile", "--mode", "--cache-dir",
+             "--lockfile", "--target-gpu", "--budget", "--min-speedup", "--policy", "--kb"},
+            {"--strict", "--update-lockfile", "--dry-run", "--json", "--capture-on-request", "--allow-unverified"});
+  json = args.flag("--json");
+  req.source = args.value("--source");
+  req.harness = args.value("--harness");
+  req.manifest = args.value("--manifest");
+  req.out = args.value("--out");
+  req.rsp = args.value("--rsp");
+  req.stamp = args.value("--stamp");
+  req.depfile = args.value("--depfile");
+  if (req.source.empty() || req.out.empty()) throw UsageError("--source and --out are required");
+  if (!cache::mode_from_name(args.value("--mode", "AUTO"), &req.mode))
+    throw UsageError("--mode must be AUTO, APPLY, TUNE or OFF, not '" + args.value("--mode") + "'");
+  req.cache_dir = args.value("--cache-dir");
+  if (req.cache_dir.empty()) req.cache_dir = cache::ResultsCache::default_dir();
+  req.cache_max_bytes = cache::ResultsCache::default_max_bytes();
+  req.lockfile = args.value("--lockfile");
+  const char* update_env = std::getenv("KERNELBLASTER_UPDATE_LOCKFILE");
+  req.update_lockfile = args.flag("--update-lockfile") ||
+                        (update_env && *update_env && std::string(update_env) != "0" && std::string(update_env) != "OFF");
+  req.target_gpu = args.value("--target-gpu");
+  req.budget_s = args.number("--budget", 60);
+  req.min_speedup = args.number("--min-speedup", 0);
+  req.policy = args.value("--policy");
+  req.kb = args.value("--kb");
+  req.strict = args.flag("--strict");
+  req.dry_run = args.flag("--dry-run");
+  if (req.budget_s <= 0) throw UsageError("--budget must be positive");
+  if (req.mode != cache::Mode::off && req.harness.empty()) throw UsageError("--harness is required");
+  read_target_settings(req);
+  capture = args.value("--capture");
+  kernel_records = args.value("--kernel-records");
+  capture_on_request = args.flag("--capture-on-request");
+  allow_unverified = args.flag("--allow-unverified");
+  return c;
+}
+
+// No harness of the user's: one synthesized from recorded calls, or the
+// recording shim meanwhile (synth/capture_step.h).
+void prepare_capture(BuildCall& c, const std::string& self_exe) {
+  cache::BuildRequest& req = c.req;
+  const std::string& capture = c.capture;
+  const std::string& kernel_records = c.kernel_records;
+  const bool capture_on_request = c.capture_on_request;
+  const bool allow_unverified = c.allow_unverified;
+  synth::CaptureStep step;
+  step.source = req.source;
+  step.harness = req.harness;
+  step.lines = capture;
+  step.kernel_records = kernel_records;
+  step.runtime_dir = (fs::path(req.out).parent_path() / "kernelblaster_capture_include").string();
+  step.include_dirs = req.include_dirs;
+  step.definitions = req.definitions;
+  step.dry_run = req.dry_run;
+  step.on_request = capture_on_request;
+  synth::CaptureOutcome o = synth::prepare_capture_step(step);
+  std::string unverified;
+  for (const std::string& n : o.unverified) unverified += (unverified.empty() ? "" : ", ") + n;
+  const std::string what = o.unverified_kind + (o.unverified.size() == 1 ? " " : "s ") + unverified;
+  if (o.state == synth::CaptureOutcome::State::harness_ready && !o.unverified.empty() && !allow_unverified) {
+    // A tuning changes the whole file: kernels no harness call runs would change unverified.
+    req.no_harness = o.note + "the " + what + " would change unverified (" + o.unverified_why +
+                     "; a tuning changes the whole file; ALLOW_UNVERIFIED tunes anyway)";
+  } else if (o.state == synth::CaptureOutcome::State::harness_ready && !o.unverified.empty()) {
+    req.harness_note = o.note + "the " + what + (o.unverified.size() == 1 ? " is" : " are") +
+                       " not verified (ALLOW_UNVERIFIED); ";
+  } else if (o.state == synth::CaptureOutcome::State::harness_ready) {
+    req.harness_note = o.note;
+  } else if (o.state == synth::CaptureOutcome::State::recording) {
+    req.recording_shim = o.shim_text;
+    req.recording_flags = o.shim_flags;
+    req.recording_kernels = !kernel_records.empty();
+    req.harness_note = o.note;
+    req.recording_next = o.next;
+    if (!req.dry_run && !req.recording_shim.empty()) {
+      if (std::string why = shim_compile_error(find_toolchain(self_exe), req); !why.empty()) {
+        req.recording_shim.clear();
+        req.recording_flags.clear();
+        if (req.recording_kernels) {
+          req.harness_note = "the recording shim does not compile (" + why + "), so the launches of the kernels are recorded into " + kernel_records;
+        } else {
+          req.harness_note.clear();
+          req.no_harness = "no harness, and the recording shim does not compile (" + why + ")";
+        }
+      }
+    }
+  } else {
+    req.no_harness = o.note;
+  }
+}
+
+// What the build step needs of this machine: the GPU (remembered per cache),
+// nvcc's version, the tuner as a child process, the line printer.
+cache::BuildEnvironment build_environment(const cache::BuildRequest& req, const Toolchain& tc,
+                                          const std::string& self_exe) {
+  cache::BuildEnvironment env;
+  env.probe_gpu = [cache_dir = req.cache_dir](std::string* why) { return cache::probe_gpu_remembered(cache_dir, 0, why); };
+  env.gpu_device_present = [] { return !nvidia_device_node().empty(); };
+  env.tune = [self_exe](const cache::TuneRequest& tr) { return cache::run_tuner(self_exe, tr); };
+  env.say = [](const std::string& line) {
+    std::printf("%s\n", line.c_str());
+    std::fflush(stdout);
+  };
+  env.nvcc_version = [nvcc = tc.nvcc](std::string* why) { return nvcc_version_text(nvcc, why); };
+  env.tool_version = KERNELBLASTER_VERSION;
+  env.kb_version = kb_version(self_exe);
+  std::error_code ec;
+  env.skip_include_prefixes = {fs::weakly_canonical(fs::path(KERNELBLASTER_CUDA_BIN_DIR) / "..", ec).string() + "/"};
+  return env;
+}
+
+// The step counted for `kernelblaster stats`, and where this target's build
+// steps count, for stats run in the build tree.
+void count_step(const cache::BuildRequest& req, const cache::BuildReport& rep) {
+  if (req.dry_run) return;
+  cache::count_build_step(req.cache_dir, rep);  // best effort: never fails the build
+  // Where this target's build steps count, for `kernelblaster stats` run in the build tree.
+  if (!req.manifest.empty()) {
+    try {
+      write_if_changed((fs::path(req.manifest).parent_path() / cache::kCacheDirRecord).string(),
+                       fs::absolute(req.cache_dir).lexically_normal().string() + "\n");
+    } catch (const std::exception&) {
+      // a read-only build tree: stats then needs --cache-dir, nothing else is lost
+    }
+  }
+}
+
 }  // namespace
 
 // The build's POLICY and KB files the tuner would refuse, one line each.
@@ -179,147 +347,31 @@ int build_command(const CommandArgs& argv, const std::string& self_exe) {
       std::fputs(kHelp, stdout);
       return 0;
     }
-  cache::BuildRequest req;
-  std::string capture, kernel_records;
-  bool capture_on_request = false;
-  bool allow_unverified = false;
-  bool json = false;
+  BuildCall c;
   try {
-    Args args(argv,
-              {"--manifest", "--source", "--harness", "--capture", "--kernel-records", "--out", "--rsp", "--stamp", "--depfile", "--mode", "--cache-dir",
-               "--lockfile", "--target-gpu", "--budget", "--min-speedup", "--policy", "--kb"},
-              {"--strict", "--update-lockfile", "--dry-run", "--json", "--capture-on-request", "--allow-unverified"});
-    json = args.flag("--json");
-    req.source = args.value("--source");
-    req.harness = args.value("--harness");
-    req.manifest = args.value("--manifest");
-    req.out = args.value("--out");
-    req.rsp = args.value("--rsp");
-    req.stamp = args.value("--stamp");
-    req.depfile = args.value("--depfile");
-    if (req.source.empty() || req.out.empty()) throw UsageError("--source and --out are required");
-    if (!cache::mode_from_name(args.value("--mode", "AUTO"), &req.mode))
-      throw UsageError("--mode must be AUTO, APPLY, TUNE or OFF, not '" + args.value("--mode") + "'");
-    req.cache_dir = args.value("--cache-dir");
-    if (req.cache_dir.empty()) req.cache_dir = cache::ResultsCache::default_dir();
-    req.cache_max_bytes = cache::ResultsCache::default_max_bytes();
-    req.lockfile = args.value("--lockfile");
-    const char* update_env = std::getenv("KERNELBLASTER_UPDATE_LOCKFILE");
-    req.update_lockfile = args.flag("--update-lockfile") ||
-                          (update_env && *update_env && std::string(update_env) != "0" && std::string(update_env) != "OFF");
-    req.target_gpu = args.value("--target-gpu");
-    req.budget_s = args.number("--budget", 60);
-    req.min_speedup = args.number("--min-speedup", 0);
-    req.policy = args.value("--policy");
-    req.kb = args.value("--kb");
-    req.strict = args.flag("--strict");
-    req.dry_run = args.flag("--dry-run");
-    if (req.budget_s <= 0) throw UsageError("--budget must be positive");
-    if (req.mode != cache::Mode::off && req.harness.empty()) throw UsageError("--harness is required");
-    if (!req.manifest.empty()) {
-      try {
-        Manifest m = read_manifest(req.manifest);
-        const CompileSettings& cs = m.settings;
-        req.arch = cs.arch;
-        req.include_dirs = cs.include_dirs;
-        req.definitions = cs.definitions;
-        req.flags = cs.flags;
-        // An LLM configured for the build: rewrite before tuning (the key covers it).
-        std::string provider, model;
-        for (const auto& [name, value] : m.llm) {
-          if (name == "provider") provider = value;
-          if (name == "model") model = value;
-        }
-        if (!model.empty()) req.rewriter = provider.empty() ? model : provider + "/" + model;
-      } catch (const ManifestError& x) {
-        req.unusable_manifest = x.what();  // the build goes on with the original, and says why
-      }
-    }
-    capture = args.value("--capture");
-    kernel_records = args.value("--kernel-records");
-    capture_on_request = args.flag("--capture-on-request");
-    allow_unverified = args.flag("--allow-unverified");
+    c = parse_call(argv);
   } catch (const std::exception& x) {
     std::fprintf(stderr, "kernelblaster build: %s (see --help)\n", x.what());
     return 2;
   }
-  // No harness of the user's: one synthesized from recorded calls, or the
-  // recording shim meanwhile (synth/capture_step.h).
-  if (!capture.empty() && req.mode != cache::Mode::off && req.unusable_manifest.empty()) {
-    synth::CaptureStep step;
-    step.source = req.source;
-    step.harness = req.harness;
-    step.lines = capture;
-    step.kernel_records = kernel_records;
-    step.runtime_dir = (fs::path(req.out).parent_path() / "kernelblaster_capture_include").string();
-    step.include_dirs = req.include_dirs;
-    step.definitions = req.definitions;
-    step.dry_run = req.dry_run;
-    step.on_request = capture_on_request;
-    synth::CaptureOutcome o = synth::prepare_capture_step(step);
-    std::string unverified;
-    for (const std::string& n : o.unverified) unverified += (unverified.empty() ? "" : ", ") + n;
-    const std::string what = o.unverified_kind + (o.unverified.size() == 1 ? " " : "s ") + unverified;
-    if (o.state == synth::CaptureOutcome::State::harness_ready && !o.unverified.empty() && !allow_unverified) {
-      // A tuning changes the whole file: kernels no harness call runs would change unverified.
-      req.no_harness = o.note + "the " + what + " would change unverified (" + o.unverified_why +
-                       "; a tuning changes the whole file; ALLOW_UNVERIFIED tunes anyway)";
-    } else if (o.state == synth::CaptureOutcome::State::harness_ready && !o.unverified.empty()) {
-      req.harness_note = o.note + "the " + what + (o.unverified.size() == 1 ? " is" : " are") +
-                         " not verified (ALLOW_UNVERIFIED); ";
-    } else if (o.state == synth::CaptureOutcome::State::harness_ready) {
-      req.harness_note = o.note;
-    } else if (o.state == synth::CaptureOutcome::State::recording) {
-      req.recording_shim = o.shim_text;
-      req.recording_flags = o.shim_flags;
-      req.recording_kernels = !kernel_records.empty();
-      req.harness_note = o.note;
-      req.recording_next = o.next;
-      if (!req.dry_run && !req.recording_shim.empty()) {
-        if (std::string why = shim_compile_error(find_toolchain(self_exe), req); !why.empty()) {
-          req.recording_shim.clear();
-          req.recording_flags.clear();
-          if (req.recording_kernels) {
-            req.harness_note = "the recording shim does not compile (" + why + "), so the launches of the kernels are recorded into " + kernel_records;
-          } else {
-            req.harness_note.clear();
-            req.no_harness = "no harness, and the recording shim does not compile (" + why + ")";
-          }
-        }
-      }
-    } else {
-      req.no_harness = o.note;
-    }
-  }
+  cache::BuildRequest& req = c.req;
+  if (!c.capture.empty() && req.mode != cache::Mode::off && req.unusable_manifest.empty()) prepare_capture(c, self_exe);
 
   // A harness of the user's that runs nothing of its source is a warning:
   // the tuning would measure nothing the source compiles.
-  if (capture.empty() && !req.harness.empty() && req.mode != cache::Mode::off)
+  if (c.capture.empty() && !req.harness.empty() && req.mode != cache::Mode::off)
     if (std::string w = synth::harness_coverage_warning(req.harness, req.source, req.include_dirs, req.definitions);
         !w.empty())
       req.harness_note = "warning: " + w + "; ";
 
   // A POLICY or KB the tuner would refuse is said at every build, GPU or
   // not (configure time says it too where the tool already exists there).
-  if (!req.dry_run && !json)
+  if (!req.dry_run && !c.json)
     for (const std::string& refused : refused_inputs(req))
       std::printf("kernelblaster: %s: %s\n", fs::path(req.source).filename().string().c_str(), refused.c_str());
 
-  Toolchain tc = find_toolchain(self_exe);
-  cache::BuildEnvironment env;
-  env.probe_gpu = [&](std::string* why) { return cache::probe_gpu_remembered(req.cache_dir, 0, why); };
-  env.gpu_device_present = [] { return !nvidia_device_node().empty(); };
-  env.tune = [&](const cache::TuneRequest& tr) { return cache::run_tuner(self_exe, tr); };
-  env.say = [](const std::string& line) {
-    std::printf("%s\n", line.c_str());
-    std::fflush(stdout);
-  };
-  env.nvcc_version = [&](std::string* why) { return nvcc_version_text(tc.nvcc, why); };
-  env.tool_version = KERNELBLASTER_VERSION;
-  env.kb_version = kb_version(self_exe);
-  std::error_code ec;
-  env.skip_include_prefixes = {fs::weakly_canonical(fs::path(KERNELBLASTER_CUDA_BIN_DIR) / "..", ec).string() + "/"};
-
+  const Toolchain tc = find_toolchain(self_exe);
+  const cache::BuildEnvironment env = build_environment(req, tc, self_exe);
   cache::BuildReport rep;
   try {
     rep = cache::run_build_step(req, env);
@@ -327,19 +379,8 @@ int build_command(const CommandArgs& argv, const std::string& self_exe) {
     std::fprintf(stderr, "kernelblaster build: %s\n", x.what());
     return 2;
   }
-  if (!req.dry_run) {
-    cache::count_build_step(req.cache_dir, rep);  // best effort: never fails the build
-    // Where this target's build steps count, for `kernelblaster stats` run in the build tree.
-    if (!req.manifest.empty()) {
-      try {
-        write_if_changed((fs::path(req.manifest).parent_path() / cache::kCacheDirRecord).string(),
-                         fs::absolute(req.cache_dir).lexically_normal().string() + "\n");
-      } catch (const std::exception&) {
-        // a read-only build tree: stats then needs --cache-dir, nothing else is lost
-      }
-    }
-  }
-  std::printf("%s\n", json ? report_json(rep, req).c_str() : rep.line.c_str());
+  count_step(req, rep);
+  std::printf("%s\n", c.json ? report_json(rep, req).c_str() : rep.line.c_str());
   std::fflush(stdout);
   if (rep.strict_failure) {
     std::fprintf(stderr, "kernelblaster build: %s: no verified result and STRICT is set\n", req.source.c_str());

@@ -3,6 +3,7 @@
 // judged against the original by the measurement engine.
 
 #include <cstdio>
+#include <functional>
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -26,7 +27,8 @@ const char* kHelp = R"(usage: kernelblaster gate --source ORIGINAL.cu --tuned TU
   --check correctness   the tuned source passes the engine's checks against the
                         original (every size, fresh seeds, poisoned outputs, ...)
   --check speed         its median speedup is at least --min-speedup. When the
-                        median misses but the IQR reaches the threshold, it is
+                        median misses but the speedup at the tuned source's
+                        first-quartile time reaches the threshold, it is
                         measured once more and both runs decide together.
   --manifest FILE       the target's compile settings
   --rsp FILE            nvcc options file with the tuned source's own flags
@@ -55,59 +57,170 @@ std::vector<std::string> read_rsp(const std::string& path) {
 
 }  // namespace
 
+namespace {
+
+// What the command line asks for.
+struct GateCall {
+  EvalRequest req;
+  std::string tuned, check, rsp;
+  double min_speedup = 1.0;
+  bool json = false, synthesized = false;
+};
+
+GateCall parse_call(const CommandArgs& argv) {
+  GateCall c;
+  Args args(argv, {"--source", "--tuned", "--harness", "--manifest", "--check", "--rsp", "--min-speedup"},
+            {"--json", "--synthesized"});
+  c.req.source = args.value("--source");
+  c.tuned = args.value("--tuned");
+  c.req.harness = args.value("--harness");
+  c.check = args.value("--check");
+  c.rsp = args.value("--rsp");
+  c.min_speedup = args.number("--min-speedup", 1.0);
+  c.json = args.flag("--json");
+  c.synthesized = args.flag("--synthesized");
+  if (c.req.source.empty() || c.tuned.empty() || c.req.harness.empty())
+    throw UsageError("--source, --tuned and --harness are required");
+  if (c.check != "correctness" && c.check != "speed") throw UsageError("--check must be correctness or speed");
+  // A synthesized harness not written yet is checked by the caller first.
+  if (c.synthesized && !fs::exists(c.req.harness)) return c;
+  if (!args.value("--manifest").empty()) c.req.compile = settings_from_manifest(args.value("--manifest"));
+  if (!fs::exists(c.tuned)) throw UsageError("no tuned source " + c.tuned + " (build the target first)");
+  return c;
+}
+
+// The tuned program built with its own flags (they apply to it alone, as in
+// the build); an empty `why` on success.
+std::string build_tuned(const Toolchain& tc, const GateCall& c, const GpuInfo& gpu, const std::vector<std::string>& flags,
+                        const std::string& work, std::string* binary) {
+  CompileSettings cs = c.req.compile;
+  if (cs.arch.empty()) cs.arch = gpu.arch;
+  cs.flags.insert(cs.flags.end(), flags.begin(), flags.end());
+  BuildOutcome b = build_harness(tc, cs, c.req.harness, c.tuned, (fs::path(work) / "tuned").string(), c.req.build_timeout_s);
+  if (b.ok) {
+    *binary = b.binary;
+    return "";
+  }
+  return (b.nvcc_unusable ? "" : "the tuned source does not compile: ") + b.first_error;
+}
+
+std::vector<cache::SizeSample> samples(const EvalResult& r) {
+  std::vector<cache::SizeSample> s;
+  // The costs the speedup divides, with their own spread.
+  for (const auto& t : r.timing) s.push_back({t.reference_cost_us, t.cost_us, t.cost_q1_us, t.cost_q3_us});
+  return s;
+}
+
+struct GateOutcome {
+  int code = 0;
+  std::string verdict;
+};
+
+// The speed gate on a verified first evaluation: its median against the
+// threshold, measured once more when only the first quartile reaches it.
+GateOutcome judge_speed_gate(const EvalResult& first, const std::function<EvalResult()>& evaluate, double min_speedup,
+                             nlohmann::json& out) {
+  GateOutcome g;
+  cache::SpeedJudgement j = cache::judge_speed(samples(first), min_speedup);
+  out["first_speedup"] = j.speedup;
+  if (j.verdict == cache::GateVerdict::remeasure) {
+    EvalResult second = evaluate();
+    if (second.status != Status::ok) {
+      j.verdict = cache::GateVerdict::fail;
+      g.verdict = std::string("FAIL: re-measurement: ") + status_name(second.status) + ": " + second.detail;
+    } else {
+      j = cache::judge_combined(j, cache::judge_speed(samples(second), min_speedup), min_speedup);
+      out["remeasured"] = true;
+    }
+  }
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%.3fx (IQR %.3f-%.3fx) against the threshold %.3fx", j.speedup, j.low, j.high, min_speedup);
+  if (g.verdict.empty()) g.verdict = std::string(j.verdict == cache::GateVerdict::pass ? "PASS: " : "FAIL: ") + buf;
+  out["speedup"] = j.speedup;
+  g.code = j.verdict == cache::GateVerdict::pass ? 0 : 1;
+  return g;
+}
+
+// The verdict on the first evaluation (and, for speed, a second one).
+GateOutcome judge_gate(const GateCall& c, bool untuned, const EvalResult& first,
+                       const std::function<EvalResult()>& evaluate, nlohmann::json& out) {
+  if (first.status == Status::no_gpu) {
+    const std::string node = nvidia_device_node();  // a device is here: CUDA failing is no skip
+    const bool broken = !node.empty();
+    return {broken ? 1 : 77, (broken ? "FAIL: " + node + " is here but " : "skipped: ") + first.detail};
+  }
+  if (first.status != Status::ok) return {1, std::string("FAIL: ") + status_name(first.status) + ": " + first.detail};
+  if (c.check == "correctness")
+    return {0, untuned ? "PASS (no tuned result in use: the original judged against itself)" : "PASS"};
+  return judge_speed_gate(first, evaluate, c.min_speedup, out);
+}
+
+// The gate once the call is read and a GPU is here: build, evaluate, judge,
+// print. Exit status as gate_command's.
+int run_gate(GateCall c, const std::vector<std::string>& flags, bool untuned, const Toolchain& tc, GpuProbe& probe,
+             const GpuInfo& gpu, const std::string& work) {
+  const std::string name = fs::path(c.req.source).filename().string();
+  if (!flags.empty()) {
+    std::string binary;
+    if (std::string why = build_tuned(tc, c, gpu, flags, work, &binary); !why.empty()) {
+      std::printf("kernelblaster gate: %s: FAIL: %s\n", name.c_str(), why.c_str());
+      return 1;
+    }
+    c.req.candidate_binary = binary;
+  }
+  auto evaluate = [&] {
+    EvalRequest r = c.req;
+    r.work_dir = (fs::path(work) / ("eval" + std::to_string(std::rand()))).string();
+    return Evaluator(tc, probe).evaluate(r);
+  };
+  EvalResult first = evaluate();
+  nlohmann::json out = {{"source", c.req.source}, {"check", c.check}, {"device", first.device}, {"status", status_name(first.status)}};
+  const GateOutcome g = judge_gate(c, untuned, first, evaluate, out);
+  out["verdict"] = g.verdict;
+  if (c.json) std::printf("%s\n", out.dump(2).c_str());
+  else std::printf("kernelblaster gate: %s: %s: %s\n", name.c_str(), c.check.c_str(), g.verdict.c_str());
+  return g.code;
+}
+
+}  // namespace
+
 int gate_command(const CommandArgs& argv, const std::string& self_exe) {
   for (const std::string& a : argv)
     if (a == "--help" || a == "-h") {
       std::fputs(kHelp, stdout);
       return 0;
     }
-  EvalRequest req;
-  std::string tuned, check, rsp;
-  double min_speedup = 1.0;
-  bool json = false;
+  GateCall c;
   try {
-    Args args(argv, {"--source", "--tuned", "--harness", "--manifest", "--check", "--rsp", "--min-speedup"},
-              {"--json", "--synthesized"});
-    req.source = args.value("--source");
-    tuned = args.value("--tuned");
-    req.harness = args.value("--harness");
-    check = args.value("--check");
-    rsp = args.value("--rsp");
-    min_speedup = args.number("--min-speedup", 1.0);
-    json = args.flag("--json");
-    if (req.source.empty() || tuned.empty() || req.harness.empty())
-      throw UsageError("--source, --tuned and --harness are required");
-    if (check != "correctness" && check != "speed") throw UsageError("--check must be correctness or speed");
-    // A harness the build synthesizes from recorded calls: none yet is no failure.
-    if (args.flag("--synthesized") && !fs::exists(req.harness)) {
-      std::printf("kernelblaster gate: %s: skipped: no harness yet (the build synthesizes one once the project's "
-                  "runs have recorded calls, then tunes)\n", fs::path(req.source).filename().string().c_str());
-      return 77;
-    }
-    if (!args.value("--manifest").empty()) req.compile = settings_from_manifest(args.value("--manifest"));
-    if (!fs::exists(tuned)) throw UsageError("no tuned source " + tuned + " (build the target first)");
+    c = parse_call(argv);
   } catch (const std::exception& x) {
     std::fprintf(stderr, "kernelblaster gate: %s (see --help)\n", x.what());
     return 2;
   }
-  const std::string name = fs::path(req.source).filename().string();
+  const std::string name = fs::path(c.req.source).filename().string();
+  // A harness the build synthesizes from recorded calls: none yet is no failure.
+  if (c.synthesized && !fs::exists(c.req.harness)) {
+    std::printf("kernelblaster gate: %s: skipped: no harness yet (the build synthesizes one once the project's "
+                "runs have recorded calls, then tunes)\n", name.c_str());
+    return 77;
+  }
   std::vector<std::string> flags;
   bool untuned = false;
   try {
-    flags = read_rsp(rsp);
-    std::string original_text = read_file(req.source);
-    untuned = flags.empty() && read_file(tuned) == cache::render_original(fs::absolute(req.source).lexically_normal().string(), original_text);
+    flags = read_rsp(c.rsp);
+    std::string original_text = read_file(c.req.source);
+    untuned = flags.empty() && read_file(c.tuned) == cache::render_original(fs::absolute(c.req.source).lexically_normal().string(), original_text);
   } catch (const std::exception& x) {
     std::fprintf(stderr, "kernelblaster gate: %s\n", x.what());
     return 2;
   }
-  if (check == "speed" && untuned) {
+  if (c.check == "speed" && untuned) {
     std::printf("kernelblaster gate: %s: no tuned result in use; nothing to gate\n", name.c_str());
     return 77;
   }
-  req.candidate = tuned;
-  req.timing = check == "speed";
-  req.lock_dir = default_lock_dir();
+  c.req.candidate = c.tuned;
+  c.req.timing = c.check == "speed";
+  c.req.lock_dir = default_lock_dir();
 
   CudaGpuProbe probe;
   GpuInfo gpu = probe.probe(0);
@@ -123,67 +236,7 @@ int gate_command(const CommandArgs& argv, const std::string& self_exe) {
   std::string work;
   try {
     work = make_work_dir("kernelblaster-gate");
-    if (!flags.empty()) {
-      // The tuned source's own flags apply to it alone, as in the build.
-      CompileSettings cs = req.compile;
-      if (cs.arch.empty()) cs.arch = gpu.arch;
-      cs.flags.insert(cs.flags.end(), flags.begin(), flags.end());
-      BuildOutcome b = build_harness(tc, cs, req.harness, tuned, (fs::path(work) / "tuned").string(), req.build_timeout_s);
-      if (!b.ok) {
-        std::printf("kernelblaster gate: %s: FAIL: %s%s\n", name.c_str(),
-                    b.nvcc_unusable ? "" : "the tuned source does not compile: ", b.first_error.c_str());
-        fs::remove_all(work);
-        return 1;
-      }
-      req.candidate_binary = b.binary;
-    }
-    auto evaluate = [&] {
-      EvalRequest r = req;
-      r.work_dir = (fs::path(work) / ("eval" + std::to_string(std::rand()))).string();
-      return Evaluator(tc, probe).evaluate(r);
-    };
-    EvalResult first = evaluate();
-    auto samples = [](const EvalResult& r) {
-      std::vector<cache::SizeSample> s;
-      // The costs the speedup divides, with their own spread.
-      for (const auto& t : r.timing) s.push_back({t.reference_cost_us, t.cost_us, t.cost_q1_us, t.cost_q3_us});
-      return s;
-    };
-    int code = 0;
-    std::string verdict;
-    nlohmann::json out = {{"source", req.source}, {"check", check}, {"device", first.device}, {"status", status_name(first.status)}};
-    if (first.status == Status::no_gpu) {
-      const std::string node = nvidia_device_node();  // a device is here: CUDA failing is no skip
-      const bool broken = !node.empty();
-      verdict = (broken ? "FAIL: " + node + " is here but " : "skipped: ") + first.detail;
-      code = broken ? 1 : 77;
-    } else if (first.status != Status::ok) {
-      verdict = std::string("FAIL: ") + status_name(first.status) + ": " + first.detail;
-      code = 1;
-    } else if (check == "correctness") {
-      verdict = untuned ? "PASS (no tuned result in use: the original judged against itself)" : "PASS";
-    } else {
-      cache::SpeedJudgement j = cache::judge_speed(samples(first), min_speedup);
-      out["first_speedup"] = j.speedup;
-      if (j.verdict == cache::GateVerdict::remeasure) {
-        EvalResult second = evaluate();
-        if (second.status != Status::ok) {
-          j.verdict = cache::GateVerdict::fail;
-          verdict = std::string("FAIL: re-measurement: ") + status_name(second.status) + ": " + second.detail;
-        } else {
-          j = cache::judge_combined(j, cache::judge_speed(samples(second), min_speedup), min_speedup);
-          out["remeasured"] = true;
-        }
-      }
-      char buf[160];
-      std::snprintf(buf, sizeof buf, "%.3fx (IQR %.3f-%.3fx) against the threshold %.3fx", j.speedup, j.low, j.high, min_speedup);
-      if (verdict.empty()) verdict = std::string(j.verdict == cache::GateVerdict::pass ? "PASS: " : "FAIL: ") + buf;
-      out["speedup"] = j.speedup;
-      code = j.verdict == cache::GateVerdict::pass ? 0 : 1;
-    }
-    out["verdict"] = verdict;
-    if (json) std::printf("%s\n", out.dump(2).c_str());
-    else std::printf("kernelblaster gate: %s: %s: %s\n", name.c_str(), check.c_str(), verdict.c_str());
+    const int code = run_gate(c, flags, untuned, tc, probe, gpu, work);
     fs::remove_all(work);
     return code;
   } catch (const std::exception& x) {

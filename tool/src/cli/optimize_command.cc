@@ -26,6 +26,10 @@
 #include "synth/launcher_scan.h"
 
 namespace kernelblaster {
+
+std::string discover_launcher(const std::string& source, const std::string& harness,
+                              const std::vector<std::string>& include_dirs, const std::vector<std::string>& definitions);
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -278,6 +282,179 @@ void write_table(const std::string& out_root, const std::vector<std::pair<Job, J
   write_file(out_root + "/summary.md", md);
 }
 
+// What the command line asks for.
+struct OptimizeCall {
+  Settings st;
+  std::vector<Job> jobs;
+  std::string kernelbench_root, out_root;
+  bool json = false;
+  llm::LlmConfig config;
+};
+
+// --source, --harness, --launcher: one native job.
+Job native_job(const Args& args) {
+  Job job;
+  job.source = args.value("--source");
+  job.harness = args.value("--harness");
+  job.launcher = args.value("--launcher");
+  if (job.source.empty()) throw UsageError("--source (or --kernelbench) is required");
+  if (job.harness.empty()) throw UsageError("--harness is required");
+  for (const std::string* p : {&job.source, &job.harness})
+    if (!fs::is_regular_file(*p)) throw UsageError("no such file: " + *p);
+  if (job.launcher.empty()) {
+    CompileSettings cs;
+    if (!args.value("--manifest").empty()) cs = settings_from_manifest(args.value("--manifest"));
+    for (const std::string& d : args.values("-I")) cs.include_dirs.push_back(d);
+    for (const std::string& d : args.values("-D")) cs.definitions.push_back(d);
+    job.launcher = discover_launcher(job.source, job.harness, cs.include_dirs, cs.definitions);
+  }
+  if (!rewrite::defines_function(read_file(job.source), job.launcher))
+    throw UsageError(job.source + " defines no function named " + job.launcher + " (--launcher)");
+  job.name = fs::path(job.source).filename().string();
+  job.contract = args.value("--contract", "the launcher " + job.launcher +
+                                              " keeps its signature, reads its inputs and writes every output as the original does");
+  job.out = args.value("--out", "kernelblaster-optimize/" + fs::path(job.source).stem().string());
+  return job;
+}
+
+// --kernelbench DIR: a job per problem under it.
+void kernelbench_jobs(const Args& args, OptimizeCall& c) {
+  const std::string& kernelbench_root = c.kernelbench_root;
+  std::string& out_root = c.out_root;
+  std::vector<Job>& jobs = c.jobs;
+  if (!args.value("--source").empty() || !args.value("--harness").empty() || !args.value("--launcher").empty())
+    throw UsageError("--kernelbench takes the place of --source, --harness and --launcher");
+  if (!fs::is_directory(kernelbench_root)) throw UsageError("no such directory: " + kernelbench_root);
+  out_root = args.value("--out", "kernelblaster-optimize/" + fs::path(kernelbench_root).filename().string());
+  std::vector<std::string> dirs = kernelbench::problem_directories(kernelbench_root);
+  if (dirs.empty()) throw UsageError(kernelbench_root + " holds no KernelBench problem (no driver.cpp)");
+  for (const std::string& d : dirs) jobs.push_back(kernelbench_job(d, kernelbench_root, out_root, dirs.size() == 1));
+  if (jobs.size() == 1 && !jobs[0].invalid.empty()) throw UsageError(jobs[0].invalid);
+}
+
+// The loop's settings, shared by every job.
+void read_settings(const Args& args, OptimizeCall& c) {
+  Settings& st = c.st;
+  const std::vector<Job>& jobs = c.jobs;
+  st.manifest = args.value("--manifest");
+  st.include_dirs = args.values("-I");
+  st.definitions = args.values("-D");
+  st.arch = args.value("--arch");
+  st.write = args.value("--write");
+  if (!st.write.empty() && jobs.size() > 1) throw UsageError("--write takes one source, not a directory of problems");
+  st.torch_prefix = args.value("--torch-prefix");
+  st.options.trajectories = whole_number(args, "--trajectories", 2, 1);
+  st.options.steps = whole_number(args, "--steps", 3, 1);
+  st.options.fix_attempts = whole_number(args, "--fix-attempts", 2, 0);
+  st.options.review_every = whole_number(args, "--review-every", 4, 0);
+  st.options.second_opinion = args.flag("--second-opinion");
+  st.options.parallel = whole_number(args, "--parallel", 1, 1);
+  st.options.min_gain = args.number("--min-gain", 0.02);
+  if (st.options.min_gain < 0) throw UsageError("--min-gain must be >= 0");
+  st.options.seed = static_cast<std::uint64_t>(whole_number(args, "--seed", 0, 0));
+  st.policy_path = args.value("--policy");
+  st.kb_path = !args.value("--kb").empty() ? args.value("--kb") : kb::default_user_kb_path();
+  st.device = whole_number(args, "--device", 0, 0);
+  st.seeds = whole_number(args, "--seeds", 3, 3);
+  st.options.confirm_seeds = std::max(5, st.seeds);
+}
+
+void read_llm_config(const Args& args, OptimizeCall& c) {
+  const Settings& st = c.st;
+  llm::LlmConfig& config = c.config;
+  // A build's LLM settings (the CMake cache, through the manifest), under
+  // the environment and the flags.
+  if (!st.manifest.empty())
+    for (const auto& [name, value] : read_manifest(st.manifest).llm) try {
+        llm::apply_setting(config, name, value);
+      } catch (const std::invalid_argument& x) {
+        throw std::invalid_argument("manifest " + st.manifest + ": " + x.what());
+      }
+  llm::config_from_env_over(config, [](const char* name) { return std::getenv(name); });
+  for (const std::string& name : llm::setting_names())
+    if (std::string v = args.value("--" + name, "\x01"); v != "\x01") llm::apply_setting(config, name, v);
+}
+
+OptimizeCall parse_call(const CommandArgs& argv) {
+  std::set<std::string> valued = {"--source", "--harness", "--launcher", "--contract", "--manifest", "-I", "-D",
+                                  "--arch", "--out", "--write", "--trajectories", "--steps", "--fix-attempts",
+                                  "--min-gain", "--seed", "--policy", "--kb", "--device", "--seeds", "--review-every",
+                                  "--kernelbench", "--torch-prefix", "--parallel"};
+  for (const std::string& name : llm::setting_names()) valued.insert("--" + name);
+  OptimizeCall c;
+  Args args(argv, valued, {"--quiet", "--json", "--second-opinion"});
+  c.json = args.flag("--json");
+  g_quiet = args.flag("--quiet");
+  c.kernelbench_root = args.value("--kernelbench");
+  if (c.kernelbench_root.empty()) c.jobs.push_back(native_job(args));
+  else kernelbench_jobs(args, c);
+  read_settings(args, c);
+  read_llm_config(args, c);
+  return c;
+}
+
+// One source or one problem: its line or its summary.json (--json).
+int run_one(const OptimizeCall& c, llm::Client& client, GpuProbe& probe, const GpuInfo& gpu, const std::string& self_exe) {
+  const std::vector<Job>& jobs = c.jobs;
+  const Settings& st = c.st;
+  const bool json = c.json;
+  const Job& job = jobs.front();
+  try {
+    JobResult r = run_job(job, st, client, probe, gpu, self_exe);
+    if (json) std::printf("%s", read_file(job.out + "/summary.json").c_str());
+    if (r.exit_code == 0 && !json)
+      std::printf("optimized %s: %.3fx over the original (confirmed), %s; artifacts in %s\n", job.name.c_str(),
+                  r.speedup, st.write.empty() ? "kept in best.cu" : ("written to " + st.write).c_str(), job.out.c_str());
+    if (r.exit_code != 0)
+      std::fprintf(stderr, "kernelblaster optimize: no faster kernel kept (%s); artifacts in %s\n",
+                   r.why.c_str(), job.out.c_str());
+    return r.exit_code;
+  } catch (const std::exception& x) {
+    std::fprintf(stderr, "kernelblaster optimize: %s\n", x.what());
+    return 2;
+  }
+}
+
+// A directory of problems: each in turn, resumable, one failure never ends the others.
+int run_directory(const OptimizeCall& c, llm::Client& client, GpuProbe& probe, const GpuInfo& gpu,
+                  const std::string& self_exe) {
+  const std::vector<Job>& jobs = c.jobs;
+  const Settings& st = c.st;
+  const std::string& out_root = c.out_root;
+  std::vector<std::pair<Job, JobResult>> rows;
+  int kept = 0, skipped = 0;
+  for (const Job& job : jobs) {
+    JobResult r;
+    if (!job.invalid.empty()) {
+      r.why = job.invalid;
+      print_line("[optimize] " + job.name + ": " + verdict_text(r));
+    } else if (fs::is_regular_file(job.out + "/summary.json")) {
+      r = earlier_result(job.out + "/summary.json");
+      ++skipped;
+      print_line("[optimize] " + job.name + ": " + verdict_text(r) + ", skipped");
+    } else {
+      try {
+        r = run_job(job, st, client, probe, gpu, self_exe);
+      } catch (const std::exception& x) {
+        r.verdict = JobVerdict::failed;
+        r.why = x.what();
+        print_line("[optimize] " + job.name + ": " + verdict_text(r));
+      }
+    }
+    kept += r.exit_code == 0;
+    rows.emplace_back(job, r);
+    write_table(out_root, rows);
+    // The run's caps (no kernel is named, so per-kernel caps do not apply here).
+    if (std::string why = client.budget().admit(""); !why.empty()) {
+      print_line("[optimize] stopping: " + why);
+      break;
+    }
+  }
+  std::printf("optimized %d of %zu problems (%d done before, skipped); table in %s/summary.md\n", kept, rows.size(),
+              skipped, out_root.c_str());
+  return 0;
+}
+
 }  // namespace
 
 // The launcher when none is named: the source's host launchers (libclang)
@@ -315,100 +492,23 @@ int optimize_command(const CommandArgs& argv, const std::string& self_exe) {
       std::fputs(kHelp, stdout);
       return 0;
     }
-  std::set<std::string> valued = {"--source", "--harness", "--launcher", "--contract", "--manifest", "-I", "-D",
-                                  "--arch", "--out", "--write", "--trajectories", "--steps", "--fix-attempts",
-                                  "--min-gain", "--seed", "--policy", "--kb", "--device", "--seeds", "--review-every",
-                                  "--kernelbench", "--torch-prefix", "--parallel"};
-  for (const std::string& name : llm::setting_names()) valued.insert("--" + name);
-  Settings st;
-  std::vector<Job> jobs;
-  std::string kernelbench_root, out_root;
-  bool json = false;
-  llm::LlmConfig config;
+  OptimizeCall c;
   try {
-    Args args(argv, valued, {"--quiet", "--json", "--second-opinion"});
-    json = args.flag("--json");
-    g_quiet = args.flag("--quiet");
-    kernelbench_root = args.value("--kernelbench");
-    if (kernelbench_root.empty()) {
-      Job job;
-      job.source = args.value("--source");
-      job.harness = args.value("--harness");
-      job.launcher = args.value("--launcher");
-      if (job.source.empty()) throw UsageError("--source (or --kernelbench) is required");
-      if (job.harness.empty()) throw UsageError("--harness is required");
-      for (const std::string* p : {&job.source, &job.harness})
-        if (!fs::is_regular_file(*p)) throw UsageError("no such file: " + *p);
-      if (job.launcher.empty()) {
-        CompileSettings cs;
-        if (!args.value("--manifest").empty()) cs = settings_from_manifest(args.value("--manifest"));
-        for (const std::string& d : args.values("-I")) cs.include_dirs.push_back(d);
-        for (const std::string& d : args.values("-D")) cs.definitions.push_back(d);
-        job.launcher = discover_launcher(job.source, job.harness, cs.include_dirs, cs.definitions);
-      }
-      if (!rewrite::defines_function(read_file(job.source), job.launcher))
-        throw UsageError(job.source + " defines no function named " + job.launcher + " (--launcher)");
-      job.name = fs::path(job.source).filename().string();
-      job.contract = args.value("--contract", "the launcher " + job.launcher +
-                                                  " keeps its signature, reads its inputs and writes every output as the original does");
-      job.out = args.value("--out", "kernelblaster-optimize/" + fs::path(job.source).stem().string());
-      jobs.push_back(job);
-    } else {
-      if (!args.value("--source").empty() || !args.value("--harness").empty() || !args.value("--launcher").empty())
-        throw UsageError("--kernelbench takes the place of --source, --harness and --launcher");
-      if (!fs::is_directory(kernelbench_root)) throw UsageError("no such directory: " + kernelbench_root);
-      out_root = args.value("--out", "kernelblaster-optimize/" + fs::path(kernelbench_root).filename().string());
-      std::vector<std::string> dirs = kernelbench::problem_directories(kernelbench_root);
-      if (dirs.empty()) throw UsageError(kernelbench_root + " holds no KernelBench problem (no driver.cpp)");
-      for (const std::string& d : dirs) jobs.push_back(kernelbench_job(d, kernelbench_root, out_root, dirs.size() == 1));
-      if (jobs.size() == 1 && !jobs[0].invalid.empty()) throw UsageError(jobs[0].invalid);
-    }
-    st.manifest = args.value("--manifest");
-    st.include_dirs = args.values("-I");
-    st.definitions = args.values("-D");
-    st.arch = args.value("--arch");
-    st.write = args.value("--write");
-    if (!st.write.empty() && jobs.size() > 1) throw UsageError("--write takes one source, not a directory of problems");
-    st.torch_prefix = args.value("--torch-prefix");
-    st.options.trajectories = whole_number(args, "--trajectories", 2, 1);
-    st.options.steps = whole_number(args, "--steps", 3, 1);
-    st.options.fix_attempts = whole_number(args, "--fix-attempts", 2, 0);
-    st.options.review_every = whole_number(args, "--review-every", 4, 0);
-    st.options.second_opinion = args.flag("--second-opinion");
-    st.options.parallel = whole_number(args, "--parallel", 1, 1);
-    st.options.min_gain = args.number("--min-gain", 0.02);
-    if (st.options.min_gain < 0) throw UsageError("--min-gain must be >= 0");
-    st.options.seed = static_cast<std::uint64_t>(whole_number(args, "--seed", 0, 0));
-    st.policy_path = args.value("--policy");
-    st.kb_path = !args.value("--kb").empty() ? args.value("--kb") : kb::default_user_kb_path();
-    st.device = whole_number(args, "--device", 0, 0);
-    st.seeds = whole_number(args, "--seeds", 3, 3);
-    st.options.confirm_seeds = std::max(5, st.seeds);
-    // A build's LLM settings (the CMake cache, through the manifest), under
-    // the environment and the flags.
-    if (!st.manifest.empty())
-      for (const auto& [name, value] : read_manifest(st.manifest).llm) try {
-          llm::apply_setting(config, name, value);
-        } catch (const std::invalid_argument& x) {
-          throw std::invalid_argument("manifest " + st.manifest + ": " + x.what());
-        }
-    llm::config_from_env_over(config, [](const char* name) { return std::getenv(name); });
-    for (const std::string& name : llm::setting_names())
-      if (std::string v = args.value("--" + name, "\x01"); v != "\x01") llm::apply_setting(config, name, v);
+    c = parse_call(argv);
   } catch (const std::exception& x) {
     std::fprintf(stderr, "kernelblaster optimize: %s (see --help)\n", x.what());
     return 2;
   }
   std::unique_ptr<llm::Client> client;
   try {
-    client = llm::make_client(config, self_exe, [](const char* name) { return std::getenv(name); });
+    client = llm::make_client(c.config, self_exe, [](const char* name) { return std::getenv(name); });
   } catch (const std::exception& x) {
     std::fprintf(stderr, "kernelblaster optimize: no usable LLM: %s\n", x.what());
     return 2;
   }
 
   CudaGpuProbe probe;
-  GpuInfo gpu = probe.probe(st.device);
+  GpuInfo gpu = probe.probe(c.st.device);
   if (!gpu.present) {
     if (std::string node = nvidia_device_node(); !node.empty()) {
       std::fprintf(stderr, "kernelblaster optimize: %s is here but %s\n", node.c_str(), gpu.reason.c_str());
@@ -417,58 +517,8 @@ int optimize_command(const CommandArgs& argv, const std::string& self_exe) {
     std::fprintf(stderr, "kernelblaster optimize: skipped: %s\n", gpu.reason.empty() ? "no GPU" : gpu.reason.c_str());
     return 77;
   }
-
-  if (kernelbench_root.empty() || jobs.size() == 1) {
-    const Job& job = jobs.front();
-    try {
-      JobResult r = run_job(job, st, *client, probe, gpu, self_exe);
-      if (json) std::printf("%s", read_file(job.out + "/summary.json").c_str());
-      if (r.exit_code == 0 && !json)
-        std::printf("optimized %s: %.3fx over the original (confirmed), %s; artifacts in %s\n", job.name.c_str(),
-                    r.speedup, st.write.empty() ? "kept in best.cu" : ("written to " + st.write).c_str(), job.out.c_str());
-      if (r.exit_code != 0)
-        std::fprintf(stderr, "kernelblaster optimize: no faster kernel kept (%s); artifacts in %s\n",
-                     r.why.c_str(), job.out.c_str());
-      return r.exit_code;
-    } catch (const std::exception& x) {
-      std::fprintf(stderr, "kernelblaster optimize: %s\n", x.what());
-      return 2;
-    }
-  }
-
-  // A directory of problems: each in turn, resumable, one failure never ends the others.
-  std::vector<std::pair<Job, JobResult>> rows;
-  int kept = 0, skipped = 0;
-  for (const Job& job : jobs) {
-    JobResult r;
-    if (!job.invalid.empty()) {
-      r.why = job.invalid;
-      print_line("[optimize] " + job.name + ": " + verdict_text(r));
-    } else if (fs::is_regular_file(job.out + "/summary.json")) {
-      r = earlier_result(job.out + "/summary.json");
-      ++skipped;
-      print_line("[optimize] " + job.name + ": " + verdict_text(r) + ", skipped");
-    } else {
-      try {
-        r = run_job(job, st, *client, probe, gpu, self_exe);
-      } catch (const std::exception& x) {
-        r.verdict = JobVerdict::failed;
-        r.why = x.what();
-        print_line("[optimize] " + job.name + ": " + verdict_text(r));
-      }
-    }
-    kept += r.exit_code == 0;
-    rows.emplace_back(job, r);
-    write_table(out_root, rows);
-    // The run's caps (no kernel is named, so per-kernel caps do not apply here).
-    if (std::string why = client->budget().admit(""); !why.empty()) {
-      print_line("[optimize] stopping: " + why);
-      break;
-    }
-  }
-  std::printf("optimized %d of %zu problems (%d done before, skipped); table in %s/summary.md\n", kept, rows.size(),
-              skipped, out_root.c_str());
-  return 0;
+  if (c.kernelbench_root.empty() || c.jobs.size() == 1) return run_one(c, *client, probe, gpu, self_exe);
+  return run_directory(c, *client, probe, gpu, self_exe);
 }
 
 }  // namespace kernelblaster

@@ -256,6 +256,99 @@ void learn_and_log(const TuneOptions& opt, const std::string& kb_path, const Say
 
 }  // namespace
 
+namespace {
+
+// The engine's view of the source: prepared text, harness, compile settings,
+// scratch and lock directories, the per-measurement seeds and budget.
+EngineTarget engine_target(const TuneOptions& opt, const std::string& source, const TuneSpace& ts,
+                           const CompileSettings& cs, const std::string& work_dir) {
+  EngineTarget target;
+  target.source = source;
+  target.source_text = ts.prepared.text;
+  target.harness = fs::absolute(opt.harness).string();
+  target.compile = cs;
+  target.work_dir = work_dir;
+  target.lock_dir = default_lock_dir();
+  target.seeds = opt.seeds;
+  target.budget_ms = opt.budget_ms;
+  target.run_timeout_s = opt.run_timeout_s;
+  return target;
+}
+
+LoopOptions loop_options(const TuneOptions& opt, const TuneSummary& sum, const CompilePool& pool,
+                         const std::string& kernel, const CompileSettings& cs, const GpuInfo& gpu) {
+  LoopOptions lo;
+  lo.max_evals = opt.max_evals;
+  lo.budget_s = opt.budget_s;
+  lo.devices = sum.devices;
+  lo.prefetch = std::max(2, pool.threads());
+  lo.seed = opt.seed;
+  lo.kernel = kernel;
+  lo.arch = cs.arch;
+  lo.gpu = gpu.name;
+  return lo;
+}
+
+// The [tune] line after each evaluation: done/total, the best so far, and a
+// failure's status.
+std::function<void(const LoopProgress&)> progress_lines(const TuneOptions& opt, const std::string& kernel,
+                                                        const Say& say) {
+  return [&opt, kernel, say](const LoopProgress& p) {
+    if (opt.quiet) return;
+    std::string line = "[tune] " + kernel + "  " + std::to_string(p.done) + "/" + std::to_string(p.total) +
+                       "  best " + format_speedup(p.best_speedup);
+    if (!p.best_id.empty()) line += " (" + p.best_id + ")";
+    if (p.last && p.last->status != Status::ok) line += "  [" + p.last->id + ": " + status_name(p.last->status) + "]";
+    say(line);
+  };
+}
+
+// The GPU of the run and every device it measures on; false, with the
+// summary saying no_gpu, when there is none.
+bool take_devices(const TuneOptions& opt, GpuProbe& probe, const GpuInfo& gpu, TuneSummary& sum) {
+  if (!gpu.present) {
+    sum.exit_code = 77;
+    sum.status = TuneVerdict::no_gpu;
+    sum.reason = gpu.reason.empty() ? "no GPU" : gpu.reason;
+    return false;
+  }
+  sum.gpu = gpu.name;
+  sum.devices = opt.devices.empty() ? visible_devices(probe) : opt.devices;
+  for (int d : sum.devices)
+    if (!probe.probe(d).present) throw std::runtime_error("--devices: no GPU " + std::to_string(d));
+  return true;
+}
+
+// The original built with its harness; false, with the summary saying why
+// the run failed, when it does not build.
+bool build_original(EngineMeasurer& measurer, PhaseClock& phases, TuneSummary& sum) {
+  std::string why;
+  if (measurer.build_reference(&why)) return true;
+  // "nvcc could not be run (...)" is the cause itself; anything else is the source's.
+  conclude(sum, TuneVerdict::failed,
+           why.rfind("nvcc could not be run", 0) == 0 ? why : "the original does not build with its harness: " + why);
+  const PhaseClock::Reading times = phases.read();
+  sum.seconds = times.total;
+  sum.phases_s = times.phases;
+  return false;
+}
+
+// The original's state: its cheap profile, classified by the KB; says why
+// when the profile gave nothing (the state stays unclassified).
+void classify_original(const Toolchain& tc, GpuProbe& probe, const EngineTarget& target,
+                       const EngineMeasurer& measurer, const kb::KnowledgeBase& knowledge, const TuneOptions& opt,
+                       const std::string& kernel, const Say& say, TuneSummary& sum, RunLog& log) {
+  std::string why_no_profile;
+  log.metrics = original_metrics(tc, probe, target, measurer.reference_binary(), sum.devices.front(), &why_no_profile);
+  if (log.metrics.empty() && !opt.quiet)
+    say("[tune] " + kernel + "  the original's profile gave no metrics (" + why_no_profile +
+        "); its state stays unclassified");
+  if (!log.metrics.empty()) log.state = kb::classify(knowledge, log.metrics).state;
+  sum.state = log.state;
+}
+
+}  // namespace
+
 TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuProbe& probe,
                      void (*log_line)(const std::string&)) {
   const Say say = [log_line](const std::string& s) {
@@ -272,16 +365,7 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   const std::string kernel = fs::path(source).filename().string();
 
   const GpuInfo gpu = probe.probe(opt.devices.empty() ? 0 : opt.devices.front());
-  if (!gpu.present) {
-    sum.exit_code = 77;
-    sum.status = TuneVerdict::no_gpu;
-    sum.reason = gpu.reason.empty() ? "no GPU" : gpu.reason;
-    return sum;
-  }
-  sum.gpu = gpu.name;
-  sum.devices = opt.devices.empty() ? visible_devices(probe) : opt.devices;
-  for (int d : sum.devices)
-    if (!probe.probe(d).present) throw std::runtime_error("--devices: no GPU " + std::to_string(d));
+  if (!take_devices(opt, probe, gpu, sum)) return sum;
 
   const CompileSettings cs = compile_settings(opt, gpu, source);
   sum.arch = cs.arch;
@@ -303,16 +387,7 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
       fs::remove_all(dir, ec);
     }
   } cleanup{tmpl};
-  EngineTarget target;
-  target.source = source;
-  target.source_text = ts.prepared.text;
-  target.harness = fs::absolute(opt.harness).string();
-  target.compile = cs;
-  target.work_dir = tmpl;
-  target.lock_dir = default_lock_dir();
-  target.seeds = opt.seeds;
-  target.budget_ms = opt.budget_ms;
-  target.run_timeout_s = opt.run_timeout_s;
+  const EngineTarget target = engine_target(opt, source, ts, cs, tmpl);
   Toolchain tc = find_toolchain(self_exe);
   CompilePool pool;
   CuobjdumpSassHasher hasher(tc);
@@ -320,16 +395,7 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   PolicyChoice choice = choose_policy(opt.policy, log_line);
   RunLog log = start_run_log(kernel, source, cs, gpu, ts, choice.name);
   sum.policy = choice.name;
-
-  LoopOptions lo;
-  lo.max_evals = opt.max_evals;
-  lo.budget_s = opt.budget_s;
-  lo.devices = sum.devices;
-  lo.prefetch = std::max(2, pool.threads());
-  lo.seed = opt.seed;
-  lo.kernel = kernel;
-  lo.arch = cs.arch;
-  lo.gpu = gpu.name;
+  LoopOptions lo = loop_options(opt, sum, pool, kernel, cs, gpu);
 
   // The GPU work before the search (the original's profile, which decides
   // the state the policy sees) leaves the CPU pool idle: start compiling
@@ -343,38 +409,17 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   }
 
   phases.next("reference_build");
-  if (std::string why; !measurer.build_reference(&why)) {
-    // "nvcc could not be run (...)" is the cause itself; anything else is the source's.
-    conclude(sum, TuneVerdict::failed,
-             why.rfind("nvcc could not be run", 0) == 0 ? why : "the original does not build with its harness: " + why);
-    const PhaseClock::Reading times = phases.read();
-    sum.seconds = times.total;
-    sum.phases_s = times.phases;
-    return sum;
-  }
+  if (!build_original(measurer, phases, sum)) return sum;
 
   phases.next("profile");
-  std::string why_no_profile;
-  log.metrics = original_metrics(tc, probe, target, measurer.reference_binary(), sum.devices.front(), &why_no_profile);
-  if (log.metrics.empty() && !opt.quiet)
-    say("[tune] " + kernel + "  the original's profile gave no metrics (" + why_no_profile +
-        "); its state stays unclassified");
-  if (!log.metrics.empty()) log.state = kb::classify(knowledge, log.metrics).state;
-  sum.state = lo.state = log.state;
+  classify_original(tc, probe, target, measurer, knowledge, opt, kernel, say, sum, log);
+  lo.state = log.state;
   lo.metrics = log.metrics;
 
   phases.next("loop");
   SearchLoop loop(ts.space, estimates_of(knowledge, log.state, cs.arch, ts.space), measurer, *choice.policy,
                   steady_seconds);
-  auto progress = [&](const LoopProgress& p) {
-    if (opt.quiet) return;
-    std::string line = "[tune] " + kernel + "  " + std::to_string(p.done) + "/" + std::to_string(p.total) +
-                       "  best " + format_speedup(p.best_speedup);
-    if (!p.best_id.empty()) line += " (" + p.best_id + ")";
-    if (p.last && p.last->status != Status::ok) line += "  [" + p.last->id + ": " + status_name(p.last->status) + "]";
-    say(line);
-  };
-  const LoopOutcome outcome = loop.run(lo, progress);
+  const LoopOutcome outcome = loop.run(lo, progress_lines(opt, kernel, say));
   sum.fell_back_to_default = choice.fell_back();
   record_loop(outcome, measurer, ts.space, guesses, sum, log);
   decide_winner(opt, outcome, ts.decl, measurer, kernel, say, phases, sum, log);
