@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "kb/classifier.h"
@@ -79,21 +81,9 @@ kb::KnowledgeBase load_selected(const std::vector<std::string>& positional, cons
   return kb::load_layered(kb::seed_kb_path(self_exe), kb::default_user_kb_path());
 }
 
+// A JSON string literal of `s` (bytes that are not UTF-8 replaced, never a throw).
 std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
+  return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 int validate(const std::vector<std::string>& argv) {
