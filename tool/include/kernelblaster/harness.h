@@ -34,9 +34,10 @@
 #include <utility>
 #include <vector>
 
+#include "dtype.h"
+
 namespace kernelblaster {
 
-enum class DType { f32, f64, f16, bf16, i8, u8, i16, i32, u32, i64 };
 
 std::size_t dtype_size(DType t);
 const char* dtype_name(DType t);

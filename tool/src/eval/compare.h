@@ -7,10 +7,12 @@
 
 #include "common/protocol.h"
 #include "eval/result.h"
+#include "kernelblaster/dtype.h"
 
 namespace kernelblaster {
 
-enum class ElementType { f32, f64, f16, bf16, i8, u8, i16, i32, u32, i64 };
+// The harness runtime's element types (kernelblaster/dtype.h), under the name the comparison uses.
+using ElementType = DType;
 
 // Parses "f32", "bf16", ...; false for an unknown name.
 bool element_type_from_name(const std::string& name, ElementType* out);
