@@ -378,6 +378,102 @@ void Loop::review(bool* stop_run) {
   m_result.reviews.push_back(std::move(rv));
 }
 
+// Step `index` of every trajectory in `active` at once against the same KB
+// (a thread each; one alone runs here); each result with whether its policy
+// asked the run to stop.
+std::vector<Loop::RoundResult> Loop::run_round(const std::vector<int>& active, int index, const std::vector<Base>& bases,
+                                               int group_start) {
+  std::vector<RoundResult> results(active.size());
+  auto run_one = [&](std::size_t i) {
+    bool stop = false;
+    results[i].step = step(active[i], index, bases[static_cast<std::size_t>(active[i] - group_start)], m_result.steps, &stop);
+    results[i].stop = stop;
+  };
+  if (active.size() == 1) {
+    run_one(0);
+    return results;
+  }
+  std::vector<std::exception_ptr> errors(active.size());
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < active.size(); ++i)
+    threads.emplace_back([&, i] {
+      try {
+        run_one(i);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    });
+  for (std::thread& th : threads) th.join();
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+  return results;
+}
+
+// What a finished step teaches the KB (a request that never reached the
+// model says nothing about the technique); the step joins the run's.
+void Loop::record_step(Step st, const Base& base) {
+  kb::Outcome o;
+  o.state = st.state;
+  o.technique = st.technique;
+  o.arch = m_target.arch;
+  o.previous_technique = base.technique;
+  o.verified = st.verified;
+  o.speedup = st.speedup_vs_base;
+  const Attempt& last = st.attempts.back();
+  o.note = st.verified ? fixed_point(st.speedup_vs_base, 3) + "x over its base on " + m_target.gpu + " (" +
+                             m_target.kernel + ")"
+                       : std::string("failed: ") + failure_name(last) + ": " + last.detail.substr(0, 200);
+  if (last.end != AttemptEnd::llm_failed) {
+    kb::record(m_kb, o);
+    m_result.outcomes.push_back(o);
+  }
+  m_result.steps.push_back(std::move(st));
+}
+
+// An accepted step's kernel becomes its trajectory's base.
+void Loop::advance_base(const Step& done, Base& base) {
+  if (!done.accepted) return;
+  base.source = done.attempts.back().code;
+  base.tag = done.attempts.back().tag;
+  base.speedup = done.attempts.back().speedup;
+  base.median_us = done.attempts.back().median_us;
+  base.technique = done.technique;
+  // The next state is read from the new base's own profile; a judge
+  // that took none leaves the base's old one.
+  if (!done.attempts.back().metrics.empty()) base.metrics = done.attempts.back().metrics;
+}
+
+// The fastest verified step, kept when it beats the original by min_gain
+// and held on its second look; the optional second opinion on it.
+void Loop::keep_winner(std::size_t best_step) {
+  const Step& winner = m_result.steps[best_step];
+  const Attempt* best = &winner.attempts.back();
+  m_result.search_speedup = best->speedup;
+  if (winner.looked_again) m_result.confirmation = winner.second_look;
+  // Every step faster than the original was looked at again in its step:
+  // a winner here held on a second look.
+  if (best->speedup < 1.0 + m_options.min_gain || !winner.looked_again) return;
+  m_result.improved = true;
+  m_result.best_source = best->code;
+  m_result.best_tag = best->tag;
+  say("kept " + best->tag + ": " + fixed_point(best->speedup, 3) + "x over the original (held on a second look with " +
+      std::to_string(m_options.confirm_seeds) + " fresh seeds)" +
+      (winner.second_look.plausibility.empty() ? "" : "; plausibility: " + winner.second_look.plausibility));
+  if (!m_options.second_opinion) return;
+  m_result.second_opinion_request = second_opinion_request(m_target.source, best->code, m_target.launcher);
+  double seconds = 0;
+  llm::Result res = ask(m_result.second_opinion_request, &seconds);
+  m_result.second_opinion_reply = res.reply.text;
+  if (res.ok()) {
+    m_result.second_opinion = read_second_opinion(res.reply.text);
+  } else {
+    m_result.second_opinion.opinion = Opinion::failed;
+    m_result.second_opinion.reason = std::string(llm::outcome_name(res.outcome)) + ": " + res.detail;
+  }
+  say(std::string("second opinion (advice, the engine decided): ") + opinion_name(m_result.second_opinion.opinion) +
+      " — " + m_result.second_opinion.reason);
+}
+
 RunResult Loop::run() {
   m_result = RunResult{};
   m_stop.clear();
@@ -413,72 +509,23 @@ RunResult Loop::run() {
       for (int t = g; t < g_end; ++t)
         if (alive[static_cast<std::size_t>(t - g)]) active.push_back(t);
       if (active.empty()) break;
-      std::vector<Step> results(active.size());
-      std::vector<char> stops(active.size(), 0);  // not vector<bool>: written from several threads
-      auto run_one = [&](std::size_t i) {
-        bool stop = false;
-        results[i] = step(active[i], s, bases[static_cast<std::size_t>(active[i] - g)], m_result.steps, &stop);
-        stops[i] = stop;
-      };
-      if (active.size() == 1) {
-        run_one(0);
-      } else {
-        std::vector<std::exception_ptr> errors(active.size());
-        std::vector<std::thread> threads;
-        for (std::size_t i = 0; i < active.size(); ++i)
-          threads.emplace_back([&, i] {
-            try {
-              run_one(i);
-            } catch (...) {
-              errors[i] = std::current_exception();
-            }
-          });
-        for (std::thread& th : threads) th.join();
-        for (const std::exception_ptr& e : errors)
-          if (e) std::rethrow_exception(e);
-      }
+      std::vector<RoundResult> results = run_round(active, s, bases, g);
       for (std::size_t i = 0; i < active.size(); ++i) {
         const int t = active[i];
         Base& base = bases[static_cast<std::size_t>(t - g)];
-        if (stops[i]) stop_run = true;
-        Step& st = results[i];
-        if (st.technique.empty()) {  // nothing left to try
+        if (results[i].stop) stop_run = true;
+        if (results[i].step.technique.empty()) {  // nothing left to try
           alive[static_cast<std::size_t>(t - g)] = false;
           continue;
         }
-        kb::Outcome o;
-        o.state = st.state;
-        o.technique = st.technique;
-        o.arch = m_target.arch;
-        o.previous_technique = base.technique;
-        o.verified = st.verified;
-        o.speedup = st.speedup_vs_base;
-        const Attempt& last = st.attempts.back();
-        o.note = st.verified ? fixed_point(st.speedup_vs_base, 3) + "x over its base on " + m_target.gpu + " (" +
-                                   m_target.kernel + ")"
-                             : std::string("failed: ") + failure_name(last) + ": " + last.detail.substr(0, 200);
-        // A request that never reached the model says nothing about the technique.
-        if (last.end != AttemptEnd::llm_failed) {
-          kb::record(m_kb, o);
-          m_result.outcomes.push_back(o);
-        }
-        m_result.steps.push_back(std::move(st));
+        record_step(std::move(results[i].step), base);
         const Step& done = m_result.steps.back();
         if (done.verified && (!have_best || done.attempts.back().speedup > best_speedup)) {
           have_best = true;
           best_step = m_result.steps.size() - 1;
           best_speedup = done.attempts.back().speedup;
         }
-        if (done.accepted) {
-          base.source = done.attempts.back().code;
-          base.tag = done.attempts.back().tag;
-          base.speedup = done.attempts.back().speedup;
-          base.median_us = done.attempts.back().median_us;
-          base.technique = done.technique;
-          // The next state is read from the new base's own profile; a judge
-          // that took none leaves the base's old one.
-          if (!done.attempts.back().metrics.empty()) base.metrics = done.attempts.back().metrics;
-        }
+        advance_base(done, base);
         if (!stop_run && m_options.review_every > 0 &&
             m_result.steps.size() % static_cast<std::size_t>(m_options.review_every) == 0)
           review(&stop_run);
@@ -492,36 +539,7 @@ RunResult Loop::run() {
       }
     }
   }
-  if (have_best) {
-    const Step& winner = m_result.steps[best_step];
-    const Attempt* best = &winner.attempts.back();
-    m_result.search_speedup = best->speedup;
-    if (winner.looked_again) m_result.confirmation = winner.second_look;
-    // Every step faster than the original was looked at again in its step:
-    // a winner here held on a second look.
-    if (best->speedup >= 1.0 + m_options.min_gain && winner.looked_again) {
-      m_result.improved = true;
-      m_result.best_source = best->code;
-      m_result.best_tag = best->tag;
-      say("kept " + best->tag + ": " + fixed_point(best->speedup, 3) + "x over the original (held on a second look with " +
-          std::to_string(m_options.confirm_seeds) + " fresh seeds)" +
-          (winner.second_look.plausibility.empty() ? "" : "; plausibility: " + winner.second_look.plausibility));
-      if (m_options.second_opinion) {
-        m_result.second_opinion_request = second_opinion_request(m_target.source, best->code, m_target.launcher);
-        double seconds = 0;
-        llm::Result res = ask(m_result.second_opinion_request, &seconds);
-        m_result.second_opinion_reply = res.reply.text;
-        if (res.ok()) {
-          m_result.second_opinion = read_second_opinion(res.reply.text);
-        } else {
-          m_result.second_opinion.opinion = Opinion::failed;
-          m_result.second_opinion.reason = std::string(llm::outcome_name(res.outcome)) + ": " + res.detail;
-        }
-        say(std::string("second opinion (advice, the engine decided): ") + opinion_name(m_result.second_opinion.opinion) +
-            " — " + m_result.second_opinion.reason);
-      }
-    }
-  }
+  if (have_best) keep_winner(best_step);
   m_result.stop_reason = m_stop.empty() ? "done" : m_stop;
   return m_result;
 }

@@ -148,6 +148,15 @@ class Loop {
 
  private:
   struct Base;
+  struct RoundResult {
+    Step step;
+    bool stop = false;  // the step's policy asked the run to stop
+  };
+  std::vector<RoundResult> run_round(const std::vector<int>& active, int index, const std::vector<Base>& bases,
+                                     int group_start);
+  void record_step(Step st, const Base& base);
+  static void advance_base(const Step& done, Base& base);
+  void keep_winner(std::size_t best_step);
   Step step(int trajectory, int index, const Base& base, const std::vector<Step>& earlier, bool* stop_run);
   // The step's reward, advantage and acceptance from its last attempt's speedup.
   void settle(Step& st, const Base& base, const policy::Context& ctx);
