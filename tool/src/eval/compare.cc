@@ -176,13 +176,12 @@ struct ScalePart {
 
 }  // namespace
 
-OutputError compare_output(const std::string& name, const OutputView& ref, const OutputView& cand,
-                           const ToleranceSpec& tol, std::uint8_t poison_byte, const ElementSlack* slack) {
-  OutputError e;
-  e.output = name;
-  const std::int64_t n = std::min(ref.count, cand.count);
+namespace {
+
+// The reference's RMS over its finite elements (1 where it is 0), the
+// scale of the absolute tolerance; its sum of squares in *ref_sq.
+double reference_scale(const OutputView& ref, std::int64_t n, double* ref_sq) {
   const std::int64_t chunks = (n + kChunk - 1) / kChunk;
-  // First pass: the reference's RMS, the scale of the absolute tolerance.
   std::vector<ScalePart> scale_parts(static_cast<std::size_t>(chunks));
   for_each_chunk(n, [&](std::int64_t c, std::int64_t begin, std::int64_t len) {
     std::vector<double> r(kBlock);
@@ -205,56 +204,125 @@ OutputError compare_output(const std::string& name, const OutputView& ref, const
     }
     scale_parts[static_cast<std::size_t>(c)] = part;
   });
-  double ref_sq = 0;
   std::int64_t finite = 0;
+  *ref_sq = 0;
   for (const ScalePart& p : scale_parts) {
-    ref_sq += p.sq;
+    *ref_sq += p.sq;
     finite += p.finite;
   }
-  double scale = finite ? std::sqrt(ref_sq / static_cast<double>(finite)) : 0.0;
-  if (scale == 0) scale = 1.0;
-  const bool slack_usable = slack && slack->factor > 0 && slack->a.count >= n && slack->b.count >= n;
-  // Whether a candidate element with the poison's bytes is never finite
-  // (0xFF in a float type: a NaN); then a finite element is written.
-  const bool poison_not_finite = [&] {
-    if (!is_floating(cand.type)) return false;
-    unsigned char pattern[8];
-    std::memset(pattern, poison_byte, sizeof pattern);
-    return !std::isfinite(element_value(cand.type, pattern));
-  }();
-  const double atol_scaled = tol.atol * scale, rtol = tol.rtol, factor = slack_usable ? slack->factor : 0.0;
+  double scale = finite ? std::sqrt(*ref_sq / static_cast<double>(finite)) : 0.0;
+  return scale == 0 ? 1.0 : scale;
+}
+
+// Whether a candidate element with the poison's bytes is never finite
+// (0xFF in a float type: a NaN); then a finite element is written.
+bool poison_never_finite(ElementType type, std::uint8_t poison_byte) {
+  if (!is_floating(type)) return false;
+  unsigned char pattern[8];
+  std::memset(pattern, poison_byte, sizeof pattern);
+  return !std::isfinite(element_value(type, pattern));
+}
+
+// What every block of one comparison shares.
+struct Allowance {
+  double atol_scaled = 0, atol = 0, scale = 1, rtol = 0, factor = 0;
   // Element i's allowance in a block whose values are all finite.
-  auto finite_allowance = [&](const double* rr, const double* s1, const double* s2, std::int64_t i) {
+  double finite(const double* rr, const double* s1, const double* s2, std::int64_t i) const {
     double allowed = atol_scaled + rtol * std::fabs(rr[i]);
     if (s1) allowed += factor * std::fabs(s1[i] - s2[i]);
     return allowed;
-  };
-  // Elements [0, m) of a block whose values are all finite.
-  auto fast_block = [&](const double* rr, const double* xx, const double* s1, const double* s2, std::int64_t m,
-                        std::int64_t at, OutputError& pe, double& diff_sq) {
-    double sq4[4] = {0, 0, 0, 0}, max_abs = pe.max_abs;
-    std::int64_t off = 0;
-    double worst = pe.worst_excess;
+  }
+};
+
+// Elements [0, m) of a block whose values are all finite.
+void fast_block(const Allowance& al, const double* rr, const double* xx, const double* s1, const double* s2,
+                std::int64_t m, std::int64_t at, OutputError& pe, double& diff_sq) {
+  double sq4[4] = {0, 0, 0, 0}, max_abs = pe.max_abs;
+  std::int64_t off = 0;
+  double worst = pe.worst_excess;
+  for (std::int64_t i = 0; i < m; ++i) {
+    const double d = std::fabs(xx[i] - rr[i]);
+    const double allowed = al.finite(rr, s1, s2, i);
+    sq4[i & 3] += d * d;
+    max_abs = d > max_abs ? d : max_abs;
+    off += d > allowed;
+    if (d > worst * allowed) [[unlikely]] worst = std::max(worst, excess_of(d, allowed));
+  }
+  if (off > 0 && pe.first_bad < 0)
     for (std::int64_t i = 0; i < m; ++i) {
-      const double d = std::fabs(xx[i] - rr[i]);
-      const double allowed = finite_allowance(rr, s1, s2, i);
-      sq4[i & 3] += d * d;
-      max_abs = d > max_abs ? d : max_abs;
-      off += d > allowed;
-      if (d > worst * allowed) [[unlikely]] worst = std::max(worst, excess_of(d, allowed));
-    }
-    if (off > 0 && pe.first_bad < 0)
-      for (std::int64_t i = 0; i < m; ++i) {
-        if (std::fabs(xx[i] - rr[i]) > finite_allowance(rr, s1, s2, i)) {
-          pe.first_bad = at + i;
-          break;
-        }
+      if (std::fabs(xx[i] - rr[i]) > al.finite(rr, s1, s2, i)) {
+        pe.first_bad = at + i;
+        break;
       }
-    diff_sq += (sq4[0] + sq4[1]) + (sq4[2] + sq4[3]);
-    pe.max_abs = max_abs;
-    pe.mismatched += off;
-    pe.worst_excess = worst;
-  };
+    }
+  diff_sq += (sq4[0] + sq4[1]) + (sq4[2] + sq4[3]);
+  pe.max_abs = max_abs;
+  pe.mismatched += off;
+  pe.worst_excess = worst;
+}
+
+// Elements [0, m) of a block with poisoned or non-finite values, one at a time.
+void careful_block(const Allowance& al, const bool* rpois, const bool* cpois, const double* r, const double* x,
+                   const double* sap, const double* sbp, bool slack_usable, std::int64_t m, std::int64_t at,
+                   OutputError& pe, double& diff_sq) {
+  for (std::int64_t i = 0; i < m; ++i) {
+    bool bad = false;
+    if (cpois[i] && !rpois[i]) {
+      ++pe.unwritten;
+      bad = true;
+    } else if (!std::isfinite(r[i]) || !std::isfinite(x[i])) {
+      bool same = (std::isnan(r[i]) && std::isnan(x[i])) || r[i] == x[i];
+      if (!same) {
+        ++pe.nonfinite_mismatch;
+        bad = true;
+      }
+    } else {
+      double d = std::fabs(x[i] - r[i]);
+      diff_sq += d * d;
+      if (d > pe.max_abs) pe.max_abs = d;
+      double allowed = al.atol * al.scale + al.rtol * std::fabs(r[i]);
+      if (slack_usable && std::isfinite(sap[i]) && std::isfinite(sbp[i]))
+        allowed += al.factor * std::fabs(sap[i] - sbp[i]);
+      if (d > allowed) {
+        ++pe.mismatched;
+        bad = true;
+      }
+      // The worst d / allowed, divided only when it may be a new worst.
+      if (d > pe.worst_excess * allowed) pe.worst_excess = std::max(pe.worst_excess, excess_of(d, allowed));
+    }
+    if (bad && pe.first_bad < 0) pe.first_bad = at + i;
+  }
+}
+
+// The chunks' findings into one (first_bad: the earliest chunk's).
+void merge_parts(const std::vector<OutputError>& parts, const std::vector<double>& diff_parts, OutputError& e,
+                 double* diff_sq) {
+  *diff_sq = 0;
+  for (std::size_t c = 0; c < parts.size(); ++c) {
+    const OutputError& pe = parts[c];
+    *diff_sq += diff_parts[c];
+    e.unwritten += pe.unwritten;
+    e.nonfinite_mismatch += pe.nonfinite_mismatch;
+    e.mismatched += pe.mismatched;
+    e.max_abs = std::max(e.max_abs, pe.max_abs);
+    e.worst_excess = std::max(e.worst_excess, pe.worst_excess);
+    if (e.first_bad < 0) e.first_bad = pe.first_bad;
+  }
+}
+
+}  // namespace
+
+OutputError compare_output(const std::string& name, const OutputView& ref, const OutputView& cand,
+                           const ToleranceSpec& tol, std::uint8_t poison_byte, const ElementSlack* slack) {
+  OutputError e;
+  e.output = name;
+  const std::int64_t n = std::min(ref.count, cand.count);
+  const std::int64_t chunks = (n + kChunk - 1) / kChunk;
+  double ref_sq = 0;
+  const double scale = reference_scale(ref, n, &ref_sq);
+  const bool slack_usable = slack && slack->factor > 0 && slack->a.count >= n && slack->b.count >= n;
+  const bool poison_not_finite = poison_never_finite(cand.type, poison_byte);
+  const Allowance al{tol.atol * scale, tol.atol, scale, tol.rtol, slack_usable ? slack->factor : 0.0};
 
   std::vector<OutputError> parts(static_cast<std::size_t>(chunks));
   std::vector<double> diff_parts(static_cast<std::size_t>(chunks), 0.0);
@@ -284,55 +352,20 @@ OutputError compare_output(const std::string& name, const OutputView& ref, const
           (!slack_usable || block_finite(sap, sbp, m))) {
         // The common block: every value finite, so none poisoned (the
         // poison is a NaN pattern) and no special case; the same sums as
-        // the loop below, without its branches.
-        fast_block(r.data(), x.data(), slack_usable ? sap : nullptr, slack_usable ? sbp : nullptr, m, at, pe,
+        // careful_block, without its branches.
+        fast_block(al, r.data(), x.data(), slack_usable ? sap : nullptr, slack_usable ? sbp : nullptr, m, at, pe,
                    diff_sq);
         continue;
       }
       poisoned(ref, at, m, poison_byte, rpois.get());
       poisoned(cand, at, m, poison_byte, cpois.get());
-      for (std::int64_t i = 0; i < m; ++i) {
-        bool bad = false;
-        if (cpois[i] && !rpois[i]) {
-          ++pe.unwritten;
-          bad = true;
-        } else if (!std::isfinite(r[i]) || !std::isfinite(x[i])) {
-          bool same = (std::isnan(r[i]) && std::isnan(x[i])) || r[i] == x[i];
-          if (!same) {
-            ++pe.nonfinite_mismatch;
-            bad = true;
-          }
-        } else {
-          double d = std::fabs(x[i] - r[i]);
-          diff_sq += d * d;
-          if (d > pe.max_abs) pe.max_abs = d;
-          double allowed = tol.atol * scale + tol.rtol * std::fabs(r[i]);
-          if (slack_usable && std::isfinite(sap[i]) && std::isfinite(sbp[i]))
-            allowed += slack->factor * std::fabs(sap[i] - sbp[i]);
-          if (d > allowed) {
-            ++pe.mismatched;
-            bad = true;
-          }
-          // The worst d / allowed, divided only when it may be a new worst.
-          if (d > pe.worst_excess * allowed) pe.worst_excess = std::max(pe.worst_excess, excess_of(d, allowed));
-        }
-        if (bad && pe.first_bad < 0) pe.first_bad = at + i;
-      }
+      careful_block(al, rpois.get(), cpois.get(), r.data(), x.data(), sap, sbp, slack_usable, m, at, pe, diff_sq);
     }
     parts[static_cast<std::size_t>(c)] = pe;
     diff_parts[static_cast<std::size_t>(c)] = diff_sq;
   });
   double diff_sq = 0;
-  for (std::size_t c = 0; c < parts.size(); ++c) {
-    const OutputError& pe = parts[c];
-    diff_sq += diff_parts[c];
-    e.unwritten += pe.unwritten;
-    e.nonfinite_mismatch += pe.nonfinite_mismatch;
-    e.mismatched += pe.mismatched;
-    e.max_abs = std::max(e.max_abs, pe.max_abs);
-    e.worst_excess = std::max(e.worst_excess, pe.worst_excess);
-    if (e.first_bad < 0) e.first_bad = pe.first_bad;
-  }
+  merge_parts(parts, diff_parts, e, &diff_sq);
   if (ref.count != cand.count) {
     // A count mismatch is a wrong result whatever the values: every missing
     // or extra element counts as a mismatch.
