@@ -1,6 +1,7 @@
 #include "synth/capture_harness.h"
 
 #include <algorithm>
+#include <functional>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -87,34 +88,141 @@ struct Part {
   std::size_t calls = 0, distinct = 0;
 };
 
+// The calls a harness runs: the distinct ones (`index`: their places among
+// the recorded), the two largest timed (first recorded wins a tie), the
+// smallest of three or more as the validation size.
+struct CallChoice {
+  std::vector<const RecordedCall*> distinct;
+  std::vector<std::size_t> index;
+  std::vector<std::size_t> timed;  // into distinct
+  std::optional<std::size_t> validation;
+};
+
+CallChoice choose_calls(const Capture& cap) {
+  const Launcher& l = cap.launcher;
+  CallChoice c;
+  std::set<std::vector<long long>> seen;
+  for (std::size_t i = 0; i < cap.calls.size(); ++i)
+    if (seen.insert(signature(l, cap.calls[i])).second) {
+      c.distinct.push_back(&cap.calls[i]);
+      c.index.push_back(i);
+    }
+  std::vector<std::size_t> order(c.distinct.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return call_bytes(l, *c.distinct[a]) > call_bytes(l, *c.distinct[b]);
+  });
+  c.timed.assign(order.begin(), order.begin() + static_cast<long>(std::min<std::size_t>(2, order.size())));
+  if (order.size() >= 3) c.validation = order.back();
+  return c;
+}
+
+// The buffers some recorded call changed: the harness's outputs.
+std::set<std::string> written_buffers(const Capture& cap) {
+  const Launcher& l = cap.launcher;
+  std::set<std::string> outputs;
+  for (std::size_t i = 0; i < l.params.size(); ++i)
+    if (l.params[i].kind == ParamKind::buffer)
+      for (const RecordedCall& c : cap.calls)
+        if (c.args[i].written) outputs.insert(l.params[i].name);
+  return outputs;
+}
+
+using Say = std::function<void(const std::string&)>;
+
+// The distribution of input buffer `i` (element type `element`): an
+// integer buffer takes the values every recorded call held, a float buffer
+// the hull of the recorded ranges; a guess is said.
+std::string input_distribution(const Capture& cap, std::size_t i, const LauncherParam& p, const std::string& element,
+                               const Say& say) {
+  std::ostringstream out;
+  if (integer_element(element)) {
+    // One range serves every size: the values every recorded call held
+    // (indices into a smaller call's table must stay inside it).
+    std::optional<double> lo, hi;
+    for (const RecordedCall& c : cap.calls) {
+      if (c.args[i].min) lo = lo ? std::max(*lo, *c.args[i].min) : *c.args[i].min;
+      if (c.args[i].max) hi = hi ? std::min(*hi, *c.args[i].max) : *c.args[i].max;
+    }
+    if (lo && hi && *lo > *hi) {
+      say("the recorded calls' ranges of '" + p.name + "' do not overlap: " + number_literal(*hi) + ".." +
+          number_literal(*lo) + " is used");
+      std::swap(*lo, *hi);
+    }
+    if (lo && hi) {
+      out << ", Distribution::integers(" << number_literal(*lo) << ", " << number_literal(*hi) << ")";
+    } else {
+      out << ", Distribution::integers(0, 7)";
+      say("'" + p.name + "' holds integers; no range was recorded: 0..7 assumed");
+    }
+  } else {
+    // The hull of the recorded ranges (kernel-level captures record them).
+    std::optional<double> lo, hi;
+    for (const RecordedCall& c : cap.calls) {
+      if (c.args[i].min) lo = lo ? std::min(*lo, *c.args[i].min) : *c.args[i].min;
+      if (c.args[i].max) hi = hi ? std::max(*hi, *c.args[i].max) : *c.args[i].max;
+    }
+    if (lo && hi && *lo < *hi)
+      out << ", Distribution::uniform(" << number_literal(*lo) << ", " << number_literal(*hi) << ")";
+    else
+      out << ", Distribution::normal(0, 1)";
+  }
+  return out.str();
+}
+
+// The launcher's arguments in the harness's call: buffers and dimensions
+// by the harness's names, other values as the largest call passed them.
+void add_arguments(const Capture& cap, const std::vector<const RecordedCall*>& distinct, const RecordedCall& first,
+                   const std::set<std::string>& outputs, const std::string& prefix, const Say& say, Part& part) {
+  const Launcher& l = cap.launcher;
+  auto named = [&](const std::string& name) { return prefix + name; };
+  part.call.launcher = l;
+  for (std::size_t i = 0; i < l.params.size(); ++i) {
+    LauncherParam p = l.params[i];
+    std::set<std::string> values;
+    for (const RecordedCall* c : distinct) values.insert(c->args[i].value);
+    const std::string& v = first.args[i].value;
+    if (values.size() > 1 && p.kind != ParamKind::buffer && p.kind != ParamKind::dim && p.kind != ParamKind::stream)
+      say("'" + p.name + "' differs between the recorded calls: " + v + " (the largest call's) is passed");
+    const std::string own_name = p.name;
+    p.name = named(p.name);  // the harness's names for its buffers and dimensions
+    switch (p.kind) {
+      case ParamKind::buffer: part.call.arguments.push_back(buffer_argument(p, outputs.count(own_name) > 0)); break;
+      case ParamKind::dim: part.call.arguments.push_back(dim_argument(p)); break;
+      case ParamKind::real: part.call.arguments.push_back("static_cast<" + p.canonical + ">(" + v + ")"); break;
+      case ParamKind::flag:
+        part.call.arguments.push_back(v == "true" || (v != "false" && std::stod(v) != 0) ? "true" : "false");
+        break;
+      case ParamKind::stream: part.call.arguments.push_back("0 /* the default stream */"); break;
+      case ParamKind::other:
+        if (v.empty()) {
+          part.call.arguments.push_back("{} /* CONFIRM " + own_name + " (" + p.type + ") */");
+          say("'" + own_name + "' (" + p.type + ") was not recorded: it is passed as {}");
+        } else {
+          part.call.arguments.push_back("static_cast<" + p.canonical + ">(" + v + ") /* CONFIRM " + own_name + " */");
+          say("'" + own_name + "' (" + p.type + ") is passed as its recorded value " + v);
+        }
+        break;
+    }
+  }
+}
+
 Part launcher_part(const Capture& cap, const std::string& prefix, const std::string& definition) {
   const bool kernel_level = !definition.empty();
   const Launcher& l = cap.launcher;
   Part part;
   part.calls = cap.calls.size();
   auto named = [&](const std::string& name) { return prefix + name; };
-  auto say = [&](const std::string& line) {
+  const Say say = [&](const std::string& line) {
     part.confirm.push_back(prefix.empty() ? line : l.name + ": " + line);
   };
 
-  // Distinct calls, largest first (first recorded wins a tie).
-  std::vector<const RecordedCall*> distinct;
-  std::vector<std::size_t> index;
-  std::set<std::vector<long long>> seen;
-  for (std::size_t i = 0; i < cap.calls.size(); ++i)
-    if (seen.insert(signature(l, cap.calls[i])).second) {
-      distinct.push_back(&cap.calls[i]);
-      index.push_back(i);
-    }
+  const CallChoice chosen = choose_calls(cap);
+  const std::vector<const RecordedCall*>& distinct = chosen.distinct;
+  const std::vector<std::size_t>& index = chosen.index;
+  const std::vector<std::size_t>& timed = chosen.timed;
+  const std::optional<std::size_t>& validation = chosen.validation;
   part.distinct = distinct.size();
-  std::vector<std::size_t> order(distinct.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return call_bytes(l, *distinct[a]) > call_bytes(l, *distinct[b]);
-  });
-  std::vector<std::size_t> timed(order.begin(), order.begin() + static_cast<long>(std::min<std::size_t>(2, order.size())));
-  std::optional<std::size_t> validation;
-  if (order.size() >= 3) validation = order.back();
 
   // Shapes.
   std::map<std::string, std::vector<std::string>> shapes;
@@ -151,11 +259,7 @@ Part launcher_part(const Capture& cap, const std::string& prefix, const std::str
   }
 
   // Buffers: outputs are what some call changed.
-  std::set<std::string> outputs;
-  for (std::size_t i = 0; i < l.params.size(); ++i)
-    if (l.params[i].kind == ParamKind::buffer)
-      for (const RecordedCall& c : cap.calls)
-        if (c.args[i].written) outputs.insert(l.params[i].name);
+  const std::set<std::string> outputs = written_buffers(cap);
   part.writes = !outputs.empty() || !returned_element(l.return_type).empty();
   std::ostringstream chain;
   for (std::size_t i = 0; i < l.params.size(); ++i) {
@@ -167,39 +271,7 @@ Part launcher_part(const Capture& cap, const std::string& prefix, const std::str
     const bool inout = out && kernel_level;
     chain << "      ." << (inout ? "inout" : out ? "output" : "input") << "(\"" << named(p.name) << "\", DType::" << element
           << ", " << shape_literal(shapes[p.name]);
-    if (!out || inout) {
-      if (integer_element(element)) {
-        // One range serves every size: the values every recorded call held
-        // (indices into a smaller call's table must stay inside it).
-        std::optional<double> lo, hi;
-        for (const RecordedCall& c : cap.calls) {
-          if (c.args[i].min) lo = lo ? std::max(*lo, *c.args[i].min) : *c.args[i].min;
-          if (c.args[i].max) hi = hi ? std::min(*hi, *c.args[i].max) : *c.args[i].max;
-        }
-        if (lo && hi && *lo > *hi) {
-          say("the recorded calls' ranges of '" + p.name + "' do not overlap: " + number_literal(*hi) + ".." +
-              number_literal(*lo) + " is used");
-          std::swap(*lo, *hi);
-        }
-        if (lo && hi) {
-          chain << ", Distribution::integers(" << number_literal(*lo) << ", " << number_literal(*hi) << ")";
-        } else {
-          chain << ", Distribution::integers(0, 7)";
-          say("'" + p.name + "' holds integers; no range was recorded: 0..7 assumed");
-        }
-      } else {
-        // The hull of the recorded ranges (kernel-level captures record them).
-        std::optional<double> lo, hi;
-        for (const RecordedCall& c : cap.calls) {
-          if (c.args[i].min) lo = lo ? std::min(*lo, *c.args[i].min) : *c.args[i].min;
-          if (c.args[i].max) hi = hi ? std::max(*hi, *c.args[i].max) : *c.args[i].max;
-        }
-        if (lo && hi && *lo < *hi)
-          chain << ", Distribution::uniform(" << number_literal(*lo) << ", " << number_literal(*hi) << ")";
-        else
-          chain << ", Distribution::normal(0, 1)";
-      }
-    }
+    if (!out || inout) chain << input_distribution(cap, i, p, element, say);
     chain << ")";
     if (std::find(own_dims.begin(), own_dims.end(), p.name) != own_dims.end())
       chain << "  // extent as recorded: no product of the launcher's sizes gives it";
@@ -208,36 +280,7 @@ Part launcher_part(const Capture& cap, const std::string& prefix, const std::str
   part.buffers = chain.str();
 
   // Arguments.
-  part.call.launcher = l;
-  const RecordedCall& first = *distinct[timed.front()];
-  for (std::size_t i = 0; i < l.params.size(); ++i) {
-    LauncherParam p = l.params[i];
-    std::set<std::string> values;
-    for (const RecordedCall* c : distinct) values.insert(c->args[i].value);
-    const std::string& v = first.args[i].value;
-    if (values.size() > 1 && p.kind != ParamKind::buffer && p.kind != ParamKind::dim && p.kind != ParamKind::stream)
-      say("'" + p.name + "' differs between the recorded calls: " + v + " (the largest call's) is passed");
-    const std::string own_name = p.name;
-    p.name = named(p.name);  // the harness's names for its buffers and dimensions
-    switch (p.kind) {
-      case ParamKind::buffer: part.call.arguments.push_back(buffer_argument(p, outputs.count(own_name) > 0)); break;
-      case ParamKind::dim: part.call.arguments.push_back(dim_argument(p)); break;
-      case ParamKind::real: part.call.arguments.push_back("static_cast<" + p.canonical + ">(" + v + ")"); break;
-      case ParamKind::flag:
-        part.call.arguments.push_back(v == "true" || (v != "false" && std::stod(v) != 0) ? "true" : "false");
-        break;
-      case ParamKind::stream: part.call.arguments.push_back("0 /* the default stream */"); break;
-      case ParamKind::other:
-        if (v.empty()) {
-          part.call.arguments.push_back("{} /* CONFIRM " + own_name + " (" + p.type + ") */");
-          say("'" + own_name + "' (" + p.type + ") was not recorded: it is passed as {}");
-        } else {
-          part.call.arguments.push_back("static_cast<" + p.canonical + ">(" + v + ") /* CONFIRM " + own_name + " */");
-          say("'" + own_name + "' (" + p.type + ") is passed as its recorded value " + v);
-        }
-        break;
-    }
-  }
+  add_arguments(cap, distinct, *distinct[timed.front()], outputs, prefix, say, part);
   part.call.returned = prefix + returned_output(l);
   part.call.definition = definition;
   return part;
