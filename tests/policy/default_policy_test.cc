@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -61,6 +62,60 @@ TEST(DefaultPolicy, FirstPickFollowsTheWeights) {
     first[weighted_random_order(ctx).front()]++;
   }
   EXPECT_NEAR(first["good"] / 3000.0, 5.0 / 6.0, 0.03);
+}
+
+// An action keeps its draw from call to call: with weights unchanged, the
+// order after taking the first pick is the rest of the order before.
+TEST(DefaultPolicy, TheOrderStaysPutAsActionsAreTaken) {
+  Context ctx;
+  for (int i = 0; i < 20; ++i) {
+    Action a;
+    a.id = "T=" + std::to_string(i);
+    a.settings["T"] = std::to_string(i);
+    ctx.actions.push_back(a);
+  }
+  ctx.seed = 7;
+  std::vector<std::string> before = weighted_random_order(ctx);
+  ctx.actions.erase(std::find_if(ctx.actions.begin(), ctx.actions.end(),
+                                 [&](const Action& a) { return a.id == before.front(); }));
+  std::vector<std::string> after = weighted_random_order(ctx);
+  EXPECT_EQ(after, std::vector<std::string>(before.begin() + 1, before.end()));
+}
+
+// Flag variants of tunable values already measured (except those of the run's
+// best) weigh a quarter: unseen tunable values come first far more often.
+TEST(DefaultPolicy, UnseenTunableValuesComeBeforeFlagVariantsOfSeenOnes) {
+  Context ctx;
+  for (const char* v : {"64", "128"}) {
+    Action plain, fast;
+    plain.id = std::string("B=") + v;
+    plain.settings["B"] = v;
+    fast = plain;
+    fast.id += ",fast";
+    fast.settings["flags"] = "-use_fast_math";
+    ctx.actions.push_back(plain);
+    ctx.actions.push_back(fast);
+  }
+  HistoryEntry tried{"B=64,slow", AttemptEnd::verified, Status::ok, 0.9, 10, false, "", {{"B", "64"}, {"flags", "-O1"}}};
+  ctx.history.push_back(tried);
+  std::map<std::string, int> first;
+  const int n = 4000;
+  for (std::uint64_t seed = 0; seed < n; ++seed) {
+    ctx.seed = seed;
+    first[weighted_random_order(ctx).front()]++;
+  }
+  // Weights 0.025, 0.025, 0.1, 0.1: each B=128 action first with probability 0.4.
+  EXPECT_NEAR(first["B=128"] / double(n), 0.4, 0.03);
+  EXPECT_NEAR(first["B=64"] / double(n), 0.1, 0.03);
+  // The same history where B=64 is the run's best: no penalty for its variants.
+  ctx.history.front().speedup = 1.3;
+  first.clear();
+  for (std::uint64_t seed = 0; seed < n; ++seed) {
+    ctx.seed = seed;
+    ctx.best_speedup = 1.3;
+    first[weighted_random_order(ctx).front()]++;
+  }
+  EXPECT_NEAR(first["B=64"] / double(n), 0.25, 0.03);
 }
 
 TEST(DefaultPolicy, AcceptsImprovementsAndStopsWhenEmpty) {

@@ -36,6 +36,7 @@ class FakeMeasurer final : public Measurer {
  public:
   std::map<std::string, Measurement> results;  // by configuration id; missing: ok 1.0
   std::map<std::string, std::string> hashes;   // by configuration id ("default": the original)
+  std::set<std::string> building;              // ids whose build is not done (ready() says no)
   FakeClock* clock = nullptr;
   long long millis_per_measurement = 0;
   int sleep_ms = 0;
@@ -47,6 +48,7 @@ class FakeMeasurer final : public Measurer {
   bool overlap_on_one_device = false;
   std::atomic<int> running{0};
 
+  bool ready(const Configuration& c) override { return !building.count(c.id); }
   std::string machine_code(const Configuration& c) override {
     auto it = hashes.find(c.id);
     return it == hashes.end() ? "" : it->second;

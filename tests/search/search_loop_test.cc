@@ -185,3 +185,46 @@ TEST(SearchLoop, EqualMachineCodeWithOtherTunableValuesIsStillMeasured) {
   ASSERT_GE(out.best, 0);
   EXPECT_EQ(out.evaluations[out.best].id, "BLOCK_SIZE=512");
 }
+
+// While the policy's first pick still compiles, the device measures the
+// first of its next picks whose build is done, then the passed-over pick.
+TEST(SearchLoop, MeasuresABuiltPickWhileThePolicysFirstStillBuilds) {
+  ConfigSpace space = small_space();
+  FakeMeasurer m;
+  m.building = {space.configs[0].id, space.configs[1].id};
+  InOrderPolicy p;
+  FakeClock clock;
+  LoopOptions opt;
+  opt.prefetch = 4;
+  opt.max_evals = 4;
+  LoopOutcome out = run(space, m, p, clock, opt);
+  ASSERT_EQ(m.measured.size(), 4u);
+  EXPECT_EQ(m.measured[0], space.configs[2].id);  // the first built pick within the prefetch window
+  EXPECT_EQ(m.measured[1], space.configs[3].id);
+  // The window shrinks to what the cap leaves (one ahead): the passed-over
+  // picks, in the policy's order.
+  EXPECT_EQ(m.measured[2], space.configs[0].id);
+  EXPECT_EQ(m.measured[3], space.configs[1].id);
+  // Nothing built ahead: the policy's first pick, waited for.
+  FakeMeasurer none;
+  for (const Configuration& c : space.configs) none.building.insert(c.id);
+  InOrderPolicy q;
+  run(space, none, q, clock, opt);
+  ASSERT_FALSE(none.measured.empty());
+  EXPECT_EQ(none.measured[0], space.configs[0].id);
+}
+
+// Outside the prefetch window nothing is taken out of the policy's order.
+TEST(SearchLoop, KeepsThePolicysOrderBeyondThePrefetchWindow) {
+  ConfigSpace space = small_space();
+  FakeMeasurer m;
+  m.building = {space.configs[0].id, space.configs[1].id, space.configs[2].id};
+  InOrderPolicy p;
+  FakeClock clock;
+  LoopOptions opt;
+  opt.prefetch = 2;
+  opt.max_evals = 1;
+  run(space, m, p, clock, opt);
+  ASSERT_EQ(m.measured.size(), 1u);
+  EXPECT_EQ(m.measured[0], space.configs[0].id);
+}

@@ -2,12 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <set>
 
 namespace kernelblaster::policy {
 namespace {
 
 constexpr double kWeightFloor = 0.02;
 constexpr double kExplorationBonus = 0.1;
+constexpr double kTriedTunablesFactor = 0.25;
 
 // splitmix64: a tiny generator whose output is the same on every platform
 // (std:: distributions are not), which replay needs.
@@ -16,6 +19,26 @@ std::uint64_t splitmix64(std::uint64_t& state) {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
+}
+
+// An action's draw in (0, 1]: a function of the run's seed and the action's
+// id only, so an action keeps its draw from call to call and the order
+// changes only where the weights do (a new best). The builds the loop
+// started for the next picks are then the picks it takes next.
+double action_draw(std::uint64_t seed, const std::string& id) {
+  std::uint64_t h = 0xCBF29CE484222325ull;  // FNV-1a over the id
+  for (unsigned char c : id) h = (h ^ c) * 0x100000001B3ull;
+  std::uint64_t state = seed * 0xD1B54A32D192ED03ull ^ h;
+  splitmix64(state);
+  return (static_cast<double>(splitmix64(state) >> 11) + 1.0) * 0x1.0p-53;
+}
+
+// An action's tunable values without its flags: what a launch configuration
+// or a code path depends on; flag variants share it.
+std::map<std::string, std::string> tunables_of(const std::map<std::string, std::string>& settings) {
+  std::map<std::string, std::string> t = settings;
+  t.erase("flags");
+  return t;
 }
 
 class DefaultPolicy final : public Policy {
@@ -50,17 +73,24 @@ double selection_weight(const KbEstimate& kb, double best_speedup) {
 }
 
 std::vector<std::string> weighted_random_order(const Context& ctx) {
-  std::uint64_t state = ctx.seed * 0xD1B54A32D192ED03ull + ctx.history.size();
-  splitmix64(state);
   struct Keyed {
     double key;
     const std::string* id;
   };
+  std::set<std::map<std::string, std::string>> tried;
+  std::map<std::string, std::string> best_tunables;
+  double best = 1.0;
+  for (const HistoryEntry& h : ctx.history) {
+    tried.insert(tunables_of(h.settings));
+    if (h.verified() && h.speedup > best) best = h.speedup, best_tunables = tunables_of(h.settings);
+  }
+  if (best > 1.0) tried.erase(best_tunables);
   std::vector<Keyed> keyed;
   keyed.reserve(ctx.actions.size());
   for (const Action& a : ctx.actions) {
-    double u = (static_cast<double>(splitmix64(state) >> 11) + 1.0) * 0x1.0p-53;  // (0, 1]
-    keyed.push_back({std::log(u) / selection_weight(a.kb, ctx.best_speedup), &a.id});
+    double w = selection_weight(a.kb, ctx.best_speedup);
+    if (tried.count(tunables_of(a.settings))) w *= kTriedTunablesFactor;
+    keyed.push_back({std::log(action_draw(ctx.seed, a.id)) / w, &a.id});
   }
   std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
     return a.key != b.key ? a.key > b.key : *a.id < *b.id;

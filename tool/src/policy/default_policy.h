@@ -34,10 +34,17 @@ std::unique_ptr<Policy> make_default_policy();
 // are what `reliability` weighs: two failures in two tries divide the
 // weight by 3, a technique never tried or always measured keeps it.
 double selection_weight(const KbEstimate& kb, double best_speedup = 1.0);
+// Within a run, an action whose tunable values (its settings without
+// "flags") were already measured weighs a quarter: its flag variants come
+// after the tunable combinations not yet seen. A launch configuration or a
+// code path is what moves a kernel most; flags move it less (the recorded
+// examples, bench/policy_replay), so a short search covers the first before
+// the second.
 // Every action of ctx, in a weighted random order without replacement
 // (Efraimidis-Spirakis keys u^(1/w)): the first is drawn with probability
-// proportional to its weight, and so on. Deterministic for a given ctx.seed
-// and history length; ties are broken by id.
+// proportional to its weight, and so on. Each action's draw depends only on
+// ctx.seed and its id, so within a run the order changes only where the
+// weights change; ties are broken by id.
 std::vector<std::string> weighted_random_order(const Context& ctx);
 
 }  // namespace kernelblaster::policy

@@ -1,5 +1,7 @@
 #include "search/build_cache.h"
 
+#include <chrono>
+
 namespace kernelblaster::search {
 
 BuildCache::BuildCache(CompilePool& pool, std::string root, Builder build)
@@ -34,6 +36,12 @@ std::shared_future<CandidateBuild> BuildCache::get(const Configuration& config) 
   });
   m_builds.emplace(config.id, future);
   return future;
+}
+
+bool BuildCache::done(const Configuration& config) const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  auto it = m_builds.find(config.id);
+  return it != m_builds.end() && it->second.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
 }
 
 int BuildCache::requested() const {

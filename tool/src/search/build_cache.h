@@ -43,6 +43,9 @@ class BuildCache {
   // From now on, builds that have not started are skipped (their result
   // says so); the run is ending.
   void close() { m_closing = true; }
+  // Whether the build of `config` was requested and has ended (built or
+  // failed): a measurement of it would not wait.
+  bool done(const Configuration& config) const;
   // Configurations whose build was requested so far.
   int requested() const;
 

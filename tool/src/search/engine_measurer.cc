@@ -88,6 +88,10 @@ void EngineMeasurer::prepare(const Configuration& config) {
   if (!config.is_default()) m_builds.get(config);
 }
 
+bool EngineMeasurer::ready(const Configuration& config) {
+  return config.is_default() || m_builds.done(config);
+}
+
 std::string EngineMeasurer::machine_code(const Configuration& config) {
   if (config.is_default()) return m_reference_hash.valid() ? m_reference_hash.get() : std::string();
   return m_builds.get(config).get().hash;

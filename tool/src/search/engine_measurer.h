@@ -45,6 +45,7 @@ class EngineMeasurer final : public Measurer {
   const std::string& reference_binary() const { return m_reference_binary; }
 
   void prepare(const Configuration& config) override;
+  bool ready(const Configuration& config) override;
   std::string machine_code(const Configuration& config) override;
   Measurement measure(const Configuration& config, int device) override;
   Measurement remeasure(const Configuration& config, int device, int seeds) override;

@@ -27,6 +27,12 @@ class Measurer {
   // A hint that `config` will probably be measured soon: start building it.
   // Returns at once.
   virtual void prepare(const Configuration& config) { (void)config; }
+  // Whether measuring `config` now would start at once, its build done. A
+  // measurer with nothing to build (a recorded run) is always ready.
+  virtual bool ready(const Configuration& config) {
+    (void)config;
+    return true;
+  }
   // A hash of the configuration's machine code (SASS), waiting for its build;
   // empty when unknown (no hasher, or it does not compile). Two
   // configurations with one non-empty hash are measured once.

@@ -40,12 +40,6 @@ SearchLoop::SearchLoop(const ConfigSpace& space, std::vector<policy::KbEstimate>
 
 namespace {
 
-// The policy's stream for its call after `selected` selections: different
-// for every call, reproducible from the run's seed.
-std::uint64_t context_seed(std::uint64_t run_seed, int selected) {
-  return run_seed * 1'000'003ull + static_cast<std::uint64_t>(selected);
-}
-
 int reachable(const ConfigSpace& space, const LoopOptions& opt) {
   int size = static_cast<int>(space.configs.size());
   return opt.max_evals > 0 ? std::min(opt.max_evals, size) : size;
@@ -72,7 +66,7 @@ policy::Context first_context(const ConfigSpace& space, const std::vector<policy
   ctx.evaluations_left = reachable(space, opt);
   ctx.seconds_left = opt.budget_s > 0 ? opt.budget_s : 1e9;
   ctx.best_speedup = 1.0;
-  ctx.seed = context_seed(opt.seed, 0);
+  ctx.seed = opt.seed;
   return ctx;
 }
 
@@ -156,8 +150,9 @@ class SearchLoop::Run {
     ctx.evaluations_left = std::max(0, m_total - selected());
     ctx.seconds_left = std::isinf(m_deadline) ? 1e9 : std::max(0.0, m_deadline - m_loop.m_clock());
     ctx.best_speedup = m_best_speedup;
-    // A different, reproducible stream for every call of the policy.
-    ctx.seed = context_seed(m_opt.seed, selected());
+    // The run's seed: a Lua policy's stream differs per call through the
+    // history's length (lua_policy.cc), the default's draws stay put.
+    ctx.seed = m_opt.seed;
     return ctx;
   }
 
@@ -185,17 +180,28 @@ class SearchLoop::Run {
     return out;
   }
 
+  // The policy's first pick, or, while its build runs, the first of its
+  // next picks already built (prepared earlier, within the prefetch
+  // window): the device measures instead of waiting for a compiler, and the
+  // pick it passed over is measured next. A measurer with nothing to build
+  // is always ready, so a replay takes the policy's order as it is.
+  std::size_t first_ready(const std::vector<std::size_t>& chosen, int ahead) const {
+    if (m_loop.m_measurer.ready(m_configs[chosen.front()])) return chosen.front();
+    for (std::size_t k = 1; k < chosen.size() && static_cast<int>(k) <= ahead; ++k)
+      if (m_loop.m_measurer.ready(m_configs[chosen[k]])) return chosen[k];
+    return chosen.front();
+  }
+
   void select_and_start() {
     const std::vector<std::size_t> chosen = picks();
-    const std::size_t cfg = chosen.front();
     const int n = selected() + 1;
-    m_taken[cfg] = true;
-    --m_untaken;
-    m_loop.m_measurer.prepare(m_configs[cfg]);
     // Never further ahead than the run can still select: a build past the
     // evaluation cap is never used, and the run's end waits for it.
     const int ahead = std::min(m_opt.prefetch, m_total - n);
-    for (std::size_t k = 1; k < chosen.size() && static_cast<int>(k) <= ahead; ++k)
+    const std::size_t cfg = first_ready(chosen, ahead);
+    m_taken[cfg] = true;
+    --m_untaken;
+    for (std::size_t k = 0; k < chosen.size() && static_cast<int>(k) <= ahead; ++k)
       m_loop.m_measurer.prepare(m_configs[chosen[k]]);
     const std::string hash = m_loop.m_measurer.machine_code(m_configs[cfg]);
     if (std::string key = dedup_key(m_configs[cfg], hash); !key.empty()) {
