@@ -19,8 +19,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "harness/activity_tracer.h"
-#include "harness/range_profiler.h"
+#include "runtime/activity_tracer.h"
+#include "runtime/range_profiler.h"
 #include "probe_kernels.cuh"
 #include "profile/metric_sets.h"
 

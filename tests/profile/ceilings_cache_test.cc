@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "common/file_util.h"
-#include "profile/driver_version.h"
+#include "runtime/driver_version.h"
 #include "profile/gpu_facts.h"
 
 namespace fs = std::filesystem;

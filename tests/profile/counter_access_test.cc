@@ -1,4 +1,4 @@
-#include "profile/counter_access.h"
+#include "runtime/counter_access.h"
 
 #include <cupti.h>
 #include <cupti_profiler_target.h>

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <set>
 
-#include "profile/cupti_host_config.h"
+#include "runtime/cupti_host_config.h"
 
 namespace kernelblaster::profile {
 namespace {

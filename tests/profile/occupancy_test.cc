@@ -1,4 +1,4 @@
-#include "profile/occupancy.h"
+#include "runtime/occupancy.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "harness/activity_windows.h"
+#include "runtime/activity_windows.h"
 
 #include <gtest/gtest.h>
 

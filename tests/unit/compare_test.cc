@@ -1,4 +1,4 @@
-#include "eval/compare.h"
+#include "runtime/compare.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "harness/fingerprint.h"
+#include "runtime/fingerprint.h"
 
 #include <gtest/gtest.h>
 

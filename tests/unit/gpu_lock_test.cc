@@ -1,4 +1,4 @@
-#include "harness/gpu_lock.h"
+#include "runtime/gpu_lock.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "kernelbench/build_step.h"
-#include "kernelbench/driver_output.h"
+#include "runtime/driver_output.h"
 #include "kernelbench/driver_rewrite.h"
 #include "kernelbench/problem.h"
 #include "kernelbench/prototype.h"
@@ -90,7 +90,7 @@ TEST(KernelBenchProblems, FindsEveryProblemOnceThroughLinks) {
 
 TEST(KernelBenchSourceScan, AnIdentifierIsWholeAndOutsideCommentsAndStrings) {
   auto found = [](const std::string& code, const std::string& name) {
-    return !find_identifier(mask_comments_and_strings(code), name).empty();
+    return !find_identifier(code_only(code), name).empty();
   };
   EXPECT_TRUE(found("int main() { softmax_rows(x, y, n); }", "softmax_rows"));
   EXPECT_TRUE(found("auto fn = &scale;", "scale"));
@@ -409,7 +409,7 @@ TEST(KernelBenchWrapper, StripsLinkageSpecifiersFromTheLauncher) {
 
 TEST(KernelBenchScan, MasksCommentsAndStringsKeepingPositions) {
   std::string src = "a /* b */ \"c\\\"d\" // e\nf 'g'";
-  std::string m = mask_comments_and_strings(src);
+  std::string m = code_only(src);
   EXPECT_EQ(m.size(), src.size());
   EXPECT_EQ(m, "a         \"    \"     \nf ' '");
 }

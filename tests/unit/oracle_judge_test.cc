@@ -13,7 +13,7 @@
 
 #include "common/file_util.h"
 #include "eval/calibration.h"
-#include "eval/compare.h"
+#include "runtime/compare.h"
 #include "eval/judge.h"
 
 namespace fs = std::filesystem;

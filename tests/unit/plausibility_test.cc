@@ -1,12 +1,12 @@
 // The plausibility line (eval/plausibility.h) and the comparison helpers
-// the judges use for isolation and a driver's own check (eval/compare.h).
+// the judges use for isolation and a driver's own check (runtime/compare.h).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
 #include <vector>
 
-#include "eval/compare.h"
+#include "runtime/compare.h"
 #include "eval/plausibility.h"
 
 namespace kernelblaster {

@@ -1,11 +1,11 @@
-#include "harness/process_main.h"
+#include "runtime/process_main.h"
 
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 #include <vector>
 
-#include "harness/cuda_check.h"
+#include "runtime/cuda_check.h"
 
 namespace kernelblaster {
 namespace {

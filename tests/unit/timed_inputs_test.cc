@@ -7,7 +7,7 @@
 
 #include "common/protocol.h"
 #include "eval/plan_builder.h"
-#include "harness/timed_runs.h"
+#include "runtime/timed_runs.h"
 
 namespace kernelblaster {
 namespace {

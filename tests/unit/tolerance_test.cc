@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "harness/spec.h"
+#include "runtime/spec.h"
 
 namespace kernelblaster {
 namespace {

@@ -3,7 +3,7 @@
 // its footprint; every value comes out rounded to 11 significant bits.
 // Expected: wrong_result. Lowered precision, but for fp32 outputs whose
 // tolerance is ~1e-6 relative, a 5e-4 rounding error on every element is
-// more than 1000 allowances over: eval/compare.h merely_inaccurate() calls
+// more than 1000 allowances over: runtime/compare.h merely_inaccurate() calls
 // that wrong, not inaccurate (H100, 2026-11-25: rel L2 2.1e-4, 393168 of
 // 393216 elements off).
 #include <cuda_fp16.h>

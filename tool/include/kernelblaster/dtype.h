@@ -1,6 +1,6 @@
 // The element types of a harness's buffers: one enum for the harness runtime
 // (harness.h calls it DType) and the tool that compares their dumps
-// (eval/compare.h, ElementType). Names at the edges: "f32", "bf16", ...
+// (runtime/compare.h, ElementType). Names at the edges: "f32", "bf16", ...
 #pragma once
 
 namespace kernelblaster {

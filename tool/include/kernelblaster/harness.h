@@ -20,7 +20,7 @@
 // The runtime owns everything else: seeded input generation on the GPU,
 // NaN-poisoning of outputs before every run, input checksums, output dumps,
 // device-wide timing, and the per-GPU lock. The program is driven by the
-// `kernelblaster` tool through a plan file (see tool/src/harness/plan.h); run
+// `kernelblaster` tool through a plan file (see tool/src/runtime/spec.h); run
 // by hand it checks itself once and prints a summary.
 #pragma once
 

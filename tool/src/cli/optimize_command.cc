@@ -467,7 +467,7 @@ std::string discover_launcher(const std::string& source, const std::string& harn
   opt.include_dirs = include_dirs;
   opt.definitions = definitions;
   synth::SourceScan scan = synth::scan_source(source, opt);
-  const std::string harness_code = kernelbench::mask_comments_and_strings(read_file(harness));
+  const std::string harness_code = code_only(read_file(harness));
   std::vector<std::string> named, all;
   for (const synth::Launcher& l : scan.launchers) {
     all.push_back(l.name);

@@ -6,7 +6,7 @@
 #include <map>
 #include <utility>
 
-#include "eval/compare.h"
+#include "runtime/compare.h"
 #include "eval/dumps.h"
 
 namespace kernelblaster {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "common/protocol.h"
-#include "eval/compare.h"
+#include "runtime/compare.h"
 
 namespace kernelblaster {
 

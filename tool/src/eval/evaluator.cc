@@ -13,7 +13,7 @@
 #include "eval/plan_builder.h"
 #include "eval/plausibility.h"
 #include "profile/ceilings_cache.h"
-#include "profile/driver_version.h"
+#include "runtime/driver_version.h"
 #include "profile/kernel_metrics.h"
 
 namespace fs = std::filesystem;

@@ -10,7 +10,7 @@
 
 #include "common/file_util.h"
 #include "common/text.h"
-#include "eval/compare.h"
+#include "runtime/compare.h"
 #include "eval/dumps.h"
 
 namespace kernelblaster {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "eval/compare.h"
+#include "runtime/compare.h"
 
 namespace kernelblaster {
 namespace {

@@ -10,20 +10,10 @@
 
 #include "common/status.h"
 #include "eval/calibration.h"
+#include "profile/kernel_profile.h"
+#include "runtime/compare.h"
 
 namespace kernelblaster {
-
-
-struct OutputError {
-  std::string output;
-  double rel_l2 = 0;
-  double max_abs = 0;
-  double worst_excess = 0;     // max over elements of |d| / (atol*scale + rtol*|ref|)
-  long long mismatched = 0;    // elements outside the elementwise tolerance
-  long long nonfinite_mismatch = 0;
-  long long unwritten = 0;
-  long long first_bad = -1;
-};
 
 struct RunCheck {
   int run = 0;
@@ -52,13 +42,6 @@ struct SizeTiming {
   double cost_us = 0, reference_cost_us = 0;  // what the speedup divides (on the basis)
   double cost_q1_us = 0, cost_q3_us = 0;      // the candidate's cost spread (the speed gate's noise)
   double charged_idle_us = 0;  // idle time beyond the original's allowance, added to the candidate's cost
-};
-
-// One kernel of the candidate's profiled call: metrics under the names of
-// tool/src/profile/METRICS.md; a metric not collected is absent.
-struct KernelProfile {
-  std::string name;
-  std::map<std::string, double> metrics;
 };
 
 // The candidate's time against what the original's calls must do on this

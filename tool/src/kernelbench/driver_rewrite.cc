@@ -156,7 +156,7 @@ std::string make_cuda_model_header(const Prototype& launcher) {
 }
 
 std::string rewrite_driver(const std::string& driver, const Prototype& launcher) {
-  std::string masked = mask_comments_and_strings(driver);
+  std::string masked = code_only(driver);
   Prototype main_fn;
   if (!find_definition(driver, "main", &main_fn, nullptr))
     throw std::runtime_error("driver.cpp defines no main()");

@@ -225,7 +225,7 @@ std::string Prototype::argument_list() const {
 }
 
 bool find_declaration(const std::string& source, const std::string& name, Prototype* out, std::string* why) {
-  std::string masked = mask_comments_and_strings(source);
+  std::string masked = code_only(source);
   for (const Candidate& c : scan(masked, name)) {
     if (masked[c.after] != ';') continue;
     if (build(source, masked, c, name, out)) {
@@ -238,7 +238,7 @@ bool find_declaration(const std::string& source, const std::string& name, Protot
 }
 
 bool find_definition(const std::string& source, const std::string& name, Prototype* out, std::string* why) {
-  std::string masked = mask_comments_and_strings(source);
+  std::string masked = code_only(source);
   for (const Candidate& c : scan(masked, name)) {
     if (masked[c.after] != '{') continue;
     if (build(source, masked, c, name, out)) {
@@ -259,7 +259,7 @@ bool find_definition(const std::string& source, const std::string& name, Prototy
 }
 
 std::vector<std::string> host_function_names(const std::string& source) {
-  std::string masked = mask_comments_and_strings(source);
+  std::string masked = code_only(source);
   std::vector<std::string> names;
   int depth = 0;
   for (std::size_t i = 0; i < masked.size(); ++i) {

@@ -4,39 +4,6 @@
 
 namespace kernelblaster::kernelbench {
 
-
-std::string mask_comments_and_strings(const std::string& text) {
-  std::string out = text;
-  const std::size_t n = text.size();
-  auto blank = [&](std::size_t i) {
-    if (out[i] != '\n') out[i] = ' ';
-  };
-  std::size_t i = 0;
-  while (i < n) {
-    char c = text[i];
-    char next = i + 1 < n ? text[i + 1] : '\0';
-    if (c == '/' && next == '/') {
-      while (i < n && text[i] != '\n') blank(i++);
-    } else if (c == '/' && next == '*') {
-      blank(i++);
-      blank(i++);
-      while (i < n && !(text[i] == '*' && i + 1 < n && text[i + 1] == '/')) blank(i++);
-      for (int k = 0; k < 2 && i < n; ++k) blank(i++);
-    } else if (c == '"' || c == '\'') {
-      // Raw strings are not expected in these files; escapes are.
-      ++i;  // keep the opening quote so `extern "C"` stays recognisable by shape
-      while (i < n && text[i] != c && text[i] != '\n') {
-        if (text[i] == '\\' && i + 1 < n) blank(i++);
-        blank(i++);
-      }
-      if (i < n) ++i;
-    } else {
-      ++i;
-    }
-  }
-  return out;
-}
-
 std::vector<std::size_t> find_identifier(const std::string& masked, const std::string& word) {
   std::vector<std::size_t> hits;
   if (word.empty()) return hits;

@@ -7,14 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "common/source_lines.h"  // is_identifier_char
+#include "common/source_lines.h"  // is_identifier_char, code_only
 
 namespace kernelblaster::kernelbench {
 
-// The text with comments, string and character literals replaced by spaces
-// (newlines kept), so positions match the original and nothing inside a
-// comment or a string is ever mistaken for code.
-std::string mask_comments_and_strings(const std::string& text);
+// The masked text these helpers take is common/source_lines.h's
+// code_only(): comments and the insides of literals blanked, offsets kept.
 
 // Positions of `word` as a whole identifier in `masked` text.
 std::vector<std::size_t> find_identifier(const std::string& masked, const std::string& word);

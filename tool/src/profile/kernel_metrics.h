@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "common/protocol.h"
-#include "eval/result.h"
+#include "profile/kernel_profile.h"
 #include "profile/ptxas_info.h"
 #include "profile/roofline.h"
 

@@ -1,0 +1,415 @@
+#include "runtime/session.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <stdexcept>
+#include <thread>
+
+#include "common/clock.h"
+#include "common/file_util.h"
+#include "runtime/activity_tracer.h"
+#include "runtime/cuda_check.h"
+#include "runtime/device_info.h"
+#include "runtime/device_ops.h"
+#include "runtime/gpu_lock.h"
+#include "runtime/profile_pass.h"
+#include "runtime/profiler_warmup.h"
+#include "runtime/sm_clock.h"
+#include "runtime/timed_runs.h"
+
+namespace kernelblaster {
+namespace {
+
+void check(cudaError_t e, const std::string& what) { cuda_check(e, what); }
+
+// Device memory of one problem size.
+struct BufferSet {
+  std::vector<void*> ptrs;
+  std::vector<std::int64_t> counts;
+};
+
+class SessionCall final : public Call {
+ public:
+  SessionCall(const Harness::Spec& spec, const SizeSpec& size, const BufferSet& set)
+      : m_spec(spec), m_size(size), m_set(set) {}
+  std::int64_t dim(const std::string& name) const override {
+    auto it = m_size.dims.find(name);
+    if (it == m_size.dims.end()) throw std::invalid_argument("launch asks for unknown dimension '" + name + "'");
+    return it->second;
+  }
+  std::int64_t count(const std::string& buffer) const override { return m_set.counts[index(buffer)]; }
+  const std::string& size_label() const override { return m_size.label; }
+
+ protected:
+  void* pointer(const std::string& name, std::size_t element_size, bool writable) const override {
+    std::size_t i = index(name);
+    const BufferSpec& b = m_spec.buffers[i];
+    if (element_size != dtype_size(b.dtype))
+      throw std::invalid_argument("buffer '" + name + "' is " + dtype_name(b.dtype) + " but was asked for with " +
+                                  std::to_string(element_size) + "-byte elements");
+    if (writable && b.role == BufferRole::input)
+      throw std::invalid_argument("buffer '" + name + "' is an input: use in<T>(), not out<T>()");
+    return m_set.ptrs[i];
+  }
+
+ private:
+  std::size_t index(const std::string& name) const {
+    for (std::size_t i = 0; i < m_spec.buffers.size(); ++i)
+      if (m_spec.buffers[i].name == name) return i;
+    throw std::invalid_argument("launch asks for undeclared buffer '" + name + "'");
+  }
+  const Harness::Spec& m_spec;
+  const SizeSpec& m_size;
+  const BufferSet& m_set;
+};
+
+class Session {
+ public:
+  Session(const Harness::Spec& spec, const Plan& plan, std::string out_dir, HarnessReport& report)
+      : m_spec(spec), m_plan(plan), m_out(std::move(out_dir)), m_report(report) {}
+  ~Session() {
+    m_warmup.reset();  // joins its thread and releases CUPTI's profiler state first
+    for (BufferSet& s : m_sets)
+      for (void* p : s.ptrs) cudaFree(p);
+    if (m_flush) cudaFree(m_flush);
+  }
+
+  // The lock first: everything this process does on the GPU, the context
+  // included, happens while it is held. Its own phase: waiting for another
+  // evaluation is not this one's cost.
+  void lock() {
+    m_report.error.phase = "setup";
+    m_report.device = read_device_info(m_plan.device);
+    if (!m_plan.lock_dir.empty()) {
+      std::string why;
+      if (!m_lock.acquire(m_plan.lock_dir, m_report.device.uuid, m_plan.lock_timeout_s, &why)) {
+        m_report.error.kind = "lock_timeout";
+        throw std::runtime_error(why);
+      }
+    }
+    write_file(m_out + "/" + kLockHeldMarker, "");
+  }
+
+  void setup() {
+    m_report.error.phase = "setup";
+    const DeviceInfo& d = m_report.device;
+    check(cudaSetDevice(m_plan.device), "select device " + std::to_string(m_plan.device));
+    // Traced always: correctness runs are checked for work left to other threads too.
+    std::string why;
+    if (!m_tracer.start(&why)) m_report.notes.push_back(why + "; timing uses CUDA events only");
+    m_sets.resize(m_spec.sizes.size());
+    m_flush_bytes = static_cast<std::size_t>(2 * std::max<std::int64_t>(d.l2_bytes, 1 << 20));
+    check(cudaMalloc(&m_flush, m_flush_bytes), "L2 flush buffer");
+    // Written once, so every flush reads memory that holds data. (Once a
+    // suspect in the extra DRAM writes our ranges counted; measured, it was
+    // not: tool/src/profile/METRICS.md, "DRAM counts under the range profiler".)
+    check(cudaMemset(m_flush, 0, m_flush_bytes), "L2 flush buffer");
+    // Whatever L2 the driver sets aside for persisting accesses by default
+    // (seen: 11.25 MiB on an H200) is taken back before any call: what a
+    // call leaves set aside is then the call's doing (judge_state).
+    take_back_persisting_l2();
+    // The profiler's one-time set-up overlaps correctness and timing; it does
+    // no GPU work (profiler_warmup.h).
+    m_warmup = std::make_unique<ProfilerWarmup>(m_plan.profile, m_plan.device);
+  }
+
+  void correctness() {
+    m_report.error.phase = "correctness";
+    std::vector<TimedWindow> windows;
+    for (std::size_t k = 0; k < m_plan.runs.size(); ++k) {
+      m_report.error.run = static_cast<int>(k);
+      const RunRequest& req = m_plan.runs[k];
+      if (req.size < 0 || req.size >= static_cast<int>(m_spec.sizes.size()))
+        throw std::invalid_argument("plan run " + std::to_string(k) + " names size " + std::to_string(req.size));
+      BufferSet& set = buffers(req.size);
+      std::uint8_t int_poison = (k % 2 == 0) ? 0xFF : 0x5A;
+      prepare(set, req.seed, /*regenerate_inputs=*/true, int_poison, /*flush=*/false);
+      check(cudaDeviceSynchronize(), "input preparation");
+      std::vector<std::uint64_t> before = input_checksums(set);
+      bool repeated = m_called_sizes.count(req.size) > 0;
+      m_called_sizes.insert(req.size);
+      SessionCall call(m_spec, m_spec.sizes[req.size], set);
+      TimedWindow window;
+      window.gated = m_tracer.active();
+      if (window.gated) gate().hold(kGateTimeoutUs);
+      window.begin = m_tracer.active() ? m_tracer.now() : 0;
+      m_spec.launch(call);
+      window.returned = m_tracer.active() ? m_tracer.now() : 0;
+      if (window.gated) gate().release();
+      check(cudaGetLastError(), "kernel launch");
+      check(cudaDeviceSynchronize(), "kernel execution");
+      window.end = m_tracer.active() ? m_tracer.now() : 0;
+      window.event_ns = 1e18;  // not event-bracketed: only foreign work is of interest here
+      windows.push_back(window);
+      RunReport run;
+      run.index = static_cast<int>(k);
+      run.size = req.size;
+      run.seed = req.seed;
+      run.repeated_pointers = repeated;
+      std::vector<std::uint64_t> after = input_checksums(set);
+      for (std::size_t i = 0, j = 0; i < m_spec.buffers.size(); ++i) {
+        if (m_spec.buffers[i].role != BufferRole::input) continue;
+        run.input_checksums[m_spec.buffers[i].name] = before[j];
+        if (before[j] != after[j]) run.inputs_modified.push_back(m_spec.buffers[i].name);
+        ++j;
+      }
+      dump_outputs(set, int_poison, run);
+      m_report.runs.push_back(std::move(run));
+      m_persisting = std::max<std::uint64_t>(m_persisting, take_back_persisting_l2());
+    }
+    m_report.error.run = -1;
+    if (m_tracer.active()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));  // let deferred work surface
+      check(cudaDeviceSynchronize(), "trailing work");
+      std::vector<GpuActivity> gpu;
+      std::unordered_map<std::uint32_t, ApiCall> api;
+      m_tracer.drain(&gpu, &api);
+      Attribution attr = attribute_activity(windows, gpu, api, ActivityTracer::current_thread());
+      m_report.foreign_activities = attr.foreign + attr.unordered;
+      m_report.foreign_detail = attr.foreign > 0 ? attr.first_foreign : attr.first_unordered;
+      for (std::size_t k = 0; k < m_report.runs.size() && k < attr.windows.size(); ++k)
+        m_report.runs[k].activities = attr.windows[k].activities;
+    }
+  }
+
+  void timing() {
+    if (!m_plan.timing.enabled) return;
+    m_report.error.phase = "timing";
+    std::vector<int> sizes = m_plan.timing.sizes;
+    if (sizes.empty())
+      for (std::size_t i = 0; i < m_spec.sizes.size(); ++i)
+        if (!m_spec.sizes[i].validation_only) sizes.push_back(static_cast<int>(i));
+    for (int s : sizes) {
+      if (s < 0 || s >= static_cast<int>(m_spec.sizes.size()))
+        throw std::invalid_argument("plan times size " + std::to_string(s));
+      m_report.timings.push_back(time_size(s));
+    }
+  }
+
+  // One more call of the launcher, profiled; last, so nothing above sees
+  // the profiler, and a failure here is a note, never the run's error.
+  void profile() {
+    const ProfileRequest& req = m_plan.profile;
+    if (req.size < 0) return;
+    m_report.error.phase = "profile";
+    if (req.size >= static_cast<int>(m_spec.sizes.size()))
+      throw std::invalid_argument("plan profiles size " + std::to_string(req.size));
+    BufferSet& set = buffers(req.size);
+    SessionCall call(m_spec, m_spec.sizes[req.size], set);
+    ProfileHooks hooks;
+    hooks.prepare = [&] {
+      prepare(set, req.seed, true, 0xFF, true);
+      check(cudaDeviceSynchronize(), "prepare");
+    };
+    hooks.call = [&] {
+      SessionCall c = call;
+      m_spec.launch(c);
+      check(cudaGetLastError(), "kernel launch");
+      check(cudaDeviceSynchronize(), "kernel execution");
+    };
+    try {
+      ProfilerWarmup none(ProfileRequest{}, m_plan.device);
+      m_report.profile = run_profile_pass(req, m_plan.device, m_tracer, hooks, m_warmup ? *m_warmup : none);
+    } catch (const std::exception& x) {
+      // After the verdict's runs and timing: a failure here is a note.
+      m_report.profile.requested = true;
+      m_report.profile.note = std::string("profiling failed: ") + x.what();
+    }
+    const Dims& dims = m_spec.sizes[req.size].dims;
+    if (m_spec.flops) m_report.profile.flops = m_spec.flops(dims);
+    if (m_spec.bytes) m_report.profile.bytes = m_spec.bytes(dims);
+  }
+
+ private:
+  BufferSet& buffers(int size) {
+    BufferSet& set = m_sets[size];
+    if (!set.ptrs.empty()) return set;
+    for (const BufferSpec& b : m_spec.buffers) {
+      std::int64_t n = element_count(b, m_spec.sizes[size]);
+      void* p = nullptr;
+      check(cudaMalloc(&p, static_cast<std::size_t>(n) * dtype_size(b.dtype)),
+            "allocate '" + b.name + "' (" + std::to_string(n) + " elements)");
+      set.ptrs.push_back(p);
+      set.counts.push_back(n);
+    }
+    return set;
+  }
+
+  // Inputs from `seed`, outputs and workspaces poisoned, optionally the L2
+  // flushed: everything a run needs, all outside any timed window.
+  void prepare(BufferSet& set, std::uint64_t seed, bool regenerate_inputs, std::uint8_t int_poison, bool flush) {
+    for (std::size_t i = 0; i < m_spec.buffers.size(); ++i) {
+      const BufferSpec& b = m_spec.buffers[i];
+      std::size_t bytes = static_cast<std::size_t>(set.counts[i]) * dtype_size(b.dtype);
+      if (b.role == BufferRole::inout || (b.role == BufferRole::input && regenerate_inputs))
+        generate_on_device(set.ptrs[i], b.dtype, set.counts[i], b.dist, seed, stream_id_of(b.name.c_str()));
+      else if (b.role == BufferRole::output || b.role == BufferRole::workspace)
+        check(cudaMemsetAsync(set.ptrs[i], dtype_is_float(b.dtype) ? 0xFF : int_poison, bytes, cudaStreamLegacy),
+              "poison '" + b.name + "'");
+    }
+    if (flush) flush_l2_on_device(m_flush, m_flush_bytes);
+  }
+
+  // The compared buffers of `run` read back and written beside the report.
+  void dump_outputs(const BufferSet& set, std::uint8_t int_poison, RunReport& run) {
+    for (std::size_t i = 0; i < m_spec.buffers.size(); ++i) {
+      const BufferSpec& b = m_spec.buffers[i];
+      if (!b.compared()) continue;
+      OutputDump dump;
+      dump.name = b.name;
+      dump.count = set.counts[i];
+      dump.poison_byte = dtype_is_float(b.dtype) ? 0xFF : int_poison;
+      dump.file = "run" + std::to_string(run.index) + "_" + b.name + ".bin";
+      std::string bytes(static_cast<std::size_t>(set.counts[i]) * dtype_size(b.dtype), '\0');
+      check(cudaMemcpy(bytes.data(), set.ptrs[i], bytes.size(), cudaMemcpyDeviceToHost), "output read-back");
+      write_file(m_out + "/" + dump.file, bytes);  // scratch: the report, written last, vouches for it
+      run.outputs.push_back(dump);
+    }
+  }
+
+  std::vector<std::uint64_t> input_checksums(const BufferSet& set) {
+    std::vector<std::uint64_t> sums;
+    for (std::size_t i = 0; i < m_spec.buffers.size(); ++i)
+      if (m_spec.buffers[i].role == BufferRole::input)
+        sums.push_back(checksum_on_device(set.ptrs[i], static_cast<std::size_t>(set.counts[i]) *
+                                                           dtype_size(m_spec.buffers[i].dtype)));
+    return sums;
+  }
+
+  std::int64_t unwritten_outputs(const BufferSet& set) {
+    std::int64_t left = 0;
+    for (std::size_t i = 0; i < m_spec.buffers.size(); ++i) {
+      const BufferSpec& b = m_spec.buffers[i];
+      if (b.role != BufferRole::output) continue;
+      left += count_poisoned_on_device(set.ptrs[i], set.counts[i], dtype_size(b.dtype), 0xFF);
+    }
+    return left;
+  }
+
+  TimingReport time_size(int size) {
+    const TimingRequest& tr = m_plan.timing;
+    BufferSet& set = buffers(size);
+    SessionCall call(m_spec, m_spec.sizes[size], set);
+    const std::uint64_t size_key = static_cast<std::uint64_t>(size) * 1000003u;
+    const std::uint64_t seed = tr.seed + size_key;
+    double clock_mhz = 0;
+    TimedRunHooks hooks;
+    hooks.prepare = [&](const TimedStep& step) {
+      switch (step.phase) {
+        case TimedPhase::warmup: prepare(set, seed + 0x5000 + step.index, true, 0xFF, tr.flush_l2); break;
+        case TimedPhase::fresh:
+          prepare(set, step.check >= 0 ? tr.checks[step.check].seed + size_key : seed + step.index, true, 0xFF,
+                  tr.flush_l2);
+          break;
+        // The inputs of the fresh run before, unchanged: a result cache keyed
+        // by their fingerprint answers at once.
+        case TimedPhase::repeat: prepare(set, 0, false, 0xFF, tr.flush_l2); break;
+      }
+    };
+    hooks.call = [&] {
+      SessionCall c = call;
+      m_spec.launch(c);
+    };
+    hooks.unwritten = [&] { return unwritten_outputs(set); };
+    hooks.observe = [&](int i, int n) {
+      if (i == n / 2) clock_mhz = read_sm_clock_mhz(m_report.device.uuid);
+    };
+    // A checked timed call's outputs, judged like a correctness run's.
+    hooks.checked = [&](const TimedStep& step) {
+      RunReport run;
+      run.index = static_cast<int>(m_report.runs.size());
+      run.size = size;
+      run.seed = tr.checks[step.check].seed + size_key;
+      run.timed_call = step.index;
+      dump_outputs(set, 0xFF, run);
+      m_report.runs.push_back(std::move(run));
+    };
+    TimedLoop loop(m_tracer, tr, tr.repeat_probe_runs);
+    while (!loop.done()) loop.run(hooks);
+    TimingReport out = loop.finish();
+    m_persisting = std::max(m_persisting, loop.persisting_l2_bytes());
+    out.size = size;
+    out.sm_clock_mhz = clock_mhz;
+    return out;
+  }
+
+ public:
+  std::uint64_t persisting_l2_bytes() const { return m_persisting; }
+
+ private:
+  const Harness::Spec& m_spec;
+  const Plan& m_plan;
+  std::string m_out;
+  HarnessReport& m_report;
+  ActivityTracer m_tracer;
+  std::unique_ptr<StreamGate> m_gate;  // made on first use, after the device is chosen
+  StreamGate& gate() {
+    if (!m_gate) m_gate = std::make_unique<StreamGate>();
+    return *m_gate;
+  }
+  GpuLock m_lock;
+  std::unique_ptr<ProfilerWarmup> m_warmup;  // the profiler, set up while the kernels are timed
+  std::vector<BufferSet> m_sets;
+  std::set<int> m_called_sizes;  // sizes whose buffers a correctness run already handed over
+  void* m_flush = nullptr;
+  std::size_t m_flush_bytes = 0;
+  std::uint64_t m_persisting = 0;  // the most L2 a call left set aside for persisting accesses
+};
+
+void write_report(const HarnessReport& report, const std::string& out_dir) {
+  write_file_atomic(out_dir + "/report.json", report_to_json(report));
+}
+
+}  // namespace
+
+HarnessReport describe(const Harness::Spec& spec) {
+  HarnessReport r;
+  r.harness = spec.name;
+  for (const SizeSpec& s : spec.sizes) r.sizes.push_back({s.label, s.dims, s.validation_only, spec.flops ? spec.flops(s.dims) : -1});
+  for (const BufferSpec& b : spec.buffers) {
+    BufferDecl d;
+    d.name = b.name;
+    d.dtype = dtype_name(b.dtype);
+    d.role = role_name(b.role);
+    Tolerance t = resolve_tolerance(b.dtype, b.tol);
+    d.tolerance = {t.rel_l2, t.atol, t.rtol};
+    for (const SizeSpec& s : spec.sizes) d.elements_per_size[s.label] = element_count(b, s);
+    r.buffers.push_back(std::move(d));
+  }
+  return r;
+}
+
+int run_plan(const Harness::Spec& spec, const Plan& plan, const std::string& out_dir) {
+  auto t0 = std::chrono::steady_clock::now();
+  HarnessReport report = describe(spec);
+  if (auto no_gpu = require_gpu()) return *no_gpu;
+  int code = kExitOk;
+  {
+    Session session(spec, plan, out_dir, report);
+    code = run_phases(report, [&] {
+      timed_phase(report, "lock wait", [&] { session.lock(); });
+      timed_phase(report, "setup", [&] { session.setup(); });
+      timed_phase(report, "correctness", [&] { session.correctness(); });
+      timed_phase(report, "timing", [&] { session.timing(); });
+      timed_phase(report, "profile", [&] { session.profile(); });
+    });
+    report.persisting_l2_bytes = session.persisting_l2_bytes();
+  }
+  report.wall_s = seconds_since(t0);
+  try {
+    write_report(report, out_dir);
+  } catch (const std::exception& x) {
+    std::fprintf(stderr, "kernelblaster harness: %s\n", x.what());
+    return kExitRunFailed;
+  }
+  if (code != kExitOk) std::fprintf(stderr, "kernelblaster harness: %s\n", report.error.message.c_str());
+  return code;
+}
+
+}  // namespace kernelblaster
