@@ -24,5 +24,6 @@ int harness_command(const CommandArgs& args, const std::string& self_exe); // ha
 int capture_command(const CommandArgs& args, const std::string& self_exe); // capture_command.cc
 int optimize_command(const CommandArgs& args, const std::string& self_exe); // optimize_command.cc
 int llm_command(const CommandArgs& args, const std::string& self_exe);     // llm_command.cc
+int report_command(const CommandArgs& args, const std::string& self_exe);  // report_command.cc
 
 }  // namespace kernelblaster

@@ -25,6 +25,7 @@ commands:
   build     produce a target's tuned source at build time (called by the CMake module)
   gate      CTest gate: a tuned source is still correct and still fast enough
   stats     how build steps ended, counted per cause (like ccache -s)
+  report    one HTML page (and Markdown) of a tuning run, an optimize run or a directory of them
   llm       check the LLM provider configuration (llm ping)
   harness   write a harness for each host launcher of a source (harness init), or from a capture (harness synth)
   capture   record a program's calls of its launchers (capture shim, capture -- COMMAND)
@@ -59,6 +60,7 @@ int main(int argc, char** argv) {
       {"gate", kernelblaster::gate_command},     {"stats", kernelblaster::stats_command},
       {"llm", kernelblaster::llm_command},       {"harness", kernelblaster::harness_command},
       {"optimize", kernelblaster::optimize_command}, {"capture", kernelblaster::capture_command},
+      {"report", kernelblaster::report_command},
   };
   // `help CMD` is `CMD --help`.
   if (command == "help" && !rest.empty() && commands.count(rest.front())) {

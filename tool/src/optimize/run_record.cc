@@ -189,6 +189,7 @@ void write_run_artifacts(const std::string& dir, const KernelTarget& target, con
                    "\n");
   write_file(dir + "/trajectory.json", trajectory_json(result));
   write_file(dir + "/best.cu", result.best_source);
+  write_file(dir + "/original.cu", target.source);
   write_file(dir + "/kb_diff.json", kb_diff_json(before, after));
   write_file(dir + "/summary.json", summary_json(target, result, seconds));
 }

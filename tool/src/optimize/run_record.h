@@ -5,6 +5,7 @@
 //                     KB's reviews too: review-N.json)
 //   candidates/TAG.cu each extracted candidate; its verdict is in trajectory.json
 //   best.cu           the kept kernel (the original when nothing was kept)
+//   original.cu       the original, as the run read it (the report's diff)
 //   kb_diff.json      every KB statistic the run changed, before and after
 //   summary.json      the outcome, the figures and the times
 #pragma once

@@ -1,0 +1,148 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "report/html_writer.h"
+#include "report/line_diff.h"
+#include "report/markdown_writer.h"
+#include "report/optimize_report.h"
+#include "report/report.h"
+#include "report/svg_chart.h"
+#include "report/tune_report.h"
+
+namespace kernelblaster::report {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(ReportTicks, AreRoundAndCoverTheRange) {
+  std::vector<double> t = nice_ticks(0.93, 1.41, 5);
+  ASSERT_GE(t.size(), 3u);
+  EXPECT_GE(t.front(), 0.93);
+  EXPECT_LE(t.back(), 1.41 + 1e-9);
+  EXPECT_NEAR(t[1] - t[0], 0.2, 1e-9);  // 0.48 over 4 gaps rounds up to 0.2
+  EXPECT_EQ(nice_ticks(0, 1000, 6), (std::vector<double>{0, 200, 400, 600, 800, 1000}));
+}
+
+TEST(ReportDiff, PairsEqualLinesAndMarksTheRest) {
+  auto rows = diff_lines({"a", "b", "c", "d"}, {"a", "x", "c", "d", "e"});
+  std::string kinds;
+  for (const DiffRow& r : rows)
+    kinds += r.kind == DiffRow::Kind::same ? 's' : r.kind == DiffRow::Kind::added ? '+' : r.kind == DiffRow::Kind::removed ? '-' : '~';
+  EXPECT_EQ(kinds, "s-+ss+");
+  EXPECT_EQ(split_lines("x\ny\n"), (std::vector<std::string>{"x", "y"}));
+}
+
+TEST(ReportWriters, EscapeWhatTheRunSays) {
+  Document d;
+  d.title = "Tuning run: <script>alert(1)</script>.cu";
+  d.add(Table{{"a|b"}, {{{"x|y <b>", "good"}}}});
+  std::string html = to_html(d);
+  EXPECT_EQ(html.find("<script>"), std::string::npos);
+  EXPECT_NE(html.find("&lt;script&gt;"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"good\">x|y &lt;b&gt;</td>"), std::string::npos);
+  std::string md = to_markdown(d);
+  EXPECT_NE(md.find("| x\\|y <b> |"), std::string::npos);
+}
+
+TEST(ReportCharts, CarryEveryPointAsData) {
+  Chart c{"c1", "t", "x", "y", {Series{"s", {{1, 1.0}, {2, 1.2}, {3, 1.2}}, true}}, 1.0};
+  std::string svg = svg_chart(c);
+  EXPECT_NE(svg.find("data-chart=\"c1\""), std::string::npos);
+  EXPECT_NE(svg.find("data-points=\"3\""), std::string::npos);
+  EXPECT_EQ(count(svg, "<circle"), 3u);
+  EXPECT_NE(svg.find("data-x=\"2\" data-y=\"1.2\""), std::string::npos);
+  // The Markdown writes a staircase where it steps, and its end.
+  Document d;
+  d.add(c);
+  std::string md = to_markdown(d);
+  EXPECT_NE(md.find("| s | 1 | 1 |"), std::string::npos);
+  EXPECT_NE(md.find("| s | 2 | 1.2 |"), std::string::npos);
+  EXPECT_NE(md.find("| s | 3 | 1.2 |"), std::string::npos);
+}
+
+TEST(ReportFastP, CountsCorrectAndFasterProblems) {
+  std::vector<ProblemOutcome> p = {{"a", true, 2.0}, {"b", true, 1.0}, {"c", false, 1.0}, {"d", true, 0.5}};
+  EXPECT_DOUBLE_EQ(fast_p(p, 0), 0.75);
+  EXPECT_DOUBLE_EQ(fast_p(p, 1), 0.25);
+  EXPECT_DOUBLE_EQ(fast_p(p, 2), 0.0);
+  EXPECT_NEAR(geometric_mean_speedup(p), 1.0, 1e-12);  // 2 x 1 x 1 x 0.5
+  EXPECT_EQ(fast_p({}, 1), 0.0);
+}
+
+TEST(TuneReport, FromARealRunLog) {
+  std::ifstream in(std::string(KB_REPORT_FIXTURES) + "/tune/rmsnorm-h200.log.json");
+  json log = json::parse(in);
+  Document d = tune_report(log, "run.log.json");
+  std::string html = to_html(d);
+  EXPECT_NE(html.find("rmsnorm.cu on NVIDIA H200"), std::string::npos);
+  EXPECT_NE(html.find("data-chart=\"best-by-evaluation\""), std::string::npos);
+  EXPECT_NE(html.find("data-strip=\"candidates\" data-cells=\"19\""), std::string::npos);
+  EXPECT_NE(html.find("BLOCK_SIZE=128, VEC_BYTES=16"), std::string::npos);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_THROW(tune_report(json::object(), "x.json"), std::runtime_error);
+}
+
+TEST(OptimizeReport, ShowsTheKeptKernelAgainstTheOriginal) {
+  fs::path dir = fs::temp_directory_path() / "kb_report_optimize_test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "summary.json") << json{{"kernel", "softmax.cu"}, {"gpu", "NVIDIA H200"}, {"improved", true},
+                                              {"confirmed_speedup", 1.5}, {"best", "t0-s0-a0"}, {"steps", 1},
+                                              {"attempts", 2}, {"verified_attempts", 1},
+                                              {"original", {{"status", "ok"}, {"median_us", 10}}}}
+                                             .dump();
+  std::ofstream(dir / "trajectory.json")
+      << json{{"steps",
+               {{{"trajectory", 0}, {"step", 0}, {"technique", "vectorized_memory_access"}, {"state", "memory_bound"},
+                 {"verified", true}, {"accepted", true}, {"speedup_vs_base", 1.5}, {"base_speedup", 1.0},
+                 {"attempts",
+                  {{{"number", 0}, {"tag", "t0-s0-a0"}, {"end", "rejected"}, {"status", "wrong_result"}, {"detail", "y[3] off"}},
+                   {{"number", 1}, {"tag", "t0-s0-a1"}, {"end", "verified"}, {"status", "ok"}, {"speedup", 1.5}}}}}}}}
+             .dump();
+  std::ofstream(dir / "original.cu") << "int a;\nint b;\n";
+  std::ofstream(dir / "best.cu") << "int a;\nint c;\n";
+  Report r = make_report(dir.string());
+  EXPECT_EQ(r.kind, Kind::optimize_run);
+  std::string html = to_html(r.document);
+  EXPECT_NE(html.find("data-chart=\"speedup-by-step\""), std::string::npos);
+  EXPECT_NE(html.find("wrong_result"), std::string::npos);
+  EXPECT_NE(html.find("<tr class=\"removed\"><td class=\"l\">int b;</td>"), std::string::npos);
+  EXPECT_NE(html.find("<tr class=\"added\"><td class=\"l\"></td><td class=\"r\">int c;</td>"), std::string::npos);
+  EXPECT_NE(to_markdown(r.document).find("- int b;\n+ int c;"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST(DirectoryReport, FromRealRunsOfThreeProblems) {
+  Report r = make_report(std::string(KB_REPORT_FIXTURES) + "/optimize-dir");
+  EXPECT_EQ(r.kind, Kind::directory_run);
+  std::string md = to_markdown(r.document);
+  EXPECT_NE(md.find("3 problems on NVIDIA H200"), std::string::npos);
+  EXPECT_NE(md.find("| 036_RMSNorm | kept a rewrite | 33.792x |"), std::string::npos);
+  EXPECT_NE(md.find("| fast_1 (correct and faster than the original) | 33.3% |"), std::string::npos);
+  EXPECT_NE(to_html(r.document).find("data-chart=\"fast-p\" data-points=\"41\""), std::string::npos);
+}
+
+TEST(Report, SaysWhatAPathIsNot) {
+  fs::path dir = fs::temp_directory_path() / "kb_report_empty_test";
+  fs::create_directories(dir);
+  EXPECT_THROW(make_report(dir.string()), std::runtime_error);
+  std::ofstream(dir / "x.json") << "{\"not\": \"a log\"}";
+  EXPECT_THROW(make_report((dir / "x.json").string()), std::runtime_error);
+  std::ofstream(dir / "y.json") << "{broken";
+  EXPECT_THROW(make_report((dir / "y.json").string()), std::runtime_error);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace kernelblaster::report

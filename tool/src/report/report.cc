@@ -1,0 +1,66 @@
+#include "report/report.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "report/optimize_report.h"
+#include "report/tune_report.h"
+
+namespace kernelblaster::report {
+
+namespace fs = std::filesystem;
+
+const char* kind_name(Kind kind) {
+  switch (kind) {
+    case Kind::tune_log: return "tune_log";
+    case Kind::optimize_run: return "optimize_run";
+    case Kind::directory_run: return "directory_run";
+  }
+  return "?";
+}
+
+Report make_report(const std::string& path) {
+  Report r;
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    const fs::path dir(path);
+    r.html_path = (dir / "report.html").string();
+    r.markdown_path = (dir / "report.md").string();
+    if (is_optimize_run(path)) {
+      r.kind = Kind::optimize_run;
+      r.document = optimize_report(path);
+    } else if (is_directory_run(path)) {
+      r.kind = Kind::directory_run;
+      r.document = directory_report(path);
+    } else if (fs::exists(dir / "CMakeCache.txt")) {
+      throw std::runtime_error(path + " is a build tree: a build tree's report is not built yet (report a tuning log, "
+                                      "an optimize --out directory or a directory of them)");
+    } else {
+      throw std::runtime_error(path + ": no run here (an optimize --out directory has summary.json and trajectory.json)");
+    }
+    return r;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path + ": cannot read it");
+  std::ostringstream text;
+  text << in.rdbuf();
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::exception& x) {
+    throw std::runtime_error(path + ": not JSON (" + std::string(x.what()) + ")");
+  }
+  if (!is_tune_log(j)) throw std::runtime_error(path + ": not a tuning run's log (tune --log FILE writes one)");
+  r.kind = Kind::tune_log;
+  r.document = tune_report(j, path);
+  std::string stem = path.size() > 5 && path.substr(path.size() - 5) == ".json" ? path.substr(0, path.size() - 5) : path;
+  r.html_path = stem + ".html";
+  r.markdown_path = stem + ".md";
+  return r;
+}
+
+}  // namespace kernelblaster::report

@@ -1,0 +1,26 @@
+// `kernelblaster report PATH`: which kind of run PATH holds, and its
+// Document. Kinds: a tuning run's log (tune --log FILE), an optimize run
+// (optimize --out DIR), a directory of optimize runs (optimize over a
+// KernelBench directory).
+#pragma once
+
+#include <string>
+
+#include "report/document.h"
+
+namespace kernelblaster::report {
+
+enum class Kind { tune_log, optimize_run, directory_run };
+const char* kind_name(Kind kind);
+
+struct Report {
+  Kind kind = Kind::tune_log;
+  Document document;
+  std::string html_path, markdown_path;  // where they are written by default
+};
+
+// Throws std::runtime_error (one line) when PATH is none of the kinds or
+// cannot be read.
+Report make_report(const std::string& path);
+
+}  // namespace kernelblaster::report
