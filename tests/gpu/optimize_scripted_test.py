@@ -139,6 +139,9 @@ def kept(out, honest_path, name, at_least):
     check(f"{name}: the kept kernel is the honest rewrite", best.strip() == honest.strip())
     check(f"{name}: its gain is real (at least {at_least}x)", summary["search_speedup"] >= at_least,
           summary["search_speedup"])
+    page = os.path.join(out, "report.html")
+    check(f"{name}: the run wrote its report", os.path.exists(page) and "data-chart=\"speedup-by-step\"" in open(page).read()
+          and "original.cu" in open(page).read())
     print(f"{name}: search {summary['search_speedup']:.3f}x")
 
 

@@ -228,3 +228,30 @@ TEST(SearchLoop, KeepsThePolicysOrderBeyondThePrefetchWindow) {
   ASSERT_EQ(m.measured.size(), 1u);
   EXPECT_EQ(m.measured[0], space.configs[0].id);
 }
+
+// Each result's progress carries the time used and left; the estimate of
+// evaluations left is what the pace fits into the budget, at most what the
+// space leaves.
+TEST(SearchLoop, ProgressSaysTheTimeLeftAndAnEstimateOfEvaluationsLeft) {
+  ConfigSpace space = small_space();
+  FakeClock clock;
+  FakeMeasurer m;
+  m.clock = &clock;
+  m.millis_per_measurement = 2000;
+  InOrderPolicy p;
+  LoopOptions opt;
+  opt.budget_s = 9;
+  std::vector<LoopProgress> seen;
+  SearchLoop loop(space, {}, m, p, [&clock] { return clock.now(); });
+  loop.run(opt, [&](const LoopProgress& pr) { seen.push_back(pr); });
+  ASSERT_GE(seen.size(), 2u);
+  EXPECT_NEAR(seen[0].elapsed_s, 2.0, 1e-9);
+  EXPECT_NEAR(seen[0].seconds_left, 7.0, 1e-9);
+  EXPECT_EQ(evaluations_left_estimate(seen[0]), 3);  // 7 s at 2 s each
+  LoopProgress no_budget = seen[0];
+  no_budget.seconds_left = -1;
+  EXPECT_EQ(evaluations_left_estimate(no_budget), 8);  // 9 in the space, 1 done
+  LoopProgress end = seen.back();
+  end.done = end.total;
+  EXPECT_EQ(evaluations_left_estimate(end), 0);
+}

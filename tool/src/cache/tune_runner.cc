@@ -173,7 +173,8 @@ TuneOutcome run_tuner(const std::string& tool, const TuneRequest& req, double gr
   if (!req.rewriter.empty()) rewrite = run_rewrite(tool, req, grace_s);
   const std::string tune_source = rewrite.kept ? rewrite.path : req.source;
   std::vector<std::string> argv = {tool, "tune", "--source", tune_source, "--harness", req.harness,
-                                   "--out", req.out, "--json", "--budget", number_text(req.budget_s)};
+                                   "--out", req.out, "--json", "--budget", number_text(req.budget_s),
+                                   "--name", std::filesystem::path(req.source).filename().string()};
   if (req.min_speedup > 0) argv.insert(argv.end(), {"--min-speedup", number_text(req.min_speedup)});
   if (!req.manifest.empty()) argv.insert(argv.end(), {"--manifest", req.manifest});
   if (!req.policy.empty()) argv.insert(argv.end(), {"--policy", req.policy});

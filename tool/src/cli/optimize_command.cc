@@ -10,6 +10,9 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "report/html_writer.h"
+#include "report/markdown_writer.h"
+#include "report/report.h"
 #include "common/file_util.h"
 #include "eval/gpu_probe.h"
 #include "eval/manifest.h"
@@ -31,6 +34,20 @@ std::string discover_launcher(const std::string& source, const std::string& harn
                               const std::vector<std::string>& include_dirs, const std::vector<std::string>& definitions);
 
 namespace {
+
+// report.html and report.md of a run directory (or of a directory of them):
+// ", report in DIR/report.html", or what kept it from being written. A run's
+// artifacts stand without it.
+std::string write_report(const std::string& dir) {
+  try {
+    report::Report r = report::make_report(dir);
+    write_file_atomic(r.html_path, report::to_html(r.document));
+    write_file_atomic(r.markdown_path, report::to_markdown(r.document));
+    return ", report in " + r.html_path;
+  } catch (const std::exception& x) {
+    return " (no report: " + std::string(x.what()) + ")";
+  }
+}
 
 namespace fs = std::filesystem;
 
@@ -213,7 +230,7 @@ JobResult run_job(const Job& job, const Settings& st, llm::Client& client, GpuPr
     jr.why = result.stop_reason;
     jr.verdict = JobVerdict::not_kept;
   }
-  print_line("[optimize] " + job.name + ": artifacts in " + job.out);
+  print_line("[optimize] " + job.name + ": artifacts in " + job.out + write_report(job.out));
   return jr;
 }
 
@@ -272,6 +289,8 @@ std::string verdict_text(const JobResult& r) {
 }
 
 void write_table(const std::string& out_root, const std::vector<std::pair<Job, JobResult>>& rows) {
+  // The page of the directory so far (kernelblaster report), refreshed with the table.
+  (void)write_report(out_root);
   std::string md = "| problem | result | speedup | steps | verified attempts | LLM cost |\n|---|---|---|---|---|---|\n";
   char buf[512];
   for (const auto& [job, r] : rows) {

@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <cstdio>
 #include <sstream>
 
@@ -33,13 +35,38 @@ writes it to --out. Progress goes to stderr.
                         (default: every visible GPU)
   --no-flags            tune the declared tunables only, no nvcc flags
   --quiet               no progress lines
+  --name NAME           the kernel's name in the progress lines, the log and the KB's notes
+                        (default: the source's file name; the build passes the user's
+                        source when it tunes a rewrite of it)
   --json                print a summary as JSON on stdout
 
 Exit status: 0 tuned source written, 1 nothing worth writing (one line says
 why), 2 bad usage, 77 no GPU on this machine.
 )";
 
-void print_line(const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); }
+// On a terminal, the progress lines of the search ("[tune] k.cu  3/95 ...")
+// update one line in place; every other line, and every line in a log or
+// CI, is printed as it is.
+bool g_progress_open = false;
+
+bool is_progress_line(const std::string& s) {
+  const std::size_t slash = s.find('/');
+  const std::size_t gap = s.find("  ");
+  return s.rfind("[tune] ", 0) == 0 && gap != std::string::npos && slash != std::string::npos && slash > gap &&
+         s.find(" best ", slash) != std::string::npos;
+}
+
+void print_line(const std::string& s) {
+  static const bool terminal = ::isatty(STDERR_FILENO) == 1;
+  if (terminal && is_progress_line(s)) {
+    std::fprintf(stderr, "\r\033[K%s", s.c_str());
+    g_progress_open = true;
+    return;
+  }
+  if (g_progress_open) std::fputc('\n', stderr);
+  g_progress_open = false;
+  std::fprintf(stderr, "%s\n", s.c_str());
+}
 
 std::vector<int> parse_devices(const std::string& list) {
   std::vector<int> out;
@@ -72,7 +99,7 @@ int tune_command(const CommandArgs& argv, const std::string& self_exe) {
   try {
     Args args(argv,
               {"--source", "--harness", "--manifest", "-I", "-D", "--arch", "--out", "--log", "--budget",
-               "--max-evals", "--policy", "--kb", "--min-speedup", "--seed", "--devices"},
+               "--max-evals", "--policy", "--kb", "--min-speedup", "--seed", "--devices", "--name"},
               {"--no-flags", "--quiet", "--json"});
     json = args.flag("--json");
     opt.source = args.value("--source");
@@ -94,6 +121,7 @@ int tune_command(const CommandArgs& argv, const std::string& self_exe) {
     if (!args.value("--devices").empty()) opt.devices = parse_devices(args.value("--devices"));
     opt.no_flags = args.flag("--no-flags");
     opt.quiet = args.flag("--quiet");
+    opt.name = args.value("--name");
     if (opt.budget_s <= 0) throw UsageError("--budget must be positive");
     if (max_evals < 0 || max_evals != static_cast<int>(max_evals)) throw UsageError("--max-evals needs a whole number >= 0");
     if (seed < 0 || seed != static_cast<double>(static_cast<std::uint64_t>(seed)))
@@ -109,6 +137,7 @@ int tune_command(const CommandArgs& argv, const std::string& self_exe) {
   search::TuneSummary s;
   try {
     s = search::run_tune(opt, self_exe, probe, print_line);
+    if (g_progress_open) std::fputc('\n', stderr);  // end the line updated in place
   } catch (const std::exception& x) {
     std::fprintf(stderr, "kernelblaster tune: %s\n", x.what());
     return 2;

@@ -2,17 +2,14 @@
 #pragma once
 
 #include <cmath>
-#include <cstdio>
 #include <string>
+
+#include "common/text.h"
 
 namespace kernelblaster::report {
 
-inline std::string fixed(double v, int decimals) {
-  if (!std::isfinite(v)) return "-";
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
+// common's fixed_point, and "-" for a value that is not a number.
+inline std::string fixed(double v, int decimals) { return std::isfinite(v) ? fixed_point(v, decimals) : "-"; }
 
 // "1.378x"
 inline std::string speedup_text(double v) { return fixed(v, 3) + "x"; }

@@ -331,6 +331,8 @@ class SearchLoop::Run {
     p.best_speedup = m_best_speedup;
     if (m_outcome.best >= 0) p.best_id = m_outcome.evaluations[m_outcome.best].id;
     p.last = &last;
+    p.elapsed_s = m_loop.m_clock() - m_t0;
+    p.seconds_left = std::isinf(m_deadline) ? -1 : std::max(0.0, m_deadline - m_loop.m_clock());
     m_progress(p);
   }
 
@@ -360,6 +362,13 @@ class SearchLoop::Run {
   std::condition_variable m_finished_cv;
   std::deque<Finished> m_finished;
 };
+
+int evaluations_left_estimate(const LoopProgress& p) {
+  int left = std::max(0, p.total - p.done);
+  if (p.seconds_left < 0 || p.done <= 0 || p.elapsed_s <= 0) return left;
+  const double pace = p.elapsed_s / p.done;  // seconds per evaluation so far
+  return std::min(left, static_cast<int>(p.seconds_left / pace));
+}
 
 LoopOutcome SearchLoop::run(const LoopOptions& opt, const std::function<void(const LoopProgress&)>& progress) {
   return Run(*this, opt, progress).run();

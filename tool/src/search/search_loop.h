@@ -34,7 +34,14 @@ struct LoopProgress {
   double best_speedup = 1.0;
   std::string best_id;  // empty: none yet
   const EvaluationRecord* last = nullptr;
+  double elapsed_s = 0;        // since the run started
+  double seconds_left = -1;    // of the budget; < 0: no budget
 };
+
+// About how many more evaluations the run will make: what is left of the
+// space or cap, and, under a budget, what the pace so far fits into the
+// seconds left.
+int evaluations_left_estimate(const LoopProgress& p);
 
 struct LoopOutcome {
   std::vector<EvaluationRecord> evaluations;  // in completion order

@@ -298,6 +298,8 @@ std::function<void(const LoopProgress&)> progress_lines(const TuneOptions& opt, 
     std::string line = "[tune] " + kernel + "  " + std::to_string(p.done) + "/" + std::to_string(p.total) +
                        "  best " + format_speedup(p.best_speedup);
     if (!p.best_id.empty()) line += " (" + p.best_id + ")";
+    if (p.seconds_left >= 0) line += "  " + std::to_string(static_cast<int>(p.seconds_left + 0.5)) + " s left";
+    line += ", ~" + std::to_string(evaluations_left_estimate(p)) + " more";
     if (p.last && p.last->status != Status::ok) line += "  [" + p.last->id + ": " + status_name(p.last->status) + "]";
     say(line);
   };
@@ -362,7 +364,9 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
     if (!fs::is_regular_file(*p)) throw std::runtime_error("no such file: " + *p);
   const std::string source = fs::absolute(opt.source).lexically_normal().string();
   const std::string text = read_file(source);
-  const std::string kernel = fs::path(source).filename().string();
+  // The name the lines, the log and the KB's notes use: the user's source,
+  // also when the file tuned is a rewrite of it (--name).
+  const std::string kernel = opt.name.empty() ? fs::path(source).filename().string() : opt.name;
 
   const GpuInfo gpu = probe.probe(opt.devices.empty() ? 0 : opt.devices.front());
   if (!take_devices(opt, probe, gpu, sum)) return sum;

@@ -30,6 +30,7 @@ struct TuneOptions {
   std::vector<int> devices;      // empty: every visible GPU
   bool no_flags = false;
   bool quiet = false;
+  std::string name;              // the kernel's name in lines and logs; empty: the source's file name
   int seeds = 3;                 // per measurement
   double budget_ms = 300;        // timed runs per size per measurement
   double run_timeout_s = 60;
