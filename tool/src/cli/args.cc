@@ -1,5 +1,7 @@
 #include "cli/args.h"
 
+#include <cstdio>
+
 #include <cstdlib>
 
 namespace kernelblaster {
@@ -60,6 +62,23 @@ UsageError subcommand_error(const std::vector<std::string>& argv, const std::vec
   if (argv.empty() || argv.front().empty() || argv.front()[0] == '-')
     return UsageError("missing subcommand: one of " + list);
   return UsageError("unknown subcommand '" + argv.front() + "': one of " + list);
+}
+
+int run_command(const char* name, const char* help, const std::vector<std::string>& argv,
+                const std::function<int()>& body) {
+  for (const std::string& a : argv) {
+    if (a == "--") break;
+    if (a == "--help" || a == "-h") {
+      std::fputs(help, stdout);
+      return 0;
+    }
+  }
+  try {
+    return body();
+  } catch (const std::exception& x) {
+    std::fprintf(stderr, "kernelblaster %s: %s (see --help)\n", name, x.what());
+    return 2;
+  }
 }
 
 }  // namespace kernelblaster

@@ -1,6 +1,7 @@
 // A small command-line reader: --flag, --key VALUE, --key=VALUE, repeated keys.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -19,6 +20,12 @@ class UsageError : public std::runtime_error {
 // b", which the command prints after its name, with "(see --help)".
 // `argv` is the command's arguments.
 UsageError subcommand_error(const std::vector<std::string>& argv, const std::vector<std::string>& known);
+
+// The frame a subcommand runs in: `--help` or `-h` before any `--` prints
+// `help` and exits 0; otherwise `body` runs, and a std::exception out of it
+// is one line, "kernelblaster NAME: WHAT (see --help)", and exit 2.
+int run_command(const char* name, const char* help, const std::vector<std::string>& argv,
+                const std::function<int()>& body);
 
 class Args {
  public:

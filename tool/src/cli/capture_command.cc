@@ -122,14 +122,7 @@ GatherReport gather_capture(const std::string& lines_path, const std::string& ou
 
 int capture_command(const CommandArgs& argv, const std::string& self_exe) {
   (void)self_exe;
-  for (const std::string& a : argv) {
-    if (a == "--") break;
-    if (a == "--help" || a == "-h") {
-      std::fputs(kHelp, stdout);
-      return 0;
-    }
-  }
-  try {
+  return run_command("capture", kHelp, argv, [&]() -> int {
     if (!argv.empty() && argv[0] == "shim") return shim(argv);
     auto dash = std::find(argv.begin(), argv.end(), "--");
     if (dash == argv.end() || dash + 1 == argv.end())
@@ -158,10 +151,7 @@ int capture_command(const CommandArgs& argv, const std::string& self_exe) {
       return 1;
     }
     return 0;
-  } catch (const std::exception& x) {
-    std::fprintf(stderr, "kernelblaster capture: %s (see --help)\n", x.what());
-    return 2;
-  }
+  });
 }
 
 }  // namespace kernelblaster

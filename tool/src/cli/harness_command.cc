@@ -103,12 +103,7 @@ int export_command(const CommandArgs& argv) {
 
 int harness_command(const CommandArgs& argv, const std::string& self_exe) {
   (void)self_exe;
-  for (const std::string& a : argv)
-    if (a == "--help" || a == "-h") {
-      std::fputs(kHelp, stdout);
-      return 0;
-    }
-  try {
+  return run_command("harness", kHelp, argv, [&]() -> int {
     if (!argv.empty() && argv[0] == "synth") return synth_command(argv);
     if (!argv.empty() && argv[0] == "export") return export_command(argv);
     if (argv.empty() || argv[0] != "init") throw subcommand_error(argv, {"init", "synth", "export"});
@@ -144,10 +139,7 @@ int harness_command(const CommandArgs& argv, const std::string& self_exe) {
                 d.confirm.size() == 1 ? "" : "s");
     for (const std::string& c : d.confirm) std::printf("  confirm: %s\n", c.c_str());
     return 0;
-  } catch (const std::exception& x) {
-    std::fprintf(stderr, "kernelblaster harness: %s (see --help)\n", x.what());
-    return 2;
-  }
+  });
 }
 
 }  // namespace kernelblaster

@@ -40,12 +40,7 @@ void print_line(const std::string& s) { std::fprintf(stderr, "kernelblaster poli
 
 int policy_replay_command(const CommandArgs& argv, const std::string& self_exe) {
   (void)self_exe;
-  for (const std::string& a : argv)
-    if (a == "--help" || a == "-h") {
-      std::fputs(kHelp, stdout);
-      return 0;
-    }
-  try {
+  return run_command("policy replay", kHelp, argv, [&]() -> int {
     Args args(argv, {"--policy", "--results", "--kb", "--seeds", "--max-evals", "--band"}, {"--json", "--learn"});
     std::string results = args.value("--results");
     if (results.empty()) throw UsageError("--results is required");
@@ -85,10 +80,7 @@ int policy_replay_command(const CommandArgs& argv, const std::string& self_exe) 
                    .c_str(),
                stdout);
     return 0;
-  } catch (const std::exception& x) {
-    std::fprintf(stderr, "kernelblaster policy replay: %s (see --help)\n", x.what());
-    return 2;
-  }
+  });
 }
 
 }  // namespace kernelblaster

@@ -43,12 +43,7 @@ Exit status: 0 written, 2 bad usage or a PATH that holds no run.
 
 int report_command(const CommandArgs& argv, const std::string& self_exe) {
   (void)self_exe;
-  for (const std::string& a : argv)
-    if (a == "--help" || a == "-h") {
-      std::fputs(kHelp, stdout);
-      return 0;
-    }
-  try {
+  return run_command("report", kHelp, argv, [&]() -> int {
     if (argv.empty() || argv.front().rfind("-", 0) == 0) throw UsageError("give the PATH of a run first");
     const std::string path = argv.front();
     Args args(CommandArgs(argv.begin() + 1, argv.end()), {"--html", "--markdown"}, {"--json"});
@@ -69,10 +64,7 @@ int report_command(const CommandArgs& argv, const std::string& self_exe) {
       std::printf("kernelblaster: report of %s: %s (and %s)\n", path.c_str(), html.c_str(), markdown.c_str());
     }
     return 0;
-  } catch (const std::exception& x) {
-    std::fprintf(stderr, "kernelblaster report: %s (see --help)\n", x.what());
-    return 2;
-  }
+  });
 }
 
 }  // namespace kernelblaster

@@ -56,12 +56,7 @@ long long report_counts(const std::string& dir, nlohmann::json* json) {
 
 int stats_command(const CommandArgs& argv, const std::string& self_exe) {
   (void)self_exe;
-  for (const std::string& a : argv)
-    if (a == "--help" || a == "-h") {
-      std::fputs(kHelp, stdout);
-      return 0;
-    }
-  try {
+  return run_command("stats", kHelp, argv, [&]() -> int {
     Args args(argv, {"--cache-dir", "--build-dir"}, {"--zero", "--json"});
     std::string dir = args.value("--cache-dir");
     std::string build_dir = args.value("--build-dir");
@@ -96,10 +91,7 @@ int stats_command(const CommandArgs& argv, const std::string& self_exe) {
       std::printf("build steps in all: %lld\n", total);
     }
     return 0;
-  } catch (const std::exception& x) {
-    std::fprintf(stderr, "kernelblaster stats: %s (see --help)\n", x.what());
-    return 2;
-  }
+  });
 }
 
 }  // namespace kernelblaster
