@@ -3,13 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
+#include "common/file_util.h"
 #include "report/format.h"
 
 namespace kernelblaster::report {
@@ -18,17 +17,8 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return {};
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 json read_json(const fs::path& p) {
-  std::string text = read_text(p);
-  if (text.empty()) throw std::runtime_error(p.string() + ": missing or empty");
+  const std::string text = read_file(p.string());
   try {
     return json::parse(text);
   } catch (const json::exception& x) {
@@ -185,8 +175,8 @@ Document optimize_report(const std::string& dir_text) {
   add_speedup_chart(doc, trajectory);
   add_steps(doc, trajectory);
   if (improved && fs::exists(dir / "original.cu") && fs::exists(dir / "best.cu"))
-    doc.add(SideBySide{"The kept kernel against the original", "original.cu", "best.cu", read_text(dir / "original.cu"),
-                       read_text(dir / "best.cu")});
+    doc.add(SideBySide{"The kept kernel against the original", "original.cu", "best.cu", read_file((dir / "original.cu").string()),
+                       read_file((dir / "best.cu").string())});
   else if (improved)
     doc.add(Paragraph{"The run directory has no original.cu (written since 2026-11-26), so the kept kernel is shown "
                       "without the original: best.cu."});

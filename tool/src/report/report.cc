@@ -1,12 +1,11 @@
 #include "report/report.h"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
+#include "common/file_util.h"
 #include "report/optimize_report.h"
 #include "report/tune_report.h"
 
@@ -44,13 +43,10 @@ Report make_report(const std::string& path) {
     }
     return r;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot read it");
-  std::ostringstream text;
-  text << in.rdbuf();
+  const std::string text = read_file(path);
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(text.str());
+    j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& x) {
     throw std::runtime_error(path + ": not JSON (" + std::string(x.what()) + ")");
   }
