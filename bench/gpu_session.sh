@@ -12,6 +12,9 @@
 #   bench/gpu_session.sh concurrent   CONCURRENT_BUILDS builds of the examples at once on one cache and KB (issue 27)
 #   bench/gpu_session.sh spread       SPREAD_RUNS tuning runs of one example: the chosen speedup's spread (issue 27;
 #                                     SPREAD_KERNEL, SPREAD_BUDGET, SPREAD_KB shared|fresh, SPREAD_TAG)
+#   bench/gpu_session.sh buildreport  issue 29: the examples built on this GPU with MODE TUNE from an empty cache,
+#                                     then their CTest gates; the build tree's report after each, and the
+#                                     files it reads (records, gate verdicts, cache) as one archive
 #   bench/gpu_session.sh gputests     the tool's own GPU test suite
 #   bench/gpu_session.sh sandbox      the harness sandbox's cost (on vs off, after kbspeed), and CUDA under RLIMIT_DATA
 #   bench/gpu_session.sh ceilings     this GPU's roofline ceilings (cached; the plausibility line reads them)
@@ -380,6 +383,18 @@ case "$stage" in
       echo "run $i: plain_build_ms=$p warm_build_ms=$w" | tee -a "$OUT/warm-times.txt"
     done
     grep "kernelblaster:" "$OUT/warm-build-3.log"
+    ;;
+  buildreport)
+    d=$OUT/buildreport; b=/tmp/brx; mkdir -p "$d"; rm -rf "$b" /tmp/brcache
+    cmake -S examples/kernels -B "$b" -G Ninja -DCMAKE_PREFIX_PATH=/tmp/kb -DKERNELBLASTER_CACHE_DIR=/tmp/brcache \
+      -DKERNELBLASTER_MODE=TUNE >/dev/null
+    s=$(date +%s%N); cmake --build "$b" > "$d/build.log" 2>&1
+    echo "build_ms=$(( ($(date +%s%N) - s) / 1000000 ))" | tee -a "$d/build.log"; grep -E "^kernelblaster" "$d/build.log"
+    cp "$b/kernelblaster_report.md" "$d/after-build.md"
+    ctest --test-dir "$b" -L kernelblaster 2>&1 | tee "$d/ctest.log" | tail -14
+    cp "$b"/kernelblaster_report.html "$b"/kernelblaster_report.md "$d/"
+    tar czf "$d/tree.tgz" -C / tmp/brcache $(cd / && find tmp/brx/kernelblaster_generated -name "*.stamp" -o -name "*.gate-*.json" \
+      -o -path "*/src/*.cu" | grep -v kernel_launches) tmp/brx/CMakeCache.txt
     ;;
   gputests)
     # The whole log is kept (bench/results needs the raw file, not a tail).

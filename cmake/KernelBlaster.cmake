@@ -357,6 +357,46 @@ function(kernelblaster_optimize target)
   # At the end of this directory, so target_sources() after the call count.
   # (A deferred call evaluates its arguments when it runs: bind the name now.)
   cmake_language(EVAL CODE "cmake_language(DEFER CALL _kernelblaster_process_target [==[${target}]==])")
+  # One report for the whole build tree, ruled once every target is known.
+  get_property(_report_scheduled GLOBAL PROPERTY _KERNELBLASTER_REPORT_SCHEDULED)
+  if(NOT _report_scheduled)
+    set_property(GLOBAL PROPERTY _KERNELBLASTER_REPORT_SCHEDULED TRUE)
+    cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _kernelblaster_report_rule)
+  endif()
+endfunction()
+
+# kernelblaster_report.html at the top of the build tree: refreshed by any
+# build that ran a KernelBlaster build step (its stamps are the inputs), with
+# one line naming it. Scheduled at the end of the top directory; where
+# targets of that directory are still to be processed, it waits for them.
+function(_kernelblaster_report_rule)
+  cmake_language(DEFER GET_CALL_IDS _ids)
+  foreach(_id IN LISTS _ids)
+    cmake_language(DEFER GET_CALL ${_id} _call)
+    list(GET _call 0 _command)
+    if(_command STREQUAL "_kernelblaster_process_target")
+      cmake_language(DEFER CALL _kernelblaster_report_rule)
+      return()
+    endif()
+  endforeach()
+  get_property(_stamps GLOBAL PROPERTY _KERNELBLASTER_REPORT_STAMPS)
+  get_property(_targets GLOBAL PROPERTY _KERNELBLASTER_REPORT_TARGETS)
+  get_property(_tool GLOBAL PROPERTY _KERNELBLASTER_REPORT_TOOL)
+  get_property(_tool_target GLOBAL PROPERTY _KERNELBLASTER_REPORT_TOOL_TARGET)
+  if(NOT _stamps OR TARGET kernelblaster_report)
+    return()
+  endif()
+  set(_html "${CMAKE_BINARY_DIR}/kernelblaster_report.html")
+  add_custom_command(OUTPUT "${_html}"
+    BYPRODUCTS "${CMAKE_BINARY_DIR}/kernelblaster_report.md"
+    COMMAND "${_tool}" report "${CMAKE_BINARY_DIR}" --from-build
+    DEPENDS ${_stamps} ${_tool_target}
+    COMMENT "KernelBlaster: report"
+    VERBATIM)
+  add_custom_target(kernelblaster_report ALL DEPENDS "${_html}")
+  # Makefile generators see the stamps of other directories only as files:
+  # the targets that make them are built first.
+  add_dependencies(kernelblaster_report ${_targets})
 endfunction()
 
 # The kernel recorder's path: beside the tool in its build tree, in lib/
@@ -641,6 +681,7 @@ F $<JOIN:${_opts},\nF >
   get_target_property(_target_dir ${target} SOURCE_DIR)
   set(_tune_commands "")
   set(_export_commands "")
+  set(_stamps "")
   foreach(_s _h _cap IN ZIP_LISTS _pairs_src _pairs_harness _pairs_capture)
     file(RELATIVE_PATH _rel "${_target_dir}" "${_s}")
     if(_rel MATCHES "^\\.\\./")
@@ -649,6 +690,7 @@ F $<JOIN:${_opts},\nF >
     set(_out "${_gen}/${_rel}")
     set(_rsp "${_out}.rsp")
     set(_stamp "${_out}.stamp")
+    list(APPEND _stamps "${_stamp}")
     set(_dep "${_out}.d")
     set(_per_source --source "${_s}" --harness "${_h}" --out "${_out}" --rsp "${_rsp}")
     set(_byproducts "${_out}" "${_rsp}")
@@ -721,14 +763,27 @@ F $<JOIN:${_opts},\nF >
     if(NOT _NO_TESTS)
       get_filename_component(_name "${_s}" NAME)
       set(_gate "${_TOOL}" gate --source "${_s}" --tuned "${_out}" --harness "${_h}" --manifest "${_manifest}" --rsp "${_rsp}" ${_gate_synth})
-      add_test(NAME kernelblaster.${target}.${_name}.correctness COMMAND ${_gate} --check correctness)
-      add_test(NAME kernelblaster.${target}.${_name}.speed COMMAND ${_gate} --check speed --min-speedup ${_gate_min_speedup})
+      add_test(NAME kernelblaster.${target}.${_name}.correctness
+        COMMAND ${_gate} --check correctness --record "${_out}.gate-correctness.json"
+        --refresh-report "${CMAKE_BINARY_DIR}")
+      add_test(NAME kernelblaster.${target}.${_name}.speed
+        COMMAND ${_gate} --check speed --min-speedup ${_gate_min_speedup} --record "${_out}.gate-speed.json"
+        --refresh-report "${CMAKE_BINARY_DIR}")
       set_tests_properties(kernelblaster.${target}.${_name}.correctness kernelblaster.${target}.${_name}.speed PROPERTIES
         LABELS "kernelblaster;gpu" SKIP_RETURN_CODE 77 RESOURCE_LOCK kernelblaster_gpu TIMEOUT 1800
         ENVIRONMENT_MODIFICATION "CUDA_INJECTION64_PATH=unset:;KERNELBLASTER_KERNEL_CAPTURE_DIR=unset:")
     endif()
   endforeach()
   set_property(TARGET ${target} PROPERTY SOURCES ${_target_sources})
+  # The build tree's report reads every build step's stamp (its record); a
+  # target left out of ALL is left out of the report's inputs too.
+  get_target_property(_exclude ${target} EXCLUDE_FROM_ALL)
+  if(NOT _exclude)
+    set_property(GLOBAL APPEND PROPERTY _KERNELBLASTER_REPORT_STAMPS ${_stamps})
+    set_property(GLOBAL APPEND PROPERTY _KERNELBLASTER_REPORT_TARGETS ${target})
+    set_property(GLOBAL PROPERTY _KERNELBLASTER_REPORT_TOOL "${_TOOL}")
+    set_property(GLOBAL PROPERTY _KERNELBLASTER_REPORT_TOOL_TARGET "${_TOOL_TARGET}")
+  endif()
   # A program run by hand records through kernelblaster_generated/record,
   # which runs it with the kernel recorder.
   set(_recording ${_pairs_capture})

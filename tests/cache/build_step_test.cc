@@ -12,6 +12,7 @@
 #include <mutex>
 #include <thread>
 
+#include "cache/build_record.h"
 #include "cache/build_stats.h"
 #include "cache/lockfile.h"
 #include "cache/results_cache.h"
@@ -96,6 +97,32 @@ TEST_F(BuildStepTest, AMissingNvccIsNamedNotTakenForAStaleEntry) {
             "directory); using the original");
   EXPECT_EQ(r.action, "original");
   EXPECT_EQ(m_tunes, 1);
+}
+
+TEST_F(BuildStepTest, TheStampIsTheStepsRecordForTheBuildsReport) {
+  m_gpu = testing::h200();
+  m_req.target = "app";
+  BuildReport r = run();
+  std::string why;
+  std::optional<BuildRecord> rec = parse_build_record(slurp(m_req.stamp), m_req.stamp, &why);
+  ASSERT_TRUE(rec) << why;
+  EXPECT_EQ(rec->target, "app");
+  EXPECT_EQ(rec->action, "tuned");
+  EXPECT_EQ(rec->cause, BuildCause::tuned);
+  EXPECT_EQ(rec->origin, "tuning");
+  EXPECT_EQ(rec->key, r.key);
+  EXPECT_EQ(rec->line, r.line);
+  EXPECT_EQ(rec->out, m_req.out);
+  ASSERT_TRUE(rec->result);
+  EXPECT_DOUBLE_EQ(rec->result->speedup, 1.4);
+  m_gpu.reset();  // the next step decides otherwise, and its record says so
+  m_req.cache_dir = m_dir.path("empty-cache");
+  run();
+  rec = parse_build_record(slurp(m_req.stamp), m_req.stamp, &why);
+  ASSERT_TRUE(rec) << why;
+  EXPECT_EQ(rec->cause, BuildCause::no_gpu);
+  EXPECT_EQ(rec->action, "original");
+  EXPECT_FALSE(rec->result);
 }
 
 TEST_F(BuildStepTest, NoGpuUsesTheOriginalAndSaysSo) {

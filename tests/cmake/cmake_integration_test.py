@@ -78,6 +78,22 @@ def expect_no_work(build_dir, target="kbsample"):
         fail("a rebuild with nothing changed still has work to do")
 
 
+def expect_report(build_dir, output, sources):
+    """The build's report: one line naming it, and a row per source saying what it compiles."""
+    page = os.path.join(build_dir, "kernelblaster_report.html")
+    named = [l for l in output.splitlines() if l.startswith("kernelblaster report: ")]
+    if named != ["kernelblaster report: " + page]:
+        print(output)
+        fail("the build named its report %d times, expected once as %s: %s" % (len(named), page, named))
+    md = read(os.path.join(build_dir, "kernelblaster_report.md"))
+    for name, regex in sources.items():
+        if not re.search(r"^\| [^|]+ \| " + re.escape(name) + r" \| " + regex, md, re.M):
+            print(md)
+            fail("the report's row for %s does not match %r" % (name, regex))
+    if 'data-strip="sources"' not in read(page):
+        fail("the report page has no strip of its sources")
+
+
 def gen_dir(build_dir):
     return os.path.join(build_dir, "kernelblaster_generated", "kbsample")
 
@@ -318,7 +334,15 @@ def case_find_package():
     if r.returncode != 0 or "Skipped" not in r.stdout:
         print(r.stdout)
         fail("the correctness gate does not skip without a GPU")
-    print("ok: CTest gates registered and skipped without a GPU")
+    # The gate kept its verdict beside the compiled source and refreshed the build's report.
+    verdict = json.loads(read(os.path.join(gen_dir(b), "src", "scale.cu.gate-correctness.json")))
+    if verdict["exit_code"] != 77 or not verdict["verdict"].startswith("skipped: ") or len(verdict["judged_sha256"]) != 64:
+        fail("the correctness gate's record: %r" % verdict)
+    md = read(os.path.join(b, "kernelblaster_report.md"))
+    if not re.search(r"^\| kbsample \| scale\.cu \| skipped: [^|]+ \| not run \|", md, re.M):
+        print(md)
+        fail("the build's report does not show the gate's verdict after ctest")
+    print("ok: CTest gates registered and skipped without a GPU; the verdict is recorded and in the build's report")
 
 
 def case_configure_time():
@@ -361,7 +385,15 @@ def case_makefiles():
     expect_lines(out, {"scale.cu": no_gpu, "shift.cu": no_gpu})
     if "Building" in out:
         fail("an unchanged result was recompiled under Makefiles:\n" + out)
-    print("ok: Makefiles: no-op rebuild, depfile, no recompilation for an unchanged result")
+    # The whole project: the report rule after the targets, also under Makefiles.
+    out = run(["cmake", "--build", b]).stdout
+    expect_report(b, out, {"scale.cu": r"the original \| no GPU, and no result for the target",
+                           "shift.cu": r"the original \| no GPU, and no result for the target"})
+    out = run(["cmake", "--build", b]).stdout
+    if "kernelblaster report" in out or kb_lines(out):
+        fail("a Makefile rebuild of everything with nothing changed made the report again:\n" + out)
+    print("ok: Makefiles: no-op rebuild, depfile, no recompilation for an unchanged result; the report after the "
+          "targets, and not again when nothing ran")
 
 
 AWKWARD_DEFINITIONS = [
@@ -637,9 +669,12 @@ def case_imagelib():
         "filters.cu": r"no harness yet: recording the calls of box_blur, threshold, invert into .*filters\.calls\.jsonl",
         "main.cu": r"no harness yet: recording the launches of fill into .*kernel_launches \(the original compiled as "
                    r"it is\)"})
+    expect_report(b, out, {"adjust.cu": r"the original, recording \| recording calls for a harness",
+                           "filters.cu": r"the original, recording \| recording calls for a harness",
+                           "main.cu": r"the original, recording \| recording calls for a harness"})
     expect_no_work(b, "all")
     print("ok: imagelib: each source records into its own file; main() is the program, not a launcher; "
-          "nothing runs again until calls are recorded")
+          "nothing runs again until calls are recorded; the build's report names all three")
     shims = {stem: open(os.path.join(gen, "imagelib", "src", stem + ".cu")).read() for stem in ("adjust", "filters")}
     adjust = launchers_in(shims["adjust"])
     filters = launchers_in(shims["filters"])
@@ -663,6 +698,8 @@ def case_imagelib():
         "filters.cu": r"harness synthesized from 4 recorded calls of box_blur, threshold; the kernel invert_kernel "
                       r"would change unverified \(invert was never called while calls were recorded; a tuning "
                       r"changes the whole file; ALLOW_UNVERIFIED tunes anyway\); using the original$"})
+    expect_report(b, out, {"adjust.cu": r"the original \| no GPU, and no result for the target",
+                           "filters.cu": r"the original \| no usable harness \|"})
     harness = open(os.path.join(gen, "imagelib", "harness", "adjust_harness.cu")).read()
     for needed in ("brighten(", "mean_brightness(", '.output("mean_brightness_returned", DType::f32, {1})',
                    '.output("brighten_out", DType::u8'):

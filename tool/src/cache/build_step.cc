@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "cache/build_record.h"
 #include "cache/content_key.h"
 #include "cache/lockfile.h"
 #include "cache/result_json.h"
@@ -91,6 +92,15 @@ const char* build_cause_name(BuildCause c) {
     case BuildCause::no_harness: return "no_harness";
   }
   return "unknown";
+}
+
+bool build_cause_from_name(const std::string& name, BuildCause* out) {
+  for (int c = static_cast<int>(BuildCause::applied); c <= static_cast<int>(BuildCause::no_harness); ++c)
+    if (name == build_cause_name(static_cast<BuildCause>(c))) {
+      *out = static_cast<BuildCause>(c);
+      return true;
+    }
+  return false;
 }
 
 namespace {
@@ -228,7 +238,7 @@ class BuildStepRun {
     if (m_req.dry_run) return;
     m_rep.wrote_source = write_if_changed(m_req.out, text);
     if (!m_req.rsp.empty()) write_if_changed(m_req.rsp, rsp_text(flags));
-    if (!m_req.stamp.empty()) write_file(m_req.stamp, m_rep.key + "\n" + m_rep.line + "\n");
+    if (!m_req.stamp.empty()) write_file(m_req.stamp, build_record_text(m_req, m_rep));
   }
 
   // A known result, from `where`: applied, or the original where it is none.

@@ -24,6 +24,7 @@ enum class Mode { automatic, apply, tune, off };
 bool mode_from_name(const std::string& name, Mode* out);
 
 struct BuildRequest {
+  std::string target;    // the CMake target, from the manifest (for the record)
   std::string source;    // the original
   std::string harness;
   std::string manifest;  // handed to the tuner
@@ -115,6 +116,8 @@ enum class BuildCause {
   no_harness,  // no harness, and no way to record one: the original
 };
 const char* build_cause_name(BuildCause c);
+// The cause build_cause_name gives `name`; false for anything else.
+bool build_cause_from_name(const std::string& name, BuildCause* out);
 
 struct BuildReport {
   std::string line;        // "kernelblaster: softmax.cu: ..." (no newline)

@@ -70,6 +70,18 @@ std::optional<TunedResult> ResultsCache::find_for(const std::string& selector, c
   return best;
 }
 
+std::vector<TunedResult> ResultsCache::all_for(const std::string& key) const {
+  std::error_code ec;
+  std::vector<fs::path> dirs;
+  for (const auto& dir : fs::directory_iterator(m_dir, ec))
+    if (dir.is_directory(ec)) dirs.push_back(dir.path());
+  std::sort(dirs.begin(), dirs.end());
+  std::vector<TunedResult> out;
+  for (const fs::path& dir : dirs)
+    if (auto r = read_entry(dir / (key + ".json")); r && r->key == key) out.push_back(*r);
+  return out;
+}
+
 void ResultsCache::store(const TunedResult& r) {
   fs::path gpu_dir = fs::path(m_dir) / r.gpu.id();
   fs::create_directories(gpu_dir);

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cache/gpu_fingerprint.h"
 #include "cache/tuned_result.h"
@@ -26,6 +27,9 @@ class ResultsCache {
   // Without that GPU at hand: the best entry for `key` among the fingerprints
   // that match `selector` (see gpu_matches). Never throws.
   std::optional<TunedResult> find_for(const std::string& selector, const std::string& key) const;
+  // Every GPU's entry for `key`, by fingerprint id, without refreshing them
+  // (a report reads, it does not use). Never throws.
+  std::vector<TunedResult> all_for(const std::string& key) const;
   // Stores r under r.gpu and r.key; throws std::runtime_error when the cache
   // cannot be written.
   void store(const TunedResult& r);

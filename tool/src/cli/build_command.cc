@@ -164,6 +164,7 @@ void read_target_settings(cache::BuildRequest& req) {
   try {
     Manifest m = read_manifest(req.manifest);
     const CompileSettings& cs = m.settings;
+    req.target = m.target;
     req.arch = cs.arch;
     req.include_dirs = cs.include_dirs;
     req.definitions = cs.definitions;

@@ -9,13 +9,16 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cache/build_record.h"
 #include "cache/speed_gate.h"
 #include "cache/tuned_result.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "common/file_util.h"
+#include "common/sha256.h"
 #include "eval/evaluator.h"
 #include "eval/gpu_probe.h"
+#include "report/report.h"
 
 namespace fs = std::filesystem;
 
@@ -36,6 +39,11 @@ const char* kHelp = R"(usage: kernelblaster gate --source ORIGINAL.cu --tuned TU
   --json                print the verdict as JSON
   --synthesized         H is the harness the build synthesizes from recorded
                         calls: while it does not exist yet, skip (exit 77)
+  --record FILE         keep the verdict there as JSON, with the hash of the
+                        tuned source it judged (the build's report reads it;
+                        kernelblaster_optimize() passes <tuned>.gate-CHECK.json)
+  --refresh-report DIR  then refresh the build tree DIR's report
+                        (kernelblaster_report.html); silent, never fails
 
 When no tuned result is in use (the compiled source is the original), the
 correctness gate judges the original against itself and the speed gate
@@ -62,15 +70,18 @@ namespace {
 // What the command line asks for.
 struct GateCall {
   EvalRequest req;
-  std::string tuned, check, rsp;
+  std::string tuned, check, rsp, record, report_tree;
   double min_speedup = 1.0;
   bool json = false, synthesized = false;
 };
 
 GateCall parse_call(const CommandArgs& argv) {
   GateCall c;
-  Args args(argv, {"--source", "--tuned", "--harness", "--manifest", "--check", "--rsp", "--min-speedup"},
+  Args args(argv, {"--source", "--tuned", "--harness", "--manifest", "--check", "--rsp", "--min-speedup", "--record",
+             "--refresh-report"},
             {"--json", "--synthesized"});
+  c.record = args.value("--record");
+  c.report_tree = args.value("--refresh-report");
   c.req.source = args.value("--source");
   c.tuned = args.value("--tuned");
   c.req.harness = args.value("--harness");
@@ -113,7 +124,8 @@ std::vector<cache::SizeSample> samples(const EvalResult& r) {
 
 struct GateOutcome {
   int code = 0;
-  std::string verdict;
+  std::string verdict;  // what the line says after the source's name (and the check, when judged)
+  bool judged = false;  // the engine judged the tuned source (not a skip before it)
 };
 
 // The speed gate on a verified first evaluation: its median against the
@@ -155,17 +167,13 @@ GateOutcome judge_gate(const GateCall& c, bool untuned, const EvalResult& first,
   return judge_speed_gate(first, evaluate, c.min_speedup, out);
 }
 
-// The gate once the call is read and a GPU is here: build, evaluate, judge,
-// print. Exit status as gate_command's.
-int run_gate(GateCall c, const std::vector<std::string>& flags, bool untuned, const Toolchain& tc, GpuProbe& probe,
-             const GpuInfo& gpu, const std::string& work) {
-  const std::string name = fs::path(c.req.source).filename().string();
+// The gate once the call is read and a GPU is here: build, evaluate, judge.
+// `out` gets the JSON form of the verdict.
+GateOutcome run_gate(GateCall c, const std::vector<std::string>& flags, bool untuned, const Toolchain& tc,
+                     GpuProbe& probe, const GpuInfo& gpu, const std::string& work, nlohmann::json& out) {
   if (!flags.empty()) {
     std::string binary;
-    if (std::string why = build_tuned(tc, c, gpu, flags, work, &binary); !why.empty()) {
-      std::printf("kernelblaster gate: %s: FAIL: %s\n", name.c_str(), why.c_str());
-      return 1;
-    }
+    if (std::string why = build_tuned(tc, c, gpu, flags, work, &binary); !why.empty()) return {1, "FAIL: " + why, false};
     c.req.candidate_binary = binary;
   }
   auto evaluate = [&] {
@@ -174,12 +182,75 @@ int run_gate(GateCall c, const std::vector<std::string>& flags, bool untuned, co
     return Evaluator(tc, probe).evaluate(r);
   };
   EvalResult first = evaluate();
-  nlohmann::json out = {{"source", c.req.source}, {"check", c.check}, {"device", first.device}, {"status", status_name(first.status)}};
-  const GateOutcome g = judge_gate(c, untuned, first, evaluate, out);
+  out = {{"source", c.req.source}, {"check", c.check}, {"device", first.device}, {"status", status_name(first.status)}};
+  GateOutcome g = judge_gate(c, untuned, first, evaluate, out);
   out["verdict"] = g.verdict;
-  if (c.json) std::printf("%s\n", out.dump(2).c_str());
-  else std::printf("kernelblaster gate: %s: %s: %s\n", name.c_str(), c.check.c_str(), g.verdict.c_str());
-  return g.code;
+  g.judged = true;
+  return g;
+}
+
+// The tuned source's flags, and whether it is the original as the build
+// renders it (no tuned result in use). Throws when a file cannot be read.
+bool read_tuned(GateCall& c, std::vector<std::string>* flags) {
+  *flags = read_rsp(c.rsp);
+  const std::string original_text = read_file(c.req.source);
+  return flags->empty() &&
+         read_file(c.tuned) == cache::render_original(fs::absolute(c.req.source).lexically_normal().string(), original_text);
+}
+
+// Every verdict once the call is read: skips, failures to build and the judged ones.
+GateOutcome decide(GateCall& c, const std::string& self_exe, nlohmann::json& out) {
+  // A harness the build synthesizes from recorded calls: none yet is no failure.
+  if (c.synthesized && !fs::exists(c.req.harness))
+    return {77, "skipped: no harness yet (the build synthesizes one once the project's runs have recorded calls, then tunes)", false};
+  std::vector<std::string> flags;
+  const bool untuned = read_tuned(c, &flags);
+  if (c.check == "speed" && untuned) return {77, "no tuned result in use; nothing to gate", false};
+  c.req.candidate = c.tuned;
+  c.req.timing = c.check == "speed";
+  c.req.lock_dir = default_lock_dir();
+
+  CudaGpuProbe probe;
+  GpuInfo gpu = probe.probe(0);
+  if (!gpu.present) {
+    if (std::string node = nvidia_device_node(); !node.empty()) return {1, node + " is here but " + gpu.reason, false};
+    return {77, "skipped: " + gpu.reason, false};
+  }
+  Toolchain tc = find_toolchain(self_exe);
+  const std::string work = make_work_dir("kernelblaster-gate");
+  try {
+    GateOutcome g = run_gate(c, flags, untuned, tc, probe, gpu, work, out);
+    fs::remove_all(work);
+    return g;
+  } catch (...) {
+    fs::remove_all(work);
+    throw;
+  }
+}
+
+// The verdict kept for the build's report, with the hash of what was judged.
+// Best effort: a gate never fails because its record cannot be written.
+void keep_record(const GateCall& c, const GateOutcome& g, const nlohmann::json& out) {
+  if (c.record.empty()) return;
+  cache::GateRecord r;
+  r.check = c.check;
+  r.exit_code = g.code;
+  r.verdict = g.verdict;
+  if (out.is_object()) {  // judged: the engine's numbers
+    r.speedup = out.value("speedup", 0.0);
+    r.device = out.value("device", "");
+  }
+  r.judged_at = utc_now_iso8601();
+  std::string text;
+  if (read_file_if_present(c.tuned, &text)) r.judged_sha256 = sha256_hex(text);
+  try {
+    write_file_atomic(c.record, cache::gate_record_text(r));
+  } catch (const std::exception& x) {
+    std::fprintf(stderr, "kernelblaster gate: the verdict is not recorded: %s\n", x.what());
+    return;
+  }
+  std::string why;
+  if (!c.report_tree.empty()) report::refresh_report(c.report_tree, &why);  // the page says what it could not read
 }
 
 }  // namespace
@@ -198,52 +269,21 @@ int gate_command(const CommandArgs& argv, const std::string& self_exe) {
     return 2;
   }
   const std::string name = fs::path(c.req.source).filename().string();
-  // A harness the build synthesizes from recorded calls: none yet is no failure.
-  if (c.synthesized && !fs::exists(c.req.harness)) {
-    std::printf("kernelblaster gate: %s: skipped: no harness yet (the build synthesizes one once the project's "
-                "runs have recorded calls, then tunes)\n", name.c_str());
-    return 77;
-  }
-  std::vector<std::string> flags;
-  bool untuned = false;
+  nlohmann::json out;
+  GateOutcome g;
   try {
-    flags = read_rsp(c.rsp);
-    std::string original_text = read_file(c.req.source);
-    untuned = flags.empty() && read_file(c.tuned) == cache::render_original(fs::absolute(c.req.source).lexically_normal().string(), original_text);
+    g = decide(c, self_exe, out);
   } catch (const std::exception& x) {
     std::fprintf(stderr, "kernelblaster gate: %s\n", x.what());
+    g = {2, std::string("could not run: ") + x.what(), false};
+    keep_record(c, g, out);
     return 2;
   }
-  if (c.check == "speed" && untuned) {
-    std::printf("kernelblaster gate: %s: no tuned result in use; nothing to gate\n", name.c_str());
-    return 77;
-  }
-  c.req.candidate = c.tuned;
-  c.req.timing = c.check == "speed";
-  c.req.lock_dir = default_lock_dir();
-
-  CudaGpuProbe probe;
-  GpuInfo gpu = probe.probe(0);
-  if (!gpu.present) {
-    if (std::string node = nvidia_device_node(); !node.empty()) {
-      std::printf("kernelblaster gate: %s: %s is here but %s\n", name.c_str(), node.c_str(), gpu.reason.c_str());
-      return 1;
-    }
-    std::printf("kernelblaster gate: %s: skipped: %s\n", name.c_str(), gpu.reason.c_str());
-    return 77;
-  }
-  Toolchain tc = find_toolchain(self_exe);
-  std::string work;
-  try {
-    work = make_work_dir("kernelblaster-gate");
-    const int code = run_gate(c, flags, untuned, tc, probe, gpu, work);
-    fs::remove_all(work);
-    return code;
-  } catch (const std::exception& x) {
-    if (!work.empty()) fs::remove_all(work);
-    std::fprintf(stderr, "kernelblaster gate: %s\n", x.what());
-    return 2;
-  }
+  keep_record(c, g, out);
+  if (c.json && g.judged) std::printf("%s\n", out.dump(2).c_str());
+  else if (g.judged) std::printf("kernelblaster gate: %s: %s: %s\n", name.c_str(), c.check.c_str(), g.verdict.c_str());
+  else std::printf("kernelblaster gate: %s: %s\n", name.c_str(), g.verdict.c_str());
+  return g.code;
 }
 
 }  // namespace kernelblaster

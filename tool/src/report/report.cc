@@ -6,6 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include "common/file_util.h"
+#include "report/build_report.h"
+#include "report/html_writer.h"
+#include "report/markdown_writer.h"
 #include "report/optimize_report.h"
 #include "report/tune_report.h"
 
@@ -18,6 +21,7 @@ const char* kind_name(Kind kind) {
     case Kind::tune_log: return "tune_log";
     case Kind::optimize_run: return "optimize_run";
     case Kind::directory_run: return "directory_run";
+    case Kind::build_tree: return "build_tree";
   }
   return "?";
 }
@@ -29,17 +33,19 @@ Report make_report(const std::string& path) {
     const fs::path dir(path);
     r.html_path = (dir / "report.html").string();
     r.markdown_path = (dir / "report.md").string();
-    if (is_optimize_run(path)) {
+    if (is_build_tree(path)) {
+      r.kind = Kind::build_tree;
+      r.document = build_report(path);
+      r.html_path = (dir / "kernelblaster_report.html").string();
+      r.markdown_path = (dir / "kernelblaster_report.md").string();
+    } else if (is_optimize_run(path)) {
       r.kind = Kind::optimize_run;
       r.document = optimize_report(path);
     } else if (is_directory_run(path)) {
       r.kind = Kind::directory_run;
       r.document = directory_report(path);
-    } else if (fs::exists(dir / "CMakeCache.txt")) {
-      throw std::runtime_error(path + " is a build tree: a build tree's report is not built yet (report a tuning log, "
-                                      "an optimize --out directory or a directory of them)");
     } else {
-      throw std::runtime_error(path + ": no run here (an optimize --out directory has summary.json and trajectory.json)");
+      throw std::runtime_error(path + ": no run here (an optimize --out directory has summary.json and trajectory.json; a build tree has CMakeCache.txt)");
     }
     return r;
   }
@@ -57,6 +63,18 @@ Report make_report(const std::string& path) {
   r.html_path = stem + ".html";
   r.markdown_path = stem + ".md";
   return r;
+}
+
+std::string refresh_report(const std::string& path, std::string* why) {
+  try {
+    Report r = make_report(path);
+    write_file_atomic(r.html_path, to_html(r.document));
+    write_file_atomic(r.markdown_path, to_markdown(r.document));
+    return r.html_path;
+  } catch (const std::exception& x) {
+    *why = x.what();
+    return "";
+  }
 }
 
 }  // namespace kernelblaster::report

@@ -1,7 +1,7 @@
 // `kernelblaster report PATH`: which kind of run PATH holds, and its
 // Document. Kinds: a tuning run's log (tune --log FILE), an optimize run
 // (optimize --out DIR), a directory of optimize runs (optimize over a
-// KernelBench directory).
+// KernelBench directory), a build tree using kernelblaster_optimize().
 #pragma once
 
 #include <string>
@@ -10,7 +10,7 @@
 
 namespace kernelblaster::report {
 
-enum class Kind { tune_log, optimize_run, directory_run };
+enum class Kind { tune_log, optimize_run, directory_run, build_tree };
 const char* kind_name(Kind kind);
 
 struct Report {
@@ -22,5 +22,10 @@ struct Report {
 // Throws std::runtime_error (one line) when PATH is none of the kinds or
 // cannot be read.
 Report make_report(const std::string& path);
+
+// Writes PATH's report (HTML and Markdown) to its default place, for the
+// build and the gates: never throws; returns the page's path, or "" with
+// `why` set.
+std::string refresh_report(const std::string& path, std::string* why);
 
 }  // namespace kernelblaster::report

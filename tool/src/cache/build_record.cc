@@ -1,0 +1,103 @@
+#include "cache/build_record.h"
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "cache/result_json.h"
+#include "common/file_util.h"
+
+namespace kernelblaster::cache {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string absolute(const std::string& path) {
+  return path.empty() ? "" : fs::absolute(path).lexically_normal().string();
+}
+
+}  // namespace
+
+std::string build_record_text(const BuildRequest& req, const BuildReport& rep) {
+  nlohmann::json j = {{"kernelblaster_build_step", kBuildRecordVersion},
+                      {"target", req.target},
+                      {"source", absolute(req.source)},
+                      {"out", absolute(req.out)},
+                      {"action", rep.action},
+                      {"cause", build_cause_name(rep.cause)},
+                      {"origin", rep.origin},
+                      {"key", rep.key},
+                      {"gpu", rep.selector},
+                      {"line", rep.line},
+                      {"decided_at", utc_now_iso8601()},
+                      {"lockfile", absolute(req.lockfile)},
+                      {"cache_dir", absolute(req.cache_dir)},
+                      {"stale_lockfile", rep.stale_lockfile}};
+  if (rep.result) j["result"] = result_to_json(*rep.result);
+  return j.dump(2) + "\n";
+}
+
+std::optional<BuildRecord> parse_build_record(const std::string& text, const std::string& where, std::string* why) {
+  try {
+    const nlohmann::json j = nlohmann::json::parse(text);
+    if (!j.is_object() || !j.contains("kernelblaster_build_step")) {
+      *why = where + ": not a build step's record (an older KernelBlaster's stamp: build again)";
+      return std::nullopt;
+    }
+    BuildRecord r;
+    r.target = j.value("target", "");
+    r.source = j.value("source", "");
+    r.out = j.value("out", "");
+    r.action = j.value("action", "");
+    if (!build_cause_from_name(j.value("cause", ""), &r.cause)) {
+      *why = where + ": unknown cause '" + j.value("cause", "") + "'";
+      return std::nullopt;
+    }
+    r.origin = j.value("origin", "");
+    r.key = j.value("key", "");
+    r.selector = j.value("gpu", "");
+    r.line = j.value("line", "");
+    r.decided_at = j.value("decided_at", "");
+    r.lockfile = j.value("lockfile", "");
+    r.cache_dir = j.value("cache_dir", "");
+    r.stale_lockfile = j.value("stale_lockfile", false);
+    if (j.contains("result")) r.result = result_from_json(j.at("result"), where);
+    return r;
+  } catch (const std::exception& x) {  // JSON errors and result_from_json's
+    *why = where + ": not a build step's record (" + std::string(x.what()) + ")";
+    return std::nullopt;
+  }
+}
+
+std::string gate_record_path(const std::string& out, const std::string& check) {
+  return out + ".gate-" + check + ".json";
+}
+
+std::string gate_record_text(const GateRecord& g) {
+  nlohmann::json j = {{"kernelblaster_gate", 1},         {"check", g.check},   {"exit_code", g.exit_code},
+                      {"verdict", g.verdict},            {"device", g.device}, {"judged_at", g.judged_at},
+                      {"judged_sha256", g.judged_sha256}};
+  if (g.speedup > 0) j["speedup"] = g.speedup;
+  return j.dump(2) + "\n";
+}
+
+std::optional<GateRecord> parse_gate_record(const std::string& text) {
+  try {
+    const nlohmann::json j = nlohmann::json::parse(text);
+    if (!j.is_object() || !j.contains("kernelblaster_gate")) return std::nullopt;
+    GateRecord g;
+    g.check = j.value("check", "");
+    g.exit_code = j.value("exit_code", 2);
+    g.verdict = j.value("verdict", "");
+    g.speedup = j.value("speedup", 0.0);
+    g.device = j.value("device", "");
+    g.judged_at = j.value("judged_at", "");
+    g.judged_sha256 = j.value("judged_sha256", "");
+    return g;
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;  // a torn or foreign file: no verdict to show
+  }
+}
+
+}  // namespace kernelblaster::cache

@@ -1,0 +1,280 @@
+#include "report/build_report.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <optional>
+
+#include "cache/build_record.h"
+#include "cache/lockfile.h"
+#include "cache/results_cache.h"
+#include "common/file_util.h"
+#include "common/sha256.h"
+#include "report/format.h"
+
+namespace kernelblaster::report {
+namespace {
+
+namespace fs = std::filesystem;
+using cache::BuildCause;
+using cache::BuildRecord;
+using cache::GateRecord;
+
+// One optimized source as the build tree has it.
+struct SourceEntry {
+  BuildRecord record;
+  std::string name;  // the source's file name
+  std::optional<GateRecord> correctness, speed;
+  bool correctness_stale = false, speed_stale = false;
+};
+
+struct Found {
+  std::vector<SourceEntry> sources;
+  std::vector<std::string> unreadable;  // records that are not (an older tool's stamps)
+};
+
+// The build steps' stamps: <tree>/.../kernelblaster_generated/<target>/<source>.stamp.
+std::vector<fs::path> stamp_files(const fs::path& tree) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  fs::recursive_directory_iterator it(tree, fs::directory_options::skip_permission_denied, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    const fs::path& p = it->path();
+    if (it->is_directory(ec) && (p.filename() == "CMakeFiles" || p.filename() == "kernel_launches")) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (p.extension() != ".stamp" || p.filename() == "recorded.stamp") continue;
+    if (p.string().find("/kernelblaster_generated/") != std::string::npos) out.push_back(p);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// A gate's last verdict, and whether it judged another text than the one compiled now.
+std::optional<GateRecord> gate_of(const std::string& out, const char* check, const std::string& out_sha, bool* stale) {
+  std::string text;
+  if (!read_file_if_present(cache::gate_record_path(out, check), &text)) return std::nullopt;
+  std::optional<GateRecord> g = cache::parse_gate_record(text);
+  *stale = g && !g->judged_sha256.empty() && g->judged_sha256 != out_sha;
+  return g;
+}
+
+Found find_sources(const fs::path& tree) {
+  Found f;
+  for (const fs::path& stamp : stamp_files(tree)) {
+    std::string text, why;
+    if (!read_file_if_present(stamp.string(), &text)) continue;
+    std::optional<BuildRecord> r = cache::parse_build_record(text, stamp.string(), &why);
+    if (!r) {
+      f.unreadable.push_back(why);
+      continue;
+    }
+    SourceEntry e{*r, fs::path(r->source).filename().string(), std::nullopt, std::nullopt};
+    if (e.record.target.empty()) e.record.target = stamp.parent_path().filename().string();
+    std::string out_text;
+    const std::string out_sha = read_file_if_present(r->out, &out_text) ? sha256_hex(out_text) : "";
+    e.correctness = gate_of(r->out, "correctness", out_sha, &e.correctness_stale);
+    e.speed = gate_of(r->out, "speed", out_sha, &e.speed_stale);
+    f.sources.push_back(std::move(e));
+  }
+  std::sort(f.sources.begin(), f.sources.end(), [](const SourceEntry& a, const SourceEntry& b) {
+    return std::tie(a.record.target, a.name, a.record.source) < std::tie(b.record.target, b.name, b.record.source);
+  });
+  return f;
+}
+
+// Why the step compiled what it did, in a few words.
+std::string cause_words(BuildCause c) {
+  switch (c) {
+    case BuildCause::applied: return "a known result for this GPU";
+    case BuildCause::tuned: return "tuned in this build";
+    case BuildCause::no_gain: return "nothing beat the original";
+    case BuildCause::below_min_speedup: return "the known result is below MIN_SPEEDUP";
+    case BuildCause::mode_off: return "MODE OFF";
+    case BuildCause::manifest_unreadable: return "the target's settings could not be read";
+    case BuildCause::nvcc_unusable: return "nvcc cannot be run";
+    case BuildCause::gpu_unusable: return "a GPU is here but CUDA cannot use it";
+    case BuildCause::no_gpu: return "no GPU, and no result for the target";
+    case BuildCause::other_gpu: return "this GPU is not the target";
+    case BuildCause::no_target: return "no GPU and no target GPU named";
+    case BuildCause::apply_without_result: return "MODE APPLY and no result";
+    case BuildCause::tuning_failed: return "tuning failed";
+    case BuildCause::dry_run: return "dry run";
+    case BuildCause::recording: return "recording calls for a harness";
+    case BuildCause::no_harness: return "no usable harness";
+  }
+  return "?";
+}
+
+bool cause_is_failure(BuildCause c) {
+  return c == BuildCause::tuning_failed || c == BuildCause::nvcc_unusable || c == BuildCause::gpu_unusable ||
+         c == BuildCause::manifest_unreadable;
+}
+
+bool compiles_tuned(const SourceEntry& e) { return e.record.action == "tuned" || e.record.action == "applied"; }
+
+Cell compiled_cell(const SourceEntry& e) {
+  const BuildRecord& r = e.record;
+  if (r.action == "applied") return {"tuned (from the " + r.origin + ")", "good"};
+  if (r.action == "tuned") return {"tuned (in this build)", "good"};
+  if (r.action == "recording") return {"the original, recording", "neutral"};
+  return {"the original", cause_is_failure(r.cause) ? "bad" : "neutral"};
+}
+
+std::string gpu_name(const cache::TunedResult& r) { return r.gpu.name.empty() ? r.gpu.id() : r.gpu.name; }
+
+std::string speedup_of(const SourceEntry& e) {
+  const auto& r = e.record.result;
+  if (!r) return "-";
+  return r->improved ? speedup_text(r->speedup) : "1.000x (nothing faster)";
+}
+
+void add_summary(Document& doc, const Found& f) {
+  int tuned = 0, failed = 0;
+  std::map<std::string, int> targets;
+  for (const SourceEntry& e : f.sources) {
+    tuned += compiles_tuned(e);
+    failed += cause_is_failure(e.record.cause);
+    ++targets[e.record.target];
+  }
+  const int n = static_cast<int>(f.sources.size());
+  doc.add(Paragraph{std::to_string(n) + (n == 1 ? " source" : " sources") + " in " + std::to_string(targets.size()) +
+                    (targets.size() == 1 ? " target" : " targets") + ": " + std::to_string(tuned) +
+                    " compiled tuned, " + std::to_string(n - tuned) + " compiled as written" +
+                    (failed ? " (" + std::to_string(failed) + " because something failed)" : "") +
+                    ". Each row is what the last build step decided."});
+  Strip s{"sources", "Sources by what they compile (green: tuned; grey: the original; red: the original because "
+                     "something failed)", {}};
+  for (const SourceEntry& e : f.sources) {
+    Cell c = compiled_cell(e);
+    s.cells.push_back({e.record.target + " / " + e.name + ": " + c.text, c.tone});
+  }
+  if (!f.sources.empty()) doc.add(s);
+}
+
+void add_sources(Document& doc, const Found& f) {
+  doc.add(Heading{"What each source compiles, and why"});
+  Table t{{"target", "source", "compiles", "why", "speedup", "GPU", "decided at"}, {}};
+  for (const SourceEntry& e : f.sources) {
+    const BuildRecord& r = e.record;
+    std::string why = cause_words(r.cause);
+    if (r.stale_lockfile) why += " (the lockfile's entry for this GPU is stale)";
+    const std::string gpu = r.result ? gpu_name(*r.result) : r.selector;
+    t.rows.push_back({{r.target}, {e.name}, compiled_cell(e), {why, cause_is_failure(r.cause) ? "bad" : ""},
+                      {speedup_of(e)}, {gpu}, {r.decided_at}});
+  }
+  doc.add(t);
+}
+
+std::string config_text(const cache::TunedResult& r) {
+  if (!r.improved) return "(the original)";
+  std::string out;
+  for (const auto& [name, value] : r.config) out += (out.empty() ? "" : ", ") + name + "=" + value;
+  for (const auto& flag : r.flags) out += (out.empty() ? "" : " ") + flag;
+  return out.empty() ? "(defaults, no flags)" : out;
+}
+
+// One row per GPU for the source: the cache's entry for the current key, the
+// lockfile's entry (current or stale).
+void add_results_per_gpu(Document& doc, const Found& f) {
+  doc.add(Heading{"Results per GPU"});
+  doc.add(Paragraph{"Every GPU with a result for the source: from the results cache (for the source as it is now) "
+                    "and from the lockfile (stale where the source, a header, the flags or the tool changed since)."});
+  Table t{{"source", "GPU", "speedup", "from", "configuration", "measured"}, {}};
+  for (const SourceEntry& e : f.sources) {
+    const BuildRecord& r = e.record;
+    std::map<std::string, std::pair<cache::TunedResult, std::string>> rows;  // gpu id -> result, where
+    if (!r.cache_dir.empty() && !r.key.empty())
+      for (const cache::TunedResult& c : cache::ResultsCache(r.cache_dir, 0).all_for(r.key))
+        rows[c.gpu.id()] = {c, "cache"};
+    std::string lock_note;
+    if (!r.lockfile.empty()) {
+      try {
+        const cache::Lockfile lock = cache::read_lockfile(r.lockfile);
+        auto it = lock.sources.find(cache::lockfile_source_name(r.lockfile, r.source));
+        if (it != lock.sources.end())
+          for (const auto& [id, entry] : it->second) {
+            const bool current = entry.key == r.key;
+            auto [row, fresh] = rows.try_emplace(id, entry, current ? "lockfile" : "lockfile (stale)");
+            if (!fresh) row->second.second += current ? ", lockfile" : "; lockfile (stale)";
+          }
+      } catch (const std::exception& x) {
+        lock_note = std::string("the lockfile cannot be read: ") + x.what();
+      }
+    }
+    for (const auto& [id, row] : rows) {
+      const cache::TunedResult& res = row.first;
+      const bool stale = row.second.find("stale") != std::string::npos && row.second.find("cache") == std::string::npos;
+      t.rows.push_back({{e.name}, {gpu_name(res) + " (" + id + ")"},
+                        {res.improved ? speedup_text(res.speedup) : "1.000x", stale ? "neutral" : res.improved ? "good" : ""},
+                        {row.second, stale ? "neutral" : ""}, {config_text(res)}, {res.measured_at}});
+    }
+    if (rows.empty()) t.rows.push_back({{e.name}, {"-"}, {"-"}, {lock_note.empty() ? "no result on any GPU" : lock_note, lock_note.empty() ? "" : "bad"}, {""}, {""}});
+    else if (!lock_note.empty()) t.rows.push_back({{e.name}, {"-"}, {"-"}, {lock_note, "bad"}, {""}, {""}});
+  }
+  doc.add(t);
+}
+
+Cell gate_cell(const std::optional<GateRecord>& g, bool stale) {
+  if (!g) return {"not run", ""};
+  std::string text = g->verdict;
+  std::string tone = g->exit_code == 0 ? "good" : g->exit_code == 77 ? "neutral" : "bad";
+  if (stale) {
+    text += " (judged an earlier build's source)";
+    tone = "neutral";
+  }
+  return {text, tone};
+}
+
+void add_gates(Document& doc, const Found& f) {
+  doc.add(Heading{"CTest gates"});
+  doc.add(Paragraph{"The last verdict of each source's gates (ctest -L kernelblaster), as the gates recorded it."});
+  Table t{{"target", "source", "correctness", "speed", "judged on", "judged at"}, {}};
+  for (const SourceEntry& e : f.sources) {
+    const GateRecord* any = e.speed ? &*e.speed : e.correctness ? &*e.correctness : nullptr;
+    t.rows.push_back({{e.record.target}, {e.name}, gate_cell(e.correctness, e.correctness_stale),
+                      gate_cell(e.speed, e.speed_stale), {any ? any->device : ""}, {any ? any->judged_at : ""}});
+  }
+  doc.add(t);
+}
+
+void add_lines(Document& doc, const Found& f) {
+  doc.add(Heading{"The build's lines"});
+  Table t{{"source", "what the last build step said"}, {}};
+  for (const SourceEntry& e : f.sources) t.rows.push_back({{e.name}, {e.record.line}});
+  doc.add(t);
+}
+
+}  // namespace
+
+bool is_build_tree(const std::string& dir) {
+  std::error_code ec;
+  return fs::is_regular_file(fs::path(dir) / "CMakeCache.txt", ec);
+}
+
+Document build_report(const std::string& dir) {
+  Document doc;
+  doc.title = "KernelBlaster build report";
+  doc.subtitle = fs::absolute(dir).lexically_normal().string();
+  if (doc.subtitle.size() > 1 && doc.subtitle.back() == '/') doc.subtitle.pop_back();
+  const Found f = find_sources(dir);
+  if (f.sources.empty()) {
+    doc.add(Paragraph{"No KernelBlaster build step has run in this build tree yet: build a target that calls "
+                      "kernelblaster_optimize()."});
+  } else {
+    add_summary(doc, f);
+    add_sources(doc, f);
+    add_results_per_gpu(doc, f);
+    add_gates(doc, f);
+    add_lines(doc, f);
+  }
+  if (!f.unreadable.empty()) {
+    Table t{{"records this report could not read"}, {}};
+    for (const std::string& why : f.unreadable) t.rows.push_back({{why, "bad"}});
+    doc.add(t);
+  }
+  return doc;
+}
+
+}  // namespace kernelblaster::report
