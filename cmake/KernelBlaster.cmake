@@ -143,7 +143,12 @@ kernelblaster_optimize(<target>
 Generated files live in `${CMAKE_CURRENT_BINARY_DIR}/kernelblaster_generated/<target>/`:
 `manifest.txt` (the target's compile settings, one per line, written at generate time),
 and per source the compiled `<name>.cu` (it starts with a `#line` back to the
-original), `<name>.cu.rsp` (nvcc flags the result needs) and a stamp.
+original), `<name>.cu.rsp` (nvcc flags the result needs), a stamp holding the
+build step's decision as JSON, and the gates' last verdicts
+(`<name>.cu.gate-correctness.json`, `<name>.cu.gate-speed.json`). From these,
+every build that ran a step writes `kernelblaster_report.html` and `.md` at
+the top of the build tree (target `kernelblaster_report`, in ALL), and prints
+its path once; each gate refreshes it.
 #]=======================================================================]
 # POLICY and KB files the tool would refuse are mistakes in the call, said
 # at configure time on any machine, GPU or not, in the tool's one line: by

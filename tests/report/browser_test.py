@@ -140,7 +140,28 @@ CASES = [
      ["best-by-evaluation", "best-by-seconds"], ["candidates"]),
     ("optimize run", "optimize-dir/036_RMSNorm", "optimize_run", ["speedup-by-step"], []),
     ("KernelBench directory run", "optimize-dir", "directory_run", ["fast-p"], []),
+    ("build tree", "build-tree/build", "build_tree", [], ["sources"]),
 ]
+
+
+def place(fixtures, rel, tmp, n):
+    """The fixture's copy to report on. The build tree's records name absolute
+    paths (its cache, its lockfile, its compiled sources): @TREE@ in them
+    becomes the copy's own folder."""
+    top = rel.split("/")[0]
+    src = os.path.join(fixtures, top)
+    dst = os.path.join(tmp, "case%d" % n, top)
+    os.makedirs(os.path.dirname(dst))
+    (shutil.copytree if os.path.isdir(src) else shutil.copy)(src, dst)
+    for root, _, files in os.walk(dst):
+        for f in files:
+            if f.endswith(".stamp"):
+                p = os.path.join(root, f)
+                with open(p) as fh:
+                    text = fh.read()
+                with open(p, "w") as fh:
+                    fh.write(text.replace("@TREE@", dst))
+    return os.path.join(tmp, "case%d" % n, rel)
 
 
 def main():
@@ -158,10 +179,8 @@ def main():
         return 1
     failures = 0
     with tempfile.TemporaryDirectory() as tmp:
-        for name, rel, kind, charts, strips in CASES:
-            src = os.path.join(fixtures, rel)
-            dst = os.path.join(tmp, os.path.basename(rel.rstrip("/")) or "run")
-            (shutil.copytree if os.path.isdir(src) else shutil.copy)(src, dst)
+        for n, (name, rel, kind, charts, strips) in enumerate(CASES):
+            dst = place(fixtures, rel, tmp, n)
             r = subprocess.run([tool, "report", dst, "--json"], capture_output=True, text=True)
             problems = []
             if r.returncode != 0:
@@ -197,7 +216,7 @@ def main():
                 g.write(f.read().replace("</body>", "<script>document.body.innerHTML='';</script></body>"))
             blocked = Dom()
             blocked.feed(chromium(exe, ["--dump-dom", "file://" + os.path.abspath(hostile)]).stdout)
-            if set(blocked.charts) != set(dom.charts):
+            if set(blocked.charts) != set(dom.charts) or set(blocked.strips) != set(dom.strips):
                 problems.append("a script in the page ran (its Content-Security-Policy did not hold)")
             shot = os.path.join(tmp, kind + ".png")
             chromium(exe, ["--window-size=1100,1400", f"--screenshot={shot}", page])
@@ -209,7 +228,7 @@ def main():
                     problems.append("blank screenshot: " + why)
                 if keep:
                     os.makedirs(keep, exist_ok=True)
-                    shutil.copy(shot, os.path.join(keep, os.path.basename(rel.rstrip("/")) + ".png"))
+                    shutil.copy(shot, os.path.join(keep, rel.replace("/", "_") + ".png"))
             md = open(out["markdown"]).read()
             if not md.startswith("# "):
                 problems.append("Markdown does not start with its title")

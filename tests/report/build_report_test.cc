@@ -100,6 +100,10 @@ TEST_F(BuildReportTest, SaysPerSourceWhatWasCompiledWhyAndWhatTheGatesSaid) {
   gate(a, "speed", 0, "PASS: 1.310x", "an earlier compiled a.cu\n");  // judged another text: stale
 
   update_lockfile(path("proj/kernelblaster.lock.json"), result("src/b.cu", "kb-old", kH200, 1.5));
+  update_lockfile(path("proj/kernelblaster.lock.json"), result("src/a.cu", "ka", kH200, 1.30));  // the cache's measurement
+  TunedResult h100_locked = result("src/a.cu", "ka", kH100, 1.15);
+  h100_locked.measured_at = "2026-11-20T10:00:00Z";  // another measurement than the cache's
+  update_lockfile(path("proj/kernelblaster.lock.json"), h100_locked);
   step("app", "b.cu", "original", BuildCause::tuning_failed, "kb", std::nullopt,
        "kernelblaster: b.cu: tuning failed (nvcc died); using the original");
   step("tools", "c.cu", "recording", BuildCause::recording, "kc", std::nullopt, "kernelblaster: c.cu: no harness yet");
@@ -115,7 +119,9 @@ TEST_F(BuildReportTest, SaysPerSourceWhatWasCompiledWhyAndWhatTheGatesSaid) {
   // Results per GPU: both GPUs' cache entries for a.cu's key, b.cu's stale lockfile entry.
   EXPECT_NE(md.find("| a.cu | NVIDIA H100 80GB HBM3 (" + kH100.id() + ") | 1.120x | cache | BLOCK_SIZE=128 -use_fast_math |"),
             std::string::npos) << md;
-  EXPECT_NE(md.find("| a.cu | NVIDIA H200 (" + kH200.id() + ") | 1.300x | cache |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| a.cu | NVIDIA H200 (" + kH200.id() + ") | 1.300x | cache, lockfile |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| a.cu | NVIDIA H100 80GB HBM3 (" + kH100.id() + ") | 1.150x | lockfile | BLOCK_SIZE=128 -use_fast_math | 2026-11-20"),
+            std::string::npos) << md;
   EXPECT_EQ(md.find("2.000x"), std::string::npos) << "an entry of another key is shown";
   EXPECT_NE(md.find("| b.cu | NVIDIA H200 (" + kH200.id() + ") | 1.500x | lockfile (stale) |"), std::string::npos) << md;
   EXPECT_NE(md.find("| c.cu | - | - | no result on any GPU |"), std::string::npos) << md;

@@ -184,10 +184,12 @@ void add_results_per_gpu(Document& doc, const Found& f) {
   Table t{{"source", "GPU", "speedup", "from", "configuration", "measured"}, {}};
   for (const SourceEntry& e : f.sources) {
     const BuildRecord& r = e.record;
-    std::map<std::string, std::pair<cache::TunedResult, std::string>> rows;  // gpu id -> result, where
+    // One row per GPU and measurement: the cache and the lockfile share a row
+    // where they hold the same measurement.
+    std::map<std::pair<std::string, std::string>, std::pair<cache::TunedResult, std::string>> rows;
     if (!r.cache_dir.empty() && !r.key.empty())
       for (const cache::TunedResult& c : cache::ResultsCache(r.cache_dir, 0).all_for(r.key))
-        rows[c.gpu.id()] = {c, "cache"};
+        rows[{c.gpu.id(), c.measured_at}] = {c, "cache"};
     std::string lock_note;
     if (!r.lockfile.empty()) {
       try {
@@ -195,18 +197,18 @@ void add_results_per_gpu(Document& doc, const Found& f) {
         auto it = lock.sources.find(cache::lockfile_source_name(r.lockfile, r.source));
         if (it != lock.sources.end())
           for (const auto& [id, entry] : it->second) {
-            const bool current = entry.key == r.key;
-            auto [row, fresh] = rows.try_emplace(id, entry, current ? "lockfile" : "lockfile (stale)");
-            if (!fresh) row->second.second += current ? ", lockfile" : "; lockfile (stale)";
+            const std::string where = entry.key == r.key ? "lockfile" : "lockfile (stale)";
+            auto [row, fresh] = rows.try_emplace({id, entry.measured_at}, entry, where);
+            if (!fresh) row->second.second += ", " + where;
           }
       } catch (const std::exception& x) {
         lock_note = std::string("the lockfile cannot be read: ") + x.what();
       }
     }
-    for (const auto& [id, row] : rows) {
+    for (const auto& [id_when, row] : rows) {
       const cache::TunedResult& res = row.first;
-      const bool stale = row.second.find("stale") != std::string::npos && row.second.find("cache") == std::string::npos;
-      t.rows.push_back({{e.name}, {gpu_name(res) + " (" + id + ")"},
+      const bool stale = row.second == "lockfile (stale)";
+      t.rows.push_back({{e.name}, {gpu_name(res) + " (" + id_when.first + ")"},
                         {res.improved ? speedup_text(res.speedup) : "1.000x", stale ? "neutral" : res.improved ? "good" : ""},
                         {row.second, stale ? "neutral" : ""}, {config_text(res)}, {res.measured_at}});
     }
@@ -232,7 +234,8 @@ void add_gates(Document& doc, const Found& f) {
   doc.add(Paragraph{"The last verdict of each source's gates (ctest -L kernelblaster), as the gates recorded it."});
   Table t{{"target", "source", "correctness", "speed", "judged on", "judged at"}, {}};
   for (const SourceEntry& e : f.sources) {
-    const GateRecord* any = e.speed ? &*e.speed : e.correctness ? &*e.correctness : nullptr;
+    // The device and time of the gate that ran the engine (a skip names none).
+    const GateRecord* any = e.speed && !e.speed->device.empty() ? &*e.speed : e.correctness ? &*e.correctness : nullptr;
     t.rows.push_back({{e.record.target}, {e.name}, gate_cell(e.correctness, e.correctness_stale),
                       gate_cell(e.speed, e.speed_stale), {any ? any->device : ""}, {any ? any->judged_at : ""}});
   }
