@@ -155,7 +155,7 @@ int tune_command(const CommandArgs& argv, const std::string& self_exe) {
     if (!json)
       std::printf("tuned %s: %.3fx over the original (re-verified) with %s%s\n", s.source.c_str(), s.speedup,
                   s.out.empty() ? "no --out given" : "", s.out.empty() ? "" : s.out.c_str());
-  } else {
+  } else if (!json) {  // the JSON says why (its reason): the build's own line then says it once
     std::fprintf(stderr, "kernelblaster tune: not tuned: %s\n", s.reason.c_str());
   }
   return s.exit_code;
