@@ -127,65 +127,58 @@ bool network_isolation_available() {
   return available;
 }
 
-ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& opt) {
-  ProcessResult r;
-  auto t0 = std::chrono::steady_clock::now();
-  int pipefd[2];
-  if (argv.empty() || ::pipe2(pipefd, O_CLOEXEC) != 0) {
-    r.spawn_failed = true;
-    r.output = argv.empty() ? "empty command" : std::strerror(errno);
-    return r;
-  }
-  std::vector<std::string> env_store;
+namespace {
+
+// The child's environment: ours without LLM keys and the kernel recorder's
+// variables, with the caller's extra variables (never a key among them).
+std::vector<std::string> child_environment(const ProcessOptions& opt) {
+  std::vector<std::string> env;
   for (char** e = environ; *e; ++e) {
     std::string kv = *e;
     std::string name = kv.substr(0, kv.find('='));
-    if (!opt.extra_env.count(name) && !is_secret_env_name(name) && !is_recorder_env_name(name)) env_store.push_back(kv);
+    if (!opt.extra_env.count(name) && !is_secret_env_name(name) && !is_recorder_env_name(name)) env.push_back(kv);
   }
   for (const auto& [k, v] : opt.extra_env)
-    if (!is_secret_env_name(k) && !is_recorder_env_name(k)) env_store.push_back(k + "=" + v);
-  std::vector<char*> envp, args;
-  for (auto& s : env_store) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> argv_store = argv;
-  for (auto& s : argv_store) args.push_back(s.data());
-  args.push_back(nullptr);
+    if (!is_secret_env_name(k) && !is_recorder_env_name(k)) env.push_back(k + "=" + v);
+  return env;
+}
 
-  const bool isolate = opt.limits.no_network && network_isolation_available();
-  r.network_isolated = isolate;
-  r.resident_limit_bytes = opt.limits.resident_bytes;
-  const bool watched = opt.limits.contain || opt.limits.resident_bytes > 0;
-  if (opt.limits.contain) adopt_orphans();
-  pid_t pid = fork_child();
-  if (pid < 0) {
-    r.spawn_failed = true;
-    r.output = std::strerror(errno);
-    ::close(pipefd[0]);
-    ::close(pipefd[1]);
-    return r;
-  }
-  if (pid == 0) {
-    ::setpgid(0, 0);  // its own group, so a kill reaches its children too
-    ::dup2(pipefd[1], 1);
-    int errfd = opt.stderr_file.empty() ? pipefd[1] : ::open(opt.stderr_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (errfd >= 0) ::dup2(errfd, 2);
-    int in = ::open(opt.stdin_file.empty() ? "/dev/null" : opt.stdin_file.c_str(), O_RDONLY);
-    if (in < 0) _exit(126);
-    ::dup2(in, 0);
-    if (!opt.cwd.empty() && ::chdir(opt.cwd.c_str()) != 0) _exit(126);
-    if (!apply_limits(opt.limits, isolate)) {
-      const char* msg = "could not apply the process limits\n";
-      (void)!::write(2, msg, std::strlen(msg));
-      _exit(126);
-    }
-    ::execvpe(args[0], args.data(), envp.data());
-    const char* msg = "exec failed: ";
+// In the forked child: its own process group, the pipe as stdout (and
+// stderr unless a file is named), stdin, the directory, the limits, exec.
+[[noreturn]] void become_child(char* const* args, char* const* envp, int out_fd, const ProcessOptions& opt, bool isolate) {
+  ::setpgid(0, 0);  // its own group, so a kill reaches its children too
+  ::dup2(out_fd, 1);
+  int errfd = opt.stderr_file.empty() ? out_fd : ::open(opt.stderr_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  if (errfd >= 0) ::dup2(errfd, 2);
+  int in = ::open(opt.stdin_file.empty() ? "/dev/null" : opt.stdin_file.c_str(), O_RDONLY);
+  if (in < 0) _exit(126);
+  ::dup2(in, 0);
+  if (!opt.cwd.empty() && ::chdir(opt.cwd.c_str()) != 0) _exit(126);
+  if (!apply_limits(opt.limits, isolate)) {
+    const char* msg = "could not apply the process limits\n";
     (void)!::write(2, msg, std::strlen(msg));
-    (void)!::write(2, args[0], std::strlen(args[0]));
-    _exit(127);
+    _exit(126);
   }
-  ::setpgid(pid, pid);
-  ::close(pipefd[1]);
+  ::execvpe(args[0], args, envp);
+  const char* msg = "exec failed: ";
+  (void)!::write(2, msg, std::strlen(msg));
+  (void)!::write(2, args[0], std::strlen(args[0]));
+  _exit(127);
+}
+
+// How the wait for the child ended.
+struct Waited {
+  bool exited = false;
+  int status = 0;
+  struct rusage usage {};
+};
+
+// Reads the child's output until it exits, its deadline passes (counted
+// from its start marker where there is one), the caller cancels, or the
+// watch finds a limit broken; r gets the output and which of these it was.
+Waited wait_for_child(pid_t pid, int in_fd, const ProcessOptions& opt, std::chrono::steady_clock::time_point t0,
+                      ProcessResult& r) {
+  const bool watched = opt.limits.contain || opt.limits.resident_bytes > 0;
   bool started = opt.start_marker.empty();
   auto deadline = t0 + std::chrono::duration<double>(started ? opt.timeout_s : opt.start_timeout_s);
   char buf[65536];
@@ -193,13 +186,12 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     r.output.append(buf, static_cast<std::size_t>(got));
     if (r.output.size() > opt.output_cap) r.output.erase(0, r.output.size() - opt.output_cap);
   };
-  int status = 0;
-  struct rusage usage {};
-  bool exited = false, open = true;
+  Waited w;
+  bool open = true;
   const auto interval = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
       std::chrono::duration<double>(kWatchInterval));
   auto next_watch = std::chrono::steady_clock::now() + interval;
-  while (!exited) {
+  while (!w.exited) {
     if (!started && ::access(opt.start_marker.c_str(), F_OK) == 0) {
       started = true;
       deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(opt.timeout_s);
@@ -220,9 +212,9 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
       next_watch = std::chrono::steady_clock::now() + interval;
     }
     if (open) {
-      pollfd p{pipefd[0], POLLIN, 0};
+      pollfd p{in_fd, POLLIN, 0};
       if (::poll(&p, 1, 20) > 0) {
-        ssize_t got = ::read(pipefd[0], buf, sizeof buf);
+        ssize_t got = ::read(in_fd, buf, sizeof buf);
         if (got > 0) append(got);
         else if (got == 0) open = false;
       }
@@ -231,33 +223,75 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     }
     // A grandchild may hold the pipe open after the child exits: watch the
     // child itself, not the end of the output.
-    exited = ::wait4(pid, &status, WNOHANG, &usage) == pid;
+    w.exited = ::wait4(pid, &w.status, WNOHANG, &w.usage) == pid;
   }
-  if (exited && open) {
-    ::fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
-    for (ssize_t got; (got = ::read(pipefd[0], buf, sizeof buf)) > 0;) append(got);
+  if (w.exited && open) {
+    ::fcntl(in_fd, F_SETFL, O_NONBLOCK);
+    for (ssize_t got; (got = ::read(in_fd, buf, sizeof buf)) > 0;) append(got);
   }
+  return w;
+}
+
+// The child's group killed and reaped, strays killed, and how it ended.
+void end_child(pid_t pid, Waited& w, const ProcessOptions& opt, ProcessResult& r) {
   ::kill(-pid, SIGKILL);  // on timeout the child, else leftovers of its group
-  if (!exited)
-    while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
+  if (!w.exited)
+    while (::wait4(pid, &w.status, 0, &w.usage) < 0 && errno == EINTR) {
     }
   // ru_maxrss: its own peak, in KiB; a watch may have seen more (its descendants too).
-  r.peak_resident_bytes = std::max(r.peak_resident_bytes, static_cast<std::uint64_t>(usage.ru_maxrss) * 1024);
+  r.peak_resident_bytes = std::max(r.peak_resident_bytes, static_cast<std::uint64_t>(w.usage.ru_maxrss) * 1024);
   forget_child(pid);
   // What left its group and outlived it: handed to the tool, killed here,
   // before the caller reads what the child wrote.
   if (opt.limits.contain) r.strays_killed += kill_strays();
+  if (r.timed_out || r.cancelled || r.memory_exceeded) return;
+  if (WIFSIGNALED(w.status)) {
+    r.signaled = true;
+    r.signal = WTERMSIG(w.status);
+  } else if (WIFEXITED(w.status)) {
+    r.exit_code = WEXITSTATUS(w.status);
+    if (r.exit_code == 127 && r.output.rfind("exec failed", 0) == 0) r.spawn_failed = true;
+  }
+}
+
+}  // namespace
+
+ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& opt) {
+  ProcessResult r;
+  auto t0 = std::chrono::steady_clock::now();
+  int pipefd[2];
+  if (argv.empty() || ::pipe2(pipefd, O_CLOEXEC) != 0) {
+    r.spawn_failed = true;
+    r.output = argv.empty() ? "empty command" : std::strerror(errno);
+    return r;
+  }
+  std::vector<std::string> env_store = child_environment(opt);
+  std::vector<char*> envp, args;
+  for (auto& s : env_store) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> argv_store = argv;
+  for (auto& s : argv_store) args.push_back(s.data());
+  args.push_back(nullptr);
+
+  const bool isolate = opt.limits.no_network && network_isolation_available();
+  r.network_isolated = isolate;
+  r.resident_limit_bytes = opt.limits.resident_bytes;
+  if (opt.limits.contain) adopt_orphans();
+  pid_t pid = fork_child();
+  if (pid < 0) {
+    r.spawn_failed = true;
+    r.output = std::strerror(errno);
+    ::close(pipefd[0]);
+    ::close(pipefd[1]);
+    return r;
+  }
+  if (pid == 0) become_child(args.data(), envp.data(), pipefd[1], opt, isolate);
+  ::setpgid(pid, pid);
+  ::close(pipefd[1]);
+  Waited w = wait_for_child(pid, pipefd[0], opt, t0, r);
+  end_child(pid, w, opt, r);
   ::close(pipefd[0]);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (!r.timed_out && !r.cancelled && !r.memory_exceeded) {
-    if (WIFSIGNALED(status)) {
-      r.signaled = true;
-      r.signal = WTERMSIG(status);
-    } else if (WIFEXITED(status)) {
-      r.exit_code = WEXITSTATUS(status);
-      if (r.exit_code == 127 && r.output.rfind("exec failed", 0) == 0) r.spawn_failed = true;
-    }
-  }
   return r;
 }
 

@@ -224,184 +224,247 @@ void add_profile(const HarnessReport& cand, const std::string& build_log, const 
 
 }  // namespace
 
-EvalResult Evaluator::evaluate(const EvalRequest& req) {
-  auto t_start = std::chrono::steady_clock::now();
-  // Programs built elsewhere (the tuner's pool, KernelBench drivers) need no sources here.
-  const bool prebuilt_both =
-      !req.reference_binary.empty() && (!req.candidate_binary.empty() || static_cast<bool>(req.build_candidate));
-  std::string candidate = req.candidate.empty() ? req.source : req.candidate;
-  if (!prebuilt_both)
-    for (const std::string* p : {&req.source, &req.harness, static_cast<const std::string*>(&candidate)})
-      if (!fs::is_regular_file(*p)) throw std::runtime_error("no such file: " + *p);
-  if (req.seeds < 3) throw std::runtime_error("at least 3 seeds are needed, got " + std::to_string(req.seeds));
-  // Every harness process of this evaluation runs under these; a sandbox
-  // setting that cannot be read fails here, before any build.
-  const ProcessLimits limits = harness_process_limits();
+namespace {
 
-  EvalResult res;
-  GpuInfo gpu = m_probe.probe(req.device);
-  if (!gpu.present) {
-    res.status = Status::no_gpu;
-    res.detail = gpu.reason;
-    if (req.candidate_binary.empty() && req.build_candidate) {
+BuildOutcome prebuilt(const std::string& binary) {
+  BuildOutcome b;
+  b.ok = fs::is_regular_file(binary);
+  b.binary = binary;
+  if (!b.ok) b.first_error = "prebuilt harness " + binary + " is missing";
+  return b;
+}
+
+// One evaluation and the steps Evaluator::evaluate takes, in order:
+// the request → the GPU → the compile settings and the work directory →
+// both programs → the harness's declaration → the main round (unprofiled
+// again when the profiler broke it) → a second look at a result too good to
+// believe → the result. Every path after the builds ends in finish().
+class EvaluationRun {
+ public:
+  EvaluationRun(const EvalRequest& req, const Toolchain& toolchain, GpuProbe& probe)
+      : m_req(req), m_toolchain(toolchain), m_probe(probe), m_t_start(std::chrono::steady_clock::now()),
+        m_candidate(req.candidate.empty() ? req.source : req.candidate) {}
+
+  EvalResult run() {
+    check_request();
+    // Every harness process of this evaluation runs under these; a sandbox
+    // setting that cannot be read fails here, before any build.
+    m_limits = harness_process_limits();
+    const GpuInfo gpu = m_probe.probe(m_req.device);
+    if (!gpu.present) return without_gpu(gpu);
+    m_res.device = gpu.name;
+    prepare(gpu);
+    if (!build_programs() || !describe()) return finish();
+    play_main_round();
+    if (too_good_to_believe()) look_again();
+    return conclude();
+  }
+
+ private:
+  void check_request() const {
+    // Programs built elsewhere (the tuner's pool, KernelBench drivers) need no sources here.
+    const bool prebuilt_both = !m_req.reference_binary.empty() &&
+                               (!m_req.candidate_binary.empty() || static_cast<bool>(m_req.build_candidate));
+    if (!prebuilt_both)
+      for (const std::string* p : {&m_req.source, &m_req.harness, &m_candidate})
+        if (!fs::is_regular_file(*p)) throw std::runtime_error("no such file: " + *p);
+    if (m_req.seeds < 3) throw std::runtime_error("at least 3 seeds are needed, got " + std::to_string(m_req.seeds));
+  }
+
+  EvalResult without_gpu(const GpuInfo& gpu) {
+    m_res.status = Status::no_gpu;
+    m_res.detail = gpu.reason;
+    if (m_req.candidate_binary.empty() && m_req.build_candidate) {
       // A candidate that does not build says so with or without a GPU.
-      BuildOutcome b = req.build_candidate();
-      res.compile_seconds = b.seconds;
+      BuildOutcome b = m_req.build_candidate();
+      m_res.compile_seconds = b.seconds;
       if (!b.ok) {
-        res.status = Status::compile_failed;
-        res.detail = b.first_error;
+        m_res.status = Status::compile_failed;
+        m_res.detail = b.first_error;
       }
     }
-    res.wall_seconds = seconds_since(t_start);
-    return res;
+    m_res.wall_seconds = seconds_since(m_t_start);
+    return m_res;
   }
-  res.device = gpu.name;
 
-  CompileSettings cs = req.compile;
-  if (cs.arch.empty()) cs.arch = gpu.arch;
-  // nvcc runs inside each scratch directory: every path must be absolute.
-  for (std::string& d : cs.include_dirs) d = fs::absolute(d).string();
-  if (!req.source.empty()) cs.include_dirs.push_back(fs::absolute(req.source).parent_path().string());
-  // Compile-time facts for the profile (registers, spills): ptxas says them
-  // in the build log; the binary is the same either way.
-  if (req.profile) cs.flags.insert(cs.flags.end(), {"-Xptxas", "-v"});
-
-  std::string work = req.work_dir;
-  bool temporary = work.empty();
-  if (temporary) {
-    work = make_work_dir("kernelblaster-eval");
+  // The compile settings for this GPU, and the work directory.
+  void prepare(const GpuInfo& gpu) {
+    m_settings = m_req.compile;
+    if (m_settings.arch.empty()) m_settings.arch = gpu.arch;
+    // nvcc runs inside each scratch directory: every path must be absolute.
+    for (std::string& d : m_settings.include_dirs) d = fs::absolute(d).string();
+    if (!m_req.source.empty()) m_settings.include_dirs.push_back(fs::absolute(m_req.source).parent_path().string());
+    // Compile-time facts for the profile (registers, spills): ptxas says them
+    // in the build log; the binary is the same either way.
+    if (m_req.profile) m_settings.flags.insert(m_settings.flags.end(), {"-Xptxas", "-v"});
+    m_work = m_req.work_dir;
+    m_temporary = m_work.empty();
+    if (m_temporary) m_work = make_work_dir("kernelblaster-eval");
+    m_work = fs::absolute(m_work).string();
+    fs::create_directories(m_work);
   }
-  work = fs::absolute(work).string();
-  fs::create_directories(work);
 
-  auto prebuilt = [](const std::string& binary) {
-    BuildOutcome b;
-    b.ok = fs::is_regular_file(binary);
-    b.binary = binary;
-    if (!b.ok) b.first_error = "prebuilt harness " + binary + " is missing";
-    return b;
-  };
-  auto ref_build = std::async(std::launch::async, [&] {
-    if (!req.reference_binary.empty()) return prebuilt(req.reference_binary);
-    return build_harness(m_toolchain, cs, req.harness, req.source, work + "/reference", req.build_timeout_s);
-  });
-  // The candidate's build overlaps the original's process when the caller
-  // builds it (KernelBench), else it is built here beside the original's.
-  const bool overlapped = req.candidate_binary.empty() && !req.reference_binary.empty() && req.build_candidate;
-  CandidateProgram cand_prog;
-  if (overlapped)
-    cand_prog.pending = std::async(std::launch::async, req.build_candidate).share();
-  else
-    cand_prog.built = !req.candidate_binary.empty() ? prebuilt(req.candidate_binary)
-                                                    : build_harness(m_toolchain, cs, req.harness, candidate,
-                                                                    work + "/candidate", req.build_timeout_s);
-  BuildOutcome ref = ref_build.get();
-  res.compile_seconds = std::max(ref.seconds, cand_prog.built.seconds);
-  auto finish = [&](EvalResult& r) -> EvalResult& {
-    // Time spent building before anything ran is not evaluation time; an
-    // overlapped build is, where the evaluation waited for it.
-    r.eval_seconds = seconds_since(t_start) - r.compile_seconds;
-    r.wall_seconds = seconds_since(t_start);
-    r.compile_seconds = std::max(r.compile_seconds, cand_prog.outcome().seconds);  // waits for a pending build
-    if (temporary && !req.keep_work_dir) fs::remove_all(work);
-    else r.notes.push_back("work directory: " + work);
+  // Both programs; false (the result says why) when one cannot be had.
+  bool build_programs() {
+    auto ref_build = std::async(std::launch::async, [&] {
+      if (!m_req.reference_binary.empty()) return prebuilt(m_req.reference_binary);
+      return build_harness(m_toolchain, m_settings, m_req.harness, m_req.source, m_work + "/reference",
+                           m_req.build_timeout_s);
+    });
+    // The candidate's build overlaps the original's process when the caller
+    // builds it (KernelBench), else it is built here beside the original's.
+    m_overlapped = m_req.candidate_binary.empty() && !m_req.reference_binary.empty() && m_req.build_candidate;
+    if (m_overlapped)
+      m_program.pending = std::async(std::launch::async, m_req.build_candidate).share();
+    else
+      m_program.built = !m_req.candidate_binary.empty()
+                            ? prebuilt(m_req.candidate_binary)
+                            : build_harness(m_toolchain, m_settings, m_req.harness, m_candidate, m_work + "/candidate",
+                                            m_req.build_timeout_s);
+    m_reference = ref_build.get();
+    m_res.compile_seconds = std::max(m_reference.seconds, m_program.built.seconds);
+    if (!m_reference.ok && m_reference.nvcc_unusable) {
+      // Neither side can be judged; naming the original as the culprit would be false.
+      return fail(Status::tool_error, m_reference.first_error);
+    }
+    if (!m_reference.ok)
+      return fail(Status::reference_failed, "the original source does not build with its harness: " + m_reference.first_error);
+    if (!m_overlapped && !m_program.built.ok) return fail(Status::compile_failed, m_program.built.first_error);
+    return true;
+  }
+
+  bool fail(Status status, const std::string& detail) {
+    m_res.status = status;
+    m_res.detail = detail;
+    return false;
+  }
+
+  // The harness's declaration (its sizes and outputs), from the original's program.
+  bool describe() {
+    ProcessOptions opt;
+    opt.timeout_s = 30;
+    opt.limits = m_limits;
+    ProcessResult described = run_process({m_reference.binary, "--describe"}, opt);
+    note_process(m_res.sandbox, described);
+    try {
+      if (!described.ok()) throw std::runtime_error(described.how_it_ended() + ": " + described.output_tail(1));
+      m_declared = report_from_json(described.output);
+    } catch (const std::exception& x) {
+      return fail(Status::harness_error, std::string("the harness cannot describe itself: ") + x.what());
+    }
+    return true;
+  }
+
+  Round play_round(const Plan& plan, const std::string& tag, const ProfileRequest& profile = {}) {
+    Round r = play(m_reference.binary, m_program, plan, m_work, tag, m_req.run_timeout_s, m_limits, profile);
+    m_res.sandbox.add(r.sandbox);
     return r;
-  };
-  if (!ref.ok && ref.nvcc_unusable) {
-    // Neither side can be judged; naming the original as the culprit would be false.
-    res.status = Status::tool_error;
-    res.detail = ref.first_error;
-    return finish(res);
-  }
-  if (!ref.ok) {
-    res.status = Status::reference_failed;
-    res.detail = "the original source does not build with its harness: " + ref.first_error;
-    return finish(res);
-  }
-  if (!overlapped && !cand_prog.built.ok) {
-    res.status = Status::compile_failed;
-    res.detail = cand_prog.built.first_error;
-    return finish(res);
   }
 
-  ProcessOptions describe_opt;
-  describe_opt.timeout_s = 30;
-  describe_opt.limits = limits;
-  ProcessResult described = run_process({ref.binary, "--describe"}, describe_opt);
-  note_process(res.sandbox, described);
-  HarnessReport decl;
-  try {
-    if (!described.ok()) throw std::runtime_error(described.how_it_ended() + ": " + described.output_tail(1));
-    decl = report_from_json(described.output);
-  } catch (const std::exception& x) {
-    res.status = Status::harness_error;
-    res.detail = std::string("the harness cannot describe itself: ") + x.what();
-    return finish(res);
+  void play_main_round() {
+    m_plan.runs = correctness_runs(m_declared.sizes, make_seeds(m_req.seeds, m_req.seed_base), false);
+    m_plan.timing.enabled = m_req.timing;
+    m_plan.timing.budget_ms = m_req.budget_ms;
+    m_plan.lock_dir = m_req.lock_dir;
+    m_plan.device = m_req.device;
+    m_plan.probe_initial_outputs = true;  // asked of the original; play() passes its answer to the candidate
+    choose_timed_inputs(m_plan.timing, m_req.seed_base);
+    // Profiling rides in the candidate's main-round process, after its timing
+    // (a process of its own would cost a second CUDA context: over 0.5 s).
+    if (m_req.profile) m_profiled = profile_request(m_declared, *m_req.profile);
+    m_round = play_round(m_plan, "main", m_profiled);
+    const Status s = m_round.verdict.status;
+    if (m_profiled.size >= 0 && (s == Status::crashed || s == Status::timed_out)) {
+      // The verdict must be the one without the profiler: play again unprofiled.
+      m_profile_failure = std::string("profiling failed: the profiled process ") + status_name(s) +
+                          "; verdict and timing from an unprofiled run";
+      m_round = play_round(m_plan, "main-unprofiled");
+      if (m_round.verdict.status != Status::ok) m_profile_failure.clear();  // it fails without the profiler too
+    }
+    m_profiled_report = m_round.candidate;
+    m_ceilings = m_round.candidate.device.name.empty() ? std::nullopt
+                                                        : cached_ceilings(m_round.candidate.device, &m_res.notes);
+    if (m_round.verdict.status == Status::ok)
+      m_res.plausibility = assess_plausibility(m_round.reference, m_round.timing, m_ceilings);
   }
 
-  Plan plan;
-  plan.runs = correctness_runs(decl.sizes, make_seeds(req.seeds, req.seed_base), false);
-  plan.timing.enabled = req.timing;
-  plan.timing.budget_ms = req.budget_ms;
-  plan.lock_dir = req.lock_dir;
-  plan.device = req.device;
-  plan.probe_initial_outputs = true;  // asked of the original; play() passes its answer to the candidate
-  choose_timed_inputs(plan.timing, req.seed_base);
-  // Profiling rides in the candidate's main-round process, after its timing
-  // (a process of its own would cost a second CUDA context: over 0.5 s).
-  ProfileRequest profiled;
-  if (req.profile) profiled = profile_request(decl, *req.profile);
-  Round round = play(ref.binary, cand_prog, plan, work, "main", req.run_timeout_s, limits, profiled);
-  res.sandbox.add(round.sandbox);
-  std::string profile_failure;
-  if (profiled.size >= 0 && (round.verdict.status == Status::crashed || round.verdict.status == Status::timed_out)) {
-    // The verdict must be the one without the profiler: play again unprofiled.
-    profile_failure = std::string("profiling failed: the profiled process ") + status_name(round.verdict.status) +
-                      "; verdict and timing from an unprofiled run";
-    round = play(ref.binary, cand_prog, plan, work, "main-unprofiled", req.run_timeout_s, limits);
-    res.sandbox.add(round.sandbox);
-    if (round.verdict.status != Status::ok) profile_failure.clear();  // it fails without the profiler too
+  bool too_good_to_believe() const {
+    return m_round.verdict.status == Status::ok &&
+           (m_round.speedup > m_req.implausible_speedup || m_res.plausibility.implausible);
   }
-  HarnessReport profiled_report = round.candidate;
 
-  const std::optional<profile::Ceilings> ceilings =
-      round.candidate.device.name.empty() ? std::nullopt : cached_ceilings(round.candidate.device, &res.notes);
-  if (round.verdict.status == Status::ok) res.plausibility = assess_plausibility(round.reference, round.timing, ceilings);
-  if (round.verdict.status == Status::ok &&
-      (round.speedup > req.implausible_speedup || res.plausibility.implausible)) {
-    // Too good to believe on one look: more seeds, the validation sizes, a
-    // second timing. Only a candidate that survives keeps its speedup.
-    Plan again = plan;
-    again.runs = correctness_runs(decl.sizes, make_seeds(2 * req.seeds, req.seed_base ? req.seed_base + 1000 : 0),
-                                  true);
-    choose_timed_inputs(again.timing, req.seed_base ? req.seed_base + 2000 : 0);
-    Round second = play(ref.binary, cand_prog, again, work, "reverify", req.run_timeout_s, limits);
-    res.sandbox.add(second.sandbox);
-    res.reverified = true;
-    round.phases.insert(round.phases.end(), second.phases.begin(), second.phases.end());
-    round.checks.insert(round.checks.end(), second.checks.begin(), second.checks.end());
-    round.process_phases.insert(round.process_phases.end(), second.process_phases.begin(),
-                                second.process_phases.end());
-    round.verdict = second.verdict;
+  // More seeds, the validation sizes, a second timing: only a candidate that
+  // survives keeps its speedup.
+  void look_again() {
+    Plan again = m_plan;
+    again.runs = correctness_runs(m_declared.sizes,
+                                  make_seeds(2 * m_req.seeds, m_req.seed_base ? m_req.seed_base + 1000 : 0), true);
+    choose_timed_inputs(again.timing, m_req.seed_base ? m_req.seed_base + 2000 : 0);
+    Round second = play_round(again, "reverify");
+    m_res.reverified = true;
+    m_round.phases.insert(m_round.phases.end(), second.phases.begin(), second.phases.end());
+    m_round.checks.insert(m_round.checks.end(), second.checks.begin(), second.checks.end());
+    m_round.process_phases.insert(m_round.process_phases.end(), second.process_phases.begin(),
+                                  second.process_phases.end());
+    m_round.verdict = second.verdict;
     if (second.verdict.status == Status::ok) {
-      round.timing = second.timing;
-      round.speedup = second.speedup;
-      res.plausibility = assess_plausibility(second.reference, second.timing, ceilings);
+      m_round.timing = second.timing;
+      m_round.speedup = second.speedup;
+      m_res.plausibility = assess_plausibility(second.reference, second.timing, m_ceilings);
     }
   }
-  res.status = round.verdict.status;
-  res.detail = round.verdict.detail;
-  res.checks = std::move(round.checks);
-  res.phase_seconds = std::move(round.phases);
-  res.process_phase_seconds = std::move(round.process_phases);
-  res.calibration = round.calibration.outputs;
-  res.timing = std::move(round.timing);
-  res.speedup = res.status == Status::ok ? round.speedup : 0.0;
-  if (!profile_failure.empty()) res.profile_note = profile_failure;
-  else if (res.status == Status::ok && profiled.size >= 0)
-    add_profile(profiled_report, cand_prog.outcome().log, decl.sizes[static_cast<std::size_t>(profiled.size)].label,
-                res);
-  return finish(res);
-}
+
+  EvalResult conclude() {
+    m_res.status = m_round.verdict.status;
+    m_res.detail = m_round.verdict.detail;
+    m_res.checks = std::move(m_round.checks);
+    m_res.phase_seconds = std::move(m_round.phases);
+    m_res.process_phase_seconds = std::move(m_round.process_phases);
+    m_res.calibration = m_round.calibration.outputs;
+    m_res.timing = std::move(m_round.timing);
+    m_res.speedup = m_res.status == Status::ok ? m_round.speedup : 0.0;
+    if (!m_profile_failure.empty())
+      m_res.profile_note = m_profile_failure;
+    else if (m_res.status == Status::ok && m_profiled.size >= 0)
+      add_profile(m_profiled_report, m_program.outcome().log,
+                  m_declared.sizes[static_cast<std::size_t>(m_profiled.size)].label, m_res);
+    return finish();
+  }
+
+  EvalResult finish() {
+    // Time spent building before anything ran is not evaluation time; an
+    // overlapped build is, where the evaluation waited for it.
+    m_res.eval_seconds = seconds_since(m_t_start) - m_res.compile_seconds;
+    m_res.wall_seconds = seconds_since(m_t_start);
+    m_res.compile_seconds = std::max(m_res.compile_seconds, m_program.outcome().seconds);  // waits for a pending build
+    if (m_temporary && !m_req.keep_work_dir) fs::remove_all(m_work);
+    else m_res.notes.push_back("work directory: " + m_work);
+    return m_res;
+  }
+
+  const EvalRequest& m_req;
+  const Toolchain& m_toolchain;
+  GpuProbe& m_probe;
+  const std::chrono::steady_clock::time_point m_t_start;
+  const std::string m_candidate;
+  ProcessLimits m_limits;
+  EvalResult m_res;
+  CompileSettings m_settings;
+  std::string m_work;
+  bool m_temporary = false, m_overlapped = false;
+  BuildOutcome m_reference;
+  CandidateProgram m_program;
+  HarnessReport m_declared;
+  Plan m_plan;
+  ProfileRequest m_profiled;
+  Round m_round;
+  HarnessReport m_profiled_report;
+  std::optional<profile::Ceilings> m_ceilings;
+  std::string m_profile_failure;
+};
+
+}  // namespace
+
+EvalResult Evaluator::evaluate(const EvalRequest& req) { return EvaluationRun(req, m_toolchain, m_probe).run(); }
 
 }  // namespace kernelblaster

@@ -187,6 +187,80 @@ Verdict judge_inputs_reproduced(const HarnessReport& ref, const HarnessReport& c
 
 }  // namespace
 
+namespace {
+
+// What an output that failed its check is called: unwritten, inaccurate or
+// wrong against the original, against torch's reference (the oracle), or by
+// the input program's own allclose.
+Verdict output_failure(const PairErrors& pe, const OutputCalibration& c, const RunReport& rr, const OutputDump& rd,
+                       bool ok_original, bool ok_oracle, const std::string& label) {
+  const OutputError& e = pe.vs_original;
+  if (!ok_original) {
+    Status s = e.unwritten ? Status::unwritten_output
+               : merely_inaccurate(e, c.vs_original) ? Status::inaccurate
+                                                     : Status::wrong_result;
+    return {s, describe_error(e, label)};
+  }
+  if (!ok_oracle) {
+    Status s = merely_inaccurate(pe.vs_oracle, c.vs_oracle) ? Status::inaccurate : Status::wrong_result;
+    return {s, describe_oracle_error(pe.vs_oracle, c, label)};
+  }
+  const OutputDump& td = *find_dump(rr.oracle, rd.name);
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "torch::allclose(rtol=%g, atol=%g)", td.allclose_rtol, td.allclose_atol);
+  return {Status::wrong_result, "output '" + rd.name + "', " + label + ": the input program's own check, " + buf +
+                                    " against torch's reference, fails for " + std::to_string(pe.allclose_candidate) +
+                                    " elements (applied by the tool: the original passes it)"};
+}
+
+// An output holding the pattern written over all memory the launcher was not given.
+Verdict copied_answer(const PairErrors& pe, const OutputDump& rd, const std::string& label) {
+  return {Status::copied_answer,
+          label + ": " + std::to_string(pe.scrub_pattern) + " of " + std::to_string(rd.count) + " elements of '" +
+              rd.name +
+              "' hold the pattern written, before the call, over all memory the launcher was not given: the "
+              "output was copied from there (torch's reference, another tensor, freed memory), not computed"};
+}
+
+// One failed output of run k, for the stale-answer search.
+struct StaleQuery {
+  const HarnessReport& ref;
+  const std::string& ref_dir;
+  const HarnessReport& cand;
+  const std::string& cand_dir;
+  std::size_t k;
+  const OutputDump& rd;         // the original's dump of the output
+  const OutputDump& cand_dump;  // the candidate's
+  const OutputError& e;         // their difference
+  const ToleranceSpec& tolerance;
+  const std::string& label;
+};
+
+// Stale answers: the whole output left untouched, or equal to what an
+// earlier run of the same size (other inputs) should have produced; ok when
+// neither. Samples first: only an answer whose sample matches is read whole
+// (a rejected candidate with 67M-element outputs would otherwise re-read
+// every earlier dump for every failed run).
+Verdict stale_answer(const StaleQuery& q, const std::vector<RunCheck>& checks, StaleAnswerCheck& stale) {
+  const RunReport& rr = q.ref.runs[q.k];
+  for (std::size_t j = 0; j < q.k; ++j) {
+    if (q.ref.runs[j].size != rr.size || q.ref.runs[j].seed == rr.seed) continue;
+    for (const OutputDump& earlier : q.ref.runs[j].outputs) {
+      if (earlier.name != q.rd.name) continue;
+      bool untouched = q.e.unwritten == q.rd.count && checks[j].passed;
+      if (!untouched && !stale.matches(q.ref, q.ref_dir, earlier, q.cand, q.cand_dir, q.cand_dump, q.tolerance)) continue;
+      return {Status::cached_result,
+              q.label + " returned " +
+                  (untouched ? "nothing, after run " + std::to_string(j) + " was answered,"
+                             : "the answer of run " + std::to_string(j)) +
+                  " instead of computing on its own inputs"};
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
 Verdict judge_correctness(const HarnessReport& ref, const std::string& ref_dir, const HarnessReport& cand,
                           const std::string& cand_dir, std::vector<RunCheck>* checks) {
   return judge_correctness(ref, ref_dir, cand, cand_dir, calibrate(ref, ref_dir), checks);
@@ -240,51 +314,12 @@ Verdict judge_correctness(const HarnessReport& ref, const std::string& ref_dir, 
       if (pe.has_oracle) check.oracle_errors.push_back(pe.vs_oracle);
       if (ok_original && ok_oracle && ok_driver) continue;
       check.passed = false;
-      if (pe.scrub_pattern > 0 && copied.status == Status::ok)
-        copied = {Status::copied_answer,
-                  label + ": " + std::to_string(pe.scrub_pattern) + " of " + std::to_string(rd.count) +
-                      " elements of '" + rd.name +
-                      "' hold the pattern written, before the call, over all memory the launcher was not given: the "
-                      "output was copied from there (torch's reference, another tensor, freed memory), not computed"};
-      if (!ok_original && cached.status == Status::ok) {
-        const OutputDump& cand_dump = *find_dump(cr.outputs, rd.name);
-        // Stale answers: the whole output left untouched, or equal to what an
-        // earlier run of the same size (other inputs) should have produced.
-        // Samples first: only an answer whose sample matches is read whole
-        // (a rejected candidate with 67M-element outputs would otherwise
-        // re-read every earlier dump for every failed run).
-        for (std::size_t j = 0; j < k && cached.status == Status::ok; ++j) {
-          if (ref.runs[j].size != rr.size || ref.runs[j].seed == rr.seed) continue;
-          for (const OutputDump& earlier : ref.runs[j].outputs) {
-            if (earlier.name != rd.name) continue;
-            bool untouched = e.unwritten == rd.count && (*checks)[j].passed;
-            if (!untouched && !stale.matches(ref, ref_dir, earlier, cand, cand_dir, cand_dump, c.vs_original)) continue;
-            cached = {Status::cached_result, label + " returned " +
-                                                 (untouched ? "nothing, after run " + std::to_string(j) +
-                                                                  " was answered,"
-                                                            : "the answer of run " + std::to_string(j)) +
-                                                 " instead of computing on its own inputs"};
-          }
-        }
-      }
-      if (run_verdict.status != Status::ok) continue;
-      if (!ok_original) {
-        Status s = e.unwritten ? Status::unwritten_output
-                   : merely_inaccurate(e, c.vs_original) ? Status::inaccurate
-                                                         : Status::wrong_result;
-        run_verdict = {s, describe_error(e, label)};
-      } else if (!ok_oracle) {
-        Status s = merely_inaccurate(pe.vs_oracle, c.vs_oracle) ? Status::inaccurate : Status::wrong_result;
-        run_verdict = {s, describe_oracle_error(pe.vs_oracle, c, label)};
-      } else {
-        const OutputDump& td = *find_dump(rr.oracle, rd.name);
-        char buf[200];
-        std::snprintf(buf, sizeof buf, "torch::allclose(rtol=%g, atol=%g)", td.allclose_rtol, td.allclose_atol);
-        run_verdict = {Status::wrong_result, "output '" + rd.name + "', " + label + ": the input program's own check, " +
-                                                 buf + " against torch's reference, fails for " +
-                                                 std::to_string(pe.allclose_candidate) +
-                                                 " elements (applied by the tool: the original passes it)"};
-      }
+      if (pe.scrub_pattern > 0 && copied.status == Status::ok) copied = copied_answer(pe, rd, label);
+      if (!ok_original && cached.status == Status::ok)
+        cached = stale_answer(StaleQuery{ref, ref_dir, cand, cand_dir, k, rd, *find_dump(cr.outputs, rd.name), e,
+                                         c.vs_original, label},
+                              *checks, stale);
+      if (run_verdict.status == Status::ok) run_verdict = output_failure(pe, c, rr, rd, ok_original, ok_oracle, label);
     }
     if (run_verdict.status == Status::ok && cr.driver_verdict == "failed" && rr.driver_verdict != "failed") {
       check.passed = false;
