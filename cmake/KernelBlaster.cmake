@@ -200,26 +200,9 @@ function(_kernelblaster_check_inputs who policy kb)
   endif()
 endfunction()
 
-function(kernelblaster_optimize target)
-  string(TIMESTAMP _kb_t0 "%s%f")
-  set(_options NO_TESTS STRICT NO_CAPTURE ALLOW_UNVERIFIED)
-  set(_one MODE BUDGET MIN_SPEEDUP POLICY KB TARGET_GPU HARNESS_DIR LOCKFILE)
-  set(_multi SOURCES HARNESS CAPTURE_TESTS)
-  cmake_parse_arguments(PARSE_ARGV 1 _kb "${_options}" "${_one}" "${_multi}")
-  set(_who "kernelblaster_optimize(${target})")
-
-  if(_kb_UNPARSED_ARGUMENTS)
-    list(JOIN _kb_UNPARSED_ARGUMENTS " " _bad)
-    list(JOIN _options " " _o)
-    list(JOIN _one " " _1)
-    list(JOIN _multi " " _m)
-    message(FATAL_ERROR "${_who}: unknown argument(s): ${_bad}\n"
-      "Keywords: ${_m} ${_1} ${_o}")
-  endif()
-  if(_kb_KEYWORDS_MISSING_VALUES)
-    list(JOIN _kb_KEYWORDS_MISSING_VALUES " " _bad)
-    message(FATAL_ERROR "${_who}: keyword(s) given without a value: ${_bad}")
-  endif()
+# The steps of kernelblaster_optimize(), as macros over its variables.
+# The target exists, compiles sources here, and is optimized once.
+macro(_kernelblaster_check_target)
   if(NOT TARGET "${target}")
     message(FATAL_ERROR "${_who}: there is no target named '${target}'. "
       "Create it (add_library/add_executable) before calling kernelblaster_optimize().")
@@ -241,7 +224,10 @@ function(kernelblaster_optimize target)
   if(_done)
     message(FATAL_ERROR "${_who}: called twice for the same target.")
   endif()
+endmacro()
 
+# MODE (and KERNELBLASTER_MODE), BUDGET, MIN_SPEEDUP, POLICY and KB, checked.
+macro(_kernelblaster_read_options)
   set(_mode AUTO)
   if(DEFINED _kb_MODE)
     string(TOUPPER "${_kb_MODE}" _mode)
@@ -279,7 +265,10 @@ function(kernelblaster_optimize target)
     message(FATAL_ERROR "${_who}: POLICY file ${_kb_POLICY} does not exist.")
   endif()
   _kernelblaster_check_inputs("${_who}" "${_kb_POLICY}" "${_kb_KB}")
+endmacro()
 
+# HARNESS, SOURCES, HARNESS_DIR, TARGET_GPU, LOCKFILE and the tool, checked.
+macro(_kernelblaster_read_paths)
   set(_harnesses "")
   foreach(_h IN LISTS _kb_HARNESS)
     get_filename_component(_h "${_h}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
@@ -336,6 +325,33 @@ function(kernelblaster_optimize target)
     message(FATAL_ERROR "${_who}: no kernelblaster executable: use find_package(KernelBlaster) or "
       "add_subdirectory(<kernelblaster checkout>) first, or set KERNELBLASTER_EXECUTABLE.")
   endif()
+endmacro()
+
+function(kernelblaster_optimize target)
+  string(TIMESTAMP _kb_t0 "%s%f")
+  set(_options NO_TESTS STRICT NO_CAPTURE ALLOW_UNVERIFIED)
+  set(_one MODE BUDGET MIN_SPEEDUP POLICY KB TARGET_GPU HARNESS_DIR LOCKFILE)
+  set(_multi SOURCES HARNESS CAPTURE_TESTS)
+  cmake_parse_arguments(PARSE_ARGV 1 _kb "${_options}" "${_one}" "${_multi}")
+  set(_who "kernelblaster_optimize(${target})")
+
+  if(_kb_UNPARSED_ARGUMENTS)
+    list(JOIN _kb_UNPARSED_ARGUMENTS " " _bad)
+    list(JOIN _options " " _o)
+    list(JOIN _one " " _1)
+    list(JOIN _multi " " _m)
+    message(FATAL_ERROR "${_who}: unknown argument(s): ${_bad}\n"
+      "Keywords: ${_m} ${_1} ${_o}")
+  endif()
+  if(_kb_KEYWORDS_MISSING_VALUES)
+    list(JOIN _kb_KEYWORDS_MISSING_VALUES " " _bad)
+    message(FATAL_ERROR "${_who}: keyword(s) given without a value: ${_bad}")
+  endif()
+  _kernelblaster_check_target()
+
+  _kernelblaster_read_options()
+
+  _kernelblaster_read_paths()
 
   set_target_properties(${target} PROPERTIES
     _KERNELBLASTER_OPTIMIZED TRUE
@@ -463,16 +479,49 @@ function(_kernelblaster_target_arch target out)
   set(${out} "${_arch}" PARENT_SCOPE)
 endfunction()
 
-function(_kernelblaster_process_target target)
-  string(TIMESTAMP _t0 "%s%f")
-  set(_who "kernelblaster_optimize(${target})")
-  foreach(_p MODE BUDGET MIN_SPEEDUP POLICY KB TARGET_GPU LOCKFILE SOURCES HARNESSES HARNESS_DIR NO_TESTS NO_CAPTURE CAPTURE_TESTS STRICT ALLOW_UNVERIFIED TOOL TOOL_TARGET CALL_US)
-    get_target_property(_${_p} ${target} _KERNELBLASTER_${_p})
-    if(_${_p} MATCHES "-NOTFOUND$")
-      set(_${_p} "")
-    endif()
-  endforeach()
+# The steps of _kernelblaster_process_target, as macros: each reads and sets
+# the function's own variables (and a return() in one ends the function),
+# where functions would pass every result up with PARENT_SCOPE.
 
+# The sources with no harness, in one line each kind: compiled as they are,
+# or recorded until a harness is synthesized.
+macro(_kernelblaster_say_unpaired)
+  # What the project lacks never fails its configure (unless STRICT): the
+  # sources without a harness are compiled as they are, and one line says
+  # so and how to get them tuned.
+  if(_unharnessed)
+    list(JOIN _unharnessed ", " _names)
+    file(RELATIVE_PATH _rel_dir "${CMAKE_CURRENT_SOURCE_DIR}" "${_HARNESS_DIR}")
+    string(CONCAT _line "kernelblaster: ${target}: no harness for ${_names} "
+      "(looked for ${_rel_dir}/<stem>_harness.cu); compiling the original. "
+      "To tune it, draft that harness with 'kernelblaster harness init <source> --out ${_rel_dir}' "
+      "(README: Writing a harness) or pass HARNESS.")
+    if(_STRICT)
+      message(FATAL_ERROR "${_who}: STRICT is set and ${_line}")
+    endif()
+    message(STATUS "${_line}")
+  endif()
+  if(_captured)
+    list(JOIN _captured ", " _names)
+    file(RELATIVE_PATH _rel_dir "${CMAKE_CURRENT_SOURCE_DIR}" "${_HARNESS_DIR}")
+    file(RELATIVE_PATH _rel_gen "${CMAKE_BINARY_DIR}" "${_gen}")
+    set(_who_records "the project's runs (ctest)")
+    if(_CAPTURE_TESTS)
+      list(JOIN _CAPTURE_TESTS ", " _who_records)
+      set(_who_records "the tests ${_who_records}")
+    endif()
+    message(STATUS "kernelblaster: ${target}: no harness for ${_names} (looked for ${_rel_dir}/<stem>_harness.cu): "
+      "${_who_records} record the launches of its kernels (and the calls of its host launchers, through a "
+      "recording shim that calls the original), and the next build synthesizes a harness from them "
+      "(${_rel_gen}/harness) and tunes. "
+      "NO_CAPTURE compiles the original instead; HARNESS or 'kernelblaster harness init' give a harness of your own.")
+  endif()
+endmacro()
+
+# Pairs each source to optimize with its harness (the user's, or one to be
+# synthesized from recorded calls), saying what has none; ends the target's
+# processing when nothing is left to optimize.
+macro(_kernelblaster_pair_sources)
   _kernelblaster_cuda_sources(${target} _cuda _entries)
   if(NOT _cuda)
     message(FATAL_ERROR "${_who}: target '${target}' has no CUDA sources (.cu files or LANGUAGE CUDA).")
@@ -539,48 +588,15 @@ function(_kernelblaster_process_target target)
         list(APPEND _unharnessed "${_name}")
       endif()
     endforeach()
-    # What the project lacks never fails its configure (unless STRICT): the
-    # sources without a harness are compiled as they are, and one line says
-    # so and how to get them tuned.
-    if(_unharnessed)
-      list(JOIN _unharnessed ", " _names)
-      file(RELATIVE_PATH _rel_dir "${CMAKE_CURRENT_SOURCE_DIR}" "${_HARNESS_DIR}")
-      string(CONCAT _line "kernelblaster: ${target}: no harness for ${_names} "
-        "(looked for ${_rel_dir}/<stem>_harness.cu); compiling the original. "
-        "To tune it, draft that harness with 'kernelblaster harness init <source> --out ${_rel_dir}' "
-        "(README: Writing a harness) or pass HARNESS.")
-      if(_STRICT)
-        message(FATAL_ERROR "${_who}: STRICT is set and ${_line}")
-      endif()
-      message(STATUS "${_line}")
-    endif()
-    if(_captured)
-      list(JOIN _captured ", " _names)
-      file(RELATIVE_PATH _rel_dir "${CMAKE_CURRENT_SOURCE_DIR}" "${_HARNESS_DIR}")
-      file(RELATIVE_PATH _rel_gen "${CMAKE_BINARY_DIR}" "${_gen}")
-      set(_who_records "the project's runs (ctest)")
-      if(_CAPTURE_TESTS)
-        list(JOIN _CAPTURE_TESTS ", " _who_records)
-        set(_who_records "the tests ${_who_records}")
-      endif()
-      message(STATUS "kernelblaster: ${target}: no harness for ${_names} (looked for ${_rel_dir}/<stem>_harness.cu): "
-        "${_who_records} record the launches of its kernels (and the calls of its host launchers, through a "
-        "recording shim that calls the original), and the next build synthesizes a harness from them "
-        "(${_rel_gen}/harness) and tunes. "
-        "NO_CAPTURE compiles the original instead; HARNESS or 'kernelblaster harness init' give a harness of your own.")
-    endif()
+    _kernelblaster_say_unpaired()
     if(NOT _pairs_src)
       return()
     endif()
   endif()
+endmacro()
 
-  if(_MODE STREQUAL "OFF")
-    if(KERNELBLASTER_REPORT_CONFIGURE_TIME)
-      message(STATUS "kernelblaster: ${target}: MODE OFF, the original sources are compiled")
-    endif()
-    return()
-  endif()
-
+# The manifest: the target's compile settings, written at generate time.
+macro(_kernelblaster_write_manifest)
   set(_manifest "${_gen}/manifest.txt")
   _kernelblaster_target_arch(${target} _arch)
 
@@ -640,6 +656,11 @@ D $<JOIN:${_defs},\nD >
 F $<JOIN:${_opts},\nF >
 " TARGET ${target})
 
+endmacro()
+
+# The build step's arguments common to every source of the target, and the
+# kernel recorder's directory.
+macro(_kernelblaster_step_arguments)
   set(_common_args --manifest "${_manifest}" --budget ${_BUDGET})
   set(_gate_min_speedup 1.0)
   if(NOT _MIN_SPEEDUP STREQUAL "")
@@ -682,113 +703,106 @@ F $<JOIN:${_opts},\nF >
     file(WRITE "${_launches}/recorded.stamp" "")
   endif()
 
-  get_target_property(_target_sources ${target} SOURCES)
-  get_target_property(_target_dir ${target} SOURCE_DIR)
-  set(_tune_commands "")
-  set(_export_commands "")
-  set(_stamps "")
-  foreach(_s _h _cap IN ZIP_LISTS _pairs_src _pairs_harness _pairs_capture)
-    file(RELATIVE_PATH _rel "${_target_dir}" "${_s}")
-    if(_rel MATCHES "^\\.\\./")
-      get_filename_component(_rel "${_s}" NAME)
+endmacro()
+
+# One source (_s, _h, _cap of the caller's loop): its build step, the
+# compiled copy in the original's place, and its CTest gates.
+macro(_kernelblaster_add_source_step)
+  file(RELATIVE_PATH _rel "${_target_dir}" "${_s}")
+  if(_rel MATCHES "^\\.\\./")
+    get_filename_component(_rel "${_s}" NAME)
+  endif()
+  set(_out "${_gen}/${_rel}")
+  set(_rsp "${_out}.rsp")
+  set(_stamp "${_out}.stamp")
+  list(APPEND _stamps "${_stamp}")
+  set(_dep "${_out}.d")
+  set(_per_source --source "${_s}" --harness "${_h}" --out "${_out}" --rsp "${_rsp}")
+  set(_byproducts "${_out}" "${_rsp}")
+  set(_gate_synth "")
+  if(_cap STREQUAL "-")
+    set(_depends "${_s}" "${_h}" "${_manifest}")
+  else()
+    # The recorded calls: the step runs again when a run adds some. The
+    # file exists from the start, so the dependency always resolves.
+    if(NOT EXISTS "${_cap}")
+      file(WRITE "${_cap}" "")
     endif()
-    set(_out "${_gen}/${_rel}")
-    set(_rsp "${_out}.rsp")
-    set(_stamp "${_out}.stamp")
-    list(APPEND _stamps "${_stamp}")
-    set(_dep "${_out}.d")
-    set(_per_source --source "${_s}" --harness "${_h}" --out "${_out}" --rsp "${_rsp}")
-    set(_byproducts "${_out}" "${_rsp}")
-    set(_gate_synth "")
-    if(_cap STREQUAL "-")
-      set(_depends "${_s}" "${_h}" "${_manifest}")
+    list(APPEND _per_source --capture "${_cap}")
+    if(_CAPTURE_TESTS)
+      list(APPEND _per_source --capture-on-request)
+    endif()
+    # The synthesized harness is no byproduct: until calls are recorded
+    # there is none, and a declared output that is missing would run the
+    # step again on every build.
+    set(_depends "${_s}" "${_cap}" "${_manifest}")
+    if(_recorder)
+      # The kernel recorder touches its stamp when it records a new launch.
+      list(APPEND _per_source --kernel-records "${_launches}")
+      list(APPEND _depends "${_launches}/recorded.stamp")
+      if(TARGET kernelblaster_recorder)
+        list(APPEND _depends kernelblaster_recorder)  # built with the tool, in its build tree
+      endif()
+    endif()
+    set(_gate_synth --synthesized)
+    list(APPEND _export_commands COMMAND "${_TOOL}" harness export "${_h}" --out "${_HARNESS_DIR}")
+  endif()
+  if(_POLICY)
+    list(APPEND _depends "${_POLICY}")
+  endif()
+  if(EXISTS "${_LOCKFILE}")
+    list(APPEND _depends "${_LOCKFILE}")
+  endif()
+  add_custom_command(
+    OUTPUT "${_stamp}"
+    BYPRODUCTS ${_byproducts}
+    COMMAND "${_TOOL}" build ${_per_source} --stamp "${_stamp}" --depfile "${_dep}" --mode ${_MODE} ${_common_args}
+    DEPENDS ${_depends} ${_TOOL_TARGET}
+    DEPFILE "${_dep}"
+    ${_pool}
+    COMMENT "KernelBlaster: ${_rel}"
+    VERBATIM)
+  list(APPEND _tune_commands COMMAND "${_TOOL}" build ${_per_source} --mode TUNE ${_common_args})
+
+  # The compiled copy takes the original's place in the target.
+  set(_new_sources "")
+  foreach(_e IN LISTS _target_sources)
+    get_filename_component(_a "${_e}" ABSOLUTE BASE_DIR "${_target_dir}")
+    if(_a STREQUAL _s AND NOT _e MATCHES "^\\$<")
+      # The stamp is what attaches the build step to the target; the copy
+      # and its options file are byproducts, rewritten only on change.
+      list(APPEND _new_sources "${_out}" "${_stamp}")
     else()
-      # The recorded calls: the step runs again when a run adds some. The
-      # file exists from the start, so the dependency always resolves.
-      if(NOT EXISTS "${_cap}")
-        file(WRITE "${_cap}" "")
-      endif()
-      list(APPEND _per_source --capture "${_cap}")
-      if(_CAPTURE_TESTS)
-        list(APPEND _per_source --capture-on-request)
-      endif()
-      # The synthesized harness is no byproduct: until calls are recorded
-      # there is none, and a declared output that is missing would run the
-      # step again on every build.
-      set(_depends "${_s}" "${_cap}" "${_manifest}")
-      if(_recorder)
-        # The kernel recorder touches its stamp when it records a new launch.
-        list(APPEND _per_source --kernel-records "${_launches}")
-        list(APPEND _depends "${_launches}/recorded.stamp")
-        if(TARGET kernelblaster_recorder)
-          list(APPEND _depends kernelblaster_recorder)  # built with the tool, in its build tree
-        endif()
-      endif()
-      set(_gate_synth --synthesized)
-      list(APPEND _export_commands COMMAND "${_TOOL}" harness export "${_h}" --out "${_HARNESS_DIR}")
-    endif()
-    if(_POLICY)
-      list(APPEND _depends "${_POLICY}")
-    endif()
-    if(EXISTS "${_LOCKFILE}")
-      list(APPEND _depends "${_LOCKFILE}")
-    endif()
-    add_custom_command(
-      OUTPUT "${_stamp}"
-      BYPRODUCTS ${_byproducts}
-      COMMAND "${_TOOL}" build ${_per_source} --stamp "${_stamp}" --depfile "${_dep}" --mode ${_MODE} ${_common_args}
-      DEPENDS ${_depends} ${_TOOL_TARGET}
-      DEPFILE "${_dep}"
-      ${_pool}
-      COMMENT "KernelBlaster: ${_rel}"
-      VERBATIM)
-    list(APPEND _tune_commands COMMAND "${_TOOL}" build ${_per_source} --mode TUNE ${_common_args})
-
-    # The compiled copy takes the original's place in the target.
-    set(_new_sources "")
-    foreach(_e IN LISTS _target_sources)
-      get_filename_component(_a "${_e}" ABSOLUTE BASE_DIR "${_target_dir}")
-      if(_a STREQUAL _s AND NOT _e MATCHES "^\\$<")
-        # The stamp is what attaches the build step to the target; the copy
-        # and its options file are byproducts, rewritten only on change.
-        list(APPEND _new_sources "${_out}" "${_stamp}")
-      else()
-        list(APPEND _new_sources "${_e}")
-      endif()
-    endforeach()
-    set(_target_sources ${_new_sources})
-    get_filename_component(_src_dir "${_s}" DIRECTORY)
-    set_source_files_properties("${_out}" PROPERTIES
-      GENERATED TRUE
-      LANGUAGE CUDA
-      INCLUDE_DIRECTORIES "${_src_dir}"
-      COMPILE_OPTIONS "--options-file=${_rsp}"
-      OBJECT_DEPENDS "${_rsp}")
-
-    if(NOT _NO_TESTS)
-      get_filename_component(_name "${_s}" NAME)
-      set(_gate "${_TOOL}" gate --source "${_s}" --tuned "${_out}" --harness "${_h}" --manifest "${_manifest}" --rsp "${_rsp}" ${_gate_synth})
-      add_test(NAME kernelblaster.${target}.${_name}.correctness
-        COMMAND ${_gate} --check correctness --record "${_out}.gate-correctness.json"
-        --refresh-report "${CMAKE_BINARY_DIR}")
-      add_test(NAME kernelblaster.${target}.${_name}.speed
-        COMMAND ${_gate} --check speed --min-speedup ${_gate_min_speedup} --record "${_out}.gate-speed.json"
-        --refresh-report "${CMAKE_BINARY_DIR}")
-      set_tests_properties(kernelblaster.${target}.${_name}.correctness kernelblaster.${target}.${_name}.speed PROPERTIES
-        LABELS "kernelblaster;gpu" SKIP_RETURN_CODE 77 RESOURCE_LOCK kernelblaster_gpu TIMEOUT 1800
-        ENVIRONMENT_MODIFICATION "CUDA_INJECTION64_PATH=unset:;KERNELBLASTER_KERNEL_CAPTURE_DIR=unset:")
+      list(APPEND _new_sources "${_e}")
     endif()
   endforeach()
-  set_property(TARGET ${target} PROPERTY SOURCES ${_target_sources})
-  # The build tree's report reads every build step's stamp (its record); a
-  # target left out of ALL is left out of the report's inputs too.
-  get_target_property(_exclude ${target} EXCLUDE_FROM_ALL)
-  if(NOT _exclude)
-    set_property(GLOBAL APPEND PROPERTY _KERNELBLASTER_REPORT_STAMPS ${_stamps})
-    set_property(GLOBAL APPEND PROPERTY _KERNELBLASTER_REPORT_TARGETS ${target})
-    set_property(GLOBAL PROPERTY _KERNELBLASTER_REPORT_TOOL "${_TOOL}")
-    set_property(GLOBAL PROPERTY _KERNELBLASTER_REPORT_TOOL_TARGET "${_TOOL_TARGET}")
+  set(_target_sources ${_new_sources})
+  get_filename_component(_src_dir "${_s}" DIRECTORY)
+  set_source_files_properties("${_out}" PROPERTIES
+    GENERATED TRUE
+    LANGUAGE CUDA
+    INCLUDE_DIRECTORIES "${_src_dir}"
+    COMPILE_OPTIONS "--options-file=${_rsp}"
+    OBJECT_DEPENDS "${_rsp}")
+
+  if(NOT _NO_TESTS)
+    get_filename_component(_name "${_s}" NAME)
+    set(_gate "${_TOOL}" gate --source "${_s}" --tuned "${_out}" --harness "${_h}" --manifest "${_manifest}" --rsp "${_rsp}" ${_gate_synth})
+    add_test(NAME kernelblaster.${target}.${_name}.correctness
+      COMMAND ${_gate} --check correctness --record "${_out}.gate-correctness.json"
+      --refresh-report "${CMAKE_BINARY_DIR}")
+    add_test(NAME kernelblaster.${target}.${_name}.speed
+      COMMAND ${_gate} --check speed --min-speedup ${_gate_min_speedup} --record "${_out}.gate-speed.json"
+      --refresh-report "${CMAKE_BINARY_DIR}")
+    set_tests_properties(kernelblaster.${target}.${_name}.correctness kernelblaster.${target}.${_name}.speed PROPERTIES
+      LABELS "kernelblaster;gpu" SKIP_RETURN_CODE 77 RESOURCE_LOCK kernelblaster_gpu TIMEOUT 1800
+      ENVIRONMENT_MODIFICATION "CUDA_INJECTION64_PATH=unset:;KERNELBLASTER_KERNEL_CAPTURE_DIR=unset:")
   endif()
+endmacro()
+
+# Where a source has no harness: the recording helper, the tests that
+# record, and the line when no test can.
+macro(_kernelblaster_recording_setup)
   # A program run by hand records through kernelblaster_generated/record,
   # which runs it with the kernel recorder.
   set(_recording ${_pairs_capture})
@@ -847,6 +861,10 @@ set(ENV{KERNELBLASTER_KERNEL_CAPTURE_DIR} [==[${_launches}]==])\n")
     set_property(DIRECTORY "${CMAKE_SOURCE_DIR}" APPEND PROPERTY TEST_INCLUDE_FILES "${_script}")
   endif()
 
+endmacro()
+
+# kernelblaster_tune[_<target>] and kernelblaster_harness_export[_<target>].
+macro(_kernelblaster_on_demand_targets)
   # Long runs on demand, with the tuner's live progress on the terminal.
   add_custom_target(kernelblaster_tune_${target} ${_tune_commands}
     DEPENDS "${_manifest}" USES_TERMINAL VERBATIM
@@ -873,6 +891,48 @@ set(ENV{KERNELBLASTER_KERNEL_CAPTURE_DIR} [==[${_launches}]==])\n")
     add_dependencies(kernelblaster_harness_export kernelblaster_harness_export_${target})
   endif()
 
+endmacro()
+
+function(_kernelblaster_process_target target)
+  string(TIMESTAMP _t0 "%s%f")
+  set(_who "kernelblaster_optimize(${target})")
+  foreach(_p MODE BUDGET MIN_SPEEDUP POLICY KB TARGET_GPU LOCKFILE SOURCES HARNESSES HARNESS_DIR NO_TESTS NO_CAPTURE CAPTURE_TESTS STRICT ALLOW_UNVERIFIED TOOL TOOL_TARGET CALL_US)
+    get_target_property(_${_p} ${target} _KERNELBLASTER_${_p})
+    if(_${_p} MATCHES "-NOTFOUND$")
+      set(_${_p} "")
+    endif()
+  endforeach()
+
+  _kernelblaster_pair_sources()
+  if(_MODE STREQUAL "OFF")
+    if(KERNELBLASTER_REPORT_CONFIGURE_TIME)
+      message(STATUS "kernelblaster: ${target}: MODE OFF, the original sources are compiled")
+    endif()
+    return()
+  endif()
+
+  _kernelblaster_write_manifest()
+  _kernelblaster_step_arguments()
+  get_target_property(_target_sources ${target} SOURCES)
+  get_target_property(_target_dir ${target} SOURCE_DIR)
+  set(_tune_commands "")
+  set(_export_commands "")
+  set(_stamps "")
+  foreach(_s _h _cap IN ZIP_LISTS _pairs_src _pairs_harness _pairs_capture)
+    _kernelblaster_add_source_step()
+  endforeach()
+  set_property(TARGET ${target} PROPERTY SOURCES ${_target_sources})
+  # The build tree's report reads every build step's stamp (its record); a
+  # target left out of ALL is left out of the report's inputs too.
+  get_target_property(_exclude ${target} EXCLUDE_FROM_ALL)
+  if(NOT _exclude)
+    set_property(GLOBAL APPEND PROPERTY _KERNELBLASTER_REPORT_STAMPS ${_stamps})
+    set_property(GLOBAL APPEND PROPERTY _KERNELBLASTER_REPORT_TARGETS ${target})
+    set_property(GLOBAL PROPERTY _KERNELBLASTER_REPORT_TOOL "${_TOOL}")
+    set_property(GLOBAL PROPERTY _KERNELBLASTER_REPORT_TOOL_TARGET "${_TOOL_TARGET}")
+  endif()
+  _kernelblaster_recording_setup()
+  _kernelblaster_on_demand_targets()
   if(KERNELBLASTER_REPORT_CONFIGURE_TIME)
     string(TIMESTAMP _t1 "%s%f")
     math(EXPR _us "${_t1} - ${_t0} + ${_CALL_US}")
