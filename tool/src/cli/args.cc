@@ -75,8 +75,11 @@ int run_command(const char* name, const char* help, const std::vector<std::strin
   }
   try {
     return body();
-  } catch (const std::exception& x) {
+  } catch (const UsageError& x) {
     std::fprintf(stderr, "kernelblaster %s: %s (see --help)\n", name, x.what());
+    return 2;
+  } catch (const std::exception& x) {
+    std::fprintf(stderr, "kernelblaster %s: %s\n", name, x.what());
     return 2;
   }
 }

@@ -22,8 +22,9 @@ class UsageError : public std::runtime_error {
 UsageError subcommand_error(const std::vector<std::string>& argv, const std::vector<std::string>& known);
 
 // The frame a subcommand runs in: `--help` or `-h` before any `--` prints
-// `help` and exits 0; otherwise `body` runs, and a std::exception out of it
-// is one line, "kernelblaster NAME: WHAT (see --help)", and exit 2.
+// `help` and exits 0; otherwise `body` runs, and an exception out of it is
+// one line and exit 2: "kernelblaster NAME: WHAT (see --help)" for a
+// UsageError, "kernelblaster NAME: WHAT" for any other std::exception.
 int run_command(const char* name, const char* help, const std::vector<std::string>& argv,
                 const std::function<int()>& body);
 

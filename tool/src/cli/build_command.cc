@@ -342,19 +342,9 @@ static std::vector<std::string> refused_inputs(const cache::BuildRequest& req) {
   return out;
 }
 
-int build_command(const CommandArgs& argv, const std::string& self_exe) {
-  for (const std::string& a : argv)
-    if (a == "--help" || a == "-h") {
-      std::fputs(kHelp, stdout);
-      return 0;
-    }
-  BuildCall c;
-  try {
-    c = parse_call(argv);
-  } catch (const std::exception& x) {
-    std::fprintf(stderr, "kernelblaster build: %s (see --help)\n", x.what());
-    return 2;
-  }
+// The step once the call is read: capture, the harness warning, refused
+// inputs, the decision, its line. Exit status as build_command's.
+static int run_build(BuildCall& c, const std::string& self_exe) {
   cache::BuildRequest& req = c.req;
   if (!c.capture.empty() && req.mode != cache::Mode::off && req.unusable_manifest.empty()) prepare_capture(c, self_exe);
 
@@ -373,13 +363,8 @@ int build_command(const CommandArgs& argv, const std::string& self_exe) {
 
   const Toolchain tc = find_toolchain(self_exe);
   const cache::BuildEnvironment env = build_environment(req, tc, self_exe);
-  cache::BuildReport rep;
-  try {
-    rep = cache::run_build_step(req, env);
-  } catch (const std::exception& x) {
-    std::fprintf(stderr, "kernelblaster build: %s\n", x.what());
-    return 2;
-  }
+  // Throws only when the original cannot be read (run_command says it in one line, exit 2).
+  cache::BuildReport rep = cache::run_build_step(req, env);
   count_step(req, rep);
   std::printf("%s\n", c.json ? report_json(rep, req).c_str() : rep.line.c_str());
   std::fflush(stdout);
@@ -388,6 +373,13 @@ int build_command(const CommandArgs& argv, const std::string& self_exe) {
     return 1;
   }
   return 0;
+}
+
+int build_command(const CommandArgs& argv, const std::string& self_exe) {
+  return run_command("build", kHelp, argv, [&] {
+    BuildCall c = parse_call(argv);
+    return run_build(c, self_exe);
+  });
 }
 
 }  // namespace kernelblaster

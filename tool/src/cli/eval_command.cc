@@ -74,79 +74,80 @@ EvalResult evaluate_kernelbench_problem(const EvalRequest& req, const std::strin
 
 }  // namespace
 
-int eval_command(const std::vector<std::string>& argv, const std::string& self_exe) {
-  for (const std::string& a : argv)
-    if (a == "--help" || a == "-h") {
-      std::fputs(kHelp, stdout);
-      return 0;
-    }
+namespace {
+
+// What the command line asks for.
+struct EvalCall {
   EvalRequest req;
   bool json = false;
-  // --profile alone means cheap; --profile=full / --profile full pick the set.
-  CommandArgs argv_in;
+  std::string kernelbench_dir, torch_prefix;
+};
+
+// --profile alone means cheap; --profile=full / --profile full pick the set.
+CommandArgs with_profile_values(const CommandArgs& argv) {
+  CommandArgs out;
   for (std::size_t i = 0; i < argv.size(); ++i) {
     if (argv[i] != "--profile") {
-      argv_in.push_back(argv[i]);
+      out.push_back(argv[i]);
       continue;
     }
     bool named = i + 1 < argv.size() && (argv[i + 1] == "cheap" || argv[i + 1] == "full" || argv[i + 1] == "none");
-    argv_in.push_back("--profile=" + (named ? argv[++i] : std::string("cheap")));
+    out.push_back("--profile=" + (named ? argv[++i] : std::string("cheap")));
   }
-  std::string kernelbench_dir, torch_prefix;
-  try {
-    Args args(argv_in,
-              {"--profile", "--source", "--harness", "--candidate", "--kernelbench", "--torch-prefix", "--arch", "-I", "-D", "--nvcc-flag", "--manifest", "--seeds",
-               "--seed", "--budget-ms", "--timeout", "--max-speedup", "--device", "--work-dir"},
-              {"--json", "--keep", "--no-timing"});
-    json = args.flag("--json");
-    req.source = args.value("--source");
-    req.harness = args.value("--harness");
-    req.candidate = args.value("--candidate");
-    kernelbench_dir = args.value("--kernelbench");
-    torch_prefix = args.value("--torch-prefix");
-    if (kernelbench_dir.empty() && req.source.empty()) throw UsageError("--source (or --kernelbench) is required");
-    if (kernelbench_dir.empty() && req.harness.empty()) throw UsageError("--harness is required");
-    if (!kernelbench_dir.empty() && (!req.source.empty() || !req.harness.empty()))
-      throw UsageError("--kernelbench takes the place of --source and --harness");
-    if (!args.value("--manifest").empty()) req.compile = settings_from_manifest(args.value("--manifest"));
-    if (!args.value("--arch").empty()) req.compile.arch = args.value("--arch");
-    for (const auto& v : args.values("-I")) req.compile.include_dirs.push_back(v);
-    for (const auto& v : args.values("-D")) req.compile.definitions.push_back(v);
-    for (const auto& v : args.values("--nvcc-flag")) req.compile.flags.push_back(v);
-    req.seeds = static_cast<int>(args.number("--seeds", 3));
-    req.seed_base = static_cast<std::uint64_t>(args.number("--seed", 0));
-    req.budget_ms = args.number("--budget-ms", 300);
-    req.timing = !args.flag("--no-timing");
-    // A KernelBench driver starts libtorch and computes torch's reference in
-    // every invocation: more time per process than a native harness.
-    req.run_timeout_s = args.number("--timeout", kernelbench_dir.empty() ? 60 : 180);
-    req.implausible_speedup = args.number("--max-speedup", 20);
-    req.device = static_cast<int>(args.number("--device", 0));
-    req.work_dir = args.value("--work-dir");
-    req.keep_work_dir = args.flag("--keep");
-    const std::string set_name = args.value("--profile", "none");
-    if (set_name != "none") {
-      req.profile = profile::metric_set_from_name(set_name);
-      if (!req.profile) throw UsageError("--profile takes cheap or full, not '" + set_name + "'");
-    }
-    if (req.seeds < 3) throw UsageError("--seeds must be at least 3");
-    if (req.run_timeout_s <= 0 || req.budget_ms <= 0) throw UsageError("--timeout and --budget-ms must be positive");
-  } catch (const std::exception& x) {
-    std::fprintf(stderr, "kernelblaster eval: %s (see --help)\n", x.what());
-    return 2;
-  }
-  req.lock_dir = default_lock_dir();
+  return out;
+}
 
+EvalCall parse_call(const CommandArgs& argv) {
+  EvalCall c;
+  EvalRequest& req = c.req;
+  Args args(with_profile_values(argv),
+            {"--profile", "--source", "--harness", "--candidate", "--kernelbench", "--torch-prefix", "--arch", "-I", "-D", "--nvcc-flag", "--manifest", "--seeds",
+             "--seed", "--budget-ms", "--timeout", "--max-speedup", "--device", "--work-dir"},
+            {"--json", "--keep", "--no-timing"});
+  c.json = args.flag("--json");
+  req.source = args.value("--source");
+  req.harness = args.value("--harness");
+  req.candidate = args.value("--candidate");
+  c.kernelbench_dir = args.value("--kernelbench");
+  c.torch_prefix = args.value("--torch-prefix");
+  if (c.kernelbench_dir.empty() && req.source.empty()) throw UsageError("--source (or --kernelbench) is required");
+  if (c.kernelbench_dir.empty() && req.harness.empty()) throw UsageError("--harness is required");
+  if (!c.kernelbench_dir.empty() && (!req.source.empty() || !req.harness.empty()))
+    throw UsageError("--kernelbench takes the place of --source and --harness");
+  if (!args.value("--manifest").empty()) req.compile = settings_from_manifest(args.value("--manifest"));
+  if (!args.value("--arch").empty()) req.compile.arch = args.value("--arch");
+  for (const auto& v : args.values("-I")) req.compile.include_dirs.push_back(v);
+  for (const auto& v : args.values("-D")) req.compile.definitions.push_back(v);
+  for (const auto& v : args.values("--nvcc-flag")) req.compile.flags.push_back(v);
+  req.seeds = static_cast<int>(args.number("--seeds", 3));
+  req.seed_base = static_cast<std::uint64_t>(args.number("--seed", 0));
+  req.budget_ms = args.number("--budget-ms", 300);
+  req.timing = !args.flag("--no-timing");
+  // A KernelBench driver starts libtorch and computes torch's reference in
+  // every invocation: more time per process than a native harness.
+  req.run_timeout_s = args.number("--timeout", c.kernelbench_dir.empty() ? 60 : 180);
+  req.implausible_speedup = args.number("--max-speedup", 20);
+  req.device = static_cast<int>(args.number("--device", 0));
+  req.work_dir = args.value("--work-dir");
+  req.keep_work_dir = args.flag("--keep");
+  const std::string set_name = args.value("--profile", "none");
+  if (set_name != "none") {
+    req.profile = profile::metric_set_from_name(set_name);
+    if (!req.profile) throw UsageError("--profile takes cheap or full, not '" + set_name + "'");
+  }
+  if (req.seeds < 3) throw UsageError("--seeds must be at least 3");
+  if (req.run_timeout_s <= 0 || req.budget_ms <= 0) throw UsageError("--timeout and --budget-ms must be positive");
+  req.lock_dir = default_lock_dir();
+  return c;
+}
+
+// The evaluation and what it prints; exit status as eval_command's.
+int run_eval(const EvalCall& c, const std::string& self_exe) {
   CudaGpuProbe probe;
   Toolchain toolchain = find_toolchain(self_exe);
-  EvalResult result;
-  try {
-    result = kernelbench_dir.empty() ? Evaluator(toolchain, probe).evaluate(req)
-                                     : evaluate_kernelbench_problem(req, kernelbench_dir, torch_prefix, toolchain, probe);
-  } catch (const std::exception& x) {
-    std::fprintf(stderr, "kernelblaster eval: %s\n", x.what());
-    return 2;
-  }
+  EvalResult result = c.kernelbench_dir.empty()
+                          ? Evaluator(toolchain, probe).evaluate(c.req)
+                          : evaluate_kernelbench_problem(c.req, c.kernelbench_dir, c.torch_prefix, toolchain, probe);
   if (result.status == Status::no_gpu) {
     if (std::string node = nvidia_device_node(); !node.empty()) {
       std::fprintf(stderr, "kernelblaster eval: %s is here but %s\n", node.c_str(), result.detail.c_str());
@@ -155,8 +156,14 @@ int eval_command(const std::vector<std::string>& argv, const std::string& self_e
     std::fprintf(stderr, "kernelblaster eval: skipped: %s\n", result.detail.c_str());
     return 77;
   }
-  std::fputs((json ? result_to_json(result) + "\n" : result_to_text(result)).c_str(), stdout);
+  std::fputs((c.json ? result_to_json(result) + "\n" : result_to_text(result)).c_str(), stdout);
   return result.status == Status::ok ? 0 : 1;
+}
+
+}  // namespace
+
+int eval_command(const std::vector<std::string>& argv, const std::string& self_exe) {
+  return run_command("eval", kHelp, argv, [&] { return run_eval(parse_call(argv), self_exe); });
 }
 
 }  // namespace kernelblaster

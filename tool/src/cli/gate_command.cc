@@ -256,34 +256,23 @@ void keep_record(const GateCall& c, const GateOutcome& g, const nlohmann::json& 
 }  // namespace
 
 int gate_command(const CommandArgs& argv, const std::string& self_exe) {
-  for (const std::string& a : argv)
-    if (a == "--help" || a == "-h") {
-      std::fputs(kHelp, stdout);
-      return 0;
+  return run_command("gate", kHelp, argv, [&] {
+    GateCall c = parse_call(argv);
+    const std::string name = fs::path(c.req.source).filename().string();
+    nlohmann::json out;
+    GateOutcome g;
+    try {
+      g = decide(c, self_exe, out);
+    } catch (const std::exception& x) {
+      keep_record(c, {2, std::string("could not run: ") + x.what(), false}, out);
+      throw;
     }
-  GateCall c;
-  try {
-    c = parse_call(argv);
-  } catch (const std::exception& x) {
-    std::fprintf(stderr, "kernelblaster gate: %s (see --help)\n", x.what());
-    return 2;
-  }
-  const std::string name = fs::path(c.req.source).filename().string();
-  nlohmann::json out;
-  GateOutcome g;
-  try {
-    g = decide(c, self_exe, out);
-  } catch (const std::exception& x) {
-    std::fprintf(stderr, "kernelblaster gate: %s\n", x.what());
-    g = {2, std::string("could not run: ") + x.what(), false};
     keep_record(c, g, out);
-    return 2;
-  }
-  keep_record(c, g, out);
-  if (c.json && g.judged) std::printf("%s\n", out.dump(2).c_str());
-  else if (g.judged) std::printf("kernelblaster gate: %s: %s: %s\n", name.c_str(), c.check.c_str(), g.verdict.c_str());
-  else std::printf("kernelblaster gate: %s: %s\n", name.c_str(), g.verdict.c_str());
-  return g.code;
+    if (c.json && g.judged) std::printf("%s\n", out.dump(2).c_str());
+    else if (g.judged) std::printf("kernelblaster gate: %s: %s: %s\n", name.c_str(), c.check.c_str(), g.verdict.c_str());
+    else std::printf("kernelblaster gate: %s: %s\n", name.c_str(), g.verdict.c_str());
+    return g.code;
+  });
 }
 
 }  // namespace kernelblaster
