@@ -123,6 +123,43 @@ def main():
                nothing.returncode == 2 and one_line(nothing.stderr) and "no KernelBlaster build step" in nothing.stderr,
                nothing)
 
+        # --json on the commands that write files: one object saying what was done.
+        hj = run([tool, "harness", "init", f"{ROOT}/examples/kernels/src/softmax.cu", "-I",
+                  f"{ROOT}/examples/kernels/include", "--out", os.path.join(d, "h"), "--json"])
+        if "no libclang" not in hj.stderr:
+            try:
+                j = json.loads(hj.stdout)
+                ok = j["written"] and j["launchers"] == ["softmax_rows"] and os.path.isfile(j["harness"]) \
+                    and isinstance(j["confirm"], list)
+            except (ValueError, KeyError):
+                ok = False
+            expect("harness init --json: the harness written, its launchers and what to confirm", hj.returncode == 0 and ok, hj)
+            again = run([tool, "harness", "init", f"{ROOT}/examples/kernels/src/softmax.cu", "-I",
+                         f"{ROOT}/examples/kernels/include", "--out", os.path.join(d, "h"), "--json"])
+            expect("harness init --json twice: kept, not written", again.returncode == 0
+                   and json.loads(again.stdout)["written"] is False, again)
+            ex = run([tool, "harness", "export", j["harness"], os.path.join(d, "none_harness.cu"), "--out",
+                      os.path.join(d, "exported"), "--json"])
+            try:
+                e = json.loads(ex.stdout)
+                ok = len(e["exported"]) == 1 and e["kept"] == [] and e["not_synthesized"] == [os.path.join(d, "none_harness.cu")]
+            except (ValueError, KeyError):
+                ok = False
+            expect("harness export --json: exported and not yet synthesized, listed", ex.returncode == 0 and ok, ex)
+            sh = run([tool, "capture", "shim", f"{ROOT}/examples/kernels/src/softmax.cu", "-I",
+                      f"{ROOT}/examples/kernels/include", "--out", os.path.join(d, "shims"), "--json"])
+            try:
+                ok = json.loads(sh.stdout)["launchers"] == ["softmax_rows"] and os.path.isfile(json.loads(sh.stdout)["shim"])
+            except (ValueError, KeyError):
+                ok = False
+            expect("capture shim --json: the shim and its launchers", sh.returncode == 0 and ok, sh)
+        cj = run([tool, "capture", "--out", os.path.join(d, "cap"), "--json", "--", "true"])
+        try:
+            ok = json.loads(cj.stdout) == {"exit_code": 0, "captures": [], "left_out": 0, "unreadable": 0, "errors": []}
+        except ValueError:
+            ok = False
+        expect("capture --json -- true: nothing recorded, exit 1, one object", cj.returncode == 1 and ok, cj)
+
     p = run([harness, "--describe"])
     ok = p.returncode == 0
     if ok:

@@ -28,8 +28,8 @@ namespace fs = std::filesystem;
 namespace kernelblaster {
 namespace {
 
-const char* kHelp = R"(usage: kernelblaster capture shim SOURCE.cu [--out DIR] [-I DIR]... [-D DEF]...
-       kernelblaster capture [--out DIR] -- COMMAND [ARG...]
+const char* kHelp = R"(usage: kernelblaster capture shim SOURCE.cu [--out DIR] [-I DIR]... [-D DEF]... [--json]
+       kernelblaster capture [--out DIR] [--json] -- COMMAND [ARG...]
 
 Records the calls a program makes to the host launchers of its kernel
 sources, so that `kernelblaster harness synth` can write harnesses from
@@ -47,6 +47,10 @@ DIR/<stem>.<launcher>.capture.json per launcher that was called. The first
 call of each distinct shape is recorded; a call with a buffer outside device
 memory is left out (and counted).
 
+--json prints what was done as one JSON object instead of lines: shim
+{"shim", "launchers", "include_dir"}; capture {"exit_code", "captures":
+[{"file", "calls"}], "left_out", "unreadable", "errors"}.
+
 Exit status: 0 captured, 1 nothing was recorded or the command failed,
 2 misuse. kernelblaster_optimize() does the same for a source with no
 harness, with the project's own runs (README: The one line).
@@ -55,7 +59,7 @@ harness, with the project's own runs (README: The one line).
 int shim(const CommandArgs& argv) {
   if (argv.size() < 2 || argv[1].empty() || argv[1][0] == '-') throw UsageError("capture shim needs SOURCE.cu");
   const std::string source = argv[1];
-  Args args(CommandArgs(argv.begin() + 2, argv.end()), {"--out", "-I", "-D"}, {});
+  Args args(CommandArgs(argv.begin() + 2, argv.end()), {"--out", "-I", "-D"}, {"--json"});
   if (!fs::is_regular_file(source)) throw UsageError("no such file: " + source);
   synth::ScanOptions opt;
   opt.include_dirs = args.values("-I");
@@ -72,8 +76,16 @@ int shim(const CommandArgs& argv) {
   const std::string text = synth::capture_shim(scan.launchers, absolute, "", read_file(absolute));
   fs::path file = out / (fs::path(source).stem().string() + ".capture.cu");
   write_file_atomic(file.string(), text);
+  const std::string include_dir = fs::path(absolute).parent_path().string();
+  if (args.flag("--json")) {
+    nlohmann::json launchers = nlohmann::json::array();
+    for (const synth::Launcher& l : scan.launchers) launchers.push_back(l.name);
+    nlohmann::json j = {{"shim", file.string()}, {"launchers", launchers}, {"include_dir", include_dir}};
+    std::printf("%s\n", j.dump(2).c_str());
+    return 0;
+  }
   std::printf("wrote %s (%zu launcher%s; compile it with -I%s)\n", file.string().c_str(), scan.launchers.size(),
-              scan.launchers.size() == 1 ? "" : "s", fs::path(absolute).parent_path().string().c_str());
+              scan.launchers.size() == 1 ? "" : "s", include_dir.c_str());
   return 0;
 }
 
@@ -118,6 +130,17 @@ GatherReport gather_capture(const std::string& lines_path, const std::string& ou
   return rep;
 }
 
+// What capture -- COMMAND did, as one JSON object; exit status as the lines'.
+int print_json(const GatherReport& rep, int rc) {
+  nlohmann::json captures = nlohmann::json::array();
+  for (const auto& [file, calls] : rep.files) captures.push_back({{"file", file}, {"calls", calls}});
+  const synth::Gathered& g = rep.gathered;
+  nlohmann::json j = {{"exit_code", rc},          {"captures", captures},     {"left_out", g.left_out},
+                      {"unreadable", g.unreadable}, {"errors", g.errors}};
+  std::printf("%s\n", j.dump(2).c_str());
+  return rc != 0 || rep.files.empty() ? 1 : 0;
+}
+
 }  // namespace
 
 int capture_command(const CommandArgs& argv, const std::string& self_exe) {
@@ -127,7 +150,7 @@ int capture_command(const CommandArgs& argv, const std::string& self_exe) {
     auto dash = std::find(argv.begin(), argv.end(), "--");
     if (dash == argv.end() || dash + 1 == argv.end())
       throw UsageError("capture needs '-- COMMAND' (or 'shim SOURCE.cu')");
-    Args args(CommandArgs(argv.begin(), dash), {"--out"}, {});
+    Args args(CommandArgs(argv.begin(), dash), {"--out"}, {"--json"});
     const std::vector<std::string> command(dash + 1, argv.end());
     const fs::path out = fs::absolute(args.value("--out", "kernelblaster-capture"));
     fs::create_directories(out);
@@ -135,6 +158,7 @@ int capture_command(const CommandArgs& argv, const std::string& self_exe) {
     fs::remove(lines);
     int rc = run_command(command, lines);
     GatherReport rep = gather_capture(lines, out.string());
+    if (args.flag("--json")) return print_json(rep, rc);
     for (const auto& [file, calls] : rep.files) std::printf("captured %zu call%s: %s\n", calls, calls == 1 ? "" : "s", file.c_str());
     const synth::Gathered& g = rep.gathered;
     for (const std::string& e : g.errors) std::fprintf(stderr, "kernelblaster capture: %s\n", e.c_str());

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "common/file_util.h"
@@ -20,9 +22,9 @@ namespace fs = std::filesystem;
 namespace kernelblaster {
 namespace {
 
-const char* kHelp = R"(usage: kernelblaster harness init SOURCE.cu [--out DIR] [-I DIR]... [-D DEF]... [--force]
-       kernelblaster harness synth CAPTURE.json [--out DIR] [--force]
-       kernelblaster harness export HARNESS.cu... --out DIR [--force]
+const char* kHelp = R"(usage: kernelblaster harness init SOURCE.cu [--out DIR] [-I DIR]... [-D DEF]... [--force] [--json]
+       kernelblaster harness synth CAPTURE.json [--out DIR] [--force] [--json]
+       kernelblaster harness export HARNESS.cu... --out DIR [--force] [--json]
 
 Reads SOURCE.cu with libclang and writes one native harness for it,
 DIR/<stem>_harness.cu, which kernelblaster_optimize() pairs with the source
@@ -34,6 +36,9 @@ marked CONFIRM are guesses (shapes, sizes, outputs, values) to check.
   --out DIR   where to write (default: ./harness)
   -I DIR, -D DEF  what the source needs to be read (include directories, definitions)
   --force     overwrite existing harness files
+  --json      print what was done as one JSON object: {"harness", "written"
+              (false: kept as it was), "launchers", "confirm"}; export:
+              {"exported", "kept", "not_synthesized"}
 
 export copies harnesses a build synthesized (kernelblaster_optimize() of a
 source with no harness: kernelblaster_generated/<target>/harness/) into the
@@ -52,24 +57,38 @@ Exit status: 0 written, 1 no launcher found, 2 misuse or an unreadable source
 or capture.
 )";
 
+// A drafted harness written to `file` (or kept, where it exists and --force
+// is not given), said as lines or as one JSON object.
+int write_draft(const synth::HarnessDraft& d, const fs::path& file, const std::vector<std::string>& launchers,
+                const Args& args) {
+  const bool keep = fs::exists(file) && !args.flag("--force");
+  if (!keep) write_file_atomic(file.string(), d.text);
+  if (args.flag("--json")) {
+    nlohmann::json j = {{"harness", file.string()}, {"written", !keep}, {"launchers", launchers}, {"confirm", d.confirm}};
+    std::printf("%s\n", j.dump(2).c_str());
+    return 0;
+  }
+  if (keep) {
+    std::printf("kept %s: it exists (--force overwrites)\n", file.string().c_str());
+    return 0;
+  }
+  std::string names;
+  for (const std::string& l : launchers) names += (names.empty() ? "" : ", ") + l;
+  std::printf("wrote %s%s, %zu thing%s to confirm\n", file.string().c_str(), names.empty() ? "" : (" for " + names).c_str(),
+              d.confirm.size(), d.confirm.size() == 1 ? "" : "s");
+  for (const std::string& c : d.confirm) std::printf("  confirm: %s\n", c.c_str());
+  return 0;
+}
+
 int synth_command(const CommandArgs& argv) {
   if (argv.size() < 2 || argv[1].empty() || argv[1][0] == '-') throw UsageError("harness synth needs CAPTURE.json");
   const std::string path = argv[1];
-  Args args(CommandArgs(argv.begin() + 2, argv.end()), {"--out"}, {"--force"});
+  Args args(CommandArgs(argv.begin() + 2, argv.end()), {"--out"}, {"--force", "--json"});
   if (!fs::is_regular_file(path)) throw UsageError("no such file: " + path);
   synth::HarnessDraft d = synth::synthesize_harness(synth::parse_capture(read_file(path), path));
   fs::path out = args.value("--out", "harness");
   fs::create_directories(out);
-  fs::path file = out / d.file_name;
-  if (fs::exists(file) && !args.flag("--force")) {
-    std::printf("kept %s: it exists (--force overwrites)\n", file.string().c_str());
-    return 0;
-  }
-  write_file_atomic(file.string(), d.text);
-  std::printf("wrote %s, %zu thing%s to confirm\n", file.string().c_str(), d.confirm.size(),
-              d.confirm.size() == 1 ? "" : "s");
-  for (const std::string& c : d.confirm) std::printf("  confirm: %s\n", c.c_str());
-  return 0;
+  return write_draft(d, out / d.file_name, {}, args);
 }
 
 int export_command(const CommandArgs& argv) {
@@ -77,7 +96,10 @@ int export_command(const CommandArgs& argv) {
   std::size_t i = 1;
   std::vector<std::string> files;
   for (; i < argv.size() && !argv[i].empty() && argv[i][0] != '-'; ++i) files.push_back(argv[i]);
-  Args args(CommandArgs(argv.begin() + static_cast<std::ptrdiff_t>(i), argv.end()), {"--out"}, {"--force"});
+  Args args(CommandArgs(argv.begin() + static_cast<std::ptrdiff_t>(i), argv.end()), {"--out"}, {"--force", "--json"});
+  const bool json = args.flag("--json");
+  nlohmann::json done = {{"exported", nlohmann::json::array()}, {"kept", nlohmann::json::array()},
+                         {"not_synthesized", nlohmann::json::array()}};
   const std::string out = args.value("--out");
   if (out.empty()) throw UsageError("harness export needs --out DIR");
   if (files.empty()) throw UsageError("harness export needs the harness files to copy");
@@ -85,17 +107,22 @@ int export_command(const CommandArgs& argv) {
     fs::path to = fs::path(out) / fs::path(h).filename();
     if (!fs::is_regular_file(h)) {
       // Nothing synthesized yet is not a failure of the export.
-      std::printf("nothing to export for %s yet: no harness has been synthesized (the project's runs record calls, "
-                  "the next build synthesizes it)\n",
-                  fs::path(h).filename().string().c_str());
+      done["not_synthesized"].push_back(h);
+      if (!json)
+        std::printf("nothing to export for %s yet: no harness has been synthesized (the project's runs record calls, "
+                    "the next build synthesizes it)\n",
+                    fs::path(h).filename().string().c_str());
     } else if (fs::exists(to) && !args.flag("--force")) {
-      std::printf("kept %s: it exists (--force overwrites)\n", to.string().c_str());
+      done["kept"].push_back(to.string());
+      if (!json) std::printf("kept %s: it exists (--force overwrites)\n", to.string().c_str());
     } else {
       fs::create_directories(out);
       write_file_atomic(to.string(), read_file(h));
-      std::printf("exported %s\n", to.string().c_str());
+      done["exported"].push_back(to.string());
+      if (!json) std::printf("exported %s\n", to.string().c_str());
     }
   }
+  if (json) std::printf("%s\n", done.dump(2).c_str());
   return 0;
 }
 
@@ -109,7 +136,7 @@ int harness_command(const CommandArgs& argv, const std::string& self_exe) {
     if (argv.empty() || argv[0] != "init") throw subcommand_error(argv, {"init", "synth", "export"});
     if (argv.size() < 2 || argv[1].empty() || argv[1][0] == '-') throw UsageError("harness init needs SOURCE.cu");
     std::string source = argv[1];
-    Args args(CommandArgs(argv.begin() + 2, argv.end()), {"--out", "-I", "-D"}, {"--force"});
+    Args args(CommandArgs(argv.begin() + 2, argv.end()), {"--out", "-I", "-D"}, {"--force", "--json"});
     if (!fs::is_regular_file(source)) throw UsageError("no such file: " + source);
     synth::ScanOptions opt;
     opt.include_dirs = args.values("-I");
@@ -127,18 +154,9 @@ int harness_command(const CommandArgs& argv, const std::string& self_exe) {
     // One file for the source, calling every launcher: a tuning changes the
     // whole file, and the build pairs <stem>_harness.cu with it as it is.
     synth::HarnessDraft d = synth::draft_harness(scan.launchers, name, stem);
-    fs::path file = out / d.file_name;
-    if (fs::exists(file) && !args.flag("--force")) {
-      std::printf("kept %s: it exists (--force overwrites)\n", file.string().c_str());
-      return 0;
-    }
-    write_file_atomic(file.string(), d.text);
-    std::string names;
-    for (const synth::Launcher& l : scan.launchers) names += (names.empty() ? "" : ", ") + l.name;
-    std::printf("wrote %s for %s, %zu thing%s to confirm\n", file.string().c_str(), names.c_str(), d.confirm.size(),
-                d.confirm.size() == 1 ? "" : "s");
-    for (const std::string& c : d.confirm) std::printf("  confirm: %s\n", c.c_str());
-    return 0;
+    std::vector<std::string> launchers;
+    for (const synth::Launcher& l : scan.launchers) launchers.push_back(l.name);
+    return write_draft(d, out / d.file_name, launchers, args);
   });
 }
 
