@@ -81,9 +81,10 @@ kb::KnowledgeBase load_selected(const std::vector<std::string>& positional, cons
   return kb::load_layered(kb::seed_kb_path(self_exe), kb::default_user_kb_path());
 }
 
-// A JSON string literal of `s` (bytes that are not UTF-8 replaced, never a throw).
-std::string json_string(const std::string& s) {
-  return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+// One JSON object on one line, as the other commands print theirs.
+void print_json(const nlohmann::ordered_json& j) {
+  // Bytes that are not UTF-8 (a path) are replaced, never a throw.
+  std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
 }
 
 int validate(const std::vector<std::string>& argv) {
@@ -95,18 +96,20 @@ int validate(const std::vector<std::string>& argv) {
   try {
     kb::KnowledgeBase kb = kb::load_kb(file);
     if (args.flag("--json"))
-      std::printf("{\"valid\": true, \"file\": %s, \"schema_version\": %d, \"states\": %zu, \"techniques\": %zu, "
-                  "\"stats\": %zu, \"transitions\": %zu}\n",
-                  json_string(file).c_str(), kb.schema_version, kb.states.size(), kb.techniques.size(), kb.stats.size(),
-                  kb.transitions.size());
+      print_json({{"valid", true},
+                  {"file", file},
+                  {"schema_version", kb.schema_version},
+                  {"states", kb.states.size()},
+                  {"techniques", kb.techniques.size()},
+                  {"stats", kb.stats.size()},
+                  {"transitions", kb.transitions.size()}});
     else
       std::printf("%s: valid (%zu states, %zu techniques, %zu statistics entries, %zu transitions)\n", file.c_str(),
                   kb.states.size(), kb.techniques.size(), kb.stats.size(), kb.transitions.size());
     return 0;
   } catch (const kb::KbError& e) {
     if (args.flag("--json"))
-      std::printf("{\"valid\": false, \"file\": %s, \"key\": %s, \"reason\": %s}\n", json_string(e.file()).c_str(),
-                  json_string(e.key()).c_str(), json_string(e.reason()).c_str());
+      print_json({{"valid", false}, {"file", e.file()}, {"key", e.key()}, {"reason", e.reason()}});
     std::fprintf(stderr, "%s\n", e.what());
     return 1;
   }
@@ -161,7 +164,7 @@ int merge(const std::vector<std::string>& argv) {
     kb::save_kb(output, into);
   }
   if (args.flag("--json"))
-    std::printf("{\"output\": %s, \"added\": %zu, \"combined\": %zu}\n", json_string(target).c_str(), added, combined);
+    print_json({{"output", target}, {"added", added}, {"combined", combined}});
   else
     std::printf("merged %s into %s: %zu statistics entries added, %zu combined\n", b.c_str(), target.c_str(), added,
                 combined);
@@ -193,8 +196,7 @@ int path(const std::vector<std::string>& argv, const std::string& self_exe) {
     } catch (const kb::KbError&) {
       // An empty "seed" says none was found; the user path is still the answer.
     }
-    std::printf("{\"user\": %s, \"seed\": %s}\n", json_string(kb::default_user_kb_path()).c_str(),
-                json_string(seed).c_str());
+    print_json({{"user", kb::default_user_kb_path()}, {"seed", seed}});
   } else {
     std::printf("%s\n", (args.flag("--seed") ? kb::seed_kb_path(self_exe) : kb::default_user_kb_path()).c_str());
   }
