@@ -216,28 +216,12 @@ Step Loop::step(int trajectory, int index, const Base& base, const std::vector<S
   }
   st.technique = order.empty() ? ctx.actions.front().id : order.front();
   st.ranking = order.empty() ? std::vector<std::string>{st.technique} : order;
-  const kb::Technique* technique = m_kb.find_technique(st.technique);
   auto stats_it = m_kb.stats.find(kb::StatsKey{st.state, st.technique, m_target.arch, ""});
   if (stats_it != m_kb.stats.end()) st.predicted = stats_it->second.predicted;
   say("trajectory " + std::to_string(trajectory) + " step " + std::to_string(index) + ": state " + st.state +
       ", technique " + st.technique);
 
-  rewrite::LoweringInput in;
-  in.kernel = m_target.kernel;
-  in.source = base.source;
-  in.launcher = m_target.launcher;
-  in.contract = m_target.contract;
-  in.arch = m_target.arch;
-  in.gpu = m_target.gpu;
-  if (const kb::State* s = m_kb.find_state(st.state)) in.state = *s;
-  else in.state.id = st.state;
-  if (technique) in.technique = *technique;
-  if (stats_it != m_kb.stats.end()) in.stats = stats_it->second;
-  in.metrics = base.metrics;
-  in.base_median_us = base.median_us;
-  for (const Step& s : earlier)
-    if (s.trajectory == trajectory) in.tried.push_back(tried_line(s));
-
+  const rewrite::LoweringInput in = lowering_input(st, base, earlier);
   const llm::Request lowering = rewrite::lowering_request(in);
   for (int n = 0; n <= m_options.fix_attempts; ++n) {
     llm::Request request = lowering;
@@ -278,6 +262,26 @@ Step Loop::step(int trajectory, int index, const Base& base, const std::vector<S
   }
   st.loop_s = std::max(0.0, seconds_since(t0) - outside);
   return st;
+}
+
+rewrite::LoweringInput Loop::lowering_input(const Step& st, const Base& base, const std::vector<Step>& earlier) const {
+  rewrite::LoweringInput in;
+  in.kernel = m_target.kernel;
+  in.source = base.source;
+  in.launcher = m_target.launcher;
+  in.contract = m_target.contract;
+  in.arch = m_target.arch;
+  in.gpu = m_target.gpu;
+  if (const kb::State* s = m_kb.find_state(st.state)) in.state = *s;
+  else in.state.id = st.state;
+  if (const kb::Technique* technique = m_kb.find_technique(st.technique)) in.technique = *technique;
+  auto stats_it = m_kb.stats.find(kb::StatsKey{st.state, st.technique, m_target.arch, ""});
+  if (stats_it != m_kb.stats.end()) in.stats = stats_it->second;
+  in.metrics = base.metrics;
+  in.base_median_us = base.median_us;
+  for (const Step& s : earlier)
+    if (s.trajectory == st.trajectory) in.tried.push_back(tried_line(s));
+  return in;
 }
 
 void Loop::settle(Step& st, const Base& base, const policy::Context& ctx) {

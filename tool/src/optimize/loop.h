@@ -30,6 +30,7 @@
 #include "optimize/knowledge_update.h"
 #include "optimize/second_opinion.h"
 #include "policy/policy.h"
+#include "rewrite/lowering_prompt.h"
 
 namespace kernelblaster::optimize {
 
@@ -159,6 +160,9 @@ class Loop {
   void keep_winner(std::size_t best_step);
   Step step(int trajectory, int index, const Base& base, const std::vector<Step>& earlier, bool* stop_run);
   // The step's reward, advantage and acceptance from its last attempt's speedup.
+  // What the model is told for the step's technique on `base`: the kernel, its state, the
+  // technique and its statistics, the metrics, what this trajectory tried.
+  rewrite::LoweringInput lowering_input(const Step& st, const Base& base, const std::vector<Step>& earlier) const;
   void settle(Step& st, const Base& base, const policy::Context& ctx);
   // The second look at the step's verified candidate, when the loop would believe it.
   void look_again(Step& st, const Base& base, const policy::Context& ctx);

@@ -58,6 +58,25 @@ Configuration make_configuration(const std::vector<Tunable>& tunables, const std
   return c;
 }
 
+namespace {
+
+// The original's index in the mixed-radix numbering of the space: every
+// tunable at its default, every flag off.
+std::size_t index_of_original(const SpaceDecl& decl, const std::vector<std::size_t>& radix) {
+  std::size_t index = 0;
+  for (std::size_t k = 0; k < radix.size(); ++k) {
+    std::size_t digit = 0;
+    if (k < decl.tunables.size()) {
+      const Tunable& t = decl.tunables[k];
+      while (digit < t.values.size() && t.values[digit] != t.default_value) ++digit;
+    }
+    index = index * radix[k] + digit;
+  }
+  return index;
+}
+
+}  // namespace
+
 ConfigSpace enumerate_space(const SpaceDecl& decl, const std::vector<FlagDimension>& flags, std::size_t cap) {
   ConfigSpace space;
   // Dimensions: tunables, then flag dimensions; radix = number of values.
@@ -117,16 +136,7 @@ ConfigSpace enumerate_space(const SpaceDecl& decl, const std::vector<FlagDimensi
   }
   space.valid = kept.size();
   space.original = make_configuration(decl.tunables, {}, {});
-  // The original's index: every tunable at its default, every flag off.
-  std::size_t original_index = 0;
-  for (std::size_t k = 0; k < radix.size(); ++k) {
-    std::size_t digit = 0;
-    if (k < decl.tunables.size()) {
-      const Tunable& t = decl.tunables[k];
-      while (digit < t.values.size() && t.values[digit] != t.default_value) ++digit;
-    }
-    original_index = original_index * radix[k] + digit;
-  }
+  const std::size_t original_index = index_of_original(decl, radix);
   std::vector<std::size_t> candidates;
   for (std::size_t i : kept)
     if (i != original_index) candidates.push_back(i);
