@@ -37,6 +37,42 @@ std::string find_default(const std::string& text, const std::string& name, bool*
   return "";
 }
 
+namespace {
+
+// `// kernelblaster: tunable NAME VALUE... [technique=ID]` at `where`, its
+// default read from the source's guarded #define.
+Tunable parse_tunable(const std::vector<std::string>& words, const std::string& text, const std::string& where) {
+  Tunable tu;
+  tu.origin = where;
+  if (words.size() < 2) throw SpaceError(where + ": tunable needs a macro name and values");
+  tu.name = words[1];
+  if (!is_identifier(tu.name)) throw SpaceError(where + ": '" + tu.name + "' is not a macro name");
+  for (std::size_t i = 2; i < words.size(); ++i) {
+    if (words[i].rfind("technique=", 0) == 0) {
+      tu.technique = words[i].substr(10);
+      if (!is_identifier(tu.technique)) throw SpaceError(where + ": technique= needs a KB technique id");
+      continue;
+    }
+    if (std::find(tu.values.begin(), tu.values.end(), words[i]) != tu.values.end())
+      throw SpaceError(where + ": value '" + words[i] + "' of " + tu.name + " is listed twice");
+    tu.values.push_back(words[i]);
+  }
+  if (tu.values.empty()) throw SpaceError(where + ": tunable " + tu.name + " lists no values");
+  bool guarded = false;
+  tu.default_value = find_default(text, tu.name, &guarded);
+  if (tu.default_value.empty())
+    throw SpaceError(where + ": tunable " + tu.name + " has no '#define " + tu.name + " VALUE' in the source");
+  if (!guarded)
+    throw SpaceError(where + ": the #define of " + tu.name + " must sit under '#ifndef " + tu.name +
+                     "' so candidates can override it");
+  if (std::find(tu.values.begin(), tu.values.end(), tu.default_value) == tu.values.end())
+    tu.values.insert(tu.values.begin(), tu.default_value);
+  if (tu.technique.empty()) tu.technique = infer_technique(tu.name);
+  return tu;
+}
+
+}  // namespace
+
 SpaceDecl parse_directives(const std::string& text, const std::string& file, const std::string& arch) {
   SpaceDecl decl;
   std::istringstream in(text);
@@ -53,33 +89,7 @@ SpaceDecl parse_directives(const std::string& text, const std::string& file, con
     if (words.empty()) throw SpaceError(where + ": empty kernelblaster directive");
     const std::string& kind = words[0];
     if (kind == "tunable") {
-      Tunable tu;
-      tu.origin = where;
-      if (words.size() < 2) throw SpaceError(where + ": tunable needs a macro name and values");
-      tu.name = words[1];
-      if (!is_identifier(tu.name)) throw SpaceError(where + ": '" + tu.name + "' is not a macro name");
-      for (std::size_t i = 2; i < words.size(); ++i) {
-        if (words[i].rfind("technique=", 0) == 0) {
-          tu.technique = words[i].substr(10);
-          if (!is_identifier(tu.technique)) throw SpaceError(where + ": technique= needs a KB technique id");
-          continue;
-        }
-        if (std::find(tu.values.begin(), tu.values.end(), words[i]) != tu.values.end())
-          throw SpaceError(where + ": value '" + words[i] + "' of " + tu.name + " is listed twice");
-        tu.values.push_back(words[i]);
-      }
-      if (tu.values.empty()) throw SpaceError(where + ": tunable " + tu.name + " lists no values");
-      bool guarded = false;
-      tu.default_value = find_default(text, tu.name, &guarded);
-      if (tu.default_value.empty())
-        throw SpaceError(where + ": tunable " + tu.name + " has no '#define " + tu.name + " VALUE' in the source");
-      if (!guarded)
-        throw SpaceError(where + ": the #define of " + tu.name + " must sit under '#ifndef " + tu.name +
-                         "' so candidates can override it");
-      if (std::find(tu.values.begin(), tu.values.end(), tu.default_value) == tu.values.end())
-        tu.values.insert(tu.values.begin(), tu.default_value);
-      if (tu.technique.empty()) tu.technique = infer_technique(tu.name);
-      decl.tunables.push_back(std::move(tu));
+      decl.tunables.push_back(parse_tunable(words, text, where));
     } else if (kind == "constraint") {
       std::string expr = trim(t.substr(std::string("constraint").size()));
       try {
