@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <optional>
 #include <sstream>
 
 #include "kernelbench/build_step.h"
@@ -133,25 +134,45 @@ bool build_driver(const KernelBenchRequest& req, const Toolchain& tc, const Prob
 
 }  // namespace
 
-EvalResult evaluate_kernelbench(const KernelBenchRequest& req, const Toolchain& tc, GpuProbe& probe) {
-  const auto t_start = std::chrono::steady_clock::now();
-  std::string why;
+namespace {
+
+// What an evaluation reads before it builds anything.
+struct Inputs {
   Problem problem;
-  if (!load_problem(req.problem_dir, &problem, &why)) return failed(Status::harness_error, why);
+  KernelSource reference, candidate;
+  bool self = false;  // the candidate is the original (init.cu)
+};
+
+// The problem, the runtime's files, the original's and the candidate's
+// sources; the failed result when one cannot be had.
+std::optional<EvalResult> load_inputs(const KernelBenchRequest& req, const Toolchain& tc, Inputs* in) {
+  std::string why;
+  if (!load_problem(req.problem_dir, &in->problem, &why)) return failed(Status::harness_error, why);
   if (tc.harness_lib.empty() || !fs::exists(tc.harness_lib))
     return failed(Status::harness_error, "harness runtime library not found: '" + tc.harness_lib + "'");
   if (!fs::exists(fs::path(tc.include_dir) / kDriverRuntimeHeader))
     return failed(Status::harness_error, "KernelBench driver runtime header not found under '" + tc.include_dir + "'");
-
-  KernelSource reference, candidate;
-  if (!load_kernel_source(problem, problem.init_path, &reference, &why)) return failed(Status::reference_failed, why);
+  if (!load_kernel_source(in->problem, in->problem.init_path, &in->reference, &why))
+    return failed(Status::reference_failed, why);
   std::error_code ec;
-  bool self = req.candidate_path.empty() || fs::equivalent(req.candidate_path, problem.init_path, ec);
-  if (self) {
-    candidate = reference;
-  } else if (!load_kernel_source(problem, req.candidate_path, &candidate, &why)) {
+  in->self = req.candidate_path.empty() || fs::equivalent(req.candidate_path, in->problem.init_path, ec);
+  if (in->self) in->candidate = in->reference;
+  else if (!load_kernel_source(in->problem, req.candidate_path, &in->candidate, &why))
     return failed(Status::compile_failed, why);
-  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+EvalResult evaluate_kernelbench(const KernelBenchRequest& req, const Toolchain& tc, GpuProbe& probe) {
+  const auto t_start = std::chrono::steady_clock::now();
+  Inputs inputs;
+  if (std::optional<EvalResult> missing = load_inputs(req, tc, &inputs)) return *missing;
+  const Problem& problem = inputs.problem;
+  const KernelSource& reference = inputs.reference;
+  const KernelSource& candidate = inputs.candidate;
+  const bool self = inputs.self;
+  std::string why;
 
   std::vector<std::pair<std::string, double>> before;  // phases before the evaluator's own
   auto t_phase = t_start;
