@@ -56,80 +56,76 @@ void print_ceilings(const profile::CachedCeilings& c, bool cached, const std::st
   std::printf("  measured %s; %s\n", c.measured_at.c_str(), path.c_str());
 }
 
-}  // namespace
-
-int gpu_command(const CommandArgs& argv, const std::string& self_exe) {
-  for (const std::string& a : argv)
-    if (a == "--help" || a == "-h") {
-      std::fputs(kHelp, stdout);
-      return 0;
-    }
+// What the command line asks for.
+struct GpuCall {
   std::string mode, cache_dir;
   bool json = false, refresh = false;
   int device = 0;
-  try {
-    if (argv.empty() || (argv[0] != "info" && argv[0] != "ceilings")) throw subcommand_error(argv, {"info", "ceilings"});
-    mode = argv[0];
-    Args args(CommandArgs(argv.begin() + 1, argv.end()), {"--device", "--cache-dir"}, {"--json", "--refresh"});
-    json = args.flag("--json");
-    refresh = args.flag("--refresh");
-    if (mode == "info" && (refresh || !args.value("--cache-dir").empty()))
-      throw UsageError("--refresh and --cache-dir belong to 'gpu ceilings'");
-    double d = args.number("--device", 0);
-    if (d < 0 || d != static_cast<int>(d)) throw UsageError("--device must be a GPU index");
-    device = static_cast<int>(d);
-    cache_dir = args.value("--cache-dir", profile::default_cache_dir());
-  } catch (const std::exception& x) {
-    std::fprintf(stderr, "kernelblaster gpu: %s (see --help)\n", x.what());
-    return 2;
-  }
+};
 
+GpuCall parse_call(const CommandArgs& argv) {
+  GpuCall c;
+  if (argv.empty() || (argv[0] != "info" && argv[0] != "ceilings")) throw subcommand_error(argv, {"info", "ceilings"});
+  c.mode = argv[0];
+  Args args(CommandArgs(argv.begin() + 1, argv.end()), {"--device", "--cache-dir"}, {"--json", "--refresh"});
+  c.json = args.flag("--json");
+  c.refresh = args.flag("--refresh");
+  if (c.mode == "info" && (c.refresh || !args.value("--cache-dir").empty()))
+    throw UsageError("--refresh and --cache-dir belong to 'gpu ceilings'");
+  double d = args.number("--device", 0);
+  if (d < 0 || d != static_cast<int>(d)) throw UsageError("--device must be a GPU index");
+  c.device = static_cast<int>(d);
+  c.cache_dir = args.value("--cache-dir", profile::default_cache_dir());
+  return c;
+}
+
+// This GPU's ceilings: cached, or measured by the helper and cached.
+int ceilings(const GpuCall& c, const std::string& helper, const profile::HelperOutcome& info) {
+  profile::CeilingsCache cache(c.cache_dir);
+  std::optional<profile::CachedCeilings> entry;
+  bool cached = false;
+  if (!c.refresh) {
+    try {
+      entry = cache.load(info.facts.fingerprint);
+      cached = entry.has_value();
+    } catch (const std::exception& x) {
+      // A damaged entry is measured again and replaced, never trusted.
+      std::fprintf(stderr, "kernelblaster gpu: ignoring the cached ceilings: %s\n", x.what());
+    }
+  }
+  if (!entry) {
+    profile::HelperOutcome measured = profile::run_gpu_helper(helper, "ceilings", c.device, 300);
+    if (measured.exit_code != 0) {
+      std::fprintf(stderr, "kernelblaster gpu: %s\n", measured.message.c_str());
+      return measured.exit_code == 77 ? 77 : 2;
+    }
+    measured.facts.fingerprint = info.facts.fingerprint;
+    entry = profile::ceilings_from_facts(measured.facts, now_iso8601());
+    cache.store(*entry);
+  }
+  std::string path = cache.path_for(entry->gpu);
+  if (c.json) std::printf("%s\n", profile::ceilings_report_json(*entry, cached, path).c_str());
+  else print_ceilings(*entry, cached, path);
+  return 0;
+}
+
+int run_gpu(const GpuCall& c, const std::string& self_exe) {
   std::string helper = profile::find_gpu_helper(self_exe);
-  profile::HelperOutcome info = profile::run_gpu_helper(helper, "info", device, 60);
+  profile::HelperOutcome info = profile::run_gpu_helper(helper, "info", c.device, 60);
   if (info.exit_code != 0) {
     std::fprintf(stderr, "kernelblaster gpu: %s%s\n", info.exit_code == 77 ? "skipped: " : "", info.message.c_str());
     return info.exit_code == 77 ? 77 : 2;
   }
-  if (mode == "info") {
-    if (json) std::printf("%s\n", profile::gpu_facts_to_json(info.facts, false).c_str());
-    else print_info(info.facts);
-    return 0;
-  }
-
-  try {
-    profile::CeilingsCache cache(cache_dir);
-    std::optional<profile::CachedCeilings> entry;
-    bool cached = false;
-    if (!refresh) {
-      try {
-        entry = cache.load(info.facts.fingerprint);
-        cached = entry.has_value();
-      } catch (const std::exception& x) {
-        // A damaged entry is measured again and replaced, never trusted.
-        std::fprintf(stderr, "kernelblaster gpu: ignoring the cached ceilings: %s\n", x.what());
-      }
-    }
-    if (!entry) {
-      profile::HelperOutcome measured = profile::run_gpu_helper(helper, "ceilings", device, 300);
-      if (measured.exit_code != 0) {
-        std::fprintf(stderr, "kernelblaster gpu: %s\n", measured.message.c_str());
-        return measured.exit_code == 77 ? 77 : 2;
-      }
-      measured.facts.fingerprint = info.facts.fingerprint;
-      entry = profile::ceilings_from_facts(measured.facts, now_iso8601());
-      cache.store(*entry);
-    }
-    std::string path = cache.path_for(entry->gpu);
-    if (json) {
-      std::printf("%s\n", profile::ceilings_report_json(*entry, cached, path).c_str());
-    } else {
-      print_ceilings(*entry, cached, path);
-    }
-  } catch (const std::exception& x) {
-    std::fprintf(stderr, "kernelblaster gpu: %s\n", x.what());
-    return 2;
-  }
+  if (c.mode == "ceilings") return ceilings(c, helper, info);
+  if (c.json) std::printf("%s\n", profile::gpu_facts_to_json(info.facts, false).c_str());
+  else print_info(info.facts);
   return 0;
+}
+
+}  // namespace
+
+int gpu_command(const CommandArgs& argv, const std::string& self_exe) {
+  return run_command("gpu", kHelp, argv, [&] { return run_gpu(parse_call(argv), self_exe); });
 }
 
 }  // namespace kernelblaster

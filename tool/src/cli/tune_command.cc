@@ -86,62 +86,55 @@ std::vector<int> parse_devices(const std::string& list) {
   return out;
 }
 
-}  // namespace
-
-int tune_command(const CommandArgs& argv, const std::string& self_exe) {
-  for (const std::string& a : argv)
-    if (a == "--help" || a == "-h") {
-      std::fputs(kHelp, stdout);
-      return 0;
-    }
+// What the command line asks for.
+struct TuneCall {
   search::TuneOptions opt;
   bool json = false;
-  try {
-    Args args(argv,
-              {"--source", "--harness", "--manifest", "-I", "-D", "--arch", "--out", "--log", "--budget",
-               "--max-evals", "--policy", "--kb", "--min-speedup", "--seed", "--devices", "--name"},
-              {"--no-flags", "--quiet", "--json"});
-    json = args.flag("--json");
-    opt.source = args.value("--source");
-    opt.harness = args.value("--harness");
-    if (opt.source.empty()) throw UsageError("--source is required");
-    if (opt.harness.empty()) throw UsageError("--harness is required");
-    opt.manifest = args.value("--manifest");
-    opt.include_dirs = args.values("-I");
-    opt.definitions = args.values("-D");
-    opt.arch = args.value("--arch");
-    opt.out = args.value("--out");
-    opt.log = args.value("--log");
-    opt.budget_s = args.number("--budget", 120);
-    double max_evals = args.number("--max-evals", 0);
-    opt.policy = args.value("--policy");
-    opt.kb = args.value("--kb");
-    opt.min_speedup = args.number("--min-speedup", 1.02);
-    double seed = args.number("--seed", 0);
-    if (!args.value("--devices").empty()) opt.devices = parse_devices(args.value("--devices"));
-    opt.no_flags = args.flag("--no-flags");
-    opt.quiet = args.flag("--quiet");
-    opt.name = args.value("--name");
-    if (opt.budget_s <= 0) throw UsageError("--budget must be positive");
-    if (max_evals < 0 || max_evals != static_cast<int>(max_evals)) throw UsageError("--max-evals needs a whole number >= 0");
-    if (seed < 0 || seed != static_cast<double>(static_cast<std::uint64_t>(seed)))
-      throw UsageError("--seed needs a whole number >= 0");
-    if (opt.min_speedup <= 0) throw UsageError("--min-speedup must be positive");
-    opt.max_evals = static_cast<int>(max_evals);
-    opt.seed = static_cast<std::uint64_t>(seed);
-  } catch (const std::exception& x) {
-    std::fprintf(stderr, "kernelblaster tune: %s (see --help)\n", x.what());
-    return 2;
-  }
+};
+
+TuneCall parse_call(const CommandArgs& argv) {
+  TuneCall c;
+  Args args(argv,
+            {"--source", "--harness", "--manifest", "-I", "-D", "--arch", "--out", "--log", "--budget",
+             "--max-evals", "--policy", "--kb", "--min-speedup", "--seed", "--devices", "--name"},
+            {"--no-flags", "--quiet", "--json"});
+  c.json = args.flag("--json");
+  c.opt.source = args.value("--source");
+  c.opt.harness = args.value("--harness");
+  if (c.opt.source.empty()) throw UsageError("--source is required");
+  if (c.opt.harness.empty()) throw UsageError("--harness is required");
+  c.opt.manifest = args.value("--manifest");
+  c.opt.include_dirs = args.values("-I");
+  c.opt.definitions = args.values("-D");
+  c.opt.arch = args.value("--arch");
+  c.opt.out = args.value("--out");
+  c.opt.log = args.value("--log");
+  c.opt.budget_s = args.number("--budget", 120);
+  double max_evals = args.number("--max-evals", 0);
+  c.opt.policy = args.value("--policy");
+  c.opt.kb = args.value("--kb");
+  c.opt.min_speedup = args.number("--min-speedup", 1.02);
+  double seed = args.number("--seed", 0);
+  if (!args.value("--devices").empty()) c.opt.devices = parse_devices(args.value("--devices"));
+  c.opt.no_flags = args.flag("--no-flags");
+  c.opt.quiet = args.flag("--quiet");
+  c.opt.name = args.value("--name");
+  if (c.opt.budget_s <= 0) throw UsageError("--budget must be positive");
+  if (max_evals < 0 || max_evals != static_cast<int>(max_evals)) throw UsageError("--max-evals needs a whole number >= 0");
+  if (seed < 0 || seed != static_cast<double>(static_cast<std::uint64_t>(seed)))
+    throw UsageError("--seed needs a whole number >= 0");
+  if (c.opt.min_speedup <= 0) throw UsageError("--min-speedup must be positive");
+  c.opt.max_evals = static_cast<int>(max_evals);
+  c.opt.seed = static_cast<std::uint64_t>(seed);
+  return c;
+}
+
+// The search and what it prints; exit status as tune_command's.
+int run_tune_call(const TuneCall& c, const std::string& self_exe) {
+  const bool json = c.json;
   CudaGpuProbe probe;
-  search::TuneSummary s;
-  try {
-    s = search::run_tune(opt, self_exe, probe, print_line);
-    if (g_progress_open) std::fputc('\n', stderr);  // end the line updated in place
-  } catch (const std::exception& x) {
-    std::fprintf(stderr, "kernelblaster tune: %s\n", x.what());
-    return 2;
-  }
+  const search::TuneSummary s = search::run_tune(c.opt, self_exe, probe, print_line);
+  if (g_progress_open) std::fputc('\n', stderr);  // end the line updated in place
   if (s.exit_code == 77) {
     if (std::string node = nvidia_device_node(); !node.empty()) {
       std::fprintf(stderr, "kernelblaster tune: %s is here but %s\n", node.c_str(), s.reason.c_str());
@@ -159,6 +152,12 @@ int tune_command(const CommandArgs& argv, const std::string& self_exe) {
     std::fprintf(stderr, "kernelblaster tune: not tuned: %s\n", s.reason.c_str());
   }
   return s.exit_code;
+}
+
+}  // namespace
+
+int tune_command(const CommandArgs& argv, const std::string& self_exe) {
+  return run_command("tune", kHelp, argv, [&] { return run_tune_call(parse_call(argv), self_exe); });
 }
 
 }  // namespace kernelblaster
