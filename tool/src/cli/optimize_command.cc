@@ -505,27 +505,8 @@ std::string discover_launcher(const std::string& source, const std::string& harn
                    list(named) + ")");
 }
 
-int optimize_command(const CommandArgs& argv, const std::string& self_exe) {
-  for (const std::string& a : argv)
-    if (a == "--help" || a == "-h") {
-      std::fputs(kHelp, stdout);
-      return 0;
-    }
-  OptimizeCall c;
-  try {
-    c = parse_call(argv);
-  } catch (const std::exception& x) {
-    std::fprintf(stderr, "kernelblaster optimize: %s (see --help)\n", x.what());
-    return 2;
-  }
-  std::unique_ptr<llm::Client> client;
-  try {
-    client = llm::make_client(c.config, self_exe, [](const char* name) { return std::getenv(name); });
-  } catch (const std::exception& x) {
-    std::fprintf(stderr, "kernelblaster optimize: no usable LLM: %s\n", x.what());
-    return 2;
-  }
-
+// The GPU, then one run or a directory of them; exit status as optimize_command's.
+static int run_optimize(const OptimizeCall& c, llm::Client& client, const std::string& self_exe) {
   CudaGpuProbe probe;
   GpuInfo gpu = probe.probe(c.st.device);
   if (!gpu.present) {
@@ -536,8 +517,21 @@ int optimize_command(const CommandArgs& argv, const std::string& self_exe) {
     std::fprintf(stderr, "kernelblaster optimize: skipped: %s\n", gpu.reason.empty() ? "no GPU" : gpu.reason.c_str());
     return 77;
   }
-  if (c.kernelbench_root.empty() || c.jobs.size() == 1) return run_one(c, *client, probe, gpu, self_exe);
-  return run_directory(c, *client, probe, gpu, self_exe);
+  if (c.kernelbench_root.empty() || c.jobs.size() == 1) return run_one(c, client, probe, gpu, self_exe);
+  return run_directory(c, client, probe, gpu, self_exe);
+}
+
+int optimize_command(const CommandArgs& argv, const std::string& self_exe) {
+  return run_command("optimize", kHelp, argv, [&] {
+    OptimizeCall c = parse_call(argv);
+    std::unique_ptr<llm::Client> client;
+    try {
+      client = llm::make_client(c.config, self_exe, [](const char* name) { return std::getenv(name); });
+    } catch (const std::exception& x) {
+      throw std::runtime_error(std::string("no usable LLM: ") + x.what());  // not a usage error: the line has no "see --help"
+    }
+    return run_optimize(c, *client, self_exe);
+  });
 }
 
 }  // namespace kernelblaster
