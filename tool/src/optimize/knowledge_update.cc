@@ -152,6 +152,67 @@ llm::Request knowledge_update_request(const kb::KnowledgeBase& kb, const std::ve
   return r;
 }
 
+namespace {
+
+// A proposed state at `at`: a new lower_snake_case id, a name, a signature,
+// a priority from 0 to 100 and 1 to 8 conditions on known operators.
+kb::State read_new_state(Reader& r, const json& e, const std::string& at) {
+  kb::State s;
+  s.id = r.text(e, at, "id", 64);
+  r.only(e, at, {"id", "name", "signature", "priority", "rule"});
+  if (!valid_id(s.id)) r.fail(at + "/id", "not a lower_snake_case id of 3 to 64 characters");
+  if (r.states.count(s.id)) r.fail(at + "/id", "state '" + s.id + "' exists already");
+  s.name = r.text(e, at, "name", 200);
+  s.signature = r.text(e, at, "signature");
+  double priority = e.contains("priority") ? r.number(e, at, "priority") : 0;
+  if (priority < 0 || priority > 100 || priority != std::floor(priority))
+    r.fail(at + "/priority", "must be a whole number from 0 to 100");
+  s.priority = static_cast<int>(priority);
+  if (!e.contains("rule") || !e["rule"].is_array() || e["rule"].empty() || e["rule"].size() > 8)
+    r.fail(at + "/rule", "must be a list of 1 to 8 conditions");
+  for (std::size_t k = 0; k < e["rule"].size(); ++k) {
+    const std::string ct = at + "/rule/" + std::to_string(k);
+    const json& c = e["rule"][k];
+    kb::Condition cond;
+    cond.metric = r.text(c, ct, "metric", 64);
+    r.only(c, ct, {"metric", "op", "value"});
+    if (!valid_id(cond.metric)) r.fail(ct + "/metric", "not a metric name");
+    cond.op = r.text(c, ct, "op", 2);
+    if (!kb::is_known_op(cond.op)) r.fail(ct + "/op", "unknown operator " + quoted_excerpt(cond.op));
+    cond.value = r.number(c, ct, "value");
+    s.rule.push_back(cond);
+  }
+  return s;
+}
+
+// A proposed technique at `at`: a new id, a known category, and the states
+// it helps (known ones, the new included).
+kb::Technique read_new_technique(Reader& r, const json& e, const std::string& at) {
+  static const std::set<std::string> kCategories = {"memory", "compute", "parallelism", "launch", "compiler"};
+  kb::Technique t;
+  t.id = r.text(e, at, "id", 64);
+  r.only(e, at, {"id", "name", "category", "description", "how_to", "helps_states"});
+  if (!valid_id(t.id)) r.fail(at + "/id", "not a lower_snake_case id of 3 to 64 characters");
+  if (r.techniques.count(t.id)) r.fail(at + "/id", "technique '" + t.id + "' exists already");
+  t.name = r.text(e, at, "name", 200);
+  t.category = r.text(e, at, "category", 32);
+  if (!kCategories.count(t.category)) r.fail(at + "/category", "must be memory, compute, parallelism, launch or compiler");
+  t.description = r.text(e, at, "description");
+  t.how_to = r.text(e, at, "how_to");
+  if (e.contains("helps_states")) {
+    if (!e["helps_states"].is_array()) r.fail(at + "/helps_states", "expected a list");
+    for (std::size_t k = 0; k < e["helps_states"].size(); ++k) {
+      const json& id = e["helps_states"][k];
+      const std::string st = at + "/helps_states/" + std::to_string(k);
+      if (!id.is_string() || !r.states.count(id.get<std::string>())) r.fail(st, "not a known state id");
+      t.helps_states.push_back(id.get<std::string>());
+    }
+  }
+  return t;
+}
+
+}  // namespace
+
 KnowledgeUpdate parse_knowledge_update(const std::string& reply, const kb::KnowledgeBase& kb) {
   json doc = proposal_document(reply);
   if (!doc.is_object()) throw UpdateError("", std::string("expected a JSON object, got ") + doc.type_name());
@@ -168,59 +229,14 @@ KnowledgeUpdate parse_knowledge_update(const std::string& reply, const kb::Knowl
   const json& states = r.list(doc, "new_states");
   for (std::size_t i = 0; i < states.size(); ++i) {
     const std::string at = "/new_states/" + std::to_string(i);
-    const json& e = states[i];
-    kb::State s;
-    s.id = r.text(e, at, "id", 64);
-    r.only(e, at, {"id", "name", "signature", "priority", "rule"});
-    if (!valid_id(s.id)) r.fail(at + "/id", "not a lower_snake_case id of 3 to 64 characters");
-    if (r.states.count(s.id)) r.fail(at + "/id", "state '" + s.id + "' exists already");
-    s.name = r.text(e, at, "name", 200);
-    s.signature = r.text(e, at, "signature");
-    double priority = e.contains("priority") ? r.number(e, at, "priority") : 0;
-    if (priority < 0 || priority > 100 || priority != std::floor(priority))
-      r.fail(at + "/priority", "must be a whole number from 0 to 100");
-    s.priority = static_cast<int>(priority);
-    if (!e.contains("rule") || !e["rule"].is_array() || e["rule"].empty() || e["rule"].size() > 8)
-      r.fail(at + "/rule", "must be a list of 1 to 8 conditions");
-    for (std::size_t k = 0; k < e["rule"].size(); ++k) {
-      const std::string ct = at + "/rule/" + std::to_string(k);
-      const json& c = e["rule"][k];
-      kb::Condition cond;
-      cond.metric = r.text(c, ct, "metric", 64);
-      r.only(c, ct, {"metric", "op", "value"});
-      if (!valid_id(cond.metric)) r.fail(ct + "/metric", "not a metric name");
-      cond.op = r.text(c, ct, "op", 2);
-      if (!kb::is_known_op(cond.op)) r.fail(ct + "/op", "unknown operator " + quoted_excerpt(cond.op));
-      cond.value = r.number(c, ct, "value");
-      s.rule.push_back(cond);
-    }
+    kb::State s = read_new_state(r, states[i], at);
     r.states.insert(s.id);
     u.new_states.push_back(std::move(s));
   }
-  static const std::set<std::string> kCategories = {"memory", "compute", "parallelism", "launch", "compiler"};
   const json& techniques = r.list(doc, "new_techniques");
   for (std::size_t i = 0; i < techniques.size(); ++i) {
     const std::string at = "/new_techniques/" + std::to_string(i);
-    const json& e = techniques[i];
-    kb::Technique t;
-    t.id = r.text(e, at, "id", 64);
-    r.only(e, at, {"id", "name", "category", "description", "how_to", "helps_states"});
-    if (!valid_id(t.id)) r.fail(at + "/id", "not a lower_snake_case id of 3 to 64 characters");
-    if (r.techniques.count(t.id)) r.fail(at + "/id", "technique '" + t.id + "' exists already");
-    t.name = r.text(e, at, "name", 200);
-    t.category = r.text(e, at, "category", 32);
-    if (!kCategories.count(t.category)) r.fail(at + "/category", "must be memory, compute, parallelism, launch or compiler");
-    t.description = r.text(e, at, "description");
-    t.how_to = r.text(e, at, "how_to");
-    if (e.contains("helps_states")) {
-      if (!e["helps_states"].is_array()) r.fail(at + "/helps_states", "expected a list");
-      for (std::size_t k = 0; k < e["helps_states"].size(); ++k) {
-        const json& id = e["helps_states"][k];
-        const std::string st = at + "/helps_states/" + std::to_string(k);
-        if (!id.is_string() || !r.states.count(id.get<std::string>())) r.fail(st, "not a known state id");
-        t.helps_states.push_back(id.get<std::string>());
-      }
-    }
+    kb::Technique t = read_new_technique(r, techniques[i], at);
     r.techniques.insert(t.id);
     u.new_techniques.push_back(std::move(t));
   }

@@ -74,6 +74,68 @@ const char* param_kind_name(ParamKind k) {
   return "other";
 }
 
+namespace {
+
+// A launcher parameter of the capture at `ptr`.
+LauncherParam read_param(const json& p, const std::string& where, const std::string& ptr) {
+  if (!p.is_object()) bad(where, ptr, "must be an object");
+  LauncherParam q;
+  q.name = text_at(p, "name", where, ptr, true);
+  if (!identifier(q.name)) bad(where, ptr + "/name", "not a C identifier");
+  q.type = text_at(p, "type", where, ptr, true);
+  q.canonical = text_at(p, "canonical", where, ptr, false);
+  if (q.canonical.empty()) q.canonical = q.type;
+  if (!type_text(q.type)) bad(where, ptr + "/type", "not a type");
+  if (!type_text(q.canonical)) bad(where, ptr + "/canonical", "not a type");
+  auto k = kinds().find(text_at(p, "kind", where, ptr, true));
+  if (k == kinds().end()) bad(where, ptr + "/kind", "must be buffer, dim, real, flag, stream or other");
+  q.kind = k->second;
+  q.writable = flag_at(p, "writable", where, ptr);
+  q.element = text_at(p, "element", where, ptr, false);
+  static const std::set<std::string> kElements = {"f32", "f64", "f16", "bf16", "i8", "u8", "i16", "i32", "u32", "i64"};
+  if (!q.element.empty() && !kElements.count(q.element))
+    bad(where, ptr + "/element", "not an element type (f32, f16, bf16, f64, i8, u8, i16, i32, u32, i64)");
+  if (!q.element.empty()) q.element_from = "the capture";
+  return q;
+}
+
+// A recorded argument at `aptr` for parameter `p`: a buffer's extent (and
+// whether the call wrote it, its value range), or a scalar's value.
+RecordedArg read_arg(const json& a, const LauncherParam& p, const std::string& where, const std::string& aptr) {
+  if (!a.is_object()) bad(where, aptr, "must be an object");
+  RecordedArg r;
+  if (p.kind == ParamKind::buffer) {
+    if (!a.contains("elements") || !a["elements"].is_number_integer() || a["elements"].get<std::int64_t>() <= 0)
+      bad(where, aptr + "/elements", "a buffer's extent must be a positive integer");
+    r.elements = a["elements"].get<std::int64_t>();
+    r.written = flag_at(a, "written", where, aptr);
+    for (const char* key : {"min", "max"})
+      if (a.contains(key)) {
+        if (!a[key].is_number() || !std::isfinite(a[key].get<double>())) bad(where, aptr + "/" + key, "must be a number");
+        (std::string(key) == "min" ? r.min : r.max) = a[key].get<double>();
+      }
+    if (r.min && r.max && *r.min > *r.max) bad(where, aptr, "min is above max");
+  } else if (p.kind == ParamKind::other && !a.contains("value")) {
+    // A value of a type the recorder cannot write: the harness asks for it.
+  } else if (p.kind != ParamKind::stream) {
+    r.value = text_at(a, "value", where, aptr, true);
+    if (!scalar_text(r.value)) bad(where, aptr + "/value", "not a number or true/false");
+    if (p.kind == ParamKind::dim) {
+      std::size_t used = 0;
+      long long v = 0;
+      try {
+        v = std::stoll(r.value, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != r.value.size() || v < 0) bad(where, aptr + "/value", "a dimension must be a whole number >= 0");
+    }
+  }
+  return r;
+}
+
+}  // namespace
+
 Capture parse_capture(const std::string& text, const std::string& where) {
   json j = json::parse(text, nullptr, false);
   if (j.is_discarded()) throw CaptureError("capture " + where + ": not JSON");
@@ -106,25 +168,7 @@ Capture parse_capture(const std::string& text, const std::string& where) {
   if (!l.contains("params") || !l["params"].is_array()) bad(where, "/launcher/params", "missing or not an array");
   for (std::size_t i = 0; i < l["params"].size(); ++i) {
     const std::string ptr = "/launcher/params/" + std::to_string(i);
-    const json& p = l["params"][i];
-    if (!p.is_object()) bad(where, ptr, "must be an object");
-    LauncherParam q;
-    q.name = text_at(p, "name", where, ptr, true);
-    if (!identifier(q.name)) bad(where, ptr + "/name", "not a C identifier");
-    q.type = text_at(p, "type", where, ptr, true);
-    q.canonical = text_at(p, "canonical", where, ptr, false);
-    if (q.canonical.empty()) q.canonical = q.type;
-    if (!type_text(q.type)) bad(where, ptr + "/type", "not a type");
-    if (!type_text(q.canonical)) bad(where, ptr + "/canonical", "not a type");
-    auto k = kinds().find(text_at(p, "kind", where, ptr, true));
-    if (k == kinds().end()) bad(where, ptr + "/kind", "must be buffer, dim, real, flag, stream or other");
-    q.kind = k->second;
-    q.writable = flag_at(p, "writable", where, ptr);
-    q.element = text_at(p, "element", where, ptr, false);
-    static const std::set<std::string> kElements = {"f32", "f64", "f16", "bf16", "i8", "u8", "i16", "i32", "u32", "i64"};
-    if (!q.element.empty() && !kElements.count(q.element))
-      bad(where, ptr + "/element", "not an element type (f32, f16, bf16, f64, i8, u8, i16, i32, u32, i64)");
-    if (!q.element.empty()) q.element_from = "the capture";
+    LauncherParam q = read_param(l["params"][i], where, ptr);
     for (const LauncherParam& other : c.launcher.params)
       if (other.name == q.name) bad(where, ptr + "/name", "'" + q.name + "' names two parameters");
     c.launcher.params.push_back(q);
@@ -142,38 +186,7 @@ Capture parse_capture(const std::string& text, const std::string& where) {
     RecordedCall rc;
     for (std::size_t i = 0; i < call["args"].size(); ++i) {
       const std::string aptr = ptr + "/args/" + std::to_string(i);
-      const json& a = call["args"][i];
-      if (!a.is_object()) bad(where, aptr, "must be an object");
-      RecordedArg r;
-      const LauncherParam& p = c.launcher.params[i];
-      if (p.kind == ParamKind::buffer) {
-        if (!a.contains("elements") || !a["elements"].is_number_integer() || a["elements"].get<std::int64_t>() <= 0)
-          bad(where, aptr + "/elements", "a buffer's extent must be a positive integer");
-        r.elements = a["elements"].get<std::int64_t>();
-        r.written = flag_at(a, "written", where, aptr);
-        for (const char* key : {"min", "max"})
-          if (a.contains(key)) {
-            if (!a[key].is_number() || !std::isfinite(a[key].get<double>())) bad(where, aptr + "/" + key, "must be a number");
-            (std::string(key) == "min" ? r.min : r.max) = a[key].get<double>();
-          }
-        if (r.min && r.max && *r.min > *r.max) bad(where, aptr, "min is above max");
-      } else if (p.kind == ParamKind::other && !a.contains("value")) {
-        // A value of a type the recorder cannot write: the harness asks for it.
-      } else if (p.kind != ParamKind::stream) {
-        r.value = text_at(a, "value", where, aptr, true);
-        if (!scalar_text(r.value)) bad(where, aptr + "/value", "not a number or true/false");
-        if (p.kind == ParamKind::dim) {
-          std::size_t used = 0;
-          long long v = 0;
-          try {
-            v = std::stoll(r.value, &used);
-          } catch (const std::exception&) {
-            used = 0;
-          }
-          if (used != r.value.size() || v < 0) bad(where, aptr + "/value", "a dimension must be a whole number >= 0");
-        }
-      }
-      rc.args.push_back(r);
+      rc.args.push_back(read_arg(call["args"][i], c.launcher.params[i], where, aptr));
     }
     c.calls.push_back(std::move(rc));
   }
