@@ -46,17 +46,17 @@ class EchoProvider : public llm::Provider {
 class InstantJudge : public optimize::CandidateJudge {
  public:
   int n = 0;
-  optimize::Verdict verdict(double speedup) {
-    optimize::Verdict v;
+  optimize::Judgement verdict(double speedup) {
+    optimize::Judgement v;
     v.speedup = speedup;
     v.median_us = 100 / speedup;
     v.metrics = {{"dram_throughput_pct", 70 + n % 20}, {"sm_throughput_pct", 30}, {"gpu_busy_pct", 97},
                  {"achieved_occupancy_pct", 60}, {"waves_per_sm", 8}};
     return v;
   }
-  optimize::Verdict judge_original() override { return verdict(1.0); }
-  optimize::Verdict judge(const std::string&, const std::string&) override { return verdict(++n % 2 ? 1.1 + n * 0.01 : 0.9); }
-  optimize::Verdict confirm(const std::string&, const std::string&, int) override { return verdict(1.1); }
+  optimize::Judgement judge_original() override { return verdict(1.0); }
+  optimize::Judgement judge(const std::string&, const std::string&) override { return verdict(++n % 2 ? 1.1 + n * 0.01 : 0.9); }
+  optimize::Judgement confirm(const std::string&, const std::string&, int) override { return verdict(1.1); }
 };
 
 std::string arg(int argc, char** argv, const std::string& key, const std::string& fallback) {

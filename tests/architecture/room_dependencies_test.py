@@ -11,6 +11,10 @@ Rules:
   - common/ includes only common/ and the public headers.
   - profile/ (metric names, roofline, ceilings) sits below the judges: it
     includes no eval/, search/ or other tool room, only runtime/ and common/.
+  - Every room is on a floor (FLOORS): a room includes only rooms on lower
+    floors, never one on its own floor or above. So the tuner's search/ and
+    the optimize loop's optimize/ stand side by side on one floor, both on
+    the judge in eval/, and neither includes the other.
 A quoted #include of a file in another room breaks a rule; a rule broken is
 one line naming the file, the line and the include.
 """
@@ -29,9 +33,64 @@ ALLOWED = {
 }
 SOURCES = (".cc", ".h", ".cu", ".cuh", ".in")
 
+# The floors of tool/src, lowest first (ARCHITECTURE.md, "Rooms").
+FLOORS = [
+    {"kernelblaster"},                                        # the public headers
+    {"common"},                                               # plumbing
+    {"runtime", "recorder", "llm", "policy", "kb", "cache"},  # alone on common/
+    {"profile", "rewrite", "synth", "report"},
+    {"eval"},                                                 # the one judge
+    {"kernelbench"},                                          # KernelBench input on the judge
+    {"search", "optimize"},                                   # the two loops, side by side
+    {"cli"},                                                  # the commands
+]
+
+
+def floor_of(room):
+    for i, rooms in enumerate(FLOORS):
+        if room in rooms:
+            return i
+    return None
+
+
+def source_files(base):
+    for dirpath, _, names in os.walk(base):
+        for name in sorted(names):
+            if name.endswith(SOURCES):
+                yield os.path.join(dirpath, name)
+
+
+def includes(path):
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for no, line in enumerate(f, 1):
+            m = INCLUDE.match(line)
+            if m and "/" in m.group(1):
+                yield no, m.group(1), m.group(1).split("/")[0]
+
+
+def floor_violations(src_root):
+    out = []
+    rooms = {r for r in os.listdir(src_root) if os.path.isdir(os.path.join(src_root, r))}
+    for room in sorted(rooms):
+        mine = floor_of(room)
+        if mine is None:
+            out.append(f"{room}/: the room is on no floor (add it to FLOORS and ARCHITECTURE.md)")
+            continue
+        for path in source_files(os.path.join(src_root, room)):
+            for no, target, first in includes(path):
+                if first == room or first not in rooms and first != "kernelblaster":
+                    continue
+                theirs = floor_of(first)
+                if theirs is not None and theirs < mine:
+                    continue
+                rel = os.path.relpath(path, src_root)
+                where = "the same floor as" if theirs == mine else "a higher floor than"
+                out.append(f'{rel}:{no}: includes "{target}" ({first}/ is on {where} {room}/)')
+    return out
+
 
 def violations(src_root):
-    out = []
+    out = floor_violations(src_root)
     rooms = set(os.listdir(src_root))
     for room, allowed in ALLOWED.items():
         base = os.path.join(src_root, room)
@@ -71,8 +130,21 @@ def self_test():
             f.write('#include "common/protocol.h"\n#include "eval/result.h"\n#include <vector>\n')
         with open(os.path.join(d, "common", "y.h"), "w") as f:
             f.write('#include "kernelblaster/dtype.h"\n')
-        found = violations(d)
-        assert len(found) == 1 and 'runtime/x.cc:2: includes "eval/result.h"' in found[0], found
+        found = [v for v in violations(d) if "on no floor" not in v]
+        assert len(found) == 2 and all('runtime/x.cc:2: includes "eval/result.h"' in v for v in found), found
+    with tempfile.TemporaryDirectory() as d:
+        for room in ("common", "eval", "search", "optimize", "extra"):
+            os.makedirs(os.path.join(d, room))
+        with open(os.path.join(d, "optimize", "judge.h"), "w") as f:
+            f.write('#include "eval/engine_target.h"\n#include "search/engine_measurer.h"\n')
+        with open(os.path.join(d, "eval", "x.cc"), "w") as f:
+            f.write('#include "common/status.h"\n#include "optimize/loop.h"\n')
+        found = floor_violations(d)
+        assert sorted(found) == sorted([
+            'eval/x.cc:2: includes "optimize/loop.h" (optimize/ is on a higher floor than eval/)',
+            'extra/: the room is on no floor (add it to FLOORS and ARCHITECTURE.md)',
+            'optimize/judge.h:2: includes "search/engine_measurer.h" (search/ is on the same floor as optimize/)',
+        ]), found
 
 
 def main():
@@ -86,7 +158,8 @@ def main():
     if found:
         print(f"{len(found)} include(s) break the room rules (ARCHITECTURE.md)")
         return 1
-    print("room rules hold: runtime/, recorder/, common/ and profile/ include only what they may")
+    print("room rules hold: every room includes only rooms on lower floors; runtime/, recorder/, common/ "
+          "and profile/ only what they may")
     return 0
 
 

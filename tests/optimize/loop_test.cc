@@ -70,10 +70,10 @@ std::string openai_body(const std::string& text, int in = 900, int out = 300) {
 // marker its code contains.
 class ScriptedJudge : public CandidateJudge {
  public:
-  std::vector<std::pair<std::string, Verdict>> rules;
+  std::vector<std::pair<std::string, Judgement>> rules;
   std::vector<std::string> judged;  // tags, in order
   int confirmations = 0;
-  Verdict original;
+  Judgement original;
   double confirm_factor = 1.0;
 
   ScriptedJudge() {
@@ -82,7 +82,7 @@ class ScriptedJudge : public CandidateJudge {
     original.metrics = {{"dram_throughput_pct", 85}, {"sm_throughput_pct", 20}, {"gpu_busy_pct", 95}};
   }
   void rule(const std::string& marker, Status status, double speedup = 0, std::string detail = "") {
-    Verdict v;
+    Judgement v;
     v.status = status;
     v.speedup = speedup;
     v.median_us = speedup > 0 ? 100 / speedup : 0;
@@ -93,24 +93,24 @@ class ScriptedJudge : public CandidateJudge {
     }
     rules.emplace_back(marker, v);
   }
-  Verdict judge_original() override { return original; }
-  Verdict judge(const std::string& source, const std::string& tag) override {
+  Judgement judge_original() override { return original; }
+  Judgement judge(const std::string& source, const std::string& tag) override {
     judged.push_back(tag);
     for (const auto& [marker, v] : rules)
       if (source.find(marker) != std::string::npos) return v;
-    Verdict v;
+    Judgement v;
     v.status = Status::wrong_result;
     v.detail = "no scripted rule";
     return v;
   }
   // What a second look finds instead, by marker (a cache or a copy the
   // first judgement let through).
-  std::vector<std::pair<std::string, Verdict>> second_looks;
-  Verdict confirm(const std::string& source, const std::string& tag, int) override {
+  std::vector<std::pair<std::string, Judgement>> second_looks;
+  Judgement confirm(const std::string& source, const std::string& tag, int) override {
     ++confirmations;
     for (const auto& [marker, v] : second_looks)
       if (source.find(marker) != std::string::npos) return v;
-    Verdict v = judge(source, tag);
+    Judgement v = judge(source, tag);
     v.speedup *= confirm_factor;
     return v;
   }
@@ -405,7 +405,7 @@ TEST(OptimizeLoop, ACandidateFoundOutOnASecondLookIsAFailedStepNotABase) {
   Rig rig;
   rig.options.steps = 2;
   rig.judge.rule("CACHE", Status::ok, 476.0);
-  Verdict caught;
+  Judgement caught;
   caught.status = Status::cached_result;
   caught.detail = "size default: 21.0 us on repeated inputs vs 2400.0 us on fresh inputs";
   rig.judge.second_looks.emplace_back("CACHE", caught);

@@ -34,7 +34,7 @@ struct FakeClock {
 
 class FakeMeasurer final : public Measurer {
  public:
-  std::map<std::string, Measurement> results;  // by configuration id; missing: ok 1.0
+  std::map<std::string, CandidateResult> results;  // by configuration id; missing: ok 1.0
   std::map<std::string, std::string> hashes;   // by configuration id ("default": the original)
   std::set<std::string> building;              // ids whose build is not done (ready() says no)
   FakeClock* clock = nullptr;
@@ -53,7 +53,7 @@ class FakeMeasurer final : public Measurer {
     auto it = hashes.find(c.id);
     return it == hashes.end() ? "" : it->second;
   }
-  Measurement measure(const Configuration& c, int device) override {
+  CandidateResult measure(const Configuration& c, int device) override {
     {
       std::lock_guard<std::mutex> lock(mutex);
       measured.push_back(c.id);
@@ -63,7 +63,7 @@ class FakeMeasurer final : public Measurer {
     }
     if (sleep_ms) std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
     if (clock) clock->millis += millis_per_measurement;
-    Measurement m;
+    CandidateResult m;
     m.speedup = 1.0;
     if (auto it = results.find(c.id); it != results.end()) m = it->second;
     std::lock_guard<std::mutex> lock(mutex);
@@ -73,15 +73,15 @@ class FakeMeasurer final : public Measurer {
   }
 };
 
-inline Measurement ok(double speedup) {
-  Measurement m;
+inline CandidateResult ok(double speedup) {
+  CandidateResult m;
   m.speedup = speedup;
   m.median_us = 100.0 / speedup;
   m.reference_median_us = 100.0;
   return m;
 }
-inline Measurement failed(Status status, const std::string& detail = "") {
-  Measurement m;
+inline CandidateResult failed(Status status, const std::string& detail = "") {
+  CandidateResult m;
   m.status = status;
   m.detail = detail;
   return m;

@@ -10,6 +10,7 @@
 #include "fakes.h"
 
 using namespace kernelblaster::search;
+using kernelblaster::CandidateResult;
 using kernelblaster::Status;
 using namespace kernelblaster::search::testing;
 
@@ -19,7 +20,7 @@ namespace {
 // ran at once.
 class DeviceMeasurer final : public Measurer {
  public:
-  std::map<int, Measurement> by_device;  // missing: ok 1.5
+  std::map<int, CandidateResult> by_device;  // missing: ok 1.5
   int expect_together = 1;               // calls that should overlap
   bool throw_on_device_1 = false;
 
@@ -30,8 +31,8 @@ class DeviceMeasurer final : public Measurer {
   int inside = 0, most_inside = 0;
 
   std::string machine_code(const Configuration&) override { return ""; }
-  Measurement measure(const Configuration&, int) override { return failed(Status::tool_error, "not for this test"); }
-  Measurement remeasure(const Configuration&, int device, int seeds) override {
+  CandidateResult measure(const Configuration&, int) override { return failed(Status::tool_error, "not for this test"); }
+  CandidateResult remeasure(const Configuration&, int device, int seeds) override {
     {
       std::unique_lock<std::mutex> lock(mutex);
       ++calls[device];

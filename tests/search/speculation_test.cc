@@ -10,6 +10,7 @@
 #include "search/directives.h"
 
 using namespace kernelblaster::search;
+using kernelblaster::CandidateResult;
 using namespace kernelblaster::search::testing;
 namespace policy = kernelblaster::policy;
 
@@ -38,7 +39,7 @@ class CachedMeasurer final : public Measurer {
   std::string machine_code(const Configuration& c) override {
     return c.is_default() ? "sass-default" : m_cache.get(c).get().hash;
   }
-  Measurement measure(const Configuration& c, int) override {
+  CandidateResult measure(const Configuration& c, int) override {
     m_cache.get(c).get();
     std::lock_guard<std::mutex> lock(mutex);
     measured.push_back(c.id);

@@ -175,7 +175,7 @@ JobResult run_job(const Job& job, const Settings& st, llm::Client& client, GpuPr
   target.gpu = gpu.name;
   std::unique_ptr<optimize::CandidateJudge> judge;
   if (job.problem_dir.empty()) {
-    search::EngineTarget jt;
+    EngineTarget jt;
     jt.source = fs::absolute(job.source).string();
     jt.harness = fs::absolute(job.harness).string();
     jt.compile = resolve_compile_settings(st.manifest, st.arch, st.include_dirs, st.definitions, gpu.arch, jt.source);

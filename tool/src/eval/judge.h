@@ -8,14 +8,10 @@
 #include "common/protocol.h"
 #include "common/subprocess.h"
 #include "eval/calibration.h"
+#include "eval/candidate_result.h"
 #include "eval/result.h"
 
 namespace kernelblaster {
-
-struct Verdict {
-  Status status = Status::ok;
-  std::string detail;
-};
 
 // How a harness process ended, when it did not end well. `report` may be
 // null (the process died before writing one). Returns ok when it did.

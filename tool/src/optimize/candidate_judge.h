@@ -7,20 +7,17 @@
 #include <map>
 #include <string>
 
-#include "eval/result.h"
+#include "eval/candidate_result.h"
 
 namespace kernelblaster::optimize {
 
-struct Verdict {
-  Status status = Status::ok;   // the engine's verdict; compile_failed when nvcc refused the code
-  std::string detail;           // one line
+// The engine's result (eval/candidate_result.h) with what the loop needs
+// beside it. median_us and speedup are 0 unless ok.
+struct Judgement : CandidateResult {
   std::string compiler_output;  // compile_failed: the compiler's lines, for the fix prompt
-  double median_us = 0;         // the candidate's time (geometric mean over timed sizes); 0 unless ok
-  double speedup = 0;           // over the original; 0 unless ok
   bool reverified = false;      // an implausible speedup was looked at again
   std::map<std::string, double> metrics;  // the candidate's profile (dominant kernel); may be empty
   std::string plausibility;     // its time against what this GPU can do for the original's work (advice)
-  bool verified() const { return status == Status::ok; }
 };
 
 class CandidateJudge {
@@ -28,12 +25,12 @@ class CandidateJudge {
   virtual ~CandidateJudge() = default;
   // The original against itself: its time and profile, the base of the
   // first step. A status other than ok means nothing can be optimized.
-  virtual Verdict judge_original() = 0;
+  virtual Judgement judge_original() = 0;
   // `source` (the whole kernel source) against the original. `tag` names
   // the attempt ("t0-s1-a2") for scratch directories and logs.
-  virtual Verdict judge(const std::string& source, const std::string& tag) = 0;
+  virtual Judgement judge(const std::string& source, const std::string& tag) = 0;
   // A fresh look at the winner with `seeds` new seeds before it is kept.
-  virtual Verdict confirm(const std::string& source, const std::string& tag, int seeds) = 0;
+  virtual Judgement confirm(const std::string& source, const std::string& tag, int seeds) = 0;
 };
 
 }  // namespace kernelblaster::optimize

@@ -3,7 +3,6 @@
 #include <filesystem>
 
 #include "common/file_util.h"
-#include "search/engine_measurer.h"
 
 namespace kernelblaster::optimize {
 namespace {
@@ -29,25 +28,20 @@ std::string compiler_feedback(const std::string& log) {
 
 }  // namespace
 
-Verdict verdict_of(const EvalResult& r) {
-  Verdict v;
-  v.status = r.status;
-  v.detail = r.detail;
+Judgement judgement_of(const EvalResult& r) {
+  Judgement v;
+  static_cast<CandidateResult&>(v) = candidate_result_of(r);
+  if (!v.verified()) v.median_us = v.reference_median_us = 0;
   v.reverified = r.reverified;
-  if (r.status == Status::ok) {
-    v.speedup = r.speedup;
-    double reference_us = 0;
-    search::medians_of(r, &v.median_us, &reference_us);
-  }
   if (!r.profile.empty()) v.metrics = r.profile.front().metrics;
   v.plausibility = r.plausibility.line;
   return v;
 }
 
-EngineJudge::EngineJudge(Toolchain toolchain, GpuProbe& probe, search::EngineTarget target, int device)
+EngineJudge::EngineJudge(Toolchain toolchain, GpuProbe& probe, EngineTarget target, int device)
     : m_toolchain(std::move(toolchain)), m_probe(probe), m_target(std::move(target)), m_device(device) {}
 
-Verdict EngineJudge::build(const std::string& source, const std::string& tag, std::string* binary) {
+Judgement EngineJudge::build(const std::string& source, const std::string& tag, std::string* binary) {
   if (auto it = m_binaries.find(source); it != m_binaries.end()) {
     *binary = it->second;
     return {};
@@ -58,7 +52,7 @@ Verdict EngineJudge::build(const std::string& source, const std::string& tag, st
   write_file(path, source);
   BuildOutcome b = build_harness(m_toolchain, m_target.compile, m_target.harness, path, dir + "/build",
                                  m_target.build_timeout_s);
-  Verdict v;
+  Judgement v;
   if (b.ok) {
     *binary = b.binary;
     m_binaries[source] = b.binary;
@@ -70,7 +64,7 @@ Verdict EngineJudge::build(const std::string& source, const std::string& tag, st
   return v;
 }
 
-Verdict EngineJudge::evaluate(const std::string& binary, int seeds, bool profiled, const std::string& work) {
+Judgement EngineJudge::evaluate(const std::string& binary, int seeds, bool profiled, const std::string& work) {
   EvalRequest req = prebuilt_request(m_target, m_reference_binary, binary, m_device);
   req.seeds = seeds;
   req.work_dir = work;
@@ -80,18 +74,18 @@ Verdict EngineJudge::evaluate(const std::string& binary, int seeds, bool profile
   // profile (the original's, or the last kept candidate's).
   if (profiled) req.profile = profile::MetricSet::full;
   try {
-    return verdict_of(Evaluator(m_toolchain, m_probe).evaluate(req));
+    return judgement_of(Evaluator(m_toolchain, m_probe).evaluate(req));
   } catch (const std::exception& x) {
-    Verdict v;
+    Judgement v;
     v.status = Status::tool_error;
     v.detail = x.what();
     return v;
   }
 }
 
-Verdict EngineJudge::judge_original() {
+Judgement EngineJudge::judge_original() {
   if (m_reference_binary.empty()) {
-    Verdict built = build(read_file(m_target.source), "original", &m_reference_binary);
+    Judgement built = build(read_file(m_target.source), "original", &m_reference_binary);
     if (m_reference_binary.empty()) {
       built.status = built.status == Status::tool_error ? Status::tool_error : Status::reference_failed;
       built.detail = "the original does not build with its harness: " + built.detail;
@@ -101,16 +95,16 @@ Verdict EngineJudge::judge_original() {
   return evaluate(m_reference_binary, m_target.seeds, true, m_target.work_dir + "/original/eval");
 }
 
-Verdict EngineJudge::judge(const std::string& source, const std::string& tag) {
+Judgement EngineJudge::judge(const std::string& source, const std::string& tag) {
   std::string binary;
-  Verdict built = build(source, tag, &binary);
+  Judgement built = build(source, tag, &binary);
   if (binary.empty()) return built;
   return evaluate(binary, m_target.seeds, true, m_target.work_dir + "/" + tag + "/eval");
 }
 
-Verdict EngineJudge::confirm(const std::string& source, const std::string& tag, int seeds) {
+Judgement EngineJudge::confirm(const std::string& source, const std::string& tag, int seeds) {
   std::string binary;
-  Verdict built = build(source, tag, &binary);
+  Judgement built = build(source, tag, &binary);
   if (binary.empty()) return built;
   return evaluate(binary, seeds < 3 ? 3 : seeds, false, m_target.work_dir + "/" + tag + "/eval");
 }

@@ -11,10 +11,10 @@
 #include <string>
 
 #include "eval/candidate_build.h"
+#include "eval/engine_target.h"
 #include "eval/evaluator.h"
 #include "eval/gpu_probe.h"
 #include "optimize/candidate_judge.h"
-#include "search/engine_measurer.h"
 
 namespace kernelblaster::optimize {
 
@@ -22,26 +22,26 @@ class EngineJudge final : public CandidateJudge {
  public:
   // The target as the tuner's measurer takes it (its source_text unused);
   // everything is measured on `device`.
-  EngineJudge(Toolchain toolchain, GpuProbe& probe, search::EngineTarget target, int device);
-  Verdict judge_original() override;
-  Verdict judge(const std::string& source, const std::string& tag) override;
-  Verdict confirm(const std::string& source, const std::string& tag, int seeds) override;
+  EngineJudge(Toolchain toolchain, GpuProbe& probe, EngineTarget target, int device);
+  Judgement judge_original() override;
+  Judgement judge(const std::string& source, const std::string& tag) override;
+  Judgement confirm(const std::string& source, const std::string& tag, int seeds) override;
 
  private:
-  Verdict evaluate(const std::string& binary, int seeds, bool profiled, const std::string& work);
+  Judgement evaluate(const std::string& binary, int seeds, bool profiled, const std::string& work);
   // Builds `source` once: the same text again (the winner's second look)
   // reuses its program.
-  Verdict build(const std::string& source, const std::string& tag, std::string* binary);
+  Judgement build(const std::string& source, const std::string& tag, std::string* binary);
 
   Toolchain m_toolchain;
   GpuProbe& m_probe;
-  search::EngineTarget m_target;
+  EngineTarget m_target;
   int m_device;
   std::string m_reference_binary;
   std::map<std::string, std::string> m_binaries;  // source text -> its harness program
 };
 
 // The engine's result as the loop sees it.
-Verdict verdict_of(const EvalResult& result);
+Judgement judgement_of(const EvalResult& result);
 
 }  // namespace kernelblaster::optimize

@@ -22,7 +22,7 @@ std::string KernelBenchJudge::write_candidate(const std::string& source, const s
   return path;
 }
 
-Verdict KernelBenchJudge::evaluate(const std::string& candidate_path, int seeds, bool profiled) {
+Judgement KernelBenchJudge::evaluate(const std::string& candidate_path, int seeds, bool profiled) {
   kernelbench::KernelBenchRequest req;
   req.problem_dir = m_target.problem_dir;
   req.candidate_path = candidate_path;
@@ -37,9 +37,9 @@ Verdict KernelBenchJudge::evaluate(const std::string& candidate_path, int seeds,
   // the one-pass set lacks (measured: RMSNorm's cheap profile matched no rule).
   if (profiled) req.run.profile = profile::MetricSet::full;
   try {
-    return verdict_of(kernelbench::evaluate_kernelbench(req, m_toolchain, m_probe));
+    return judgement_of(kernelbench::evaluate_kernelbench(req, m_toolchain, m_probe));
   } catch (const std::exception& x) {
-    Verdict v;
+    Judgement v;
     v.status = Status::tool_error;
     v.detail = x.what();
     return v;
@@ -51,17 +51,17 @@ Verdict KernelBenchJudge::evaluate(const std::string& candidate_path, int seeds,
 // profiled evaluation that fails where an unprofiled one would not (the
 // evaluator already replays a crashed profiled process) is retried bare:
 // the state then falls back, the run goes on.
-Verdict KernelBenchJudge::judge_original() {
-  Verdict v = evaluate("", m_target.seeds, /*profiled=*/true);
+Judgement KernelBenchJudge::judge_original() {
+  Judgement v = evaluate("", m_target.seeds, /*profiled=*/true);
   if (v.status == Status::ok || v.status == Status::reference_failed || v.status == Status::compile_failed) return v;
   return evaluate("", m_target.seeds, /*profiled=*/false);
 }
 
-Verdict KernelBenchJudge::judge(const std::string& source, const std::string& tag) {
+Judgement KernelBenchJudge::judge(const std::string& source, const std::string& tag) {
   return evaluate(write_candidate(source, tag), m_target.seeds);
 }
 
-Verdict KernelBenchJudge::confirm(const std::string& source, const std::string& tag, int seeds) {
+Judgement KernelBenchJudge::confirm(const std::string& source, const std::string& tag, int seeds) {
   return evaluate(write_candidate(source, tag), seeds < 3 ? 3 : seeds);
 }
 

@@ -34,12 +34,12 @@ struct KernelBenchJudgeTarget {
 class KernelBenchJudge final : public CandidateJudge {
  public:
   KernelBenchJudge(Toolchain toolchain, GpuProbe& probe, KernelBenchJudgeTarget target);
-  Verdict judge_original() override;
-  Verdict judge(const std::string& source, const std::string& tag) override;
-  Verdict confirm(const std::string& source, const std::string& tag, int seeds) override;
+  Judgement judge_original() override;
+  Judgement judge(const std::string& source, const std::string& tag) override;
+  Judgement confirm(const std::string& source, const std::string& tag, int seeds) override;
 
  private:
-  Verdict evaluate(const std::string& candidate_path, int seeds, bool profiled = false);
+  Judgement evaluate(const std::string& candidate_path, int seeds, bool profiled = false);
   std::string write_candidate(const std::string& source, const std::string& tag);
 
   Toolchain m_toolchain;

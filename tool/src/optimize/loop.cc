@@ -176,7 +176,7 @@ Attempt Loop::attempt(const std::string& tag, int number, const llm::Request& re
   }
   // One judgement at a time: the engine's builds and GPU runs are not shared
   // between trajectories (the GPU lock serializes the runs anyway).
-  Verdict v;
+  Judgement v;
   {
     std::lock_guard<std::mutex> lock(m_judge_mutex);
     auto t1 = Clock::now();

@@ -96,7 +96,7 @@ struct Step {
   // believe: one that becomes the next base or beats the original. One that
   // fails it is no base and no success: the step fails with its status.
   bool looked_again = false;
-  Verdict second_look;
+  Judgement second_look;
   double loop_s = 0;            // the step's own time outside the LLM and the judge
 };
 
@@ -121,7 +121,7 @@ struct Review {
 inline constexpr double kFailureReward = -0.6931471805599453;  // ln 0.5
 
 struct RunResult {
-  Verdict original;                 // the original against itself
+  Judgement original;                 // the original against itself
   std::vector<Step> steps;
   std::vector<kb::Outcome> outcomes;  // what the KB was told, one per step
   std::vector<Review> reviews;
@@ -132,7 +132,7 @@ struct RunResult {
   std::string best_source;          // the original when !improved
   std::string best_tag;
   double search_speedup = 1.0;      // the winner's speedup when the loop measured it
-  Verdict confirmation;             // the second look at the winner (its step's, when there was one)
+  Judgement confirmation;             // the second look at the winner (its step's, when there was one)
   std::string stop_reason;          // "done", "policy", "llm <outcome>: detail", "original <status>: detail"
   double llm_cost_usd = 0;
   std::int64_t input_tokens = 0, output_tokens = 0;

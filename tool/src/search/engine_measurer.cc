@@ -1,6 +1,5 @@
 #include "search/engine_measurer.h"
 
-#include <cmath>
 #include <filesystem>
 
 #include "common/file_util.h"
@@ -9,33 +8,6 @@
 namespace fs = std::filesystem;
 
 namespace kernelblaster::search {
-
-void medians_of(const EvalResult& r, double* candidate_us, double* reference_us) {
-  double lc = 0, lr = 0;
-  int n = 0;
-  for (const SizeTiming& t : r.timing) {
-    if (t.median_us <= 0 || t.reference_median_us <= 0) continue;
-    lc += std::log(t.median_us);
-    lr += std::log(t.reference_median_us);
-    ++n;
-  }
-  *candidate_us = n ? std::exp(lc / n) : 0.0;
-  *reference_us = n ? std::exp(lr / n) : 0.0;
-}
-
-namespace {
-
-Measurement measurement_of(const EvalResult& r) {
-  Measurement m;
-  m.status = r.status;
-  m.detail = r.detail;
-  m.speedup = r.status == Status::ok ? r.speedup : 0.0;
-  medians_of(r, &m.median_us, &m.reference_median_us);
-  m.eval_s = r.eval_seconds;
-  return m;
-}
-
-}  // namespace
 
 EngineMeasurer::EngineMeasurer(Toolchain toolchain, GpuProbe& probe, CompilePool& pool, SassHasher* hasher,
                                EngineTarget target)
@@ -97,45 +69,28 @@ std::string EngineMeasurer::machine_code(const Configuration& config) {
   return m_builds.get(config).get().hash;
 }
 
-EvalRequest prebuilt_request(const EngineTarget& target, const std::string& reference_binary,
-                             const std::string& candidate_binary, int device) {
-  EvalRequest req;
-  req.source = target.source;
-  req.harness = target.harness;
-  req.compile = target.compile;
-  req.seeds = target.seeds;
-  req.run_timeout_s = target.run_timeout_s;
-  req.build_timeout_s = target.build_timeout_s;
-  req.budget_ms = target.budget_ms;
-  req.device = device;
-  req.lock_dir = target.lock_dir;
-  req.reference_binary = reference_binary;
-  req.candidate_binary = candidate_binary;
-  return req;
-}
-
 EvalRequest EngineMeasurer::request_for(const CandidateBuild& build, int device) const {
   EvalRequest req = prebuilt_request(m_target, m_reference_binary, build.outcome.binary, device);
   req.candidate = build.source_path;
   return req;
 }
 
-Measurement EngineMeasurer::measure(const Configuration& config, int device) {
+CandidateResult EngineMeasurer::measure(const Configuration& config, int device) {
   CandidateBuild b = m_builds.get(config).get();
   if (!b.outcome.ok) {
-    Measurement m;
+    CandidateResult m;
     m.compile_s = b.outcome.seconds;
     m.status = Status::compile_failed;
     m.detail = b.outcome.first_error;
     return m;
   }
-  Measurement m = measurement_of(Evaluator(m_toolchain, m_probe).evaluate(request_for(b, device)));
+  CandidateResult m = candidate_result_of(Evaluator(m_toolchain, m_probe).evaluate(request_for(b, device)));
   m.compile_s = b.outcome.seconds;
   return m;
 }
 
-Measurement EngineMeasurer::remeasure(const Configuration& config, int device, int seeds) {
-  return measurement_of(evaluate(config, device, seeds));
+CandidateResult EngineMeasurer::remeasure(const Configuration& config, int device, int seeds) {
+  return candidate_result_of(evaluate(config, device, seeds));
 }
 
 EvalResult EngineMeasurer::evaluate(const Configuration& config, int device, int seeds) {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "eval/candidate_build.h"
+#include "eval/engine_target.h"
 #include "eval/evaluator.h"
 #include "search/build_cache.h"
 #include "search/compile_pool.h"
@@ -17,18 +18,6 @@
 
 namespace kernelblaster::search {
 
-struct EngineTarget {
-  std::string source;        // the original, absolute
-  std::string source_text;
-  std::string harness;       // absolute
-  CompileSettings compile;   // arch resolved; include dirs absolute, the source's own directory among them
-  std::string work_dir;      // scratch root of this run, absolute
-  std::string lock_dir;
-  int seeds = 3;
-  double budget_ms = 300;
-  double run_timeout_s = 60;
-  double build_timeout_s = 300;
-};
 
 class EngineMeasurer final : public Measurer {
  public:
@@ -47,8 +36,8 @@ class EngineMeasurer final : public Measurer {
   void prepare(const Configuration& config) override;
   bool ready(const Configuration& config) override;
   std::string machine_code(const Configuration& config) override;
-  Measurement measure(const Configuration& config, int device) override;
-  Measurement remeasure(const Configuration& config, int device, int seeds) override;
+  CandidateResult measure(const Configuration& config, int device) override;
+  CandidateResult remeasure(const Configuration& config, int device, int seeds) override;
 
   // A full evaluation of `config`'s built program with `seeds` fresh seeds.
   EvalResult evaluate(const Configuration& config, int device, int seeds);
@@ -73,14 +62,5 @@ class EngineMeasurer final : public Measurer {
   // they use is alive.
   BuildCache m_builds;
 };
-
-// The evaluation of two programs already built for `target`: the original's
-// and a candidate's, on `device`, with the target's seeds, budget and deadlines.
-EvalRequest prebuilt_request(const EngineTarget& target, const std::string& reference_binary,
-                             const std::string& candidate_binary, int device);
-
-// Geometric mean of the candidate's and the reference's medians over the
-// timed sizes.
-void medians_of(const EvalResult& r, double* candidate_us, double* reference_us);
 
 }  // namespace kernelblaster::search

@@ -5,21 +5,10 @@
 #include <map>
 #include <string>
 
-#include "eval/result.h"
+#include "eval/candidate_result.h"
 #include "search/config_space.h"
 
 namespace kernelblaster::search {
-
-struct Measurement {
-  Status status = Status::ok;       // the engine's verdict, or tool_error / not_recorded; a failure is a result
-  std::string detail;               // one line
-  double speedup = 0;               // over the original (median based); 0 unless ok
-  double median_us = 0;             // the candidate's, geometric mean over timed sizes
-  double reference_median_us = 0;   // the original's, same sizes
-  double compile_s = 0;
-  double eval_s = 0;
-  bool verified() const { return status == Status::ok; }
-};
 
 class Measurer {
  public:
@@ -39,14 +28,14 @@ class Measurer {
   virtual std::string machine_code(const Configuration& config) = 0;
   // Measures `config` on `device`. Called from several threads at once, but
   // never twice at once for one device. Never throws for a bad candidate.
-  virtual Measurement measure(const Configuration& config, int device) = 0;
+  virtual CandidateResult measure(const Configuration& config, int device) = 0;
   // A fresh look at `config` on `device` before it is believed: `seeds`
   // new random seeds, none the search used (re-verification of the winner).
   // Same threading contract as measure(). A measurer that cannot look again
   // (a recorded run) says so as a failed result.
-  virtual Measurement remeasure(const Configuration& config, int device, int seeds) {
+  virtual CandidateResult remeasure(const Configuration& config, int device, int seeds) {
     (void)config, (void)device, (void)seeds;
-    Measurement m;
+    CandidateResult m;
     m.status = Status::tool_error;
     m.detail = "this measurer cannot measure again";
     return m;

@@ -18,23 +18,15 @@ std::string ReplayMeasurer::machine_code(const Configuration& config) {
   return it == m_recorded.end() ? "" : it->second.sass_hash;
 }
 
-Measurement ReplayMeasurer::measure(const Configuration& config, int) {
-  Measurement m;
+CandidateResult ReplayMeasurer::measure(const Configuration& config, int) {
+  CandidateResult m;
   auto it = m_recorded.find(config.id);
   if (it == m_recorded.end()) {
     m.status = Status::not_recorded;
     m.detail = "the recording has no result for " + config.id;
     return m;
   }
-  const EvaluationRecord& r = it->second;
-  m.status = r.status;
-  m.detail = r.detail;
-  m.speedup = r.speedup;
-  m.median_us = r.median_us;
-  m.reference_median_us = r.reference_median_us;
-  m.compile_s = r.compile_s;
-  m.eval_s = r.eval_s;
-  return m;
+  return it->second;  // the recorded result, without the log's own fields
 }
 
 ConfigSpace recorded_space(const RunLog& log) {

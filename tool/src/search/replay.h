@@ -24,7 +24,7 @@ class ReplayMeasurer final : public Measurer {
  public:
   explicit ReplayMeasurer(const RunLog& log);
   std::string machine_code(const Configuration& config) override;
-  Measurement measure(const Configuration& config, int device) override;
+  CandidateResult measure(const Configuration& config, int device) override;
 
  private:
   std::map<std::string, EvaluationRecord> m_recorded;

@@ -29,13 +29,13 @@ Reverification reverify(Measurer& measurer, const Configuration& winner, const s
                         int total) {
   std::vector<int> on = devices.empty() ? std::vector<int>{0} : devices;
   int seeds = reverify_seeds_per_device(total, static_cast<int>(on.size()));
-  std::vector<std::future<Measurement>> running;
+  std::vector<std::future<CandidateResult>> running;
   for (int device : on)
     running.push_back(std::async(std::launch::async, [&measurer, &winner, device, seeds] {
       try {
         return measurer.remeasure(winner, device, seeds);
       } catch (const std::exception& x) {
-        Measurement m;
+        CandidateResult m;
         m.status = Status::tool_error;
         m.detail = x.what();
         m.speedup = 0;

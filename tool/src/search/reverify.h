@@ -18,7 +18,7 @@ namespace kernelblaster::search {
 struct DeviceCheck {
   int device = 0;
   int seeds = 0;
-  Measurement result;
+  CandidateResult result;
 };
 
 struct Reverification {

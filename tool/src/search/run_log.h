@@ -7,23 +7,18 @@
 #include <string>
 #include <vector>
 
-#include "eval/result.h"
+#include "eval/candidate_result.h"
 #include "search/space_decl.h"
 
 namespace kernelblaster::search {
 
-struct EvaluationRecord {
+// One evaluation: the configuration's result (its status named only in the
+// log's JSON) with what the log keeps beside it.
+struct EvaluationRecord : CandidateResult {
   int n = 0;                                    // 1-based order of selection
   std::string id;                               // the configuration id
   std::map<std::string, std::string> settings;  // non-default tunables
   std::vector<std::string> flags;               // non-default flags
-  Status status = Status::ok;                   // named only in the log's JSON
-  std::string detail;
-  double speedup = 0;                           // over the original; 0 unless ok
-  double median_us = 0;
-  double reference_median_us = 0;
-  double compile_s = 0;
-  double eval_s = 0;
   std::string duplicate_of;                     // id of the configuration with the same SASS
   std::string sass_hash;
   int device = -1;

@@ -77,7 +77,7 @@ struct Finished {
   int device = 0;
   int n = 0;
   std::string hash;
-  Measurement m;
+  CandidateResult m;
 };
 
 struct WaitingDuplicate {
@@ -254,13 +254,8 @@ class SearchLoop::Run {
       m_running.erase(f.device);
       m_free_devices.push_back(f.device);
       EvaluationRecord rec = record_for(f.config, f.n, f.hash);
-      rec.status = f.m.status;
-      rec.detail = f.m.detail;
-      rec.speedup = f.m.verified() ? f.m.speedup : 0.0;
-      rec.median_us = f.m.median_us;
-      rec.reference_median_us = f.m.reference_median_us;
-      rec.compile_s = f.m.compile_s;
-      rec.eval_s = f.m.eval_s;
+      static_cast<CandidateResult&>(rec) = f.m;
+      if (!rec.verified()) rec.speedup = 0;
       rec.device = f.device;
       ++m_outcome.measured;
       conclude(rec);
@@ -283,11 +278,8 @@ class SearchLoop::Run {
 
   void conclude_duplicate(const WaitingDuplicate& d, const EvaluationRecord& first) {
     EvaluationRecord rec = record_for(d.config, d.n, d.hash);
-    rec.status = first.status;
-    rec.detail = first.detail;
-    rec.speedup = first.speedup;
-    rec.median_us = first.median_us;
-    rec.reference_median_us = first.reference_median_us;
+    static_cast<CandidateResult&>(rec) = first;
+    rec.compile_s = rec.eval_s = 0;  // it was neither built nor run: its twin was
     rec.duplicate_of = first.id;
     ++m_outcome.duplicates;
     conclude(std::move(rec));

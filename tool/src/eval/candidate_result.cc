@@ -1,0 +1,30 @@
+#include "eval/candidate_result.h"
+
+#include <cmath>
+
+namespace kernelblaster {
+
+CandidateResult candidate_result_of(const EvalResult& r) {
+  CandidateResult c;
+  c.status = r.status;
+  c.detail = r.detail;
+  c.speedup = r.status == Status::ok ? r.speedup : 0.0;
+  medians_of(r, &c.median_us, &c.reference_median_us);
+  c.eval_s = r.eval_seconds;
+  return c;
+}
+
+void medians_of(const EvalResult& r, double* candidate_us, double* reference_us) {
+  double lc = 0, lr = 0;
+  int n = 0;
+  for (const SizeTiming& t : r.timing) {
+    if (t.median_us <= 0 || t.reference_median_us <= 0) continue;
+    lc += std::log(t.median_us);
+    lr += std::log(t.reference_median_us);
+    ++n;
+  }
+  *candidate_us = n ? std::exp(lc / n) : 0.0;
+  *reference_us = n ? std::exp(lr / n) : 0.0;
+}
+
+}  // namespace kernelblaster

@@ -1,0 +1,37 @@
+// What the engine concluded about a candidate, in the one shape both loops
+// read: the judge's Verdict (a typed Status and one line), and the
+// CandidateResult the tuner's search measures and the optimize loop builds
+// on (the run log's EvaluationRecord and the loop's Judgement add to it).
+// A failed candidate is a result, never an exception.
+#pragma once
+
+#include <string>
+
+#include "common/status.h"
+#include "eval/result.h"
+
+namespace kernelblaster {
+
+struct Verdict {
+  Status status = Status::ok;
+  std::string detail;  // one line: what was caught, where
+  bool verified() const { return status == Status::ok; }
+};
+
+struct CandidateResult : Verdict {
+  double speedup = 0;              // over the original (median based); 0 unless ok
+  double median_us = 0;            // the candidate's, geometric mean over the timed sizes
+  double reference_median_us = 0;  // the original's, same sizes
+  double compile_s = 0;            // building the candidate's program
+  double eval_s = 0;               // its evaluation
+};
+
+// An evaluation's conclusion as a CandidateResult (compile_s is the
+// caller's: the evaluation may have run a program built earlier).
+CandidateResult candidate_result_of(const EvalResult& r);
+
+// Geometric mean of the candidate's and the reference's medians over the
+// timed sizes (0 where no size was timed).
+void medians_of(const EvalResult& r, double* candidate_us, double* reference_us);
+
+}  // namespace kernelblaster
