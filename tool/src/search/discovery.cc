@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -264,40 +265,44 @@ bool names_the_warp_size(const GuardedMacro& m) {
   return m.value == 32 && upper.find("WARP") != std::string::npos;
 }
 
-}  // namespace
-
-Discovery discover_tunables(const std::string& text, const std::string& file, const SpaceDecl& declared) {
-  Discovery found;
-  const std::vector<std::string> raw_lines = lines_of(text);
-  // The code without comments, literals or preprocessor lines.
-  std::vector<std::string> code_lines = lines_of(code_only(text));
+// The code without comments, literals or preprocessor lines, and what the
+// `#pragma unroll` lines it had say.
+struct CodeView {
+  std::string code;
   std::vector<std::string> pragma_unrolls;
+};
+
+CodeView code_view(const std::string& text) {
+  CodeView view;
+  std::vector<std::string> code_lines = lines_of(code_only(text));
   for (std::string& l : code_lines) {
     auto [directive, rest] = preprocessor_line(l);
-    if (directive == "pragma" && rest.rfind("unroll", 0) == 0) pragma_unrolls.push_back(rest.substr(6));
+    if (directive == "pragma" && rest.rfind("unroll", 0) == 0) view.pragma_unrolls.push_back(rest.substr(6));
     if (!trim(l).empty() && trim(l)[0] == '#') l.clear();
   }
-  std::string code;
-  for (const std::string& l : code_lines) code += l + "\n";
+  for (const std::string& l : code_lines) view.code += l + "\n";
+  return view;
+}
 
-  std::set<std::string> taken;
-  for (const Tunable& t : declared.tunables) taken.insert(t.name);
+// Where a macro may play a part: the launches' block sizes (and launch
+// bounds), their other shapes, the loops' conditions, the unroll counts;
+// and which names shape a block of more than one dimension.
+struct MacroRoles {
+  std::string block_text, shape_text, loop_text, unroll_text;
+  std::set<std::string> multi_dim;
+};
 
-  std::vector<Launch> launches = find_launches(code);
-  std::string block_text, shape_text;
+MacroRoles macro_roles(const CodeView& view, const std::vector<Launch>& launches) {
+  const std::string& code = view.code;
+  MacroRoles r;
   for (const Launch& l : launches)
     for (std::size_t i = 0; i < l.args.size(); ++i) {
       if (i == 3) continue;  // the stream
-      (i == 1 ? block_text : shape_text) += expanded(code, l.args[i]) + "\n";
+      (i == 1 ? r.block_text : r.shape_text) += expanded(code, l.args[i]) + "\n";
     }
-  for (const std::string& b : launch_bounds(code)) block_text += split_top(b, ',')[0] + "\n";
-  std::string loop_text;
-  for (const std::string& c : loop_conditions(code)) loop_text += expanded(code, c, 1) + "\n";
-  std::string unroll_text;
-  for (const std::string& u : pragma_unrolls) unroll_text += u + "\n";
-
-  // Which macros shape a block with more than one dimension.
-  std::set<std::string> multi_dim;
+  for (const std::string& b : launch_bounds(code)) r.block_text += split_top(b, ',')[0] + "\n";
+  for (const std::string& c : loop_conditions(code)) r.loop_text += expanded(code, c, 1) + "\n";
+  for (const std::string& u : view.pragma_unrolls) r.unroll_text += u + "\n";
   for (const Launch& l : launches) {
     if (l.args.size() < 2) continue;
     std::vector<std::string> dims = block_dims(code, l.args[1]);
@@ -305,55 +310,57 @@ Discovery discover_tunables(const std::string& text, const std::string& file, co
     for (const std::string& d : dims) real += integer_literal(d) != 1;
     if (real < 2) continue;
     for (const std::string& d : dims)
-      for (const std::string& id : identifiers(expanded(code, d))) multi_dim.insert(id);
+      for (const std::string& id : identifiers(expanded(code, d))) r.multi_dim.insert(id);
   }
+  return r;
+}
 
-  for (const GuardedMacro& m : guarded_integer_macros(raw_lines)) {
-    if (taken.count(m.name) || names_the_warp_size(m)) continue;
-    Tunable t;
-    t.name = m.name;
-    t.default_value = std::to_string(m.value);
-    std::string role;
-    if (mentions(block_text, m.name)) {
-      if (multi_dim.count(m.name)) {
-        t.values = values_list({4, 8, 16, 32}, m.value);
-        role = "block dimension";
-      } else {
-        t.values = values_list({32, 64, 128, 256, 512, 1024}, m.value);
-        role = "block size";
-      }
-      t.technique = "block_size_adaptation";
-    } else if (mentions(shape_text, m.name) || mentions(loop_text, m.name) || mentions(unroll_text, m.name)) {
-      std::set<long long> v;
-      for (long long quarters : {1LL, 2LL, 4LL, 8LL, 16LL}) {  // a quarter to four times the default
-        long long x = m.value * quarters / 4;
-        if ((m.value * quarters) % 4 == 0 && x >= 1 && x <= 65536) v.insert(x);
-      }
-      t.values = values_list(v, m.value);
-      if (t.values.size() < 2) continue;
-      role = mentions(shape_text, m.name) ? "launch shape" : "loop trip count";
-      t.technique = mentions(unroll_text, m.name) ? "loop_unrolling" : infer_technique(m.name);
+// The tunable a guarded macro makes, by the part it plays (`role`), or none
+// where it plays none or has fewer than two values.
+std::optional<Tunable> tunable_for(const GuardedMacro& m, const MacroRoles& r, std::string* role) {
+  Tunable t;
+  t.name = m.name;
+  t.default_value = std::to_string(m.value);
+  if (mentions(r.block_text, m.name)) {
+    if (r.multi_dim.count(m.name)) {
+      t.values = values_list({4, 8, 16, 32}, m.value);
+      *role = "block dimension";
     } else {
-      continue;
+      t.values = values_list({32, 64, 128, 256, 512, 1024}, m.value);
+      *role = "block size";
     }
-    t.origin = file + ":" + std::to_string(m.line) + " (discovered: " + role + ")";
-    found.summary.push_back(t.name + " (" + role + ": " + range_phrase(t.values) + ")");
-    taken.insert(t.name);
-    found.tunables.push_back(std::move(t));
+    t.technique = "block_size_adaptation";
+    return t;
   }
+  if (!mentions(r.shape_text, m.name) && !mentions(r.loop_text, m.name) && !mentions(r.unroll_text, m.name))
+    return std::nullopt;
+  std::set<long long> v;
+  for (long long quarters : {1LL, 2LL, 4LL, 8LL, 16LL}) {  // a quarter to four times the default
+    long long x = m.value * quarters / 4;
+    if ((m.value * quarters) % 4 == 0 && x >= 1 && x <= 65536) v.insert(x);
+  }
+  t.values = values_list(v, m.value);
+  if (t.values.size() < 2) return std::nullopt;
+  *role = mentions(r.shape_text, m.name) ? "launch shape" : "loop trip count";
+  t.technique = mentions(r.unroll_text, m.name) ? "loop_unrolling" : infer_technique(m.name);
+  return t;
+}
 
-  // The hardware's limit on each block that discovered macros shape, when
-  // the block is made of tunables and literals only.
+// The hardware's limit on each block that discovered macros shape, when
+// the block is made of tunables and literals only.
+std::vector<Constraint> block_limits(const std::string& code, const std::vector<Launch>& launches,
+                                     const SpaceDecl& declared, const std::vector<Tunable>& discovered_tunables) {
   std::map<std::string, long long> defaults;
   for (const Tunable& t : declared.tunables) {
     long long v = integer_literal(t.default_value);
     if (v > 0) defaults[t.name] = v;
   }
   std::set<std::string> discovered;
-  for (const Tunable& t : found.tunables) {
+  for (const Tunable& t : discovered_tunables) {
     defaults[t.name] = std::stoll(t.default_value);
     discovered.insert(t.name);
   }
+  std::vector<Constraint> out;
   std::set<std::string> seen;
   for (const Launch& l : launches) {
     if (l.args.size() < 2) continue;
@@ -374,11 +381,34 @@ Discovery discover_tunables(const std::string& text, const std::string& file, co
     if (!seen.insert(text_c).second) continue;
     try {
       Constraint c(text_c);
-      if (c.holds(defaults)) found.constraints.push_back(std::move(c));
+      if (c.holds(defaults)) out.push_back(std::move(c));
     } catch (const ConstraintError&) {
       // A product the constraint language cannot state limits nothing: the tuner's other checks stand.
     }
   }
+  return out;
+}
+
+}  // namespace
+
+Discovery discover_tunables(const std::string& text, const std::string& file, const SpaceDecl& declared) {
+  Discovery found;
+  const CodeView view = code_view(text);
+  const std::vector<Launch> launches = find_launches(view.code);
+  const MacroRoles roles = macro_roles(view, launches);
+  std::set<std::string> taken;
+  for (const Tunable& t : declared.tunables) taken.insert(t.name);
+  for (const GuardedMacro& m : guarded_integer_macros(lines_of(text))) {
+    if (taken.count(m.name) || names_the_warp_size(m)) continue;
+    std::string role;
+    std::optional<Tunable> t = tunable_for(m, roles, &role);
+    if (!t) continue;
+    t->origin = file + ":" + std::to_string(m.line) + " (discovered: " + role + ")";
+    found.summary.push_back(t->name + " (" + role + ": " + range_phrase(t->values) + ")");
+    taken.insert(t->name);
+    found.tunables.push_back(std::move(*t));
+  }
+  found.constraints = block_limits(view.code, launches, declared, found.tunables);
   return found;
 }
 
@@ -568,93 +598,148 @@ int line_at(const std::string& text, std::size_t pos) {
   return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(pos), '\n'));
 }
 
+// Preprocessor lines blanked: they are not launches.
+std::string without_preprocessor_lines(std::string code) {
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= code.size(); ++i)
+    if (i == code.size() || code[i] == '\n') {
+      std::string line = trim(code.substr(start, i - start));
+      if (!line.empty() && line[0] == '#') std::fill(code.begin() + start, code.begin() + i, ' ');
+      start = i + 1;
+    }
+  return code;
+}
+
+// Literals that size shared memory or launch bounds tie the kernel to them.
+std::string tied_literals(const std::string& code) {
+  std::string tied;
+  for (std::size_t p : word_positions(code, "__shared__")) tied += code.substr(p, code.find(';', p) - p) + "\n";
+  for (const std::string& b : launch_bounds(code)) tied += b + "\n";
+  return tied;
+}
+
+struct Edit {
+  Span span;
+  std::string with;
+};
+
+// One literal block size and everything that must change with it: the
+// grids of the launches it sizes (spelled out in the launch, or where the
+// grid variable is set) and the kernels' own `blockIdx.x * 256`. A
+// literal whose links cannot all be read is not offered: a smaller block
+// under the same grid would leave the output part unwritten.
+struct Link {
+  Span span;
+  bool minus_one = false;  // `value - 1`, as in (n + 255) / 256
+};
+struct LiteralGroup {
+  long long value = 0;
+  std::vector<Link> links;
+  bool readable = true;
+};
+
+void add_tokens(const std::string& code, LiteralGroup& g, Span where, bool with_minus_one) {
+  for (const Span& s : number_tokens(code, where, g.value)) g.links.push_back({s, false});
+  if (with_minus_one)
+    for (const Span& s : number_tokens(code, where, g.value - 1)) g.links.push_back({s, true});
+}
+
+// The grid: spelled out in the launch, or where its variable is set, and
+// one level further, where the names in that expression are set. False
+// when the grid's size is not said in this file (the launch is read no
+// further).
+bool link_grid(const std::string& code, Span grid_span, const std::string& block_arg, LiteralGroup& g) {
+  const std::string grid = code.substr(grid_span.begin, grid_span.end - grid_span.begin);
+  Span grid_expr = grid_span;
+  if (is_identifier(grid) && !sole_initializer(code, grid, &grid_expr)) {
+    g.readable = false;  // a grid whose size this file does not say (a parameter, set in several places)
+    return false;
+  }
+  add_tokens(code, g, grid_expr, true);
+  for (const std::string& id : identifiers(code.substr(grid_expr.begin, grid_expr.end - grid_expr.begin))) {
+    if (id == grid || id == block_arg) continue;
+    Span init{};
+    if (sole_initializer(code, id, &init)) {
+      add_tokens(code, g, init, true);
+    } else {
+      for (const std::string& d : definitions_of(code, id))
+        if (mentions(d, std::to_string(g.value)) || mentions(d, std::to_string(g.value - 1))) g.readable = false;
+    }
+  }
+  return true;
+}
+
+// The kernel: the literal may appear there only as the block size.
+void link_kernel(const std::string& code, std::size_t launch_at, LiteralGroup& g) {
+  Span body{};
+  if (!kernel_body(code, launched_kernel(code, launch_at), &body)) return;
+  if (!number_tokens(code, body, g.value - 1).empty()) g.readable = false;
+  for (const Span& s : number_tokens(code, body, g.value)) {
+    if (multiplies_block_index(code, s)) g.links.push_back({s, false});
+    else g.readable = false;
+  }
+}
+
+// A launch whose block size is a literal (in the launch, or the sole
+// definition of the name it uses) joins that literal's group.
+void read_launch(const std::string& code, const std::string& tied, const LaunchSpans& launch,
+                 std::map<std::size_t, LiteralGroup>* groups) {
+  const std::vector<Span>& args = launch.args;
+  if (args.size() < 2) return;
+  const Span block = args[1];
+  const std::string arg = code.substr(block.begin, block.end - block.begin);
+  Span literal{};
+  long long value = integer_literal(arg);
+  if (value > 0) literal = block;
+  else if (!is_identifier(arg) || !sole_literal_definition(code, arg, &literal, &value)) return;
+  if (value < 32 || value > kMaxThreadsPerBlock || value % 32 != 0) return;
+  if (!number_tokens(tied, {0, tied.size()}, value).empty()) return;
+  LiteralGroup& g = (*groups)[literal.begin];
+  g.value = value;
+  if (link_grid(code, args[0], arg, g)) link_kernel(code, launch.at, g);
+}
+
+// The literal at `at` and its links, each to become `name`.
+void add_edits(const std::string& code, std::size_t at, const LiteralGroup& g, const std::string& name,
+               std::vector<Edit>* edits) {
+  Span literal{at, at};
+  while (literal.end < code.size() && is_identifier_char(code[literal.end])) ++literal.end;
+  edits->push_back({literal, name});
+  std::set<std::size_t> linked;  // a launch's grid may be read twice (two launches, one variable)
+  for (const Link& l : g.links)
+    if (l.span.begin != at && linked.insert(l.span.begin).second)
+      edits->push_back({l.span, l.minus_one ? "(" + name + " - 1)" : name});
+}
+
+// The text with the edits made, the tunables' defaults defined above it,
+// and a #line back to the user's file.
+std::string rewritten(const std::string& text, const std::string& file, std::vector<Edit> edits,
+                      const std::vector<Tunable>& tunables) {
+  std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.span.begin > b.span.begin; });
+  std::string body = text;
+  for (const Edit& e : edits) body.replace(e.span.begin, e.span.end - e.span.begin, e.with);
+  std::string head;
+  for (const Tunable& t : tunables)
+    head += "#ifndef " + t.name + "\n#define " + t.name + " " + t.default_value + "\n#endif\n";
+  // Spelled as candidate_source spells it, so the tuned text names one path.
+  std::string quoted;
+  for (char c : std::filesystem::absolute(file).lexically_normal().string()) {
+    if (c == '"' || c == '\\') quoted += '\\';
+    quoted += c;
+  }
+  return head + "#line 1 \"" + quoted + "\"\n" + body;
+}
+
 }  // namespace
 
 PreparedSource prepare_literal_blocks(const std::string& text, const std::string& file, const SpaceDecl& declared) {
   PreparedSource out;
   out.text = text;
   if (!declared.discover) return out;
-  std::string code = code_only(text);
-  {  // preprocessor lines are not launches
-    std::size_t start = 0;
-    for (std::size_t i = 0; i <= code.size(); ++i)
-      if (i == code.size() || code[i] == '\n') {
-        std::string line = trim(code.substr(start, i - start));
-        if (!line.empty() && line[0] == '#') std::fill(code.begin() + start, code.begin() + i, ' ');
-        start = i + 1;
-      }
-  }
-  // Literals that size shared memory or launch bounds tie the kernel to them.
-  std::string tied;
-  for (std::size_t p : word_positions(code, "__shared__")) tied += code.substr(p, code.find(';', p) - p) + "\n";
-  for (const std::string& b : launch_bounds(code)) tied += b + "\n";
-
-  struct Edit {
-    Span span;
-    std::string with;
-  };
-  // One literal block size and everything that must change with it: the
-  // grids of the launches it sizes (spelled out in the launch, or where the
-  // grid variable is set) and the kernels' own `blockIdx.x * 256`. A
-  // literal whose links cannot all be read is not offered: a smaller block
-  // under the same grid would leave the output part unwritten.
-  struct Link {
-    Span span;
-    bool minus_one = false;  // `value - 1`, as in (n + 255) / 256
-  };
-  struct Group {
-    long long value = 0;
-    std::vector<Link> links;
-    bool readable = true;
-  };
-  std::map<std::size_t, Group> groups;  // by the literal's position
-  auto add_tokens = [&](Group& g, Span where, bool with_minus_one) {
-    for (const Span& s : number_tokens(code, where, g.value)) g.links.push_back({s, false});
-    if (with_minus_one)
-      for (const Span& s : number_tokens(code, where, g.value - 1)) g.links.push_back({s, true});
-  };
-  for (const LaunchSpans& launch : launch_arg_spans(code)) {
-    const std::vector<Span>& args = launch.args;
-    if (args.size() < 2) continue;
-    const Span block = args[1];
-    std::string arg = code.substr(block.begin, block.end - block.begin);
-    Span literal{};
-    long long value = integer_literal(arg);
-    if (value > 0) literal = block;
-    else if (!is_identifier(arg) || !sole_literal_definition(code, arg, &literal, &value)) continue;
-    if (value < 32 || value > kMaxThreadsPerBlock || value % 32 != 0) continue;
-    if (!number_tokens(tied, {0, tied.size()}, value).empty()) continue;
-    Group& g = groups[literal.begin];
-    g.value = value;
-    // The grid: spelled out in the launch, or where its variable is set, and
-    // one level further, where the names in that expression are set.
-    const std::string grid = code.substr(args[0].begin, args[0].end - args[0].begin);
-    Span grid_expr = args[0];
-    if (is_identifier(grid) && !sole_initializer(code, grid, &grid_expr)) {
-      g.readable = false;  // a grid whose size this file does not say (a parameter, set in several places)
-      continue;
-    }
-    add_tokens(g, grid_expr, true);
-    for (const std::string& id : identifiers(code.substr(grid_expr.begin, grid_expr.end - grid_expr.begin))) {
-      if (id == grid || id == arg) continue;
-      Span init{};
-      if (sole_initializer(code, id, &init)) {
-        add_tokens(g, init, true);
-      } else {
-        for (const std::string& d : definitions_of(code, id))
-          if (mentions(d, std::to_string(value)) || mentions(d, std::to_string(value - 1))) g.readable = false;
-      }
-    }
-    // The kernel: the literal may appear there only as the block size.
-    Span body{};
-    if (kernel_body(code, launched_kernel(code, launch.at), &body)) {
-      if (!number_tokens(code, body, value - 1).empty()) g.readable = false;
-      for (const Span& s : number_tokens(code, body, value)) {
-        if (multiplies_block_index(code, s)) g.links.push_back({s, false});
-        else g.readable = false;
-      }
-    }
-  }
+  const std::string code = without_preprocessor_lines(code_only(text));
+  const std::string tied = tied_literals(code);
+  std::map<std::size_t, LiteralGroup> groups;  // by the literal's position
+  for (const LaunchSpans& launch : launch_arg_spans(code)) read_launch(code, tied, launch, &groups);
   std::vector<Edit> edits;
   std::set<std::string> names;
   for (const Tunable& t : declared.tunables) names.insert(t.name);
@@ -662,13 +747,7 @@ PreparedSource prepare_literal_blocks(const std::string& text, const std::string
     if (!g.readable) continue;
     const std::string name = "KERNELBLASTER_BLOCK_L" + std::to_string(line_at(text, at));
     if (!names.insert(name).second) continue;
-    Span literal{at, at};
-    while (literal.end < code.size() && is_identifier_char(code[literal.end])) ++literal.end;
-    edits.push_back({literal, name});
-    std::set<std::size_t> linked;  // a launch's grid may be read twice (two launches, one variable)
-    for (const Link& l : g.links)
-      if (l.span.begin != at && linked.insert(l.span.begin).second)
-        edits.push_back({l.span, l.minus_one ? "(" + name + " - 1)" : name});
+    add_edits(code, at, g, name, &edits);
     Tunable t;
     t.name = name;
     t.default_value = std::to_string(g.value);
@@ -678,20 +757,7 @@ PreparedSource prepare_literal_blocks(const std::string& text, const std::string
     out.summary.push_back(name + " (literal block size " + std::to_string(g.value) + ": 32..1024)");
     out.tunables.push_back(std::move(t));
   }
-  if (edits.empty()) return out;
-  std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.span.begin > b.span.begin; });
-  std::string body = text;
-  for (const Edit& e : edits) body.replace(e.span.begin, e.span.end - e.span.begin, e.with);
-  std::string head;
-  for (const Tunable& t : out.tunables)
-    head += "#ifndef " + t.name + "\n#define " + t.name + " " + t.default_value + "\n#endif\n";
-  // Spelled as candidate_source spells it, so the tuned text names one path.
-  std::string quoted;
-  for (char c : std::filesystem::absolute(file).lexically_normal().string()) {
-    if (c == '"' || c == '\\') quoted += '\\';
-    quoted += c;
-  }
-  out.text = head + "#line 1 \"" + quoted + "\"\n" + body;
+  if (!edits.empty()) out.text = rewritten(text, file, edits, out.tunables);
   return out;
 }
 

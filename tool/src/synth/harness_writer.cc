@@ -59,107 +59,139 @@ struct DraftPart {
   std::vector<std::string> confirm;
 };
 
-DraftPart draft_part(const Launcher& l, const std::string& prefix) {
-  DraftPart part;
-  auto say = [&](const std::string& line) { part.confirm.push_back(prefix.empty() ? line : l.name + ": " + line); };
-  auto named = [&](const std::string& n) { return prefix + n; };
-  std::vector<std::string> dims;
-  for (const LauncherParam& p : l.params)
-    if (p.kind == ParamKind::dim) dims.push_back(p.name);
-  const bool no_dims = dims.empty();
-  if (no_dims) {
-    dims.push_back("n");
-    say("the launcher takes no sizes: every buffer gets n elements; set n to what its kernels use");
+// Drafts one part in named steps: the sizes, the outputs, the buffers, the
+// call, the size lists. What the guesses assumed goes to `confirm`.
+class PartDraft {
+ public:
+  PartDraft(const Launcher& l, const std::string& prefix) : m_l(l), m_prefix(prefix) {}
+
+  DraftPart run() {
+    read_dims();
+    choose_outputs();
+    write_buffers();
+    write_call();
+    write_sizes();
+    return std::move(m_part);
   }
-  std::map<std::string, std::string> upper_dims;
-  for (const std::string& n : dims) upper_dims[lower(n)] = n;
-  const bool mnk = dims.size() == 3 && upper_dims.count("m") && upper_dims.count("n") && upper_dims.count("k");
+
+ private:
+  void say(const std::string& line) { m_part.confirm.push_back(m_prefix.empty() ? line : m_l.name + ": " + line); }
+  std::string named(const std::string& n) const { return m_prefix + n; }
+
+  void read_dims() {
+    for (const LauncherParam& p : m_l.params)
+      if (p.kind == ParamKind::dim) m_dims.push_back(p.name);
+    m_no_dims = m_dims.empty();
+    if (m_no_dims) {
+      m_dims.push_back("n");
+      say("the launcher takes no sizes: every buffer gets n elements; set n to what its kernels use");
+    }
+    for (const std::string& n : m_dims) m_upper_dims[lower(n)] = n;
+    m_mnk = m_dims.size() == 3 && m_upper_dims.count("m") && m_upper_dims.count("n") && m_upper_dims.count("k");
+  }
 
   // Which buffers are written.
-  std::set<std::string> outputs;
-  for (const LauncherParam& p : l.params)
-    if (p.kind == ParamKind::buffer && p.writable && (p.type.find("void") == std::string::npos || output_name(p.name)))
-      outputs.insert(p.name);
-  if (outputs.empty())
-    for (const LauncherParam& p : l.params)
+  void choose_outputs() {
+    for (const LauncherParam& p : m_l.params)
+      if (p.kind == ParamKind::buffer && p.writable && (p.type.find("void") == std::string::npos || output_name(p.name)))
+        m_outputs.insert(p.name);
+    if (!m_outputs.empty()) return;
+    for (const LauncherParam& p : m_l.params)
       if (p.kind == ParamKind::buffer && p.writable) {
-        outputs.insert(p.name);
+        m_outputs.insert(p.name);
         say("'" + p.name + "' is taken for the output (the first writable pointer)");
         break;
       }
+  }
 
-  std::ostringstream buffers;
-  for (const LauncherParam& p : l.params) {
-    if (p.kind != ParamKind::buffer) continue;
-    std::string element = p.element.empty() ? "f32" : p.element;
-    if (p.element.empty()) say("the element type of '" + p.name + "' (" + p.type + ") is unknown: f32 assumed");
-    std::vector<std::string> shape = dims;
-    if (mnk) {
+  std::vector<std::string> shape_of(const LauncherParam& p) {
+    std::vector<std::string> shape = m_dims;
+    if (m_mnk) {
       std::string n = lower(p.name);
-      if (n == "a") shape = {upper_dims["m"], upper_dims["k"]};
-      else if (n == "b") shape = {upper_dims["k"], upper_dims["n"]};
-      else if (n == "c" || output_name(n)) shape = {upper_dims["m"], upper_dims["n"]};
+      if (n == "a") shape = {m_upper_dims["m"], m_upper_dims["k"]};
+      else if (n == "b") shape = {m_upper_dims["k"], m_upper_dims["n"]};
+      else if (n == "c" || output_name(n)) shape = {m_upper_dims["m"], m_upper_dims["n"]};
     }
     for (std::string& d : shape) d = named(d);
-    const bool out = outputs.count(p.name) > 0;
-    const bool integer = integer_element(element);
-    std::string dist = integer ? "Distribution::integers(0, 7)" : "Distribution::normal(0, 1)";
-    buffers << "      ." << (out ? "output" : "input") << "(\"" << named(p.name) << "\", DType::" << element << ", "
-            << shape_literal(shape) << (out ? "" : ", " + dist) << ")";
-    std::string why = !p.element_from.empty() && p.element_from != "parameter type" ? "type from " + p.element_from
-                                                                                      : "";
-    bool guessed_shape = !mnk && dims.size() > 1;
-    if (guessed_shape) why += std::string(why.empty() ? "" : "; ") + "CONFIRM shape";
-    if (integer && !out) why += std::string(why.empty() ? "" : "; ") + "CONFIRM value range (indices?)";
-    buffers << (why.empty() ? "" : "  // " + why) << "\n";
-    if (integer && !out) say("'" + p.name + "' holds integers 0..7: check the range it may hold");
+    return shape;
   }
-  if (!mnk && dims.size() > 1 && !no_dims)
-    say("every buffer is shaped {" + [&] {
-      std::string s;
-      for (const std::string& n : dims) s += (s.empty() ? "" : ", ") + n;
-      return s;
-    }() + "}: check each buffer's extent");
-  part.buffers = buffers.str();
 
-  // The call.
-  part.call.launcher = l;
-  part.call.returned = prefix + returned_output(l);
-  for (const LauncherParam& own : l.params) {
+  void write_buffers() {
+    std::ostringstream buffers;
+    for (const LauncherParam& p : m_l.params) {
+      if (p.kind != ParamKind::buffer) continue;
+      std::string element = p.element.empty() ? "f32" : p.element;
+      if (p.element.empty()) say("the element type of '" + p.name + "' (" + p.type + ") is unknown: f32 assumed");
+      const bool out = m_outputs.count(p.name) > 0;
+      const bool integer = integer_element(element);
+      std::string dist = integer ? "Distribution::integers(0, 7)" : "Distribution::normal(0, 1)";
+      buffers << "      ." << (out ? "output" : "input") << "(\"" << named(p.name) << "\", DType::" << element << ", "
+              << shape_literal(shape_of(p)) << (out ? "" : ", " + dist) << ")";
+      std::string why = !p.element_from.empty() && p.element_from != "parameter type" ? "type from " + p.element_from
+                                                                                        : "";
+      bool guessed_shape = !m_mnk && m_dims.size() > 1;
+      if (guessed_shape) why += std::string(why.empty() ? "" : "; ") + "CONFIRM shape";
+      if (integer && !out) why += std::string(why.empty() ? "" : "; ") + "CONFIRM value range (indices?)";
+      buffers << (why.empty() ? "" : "  // " + why) << "\n";
+      if (integer && !out) say("'" + p.name + "' holds integers 0..7: check the range it may hold");
+    }
+    if (!m_mnk && m_dims.size() > 1 && !m_no_dims) {
+      std::string s;
+      for (const std::string& n : m_dims) s += (s.empty() ? "" : ", ") + n;
+      say("every buffer is shaped {" + s + "}: check each buffer's extent");
+    }
+    m_part.buffers = buffers.str();
+  }
+
+  std::string argument_for(const LauncherParam& own) {
     LauncherParam p = own;
     p.name = named(own.name);
-    std::string arg;
     switch (p.kind) {
-      case ParamKind::buffer: arg = buffer_argument(p, outputs.count(own.name) > 0); break;
-      case ParamKind::dim: arg = dim_argument(p); break;
+      case ParamKind::buffer: return buffer_argument(p, m_outputs.count(own.name) > 0);
+      case ParamKind::dim: return dim_argument(p);
       case ParamKind::real: {
         std::string n = lower(own.name);
         std::string v = n.find("eps") != std::string::npos ? "1e-5" : "1.0";  // an epsilon is small
-        arg = v + " /* CONFIRM " + own.name + " */";
         say("'" + own.name + "' is passed as " + v);
-        break;
+        return v + " /* CONFIRM " + own.name + " */";
       }
       case ParamKind::flag:
-        arg = "false /* CONFIRM " + own.name + " */";
         say("'" + own.name + "' is passed as false");
-        break;
-      case ParamKind::stream: arg = "0 /* the default stream */"; break;
+        return "false /* CONFIRM " + own.name + " */";
+      case ParamKind::stream: return "0 /* the default stream */";
       case ParamKind::other:
-        arg = "{} /* CONFIRM " + own.name + " (" + own.type + ") */";
         say("'" + own.name + "' (" + own.type + ") is passed as {}: write its value");
-        break;
+        return "{} /* CONFIRM " + own.name + " (" + own.type + ") */";
     }
-    part.call.arguments.push_back(arg);
+    return {};
   }
 
-  SizePlan s = sizes_for(dims.size());
-  for (const std::string& d : dims) {
-    part.small.emplace_back(named(d), s.small);
-    part.large.emplace_back(named(d), s.large);
-    part.odd.emplace_back(named(d), s.odd);
+  void write_call() {
+    m_part.call.launcher = m_l;
+    m_part.call.returned = m_prefix + returned_output(m_l);
+    for (const LauncherParam& own : m_l.params) m_part.call.arguments.push_back(argument_for(own));
   }
-  return part;
-}
+
+  void write_sizes() {
+    SizePlan s = sizes_for(m_dims.size());
+    for (const std::string& d : m_dims) {
+      m_part.small.emplace_back(named(d), s.small);
+      m_part.large.emplace_back(named(d), s.large);
+      m_part.odd.emplace_back(named(d), s.odd);
+    }
+  }
+
+  const Launcher& m_l;
+  const std::string& m_prefix;
+  DraftPart m_part;
+  std::vector<std::string> m_dims;
+  bool m_no_dims = false;
+  std::map<std::string, std::string> m_upper_dims;
+  bool m_mnk = false;
+  std::set<std::string> m_outputs;
+};
+
+DraftPart draft_part(const Launcher& l, const std::string& prefix) { return PartDraft(l, prefix).run(); }
 
 std::string sizes_chain(const std::vector<DraftPart>& parts) {
   DraftPart::Dims small, large, odd;
