@@ -495,7 +495,7 @@ macro(_kernelblaster_say_unpaired)
     string(CONCAT _line "kernelblaster: ${target}: no harness for ${_names} "
       "(looked for ${_rel_dir}/<stem>_harness.cu); compiling the original. "
       "To tune it, draft that harness with 'kernelblaster harness init <source> --out ${_rel_dir}' "
-      "(README: Writing a harness) or pass HARNESS.")
+      "(docs/harness.md) or pass HARNESS.")
     if(_STRICT)
       message(FATAL_ERROR "${_who}: STRICT is set and ${_line}")
     endif()
