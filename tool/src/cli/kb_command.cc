@@ -206,29 +206,21 @@ int path(const std::vector<std::string>& argv, const std::string& self_exe) {
 }  // namespace
 
 int kb_command(const CommandArgs& argv, const std::string& self_exe) {
-  for (const std::string& a : argv)
-    if (a == "--help" || a == "-h") {
-      std::fputs(kHelp, stdout);
-      return 0;
-    }
   const std::vector<std::string> known = {"validate", "show", "stats", "merge", "classify", "path"};
-  if (argv.empty() || std::find(known.begin(), known.end(), argv.front()) == known.end()) {
-    std::fprintf(stderr, "kernelblaster kb: %s (see --help)\n", subcommand_error(argv, known).what());
-    return 2;
-  }
-  const std::string& sub = argv.front();
-  std::vector<std::string> rest(argv.begin() + 1, argv.end());
-  try {
+  const bool named = !argv.empty() && std::find(known.begin(), known.end(), argv.front()) != known.end();
+  // A subcommand's errors name it: "kernelblaster kb merge: ...".
+  const std::string name = named ? "kb " + argv.front() : "kb";
+  return run_command(name.c_str(), kHelp, argv, [&]() -> int {
+    if (!named) throw subcommand_error(argv, known);
+    const std::string& sub = argv.front();
+    std::vector<std::string> rest(argv.begin() + 1, argv.end());
     if (sub == "validate") return validate(rest);
     if (sub == "show") return show(rest, self_exe);
     if (sub == "stats") return stats(rest, self_exe);
     if (sub == "merge") return merge(rest);
     if (sub == "classify") return classify(rest, self_exe);
     return path(rest, self_exe);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "kernelblaster kb %s: %s\n", sub.c_str(), e.what());
-    return 2;
-  }
+  });
 }
 
 }  // namespace kernelblaster

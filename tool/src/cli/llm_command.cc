@@ -91,17 +91,13 @@ int ping(const std::vector<std::string>& argv, const std::string& self_exe) {
     llm::config_from_env_over(config, [](const char* name) { return std::getenv(name); });
     for (const std::string& name : llm::setting_names())
       if (std::string v = args.value("--" + name, "\x01"); v != "\x01") llm::apply_setting(config, name, v);
-  } catch (const std::exception& x) {
-    std::fprintf(stderr, "kernelblaster llm: %s (see --help)\n", x.what());
-    return 2;
+  } catch (const std::invalid_argument& x) {
+    throw UsageError(x.what());  // a setting the command line, the manifest or the environment got wrong
   }
-  std::unique_ptr<llm::Client> client;
-  try {
-    client = llm::make_client(config, self_exe, [](const char* name) { return std::getenv(name); });
-  } catch (const std::exception& x) {
-    std::fprintf(stderr, "kernelblaster llm: %s\n", x.what());
-    return 2;
-  }
+  // A client that cannot be made (no key, no such provider) is one line
+  // from the command's frame, as any other error.
+  std::unique_ptr<llm::Client> client =
+      llm::make_client(config, self_exe, [](const char* name) { return std::getenv(name); });
   llm::Request request;
   request.messages.push_back({llm::Role::user, prompt});
   request.sampling = config.sampling;
@@ -118,21 +114,15 @@ int ping(const std::vector<std::string>& argv, const std::string& self_exe) {
 }  // namespace
 
 int llm_command(const CommandArgs& argv, const std::string& self_exe) {
-  if (!argv.empty() && (argv[0] == "--help" || argv[0] == "-h" || argv[0] == "help")) {
-    std::fputs(kHelp, stdout);
-    return 0;
-  }
-  if (argv.empty() || argv[0] != "ping") {
-    std::fprintf(stderr, "kernelblaster llm: %s (see --help)\n", subcommand_error(argv, {"ping"}).what());
-    return 2;
-  }
-  std::vector<std::string> rest(argv.begin() + 1, argv.end());
-  for (const std::string& a : rest)
-    if (a == "--help" || a == "-h") {
+  const bool ping_named = !argv.empty() && argv[0] == "ping";
+  return run_command(ping_named ? "llm ping" : "llm", kHelp, argv, [&]() -> int {
+    if (!argv.empty() && argv[0] == "help") {
       std::fputs(kHelp, stdout);
       return 0;
     }
-  return ping(rest, self_exe);
+    if (!ping_named) throw subcommand_error(argv, {"ping"});
+    return ping(std::vector<std::string>(argv.begin() + 1, argv.end()), self_exe);
+  });
 }
 
 }  // namespace kernelblaster

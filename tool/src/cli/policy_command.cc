@@ -142,30 +142,17 @@ int check_command(const CommandArgs& args) {
 }  // namespace
 
 int policy_command(const CommandArgs& args, const std::string& self_exe) {
-  try {
-    if (args.empty()) throw subcommand_error(args, {"check", "replay"});
-    const std::string& sub = args.front();
-    CommandArgs rest(args.begin() + 1, args.end());
-    if (sub == "--help" || sub == "-h" || sub == "help") {
+  // `policy replay` has its own help and frame (policy_replay_command.cc).
+  if (!args.empty() && args.front() == "replay")
+    return policy_replay_command(CommandArgs(args.begin() + 1, args.end()), self_exe);
+  return run_command("policy", kHelp, args, [&]() -> int {
+    if (!args.empty() && args.front() == "help") {
       std::fputs(kHelp, stdout);
       return 0;
     }
-    if (sub == "replay") return policy_replay_command(rest, self_exe);
-    if (sub != "check") throw subcommand_error(args, {"check", "replay"});
-    for (const std::string& a : rest) {
-      if (a == "--help" || a == "-h") {
-        std::fputs(kHelp, stdout);
-        return 0;
-      }
-    }
-    return check_command(rest);
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "kernelblaster policy: %s (see --help)\n", e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "kernelblaster policy: %s (see --help)\n", e.what());
-    return 2;
-  }
+    if (args.empty() || args.front() != "check") throw subcommand_error(args, {"check", "replay"});
+    return check_command(CommandArgs(args.begin() + 1, args.end()));
+  });
 }
 
 }  // namespace kernelblaster
