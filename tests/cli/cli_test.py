@@ -39,6 +39,18 @@ def main():
     expect("no command is a usage error", p.returncode == 2 and "usage" in p.stderr, p)
     p = run([tool, "frobnicate"])
     expect("unknown command is a usage error", p.returncode == 2 and "unknown command" in p.stderr, p)
+    # One way to say a missing or an unknown subcommand, for every command that has them.
+    for cmd, first in (("kb", "validate"), ("llm", "ping"), ("policy", "check"), ("harness", "init")):
+        p = run([tool, cmd])
+        expect(f"{cmd} alone: one line naming the subcommands, exit 2",
+               p.returncode == 2 and one_line(p.stderr) and p.stderr.startswith(f"kernelblaster {cmd}: missing subcommand: one of ")
+               and first in p.stderr and p.stderr.rstrip().endswith("(see --help)") and not p.stdout, p)
+        p = run([tool, cmd, "frob"])
+        expect(f"{cmd} frob: one line naming the subcommands, exit 2",
+               p.returncode == 2 and one_line(p.stderr) and f"unknown subcommand 'frob': one of " in p.stderr
+               and first in p.stderr and p.stderr.rstrip().endswith("(see --help)"), p)
+        p = run([tool, cmd, "--help"])
+        expect(f"{cmd} --help: the help on stdout, exit 0", p.returncode == 0 and "usage" in p.stdout and not p.stderr, p)
     p = run([tool, "eval", "--help"])
     expect("eval --help", p.returncode == 0 and "--candidate" in p.stdout, p)
     p = run([tool, "eval", "--bogus"])
