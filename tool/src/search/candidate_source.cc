@@ -16,15 +16,18 @@ std::string candidate_source(const std::string& original_text, const std::string
       }
     out += "#define " + s.name + " " + s.value + "\n";
   }
-  std::string path = std::filesystem::absolute(original_path).lexically_normal().string();
+  out += line_directive(original_path);
+  out += original_text;
+  return out;
+}
+
+std::string line_directive(const std::string& path) {
   std::string escaped;
-  for (char c : path) {
+  for (char c : std::filesystem::absolute(path).lexically_normal().string()) {
     if (c == '"' || c == '\\') escaped += '\\';
     escaped += c;
   }
-  out += "#line 1 \"" + escaped + "\"\n";
-  out += original_text;
-  return out;
+  return "#line 1 \"" + escaped + "\"\n";
 }
 
 CompileSettings candidate_settings(const CompileSettings& base, const Configuration& config) {

@@ -13,6 +13,10 @@ namespace kernelblaster::search {
 
 // `base_definitions` are the -D of the target; a tunable also defined there
 // gets an #undef first so the candidate's value wins without a warning.
+// `#line 1 "<path>"` with the path absolute, normalized and escaped: the
+// one spelling every tuned text uses to point back at the user's file.
+std::string line_directive(const std::string& path);
+
 std::string candidate_source(const std::string& original_text, const std::string& original_path,
                              const Configuration& config, const std::vector<std::string>& base_definitions = {});
 

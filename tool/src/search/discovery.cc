@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
-#include <filesystem>
 #include <map>
 #include <optional>
 #include <set>
 #include <sstream>
 
 #include "common/source_lines.h"
+#include "search/candidate_source.h"
 
 namespace kernelblaster::search {
 namespace {
@@ -721,13 +721,7 @@ std::string rewritten(const std::string& text, const std::string& file, std::vec
   std::string head;
   for (const Tunable& t : tunables)
     head += "#ifndef " + t.name + "\n#define " + t.name + " " + t.default_value + "\n#endif\n";
-  // Spelled as candidate_source spells it, so the tuned text names one path.
-  std::string quoted;
-  for (char c : std::filesystem::absolute(file).lexically_normal().string()) {
-    if (c == '"' || c == '\\') quoted += '\\';
-    quoted += c;
-  }
-  return head + "#line 1 \"" + quoted + "\"\n" + body;
+  return head + line_directive(file) + body;  // as candidate_source spells it: the tuned text names one path
 }
 
 }  // namespace
