@@ -126,7 +126,7 @@ TEST(KbWarmStart, EstimatesReachThePolicyContext) {
   SearchLoop loop(space, estimates, m, p, [&clock] { return clock.now(); });
   LoopOptions opt;
   opt.max_evals = 1;
-  opt.arch = "sm_90";
+  opt.facts.arch = "sm_90";
   loop.run(opt);
   ASSERT_FALSE(p.seen.empty());
   bool found = false;

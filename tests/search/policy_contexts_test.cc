@@ -24,9 +24,9 @@ policy::Context softmax_context(const std::string& arch) {
   static ConfigSpace space;  // first_context keeps no reference, but keep it alive anyway
   space = enumerate_space(d, d.flags_declared ? d.flags : default_flag_dimensions("sm_90"));
   LoopOptions opt;
-  opt.kernel = "softmax.cu";
-  opt.arch = arch;
-  opt.metrics = {{"achieved_occupancy_pct", 60}};  // not low: the plain boost
+  opt.facts.kernel = "softmax.cu";
+  opt.facts.arch = arch;
+  opt.facts.metrics = {{"achieved_occupancy_pct", 60}};  // not low: the plain boost
   return first_context(space, {}, opt);
 }
 

@@ -165,11 +165,7 @@ TEST(Speculation, TheGuessSeesTheContextTheSearchShowsFirst) {
   estimates[4].predicted_speedup = 1.4;
   estimates[4].tries = 7;
   LoopOptions lo;
-  lo.kernel = "k.cu";
-  lo.state = "memory_bandwidth_bound";
-  lo.arch = "sm_90";
-  lo.gpu = "H200";
-  lo.metrics = {{"dram_throughput_pct", 81.0}};
+  lo.facts = {"k.cu", "memory_bandwidth_bound", "sm_90", "H200", {{"dram_throughput_pct", 81.0}}};
   lo.seed = 42;
   lo.max_evals = 5;
   lo.budget_s = 0;  // no deadline: seconds_left does not move with the clock

@@ -14,6 +14,7 @@
 #include "cache/results_cache.h"
 #include "common/sha256.h"
 #include "cache/tune_flight.h"
+#include "common/enum_names.h"
 #include "common/file_util.h"
 
 namespace fs = std::filesystem;
@@ -72,35 +73,33 @@ bool mode_from_name(const std::string& name, Mode* out) {
   return true;
 }
 
-const char* build_cause_name(BuildCause c) {
-  switch (c) {
-    case BuildCause::applied: return "applied";
-    case BuildCause::tuned: return "tuned";
-    case BuildCause::no_gain: return "no_gain";
-    case BuildCause::below_min_speedup: return "below_min_speedup";
-    case BuildCause::mode_off: return "mode_off";
-    case BuildCause::manifest_unreadable: return "manifest_unreadable";
-    case BuildCause::nvcc_unusable: return "nvcc_unusable";
-    case BuildCause::gpu_unusable: return "gpu_unusable";
-    case BuildCause::no_gpu: return "no_gpu";
-    case BuildCause::other_gpu: return "other_gpu";
-    case BuildCause::no_target: return "no_target";
-    case BuildCause::apply_without_result: return "apply_without_result";
-    case BuildCause::tuning_failed: return "tuning_failed";
-    case BuildCause::dry_run: return "dry_run";
-    case BuildCause::recording: return "recording";
-    case BuildCause::no_harness: return "no_harness";
-  }
-  return "unknown";
-}
+namespace {
+constexpr EnumName<BuildCause> kCauseNames[] = {
+    {BuildCause::applied, "applied"},
+    {BuildCause::tuned, "tuned"},
+    {BuildCause::no_gain, "no_gain"},
+    {BuildCause::below_min_speedup, "below_min_speedup"},
+    {BuildCause::mode_off, "mode_off"},
+    {BuildCause::manifest_unreadable, "manifest_unreadable"},
+    {BuildCause::nvcc_unusable, "nvcc_unusable"},
+    {BuildCause::gpu_unusable, "gpu_unusable"},
+    {BuildCause::no_gpu, "no_gpu"},
+    {BuildCause::other_gpu, "other_gpu"},
+    {BuildCause::no_target, "no_target"},
+    {BuildCause::apply_without_result, "apply_without_result"},
+    {BuildCause::tuning_failed, "tuning_failed"},
+    {BuildCause::dry_run, "dry_run"},
+    {BuildCause::recording, "recording"},
+    {BuildCause::no_harness, "no_harness"},
+};
+}  // namespace
+
+const char* build_cause_name(BuildCause c) { return name_in(kCauseNames, c, "unknown"); }
 
 bool build_cause_from_name(const std::string& name, BuildCause* out) {
-  for (int c = static_cast<int>(BuildCause::applied); c <= static_cast<int>(BuildCause::no_harness); ++c)
-    if (name == build_cause_name(static_cast<BuildCause>(c))) {
-      *out = static_cast<BuildCause>(c);
-      return true;
-    }
-  return false;
+  std::optional<BuildCause> c = value_in(kCauseNames, name);
+  if (c) *out = *c;
+  return c.has_value();
 }
 
 namespace {

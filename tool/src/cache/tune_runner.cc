@@ -15,16 +15,11 @@
 
 #include "common/children.h"
 #include "common/file_util.h"
+#include "common/text.h"
 
 namespace kernelblaster::cache {
 
 namespace {
-
-std::string number_text(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
 
 double number_at(const nlohmann::json& j, std::initializer_list<const char*> keys) {
   for (const char* k : keys)
@@ -139,9 +134,7 @@ Rewrite run_rewrite(const std::string& tool, const TuneRequest& req, double grac
         if (j.contains("original") && j["original"].is_object()) r.reference_median_us = number_at(j["original"], {"median_us"});
       }
       r.kept = r.speedup > 0;
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%.2fx", r.speedup);
-      r.note = who + ": " + buf + " (" + artifacts + ")";
+      r.note = who + ": " + speedup_text(r.speedup) + " (" + artifacts + ")";
     } catch (const std::exception& e) {
       r.note = who + " reported a kernel but it cannot be read (" + e.what() + ")";
     }
@@ -173,9 +166,9 @@ TuneOutcome run_tuner(const std::string& tool, const TuneRequest& req, double gr
   if (!req.rewriter.empty()) rewrite = run_rewrite(tool, req, grace_s);
   const std::string tune_source = rewrite.kept ? rewrite.path : req.source;
   std::vector<std::string> argv = {tool, "tune", "--source", tune_source, "--harness", req.harness,
-                                   "--out", req.out, "--json", "--budget", number_text(req.budget_s),
+                                   "--out", req.out, "--json", "--budget", general_number(req.budget_s),
                                    "--name", std::filesystem::path(req.source).filename().string()};
-  if (req.min_speedup > 0) argv.insert(argv.end(), {"--min-speedup", number_text(req.min_speedup)});
+  if (req.min_speedup > 0) argv.insert(argv.end(), {"--min-speedup", general_number(req.min_speedup)});
   if (!req.manifest.empty()) argv.insert(argv.end(), {"--manifest", req.manifest});
   if (!req.policy.empty()) argv.insert(argv.end(), {"--policy", req.policy});
   if (!req.kb.empty()) argv.insert(argv.end(), {"--kb", req.kb});

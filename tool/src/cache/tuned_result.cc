@@ -1,4 +1,5 @@
 #include "cache/tuned_result.h"
+#include "common/text.h"
 
 #include <cstdio>
 #include <sstream>
@@ -87,9 +88,7 @@ void absorb_tuned_text(TunedResult& r, const std::string& tuned_text, const std:
 }
 
 std::string describe(const TunedResult& r) {
-  char speed[32];
-  std::snprintf(speed, sizeof speed, "%.2fx", r.speedup);
-  std::string out = speed;
+  std::string out = speedup_text(r.speedup);
   if (!r.defines.empty())
     for (const auto& [name, value] : r.defines) out += ", " + name + "=" + value;
   else

@@ -32,6 +32,19 @@ bool is_identifier(const std::string& s) {
   return std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isalnum(c) || c == '_'; });
 }
 
+std::vector<std::string> split_outside_brackets(std::string_view text, char sep, std::string_view open,
+                                                std::string_view close) {
+  std::vector<std::string> pieces(1);
+  int depth = 0;
+  for (char c : text) {
+    if (open.find(c) != std::string_view::npos) ++depth;
+    if (close.find(c) != std::string_view::npos) --depth;
+    if (c == sep && depth == 0) pieces.emplace_back();
+    else pieces.back() += c;
+  }
+  return pieces;
+}
+
 std::string code_only(const std::string& text) {
   std::string out = text;
   enum class In { code, line_comment, block_comment, string, character } state = In::code;

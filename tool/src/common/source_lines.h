@@ -5,7 +5,9 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 namespace kernelblaster {
 
@@ -22,6 +24,12 @@ bool is_identifier(const std::string& s);
 inline bool is_identifier_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
+
+// `text` split at each `sep` outside brackets (a character of `open` opens
+// one, the one of `close` closes it). The pieces are as written, untrimmed;
+// the last one is there even when empty.
+std::vector<std::string> split_outside_brackets(std::string_view text, char sep, std::string_view open = "([{",
+                                                std::string_view close = ")]}");
 
 // The text with every comment and the inside of every string and character
 // literal replaced by spaces; newlines and all offsets are kept.

@@ -1,10 +1,10 @@
 #include "common/status.h"
 
-#include <utility>
+#include "common/enum_names.h"
 
 namespace kernelblaster {
 namespace {
-constexpr std::pair<Status, const char*> kNames[] = {
+constexpr EnumName<Status> kNames[] = {
     {Status::ok, "ok"},
     {Status::compile_failed, "compile_failed"},
     {Status::launch_failed, "launch_failed"},
@@ -25,34 +25,23 @@ constexpr std::pair<Status, const char*> kNames[] = {
     {Status::tool_error, "tool_error"},
     {Status::not_recorded, "not_recorded"},
 };
+
+constexpr EnumName<AttemptEnd> kEndNames[] = {
+    {AttemptEnd::verified, "verified"},         {AttemptEnd::llm_failed, "llm_failed"},
+    {AttemptEnd::no_code, "no_code"},           {AttemptEnd::static_check, "static_check"},
+    {AttemptEnd::rejected, "rejected"},         {AttemptEnd::not_attempted, "not_attempted"},
+};
 }  // namespace
 
-const char* status_name(Status s) {
-  for (const auto& [status, name] : kNames)
-    if (status == s) return name;
-  return "unknown";
-}
+const char* status_name(Status s) { return name_in(kNames, s, "unknown"); }
 
 bool status_from_name(const std::string& name, Status* out) {
-  for (const auto& [status, n] : kNames)
-    if (name == n) {
-      *out = status;
-      return true;
-    }
-  return false;
+  std::optional<Status> s = value_in(kNames, name);
+  if (s) *out = *s;
+  return s.has_value();
 }
 
-const char* attempt_end_name(AttemptEnd end) {
-  switch (end) {
-    case AttemptEnd::verified: return "verified";
-    case AttemptEnd::llm_failed: return "llm_failed";
-    case AttemptEnd::no_code: return "no_code";
-    case AttemptEnd::static_check: return "static_check";
-    case AttemptEnd::rejected: return "rejected";
-    case AttemptEnd::not_attempted: return "not_attempted";
-  }
-  return "?";
-}
+const char* attempt_end_name(AttemptEnd end) { return name_in(kEndNames, end, "?"); }
 
 std::string outcome_name(AttemptEnd end, Status status) {
   if (end == AttemptEnd::verified || end == AttemptEnd::rejected) return status_name(status);

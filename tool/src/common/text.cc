@@ -36,6 +36,14 @@ std::string fixed_point(double v, int digits) {
   return buf;
 }
 
+std::string general_number(double v, int significant) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", significant, v);
+  return buf;
+}
+
+std::string speedup_text(double x) { return fixed_point(x, 2) + "x"; }
+
 std::string bytes_text(std::uint64_t bytes) {
   char buf[32];
   if (bytes >= (std::uint64_t{1} << 30))

@@ -18,6 +18,13 @@ std::string quoted_excerpt(std::string_view text, std::size_t max_chars = 60);
 // `v` with exactly `digits` digits after the point ("1.250").
 std::string fixed_point(double v, int digits);
 
+// `v` with at most `significant` significant digits, as printf's %g
+// writes it ("0.5", "1e+06").
+std::string general_number(double v, int significant = 6);
+
+// A speedup as the tool prints it: two decimals and an x ("1.43x").
+std::string speedup_text(double x);
+
 // A size in binary units: "9.1 GiB" from 1 GiB up, else "312 MiB".
 std::string bytes_text(std::uint64_t bytes);
 

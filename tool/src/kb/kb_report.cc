@@ -18,11 +18,7 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-std::string number(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
+std::string number(double v) { return general_number(v); }
 
 std::string rule_text(const State& s) {
   if (s.rule.empty()) return "(fallback: no rule)";

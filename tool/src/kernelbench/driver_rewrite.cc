@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "common/source_lines.h"
 #include "kernelbench/source_scan.h"
 
 namespace kernelblaster::kernelbench {
@@ -115,22 +116,9 @@ std::string c_string_literal(const std::string& text) {
 // The top-level arguments of the call whose '(' is at `open`, as masked text.
 std::vector<std::string> call_arguments(const std::string& masked, std::size_t open) {
   std::size_t close = matching_close(masked, open);
-  std::vector<std::string> args;
-  if (close == std::string::npos) return args;
-  int depth = 0;
-  std::string cur;
-  for (std::size_t i = open + 1; i < close; ++i) {
-    char c = masked[i];
-    if (c == '(' || c == '[' || c == '{') ++depth;
-    if (c == ')' || c == ']' || c == '}') --depth;
-    if (c == ',' && depth == 0) {
-      args.push_back(collapse_space(cur));
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  args.push_back(collapse_space(cur));
+  if (close == std::string::npos) return {};
+  std::vector<std::string> args = split_outside_brackets(std::string_view(masked).substr(open + 1, close - open - 1), ',');
+  for (std::string& a : args) a = collapse_space(a);
   return args;
 }
 

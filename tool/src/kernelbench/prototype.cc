@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "common/source_lines.h"
 #include "kernelbench/source_scan.h"
 
 namespace kernelblaster::kernelbench {
@@ -148,21 +149,8 @@ bool build(const std::string& source, const std::string& masked, const Candidate
   p.begin = begin;
   p.name_pos = c.name_pos;
   // Parameters are split on the masked text so commas in comments do not count.
-  std::string inner = masked.substr(c.open + 1, c.close - c.open - 1);
-  std::vector<std::string> pieces;
-  int depth = 0;
-  std::string cur;
-  for (char ch : inner) {
-    if (ch == '(' || ch == '<' || ch == '[') ++depth;
-    if (ch == ')' || ch == '>' || ch == ']') --depth;
-    if (ch == ',' && depth == 0) {
-      pieces.push_back(cur);
-      cur.clear();
-    } else {
-      cur += ch;
-    }
-  }
-  pieces.push_back(cur);
+  std::vector<std::string> pieces =
+      split_outside_brackets(std::string_view(masked).substr(c.open + 1, c.close - c.open - 1), ',', "(<[", ")>]");
   if (!(pieces.size() == 1 && (collapse_space(pieces[0]).empty() || collapse_space(pieces[0]) == "void")))
     for (std::size_t i = 0; i < pieces.size(); ++i) p.params.push_back(parse_param(pieces[i], static_cast<int>(i)));
   *out = p;

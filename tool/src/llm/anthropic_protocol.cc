@@ -104,23 +104,17 @@ class AnthropicProtocol : public Protocol {
     if (!system.empty()) body["system"] = system;
     if (request.sampling.temperature) body["temperature"] = *request.sampling.temperature;
     if (stream) body["stream"] = true;
-    HttpRequest http;
-    http.url = base_url + "/messages";
-    http.headers = {"content-type: application/json", "anthropic-version: 2023-06-01"};
-    if (!key.empty()) http.headers.push_back("x-api-key: " + key);
-    if (stream) http.headers.push_back("accept: text/event-stream");
-    http.body = body.dump();
-    http.stream = stream;
-    return http;
+    std::vector<std::string> headers = {"content-type: application/json", "anthropic-version: 2023-06-01"};
+    if (!key.empty()) headers.push_back("x-api-key: " + key);
+    if (stream) headers.push_back("accept: text/event-stream");
+    return json_post(base_url + "/messages", body, std::move(headers), stream);
   }
 
   Decoded decode(std::string_view body) const override {
     Decoded out;
-    json j = json::parse(body, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) {
-      out.problem = "the body is not a JSON object";
-      return out;
-    }
+    std::optional<json> parsed = reply_object(body, out);
+    if (!parsed) return out;
+    const json& j = *parsed;
     if (const json* e = obj_at(j, "error"); e || str_at(j, "type") == "error") {
       out.kind = Decoded::Kind::error;
       if (e) out.error = read_error(*e);

@@ -1,15 +1,11 @@
 #include "llm/budget.h"
 
-#include <cstdio>
+#include "common/text.h"
 
 namespace kernelblaster::llm {
 
 namespace {
-std::string money(double usd) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "$%.4f", usd);
-  return buf;
-}
+std::string money(double usd) { return "$" + fixed_point(usd, 4); }
 }  // namespace
 
 std::string Budget::admit(const std::string& kernel) const {

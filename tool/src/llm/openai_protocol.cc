@@ -100,23 +100,17 @@ class OpenAiProtocol : public Protocol {
     if (request.sampling.temperature) body["temperature"] = *request.sampling.temperature;
     if (!request.sampling.reasoning_effort.empty()) body["reasoning_effort"] = request.sampling.reasoning_effort;
     if (stream) body["stream_options"] = {{"include_usage", true}};
-    HttpRequest http;
-    http.url = base_url + "/chat/completions";
-    http.headers = {"Content-Type: application/json"};
-    if (!key.empty()) http.headers.push_back("Authorization: Bearer " + key);
-    if (stream) http.headers.push_back("Accept: text/event-stream");
-    http.body = body.dump();
-    http.stream = stream;
-    return http;
+    std::vector<std::string> headers = {"Content-Type: application/json"};
+    if (!key.empty()) headers.push_back("Authorization: Bearer " + key);
+    if (stream) headers.push_back("Accept: text/event-stream");
+    return json_post(base_url + "/chat/completions", body, std::move(headers), stream);
   }
 
   Decoded decode(std::string_view body) const override {
     Decoded out;
-    json j = json::parse(body, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) {
-      out.problem = "the body is not a JSON object";
-      return out;
-    }
+    std::optional<json> parsed = reply_object(body, out);
+    if (!parsed) return out;
+    const json& j = *parsed;
     if (const json* e = obj_at(j, "error")) {
       out.kind = Decoded::Kind::error;
       out.error = read_error(*e);
@@ -147,15 +141,5 @@ class OpenAiProtocol : public Protocol {
 }  // namespace
 
 std::unique_ptr<Protocol> make_openai_protocol() { return std::make_unique<OpenAiProtocol>(); }
-
-Decoded decode_stream(const Protocol& protocol, std::string_view body) {
-  SseParser parser;
-  std::vector<SseEvent> events;
-  parser.feed(body, events);
-  bool clean = parser.finish(events);
-  auto decoder = protocol.stream_decoder();
-  for (const SseEvent& e : events) decoder->event(e);
-  return decoder->finish(clean);
-}
 
 }  // namespace kernelblaster::llm

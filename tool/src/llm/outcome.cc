@@ -1,12 +1,11 @@
 #include "llm/outcome.h"
 
-#include <array>
-#include <utility>
+#include "common/enum_names.h"
 
 namespace kernelblaster::llm {
 
 namespace {
-constexpr std::array<std::pair<Outcome, std::string_view>, 15> kNames = {{
+constexpr EnumName<Outcome> kNames[] = {
     {Outcome::ok, "ok"},
     {Outcome::transport_error, "transport_error"},
     {Outcome::http_refused_key, "http_refused_key"},
@@ -22,20 +21,12 @@ constexpr std::array<std::pair<Outcome, std::string_view>, 15> kNames = {{
     {Outcome::replay_miss, "replay_miss"},
     {Outcome::command_failed, "command_failed"},
     {Outcome::not_configured, "not_configured"},
-}};
+};
 }  // namespace
 
-std::string_view outcome_name(Outcome outcome) {
-  for (const auto& [o, name] : kNames)
-    if (o == outcome) return name;
-  return "unknown";
-}
+std::string_view outcome_name(Outcome outcome) { return name_in(kNames, outcome, "unknown"); }
 
-std::optional<Outcome> outcome_from_name(std::string_view name) {
-  for (const auto& [o, n] : kNames)
-    if (n == name) return o;
-  return std::nullopt;
-}
+std::optional<Outcome> outcome_from_name(std::string_view name) { return value_in(kNames, name); }
 
 bool is_transient(Outcome outcome) {
   return outcome == Outcome::transport_error || outcome == Outcome::rate_limited_exhausted ||

@@ -4,8 +4,12 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "llm/sse.h"
 #include "llm/transport.h"
@@ -52,6 +56,13 @@ class Protocol {
 
 std::unique_ptr<Protocol> make_openai_protocol();
 std::unique_ptr<Protocol> make_anthropic_protocol();
+
+// What both protocols share. A POST of `body` to `url` with `headers` (the
+// content type, the key, the stream's accept header), streamed or not.
+HttpRequest json_post(std::string url, const nlohmann::json& body, std::vector<std::string> headers, bool stream);
+// A whole (not streamed) reply body as a JSON object; nothing, with
+// `out.problem` set, when it is not one.
+std::optional<nlohmann::json> reply_object(std::string_view body, Decoded& out);
 
 // Decodes a whole SSE body with `protocol`'s stream decoder.
 Decoded decode_stream(const Protocol& protocol, std::string_view body);

@@ -266,12 +266,8 @@ Step Loop::step(int trajectory, int index, const Base& base, const std::vector<S
 
 rewrite::LoweringInput Loop::lowering_input(const Step& st, const Base& base, const std::vector<Step>& earlier) const {
   rewrite::LoweringInput in;
-  in.kernel = m_target.kernel;
+  static_cast<KernelTarget&>(in) = m_target;
   in.source = base.source;
-  in.launcher = m_target.launcher;
-  in.contract = m_target.contract;
-  in.arch = m_target.arch;
-  in.gpu = m_target.gpu;
   if (const kb::State* s = m_kb.find_state(st.state)) in.state = *s;
   else in.state.id = st.state;
   if (const kb::Technique* technique = m_kb.find_technique(st.technique)) in.technique = *technique;

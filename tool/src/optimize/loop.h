@@ -49,14 +49,7 @@ struct LoopOptions {
   int parallel = 1;
 };
 
-struct KernelTarget {
-  std::string kernel;    // the source's file name
-  std::string source;    // the original's text
-  std::string launcher;  // the host function the harness calls
-  std::string contract;  // what must not change, in words
-  std::string arch;      // "sm_90"
-  std::string gpu;       // the GPU's name
-};
+using rewrite::KernelTarget;
 
 
 struct Attempt {

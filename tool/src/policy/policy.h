@@ -51,12 +51,16 @@ struct HistoryEntry {
   bool verified() const { return end == AttemptEnd::verified && status == Status::ok; }
 };
 
-struct Context {
+// What a context says about the kernel, before its actions.
+struct KernelFacts {
   std::string kernel;                         // source name
   std::string state;                          // performance state id
   std::string arch;                           // "sm_90"
   std::string gpu;                            // "NVIDIA H200"
   std::map<std::string, double> metrics;
+};
+
+struct Context : KernelFacts {
   std::vector<Action> actions;                // not yet tried
   std::vector<HistoryEntry> history;          // tried, oldest first
   int evaluations_left = 0;

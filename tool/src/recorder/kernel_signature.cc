@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "common/source_lines.h"
+
 namespace kernelblaster::recorder {
 namespace {
 
@@ -27,20 +29,9 @@ std::size_t params_open(const std::string& s) {
 }
 
 std::vector<std::string> split_top_level(const std::string& s) {
-  std::vector<std::string> out;
-  int depth = 0;
-  std::string cur;
-  for (char c : s) {
-    if (c == '(' || c == '<' || c == '[') ++depth;
-    if (c == ')' || c == '>' || c == ']') --depth;
-    if (c == ',' && depth == 0) {
-      out.push_back(trimmed(cur));
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  if (!trimmed(cur).empty()) out.push_back(trimmed(cur));
+  std::vector<std::string> out = split_outside_brackets(s, ',', "(<[", ")>]");
+  for (std::string& piece : out) piece = trimmed(piece);
+  if (out.back().empty()) out.pop_back();
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "report/line_diff.h"
+#include "common/text.h"
 
 namespace kernelblaster::report {
 namespace {
@@ -18,11 +19,7 @@ std::string cell(const std::string& text) {
   return out;
 }
 
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
-}
+std::string num(double v) { return general_number(v, 4); }
 
 std::string table_md(const Table& t) {
   std::string out = "|";

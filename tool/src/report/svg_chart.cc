@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "report/html_writer.h"
+#include "common/text.h"
 
 namespace kernelblaster::report {
 namespace {
@@ -13,11 +14,7 @@ namespace {
 constexpr double kWidth = 720, kHeight = 300;
 constexpr double kLeft = 64, kRight = 20, kTop = 16, kBottom = 46;
 
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
+std::string num(double v) { return general_number(v, 6); }
 
 std::string label(double v) {
   char buf[32];

@@ -19,13 +19,19 @@
 
 namespace kernelblaster::rewrite {
 
-struct LoweringInput {
+// The kernel a rewrite is for, as the optimize loop holds it.
+struct KernelTarget {
   std::string kernel;    // the source's file name, "softmax.cu"
-  std::string source;    // the whole source the step starts from
+  std::string source;    // the original's text
   std::string launcher;  // the host function the harness calls
   std::string contract;  // what must not change, in words (the launcher's signature, inputs and outputs)
   std::string arch;      // "sm_90"
   std::string gpu;       // "NVIDIA H100 80GB HBM3"
+};
+
+// A lowering request's input: the target, with `source` the whole source
+// the step starts from (the original or an earlier step's result).
+struct LoweringInput : KernelTarget {
   kb::State state;       // the classified state (id empty: unclassified)
   kb::Technique technique;
   std::optional<kb::Stats> stats;          // the KB's record of this technique, state and arch

@@ -131,6 +131,19 @@ void ActivityTracer::drain(std::vector<GpuActivity>* gpu, std::unordered_map<std
   g_api.clear();
 }
 
+Attribution ActivityTracer::attribute(const std::vector<TimedWindow>& windows) {
+  std::vector<GpuActivity> gpu;
+  std::unordered_map<std::uint32_t, ApiCall> api;
+  drain(&gpu, &api);
+  return attribute_activity(windows, gpu, api, current_thread());
+}
+
+void ActivityTracer::discard() {
+  std::vector<GpuActivity> gpu;
+  std::unordered_map<std::uint32_t, ApiCall> api;
+  drain(&gpu, &api);
+}
+
 void ActivityTracer::set_keep_launches(bool keep) {
   std::lock_guard<std::mutex> lock(g_mutex);
   g_keep_launches = keep;

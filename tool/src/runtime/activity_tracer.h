@@ -27,6 +27,10 @@ class ActivityTracer {
   // Flushes CUPTI's buffers (the caller synchronizes the device first) and
   // hands over everything recorded since the last call.
   void drain(std::vector<GpuActivity>* gpu, std::unordered_map<std::uint32_t, ApiCall>* api);
+  // drain(), then everything it handed over attributed to `windows` (the
+  // harness runs on the calling thread); discard() drops it unread.
+  Attribution attribute(const std::vector<TimedWindow>& windows);
+  void discard();
   // Launch facts of the kernels recorded since the last call, only while
   // set_keep_launches(true) (the profile pass asks; timing never pays).
   void set_keep_launches(bool keep);

@@ -675,10 +675,7 @@ class Runtime {
     if (!m_tracer.active() || m_windows.empty()) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));  // let deferred work surface
     cuda_check(cudaDeviceSynchronize(), "trailing work");
-    std::vector<GpuActivity> gpu;
-    std::unordered_map<std::uint32_t, ApiCall> api;
-    m_tracer.drain(&gpu, &api);
-    Attribution attr = attribute_activity(m_windows, gpu, api, ActivityTracer::current_thread());
+    Attribution attr = m_tracer.attribute(m_windows);
     if (attr.foreign + attr.unordered > 0 && m_report.foreign_activities == 0)
       m_report.foreign_detail = attr.foreign > 0 ? attr.first_foreign : attr.first_unordered;
     m_report.foreign_activities += attr.foreign + attr.unordered;
@@ -757,16 +754,11 @@ int run_driver_process(int argc, char** argv, const DriverHooks& hooks) {
     std::fprintf(stderr, kUsage, argv[0]);
     return kExitUsage;
   }
-  Plan plan;
-  try {
-    plan = plan_from_json(read_file(plan_path));
-  } catch (const std::exception& x) {
-    std::fprintf(stderr, "kernelblaster driver: %s\n", x.what());
-    return kExitUsage;
-  }
+  std::optional<Plan> plan = read_plan(plan_path, "driver");
+  if (!plan) return kExitUsage;
   if (auto no_gpu = require_gpu()) return *no_gpu;
   auto t0 = std::chrono::steady_clock::now();
-  auto* runtime = new Runtime(hooks, plan, out_dir);  // outlives main: a sticky CUDA error may hang teardown
+  auto* runtime = new Runtime(hooks, std::move(*plan), out_dir);  // outlives main: a sticky CUDA error may hang teardown
   g_runtime = runtime;
   HarnessReport& report = runtime->report();
   const int code = run_phases(report, [&] {

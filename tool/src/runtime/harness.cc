@@ -102,14 +102,9 @@ int Harness::main(int argc, char** argv) {
     return kExitUsage;
   }
   if (plan_path.empty()) return self_check(*m_spec);
-  Plan plan;
-  try {
-    plan = plan_from_json(read_file(plan_path));
-  } catch (const std::exception& x) {
-    std::fprintf(stderr, "kernelblaster harness: %s\n", x.what());
-    return kExitUsage;
-  }
-  return run_plan(*m_spec, plan, out_dir);
+  std::optional<Plan> plan = read_plan(plan_path, "harness");
+  if (!plan) return kExitUsage;
+  return run_plan(*m_spec, *plan, out_dir);
 }
 
 }  // namespace kernelblaster

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 
+#include "common/file_util.h"
 #include "runtime/cuda_check.h"
 
 namespace kernelblaster {
@@ -22,6 +23,15 @@ std::optional<int> parse_process_args(int argc, char** argv, const char* usage, 
     }
   }
   return std::nullopt;
+}
+
+std::optional<Plan> read_plan(const std::string& path, const char* who) {
+  try {
+    return plan_from_json(read_file(path));
+  } catch (const std::exception& x) {
+    std::fprintf(stderr, "kernelblaster %s: %s\n", who, x.what());
+    return std::nullopt;
+  }
 }
 
 std::optional<int> require_gpu() {

@@ -28,6 +28,10 @@ struct ProcessArgs {
 // its %s), or nullopt to go on.
 std::optional<int> parse_process_args(int argc, char** argv, const char* usage, ProcessArgs* out);
 
+// The plan at `path`, or nothing (and "kernelblaster <who>: <why>" on
+// stderr) when it cannot be read: the process then ends with kExitUsage.
+std::optional<Plan> read_plan(const std::string& path, const char* who);
+
 // kExitNoGpu (and a line on stderr) when the process has no GPU to run on.
 std::optional<int> require_gpu();
 

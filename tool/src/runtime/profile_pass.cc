@@ -73,19 +73,17 @@ RangeProfiler* ready_profiler(const ProfileRequest& req, ActivityTracer& tracer,
 // record per correlation id, in launch order (the order of the ranges).
 // `called`: whether the call ran.
 std::vector<KernelLaunchRecord> traced_call(ActivityTracer& tracer, const ProfileHooks& hooks, bool* called) {
-  std::vector<GpuActivity> gpu;
-  std::unordered_map<std::uint32_t, ApiCall> api;
   std::vector<KernelLaunchRecord> launches;
   *called = false;
   if (tracer.active()) {
     hooks.prepare();
-    tracer.drain(&gpu, &api);
+    tracer.discard();
     tracer.drain_launches();
     tracer.set_keep_launches(true);
     hooks.call();
     launches = tracer.drain_launches();
     tracer.set_keep_launches(false);
-    tracer.drain(&gpu, &api);
+    tracer.discard();
     *called = true;
   }
   std::sort(launches.begin(), launches.end(),

@@ -167,10 +167,7 @@ class Session {
     if (m_tracer.active()) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));  // let deferred work surface
       check(cudaDeviceSynchronize(), "trailing work");
-      std::vector<GpuActivity> gpu;
-      std::unordered_map<std::uint32_t, ApiCall> api;
-      m_tracer.drain(&gpu, &api);
-      Attribution attr = attribute_activity(windows, gpu, api, ActivityTracer::current_thread());
+      Attribution attr = m_tracer.attribute(windows);
       m_report.foreign_activities = attr.foreign + attr.unordered;
       m_report.foreign_detail = attr.foreign > 0 ? attr.first_foreign : attr.first_unordered;
       for (std::size_t k = 0; k < m_report.runs.size() && k < attr.windows.size(); ++k)

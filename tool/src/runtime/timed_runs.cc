@@ -114,10 +114,7 @@ void TimedLoop::run(const TimedRunHooks& hooks) {
     if (hooks.observe) hooks.observe(step.index, m_schedule.fresh_runs());
   }
   if (m_schedule.advance(seconds_since(m_warm_start)) && m_tracer.active()) {
-    // The warm-up's records are of no use.
-    std::vector<GpuActivity> gpu;
-    std::unordered_map<std::uint32_t, ApiCall> api;
-    m_tracer.drain(&gpu, &api);
+    m_tracer.discard();  // the warm-up's records are of no use
   }
 }
 
@@ -134,10 +131,7 @@ TimingReport TimedLoop::finish() {
   std::vector<TimedWindow> windows;
   for (const Window& w : m_windows) windows.push_back(w.window);
   if (m_tracer.active()) {
-    std::vector<GpuActivity> gpu;
-    std::unordered_map<std::uint32_t, ApiCall> api;
-    m_tracer.drain(&gpu, &api);
-    Attribution attr = attribute_activity(windows, gpu, api, ActivityTracer::current_thread());
+    Attribution attr = m_tracer.attribute(windows);
     out.method = "cupti";
     out.foreign_activities = attr.foreign;
     if (attr.foreign > 0) out.untimed_detail = attr.first_foreign;

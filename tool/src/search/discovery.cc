@@ -101,22 +101,10 @@ std::size_t matching(const std::string& s, std::size_t open, char o, char c) {
   return std::string::npos;
 }
 
-// Splits at `sep` outside (), [], {} and <>-free nesting.
+// Splits at `sep` outside (), [] and {} (not <>), trimmed.
 std::vector<std::string> split_top(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  int depth = 0;
-  std::string cur;
-  for (char c : s) {
-    if (c == '(' || c == '[' || c == '{') ++depth;
-    if (c == ')' || c == ']' || c == '}') --depth;
-    if (c == sep && depth == 0) {
-      out.push_back(trim(cur));
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  out.push_back(trim(cur));
+  std::vector<std::string> out = split_outside_brackets(s, sep);
+  for (std::string& piece : out) piece = trim(piece);
   return out;
 }
 

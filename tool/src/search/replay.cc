@@ -74,11 +74,7 @@ ReplayReport replay(const RunLog& log, const kb::KnowledgeBase& kb,
     lo.max_evals = options.max_evals;
     lo.budget_s = 0;  // no deadline: a replay costs no GPU time
     lo.seed = run.seed;
-    lo.kernel = log.kernel;
-    lo.state = log.state;
-    lo.arch = log.arch;
-    lo.gpu = log.gpu;
-    lo.metrics = log.metrics;
+    lo.facts = {log.kernel, log.state, log.arch, log.gpu, log.metrics};
     lo.prefetch = 0;
     run.outcome = loop.run(lo);
     // A fallback can also happen during the run; the factory's flag says

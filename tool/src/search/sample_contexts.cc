@@ -18,7 +18,7 @@ using policy::KbEstimate;
 // A kernel's context as the tuner's first select() sees it.
 Context tuner_context(const std::string& directives, const LoopOptions& opt,
                       KbEstimate (*estimate)(const Configuration&)) {
-  SpaceDecl decl = parse_directives(directives, opt.kernel, opt.arch);
+  SpaceDecl decl = parse_directives(directives, opt.facts.kernel, opt.facts.arch);
   ConfigSpace space = enumerate_space(decl, decl.flags);
   std::vector<KbEstimate> estimates;
   for (const Configuration& c : space.configs) estimates.push_back(estimate(c));
@@ -50,15 +50,11 @@ KbEstimate memory_bound_estimate(const Configuration& c) {
 
 Context memory_bound_kernel(std::uint64_t seed) {
   LoopOptions opt;
-  opt.kernel = "softmax.cu";
-  opt.state = "memory_bound";
-  opt.arch = "sm_90";
-  opt.gpu = "NVIDIA H100 80GB HBM3";
-  opt.metrics = {{"dram_throughput_pct", 86},        {"sm_throughput_pct", 24},
+  opt.facts = {"softmax.cu", "memory_bound", "sm_90", "NVIDIA H100 80GB HBM3", {{"dram_throughput_pct", 86},        {"sm_throughput_pct", 24},
                  {"achieved_occupancy_pct", 41},     {"theoretical_occupancy_pct", 50},
                  {"occupancy_limited_by_registers", 0}, {"occupancy_limited_by_block_size", 1},
                  {"block_size", 128},                {"registers_per_thread", 32},
-                 {"global_sectors_per_request", 4},  {"duration_us", 182.5}};
+                 {"global_sectors_per_request", 4},  {"duration_us", 182.5}}};
   opt.max_evals = 12;
   opt.budget_s = 600;
   opt.seed = seed;
@@ -84,13 +80,9 @@ KbEstimate compute_bound_estimate(const Configuration& c) {
 
 Context compute_bound_kernel(std::uint64_t seed) {
   LoopOptions opt;
-  opt.kernel = "gemm_tile.cu";
-  opt.state = "compute_bound";
-  opt.arch = "sm_90";
-  opt.gpu = "NVIDIA H200";
-  opt.metrics = {{"sm_throughput_pct", 81}, {"dram_throughput_pct", 31}, {"ipc", 3.1},
+  opt.facts = {"gemm_tile.cu", "compute_bound", "sm_90", "NVIDIA H200", {{"sm_throughput_pct", 81}, {"dram_throughput_pct", 31}, {"ipc", 3.1},
                  {"registers_per_thread", 128}, {"spill_bytes", 64}, {"achieved_occupancy_pct", 22},
-                 {"occupancy_limited_by_registers", 1}, {"duration_us", 950}};
+                 {"occupancy_limited_by_registers", 1}, {"duration_us", 950}}};
   opt.max_evals = 7;
   opt.budget_s = 300;
   opt.seed = seed;

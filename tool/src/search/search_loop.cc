@@ -48,11 +48,7 @@ int reachable(const ConfigSpace& space, const LoopOptions& opt) {
 // What every context of a run says about the kernel, before its actions.
 policy::Context kernel_context(const LoopOptions& opt) {
   policy::Context ctx;
-  ctx.kernel = opt.kernel;
-  ctx.state = opt.state;
-  ctx.arch = opt.arch;
-  ctx.gpu = opt.gpu;
-  ctx.metrics = opt.metrics;
+  static_cast<policy::KernelFacts&>(ctx) = opt.facts;
   return ctx;
 }
 

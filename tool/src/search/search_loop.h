@@ -23,9 +23,7 @@ struct LoopOptions {
   std::vector<int> devices = {0};       // one measurement at a time on each
   int prefetch = 4;                     // further picks of the policy prepared ahead
   std::uint64_t seed = 0;
-  // What the policy's context says about the kernel.
-  std::string kernel, state = "unclassified", arch, gpu;
-  std::map<std::string, double> metrics;
+  policy::KernelFacts facts = {.state = "unclassified"};  // what the policy's context says about the kernel
 };
 
 struct LoopProgress {

@@ -24,17 +24,12 @@
 #include "search/search_loop.h"
 #include "search/speculation.h"
 #include "search/tune_phases.h"
+#include "common/text.h"
 
 namespace fs = std::filesystem;
 
 namespace kernelblaster::search {
 namespace {
-
-std::string format_speedup(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2fx", x);
-  return buf;
-}
 
 // Every visible GPU: devices answer the probe from 0 up.
 std::vector<int> visible_devices(GpuProbe& probe) {
@@ -209,8 +204,8 @@ void decide_winner(const TuneOptions& opt, const LoopOutcome& outcome, const Spa
   sum.flags = winner.flags;
   if (best.speedup < opt.min_speedup)
     return conclude(sum, TuneVerdict::no_gain,
-                    "best " + format_speedup(best.speedup) + " (" + best.id + ") is below --min-speedup " +
-                        format_speedup(opt.min_speedup));
+                    "best " + speedup_text(best.speedup) + " (" + best.id + ") is below --min-speedup " +
+                        speedup_text(opt.min_speedup));
   // Believe the winner only after a fresh look: twice the seeds, new ones,
   // spread over every GPU of the run; all must pass, the lowest speedup counts.
   phases.next("reverify");
@@ -230,9 +225,9 @@ void decide_winner(const TuneOptions& opt, const LoopOutcome& outcome, const Spa
   sum.reference_median_us = believed.result.reference_median_us;
   if (sum.speedup < opt.min_speedup)
     return conclude(sum, TuneVerdict::no_gain,
-                    "the winner " + best.id + " re-measured at " + format_speedup(sum.speedup) +
+                    "the winner " + best.id + " re-measured at " + speedup_text(sum.speedup) +
                         (sum.devices.size() > 1 ? " (its lowest over the GPUs)" : "") + ", below --min-speedup " +
-                        format_speedup(opt.min_speedup));
+                        speedup_text(opt.min_speedup));
   if (!opt.out.empty()) write_file_atomic(opt.out, measurer.source_of(winner));
   conclude(sum, TuneVerdict::tuned, "");
 }
@@ -283,9 +278,9 @@ LoopOptions loop_options(const TuneOptions& opt, const TuneSummary& sum, const C
   lo.devices = sum.devices;
   lo.prefetch = std::max(2, pool.threads());
   lo.seed = opt.seed;
-  lo.kernel = kernel;
-  lo.arch = cs.arch;
-  lo.gpu = gpu.name;
+  lo.facts.kernel = kernel;
+  lo.facts.arch = cs.arch;
+  lo.facts.gpu = gpu.name;
   return lo;
 }
 
@@ -296,7 +291,7 @@ std::function<void(const LoopProgress&)> progress_lines(const TuneOptions& opt, 
   return [&opt, kernel, say](const LoopProgress& p) {
     if (opt.quiet) return;
     std::string line = "[tune] " + kernel + "  " + std::to_string(p.done) + "/" + std::to_string(p.total) +
-                       "  best " + format_speedup(p.best_speedup);
+                       "  best " + speedup_text(p.best_speedup);
     if (!p.best_id.empty()) line += " (" + p.best_id + ")";
     if (p.seconds_left >= 0) line += "  " + std::to_string(static_cast<int>(p.seconds_left + 0.5)) + " s left";
     line += ", ~" + std::to_string(evaluations_left_estimate(p)) + " more";
@@ -408,7 +403,7 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   std::vector<std::string> guesses;
   {
     PolicyChoice guesser = choose_policy(opt.policy, nullptr);
-    guesses = speculate_builds(measurer, ts.space, estimates_of(knowledge, lo.state, cs.arch, ts.space),
+    guesses = speculate_builds(measurer, ts.space, estimates_of(knowledge, lo.facts.state, cs.arch, ts.space),
                                *guesser.policy, lo, speculative_build_count(pool.threads()));
   }
 
@@ -417,8 +412,8 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
 
   phases.next("profile");
   classify_original(tc, probe, target, measurer, knowledge, opt, kernel, say, sum, log);
-  lo.state = log.state;
-  lo.metrics = log.metrics;
+  lo.facts.state = log.state;
+  lo.facts.metrics = log.metrics;
 
   phases.next("loop");
   SearchLoop loop(ts.space, estimates_of(knowledge, log.state, cs.arch, ts.space), measurer, *choice.policy,
