@@ -146,8 +146,8 @@ TEST(BFloat16, ConvertsKnownBitPatterns) {
 TEST(ElementType, ParsesEveryName) {
   ElementType t;
   for (const char* n : {"f32", "f64", "f16", "bf16", "i8", "u8", "i16", "i32", "u32", "i64"})
-    EXPECT_TRUE(element_type_from_name(n, &t)) << n;
-  EXPECT_FALSE(element_type_from_name("fp32", &t));
+    EXPECT_TRUE(dtype_from_name(n, &t)) << n;
+  EXPECT_FALSE(dtype_from_name("fp32", &t));
 }
 
 }  // namespace

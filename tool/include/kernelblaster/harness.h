@@ -39,9 +39,6 @@
 namespace kernelblaster {
 
 
-std::size_t dtype_size(DType t);
-const char* dtype_name(DType t);
-bool dtype_is_float(DType t);
 
 // How input values are drawn. Every draw is a pure function of
 // (seed, buffer name, element index), so inputs are reproducible across

@@ -217,15 +217,8 @@ GateOutcome decide(GateCall& c, const std::string& self_exe, nlohmann::json& out
     return {77, "skipped: " + gpu.reason, false};
   }
   Toolchain tc = find_toolchain(self_exe);
-  const std::string work = make_work_dir("kernelblaster-gate");
-  try {
-    GateOutcome g = run_gate(c, flags, untuned, tc, probe, gpu, work, out);
-    fs::remove_all(work);
-    return g;
-  } catch (...) {
-    fs::remove_all(work);
-    throw;
-  }
+  const WorkDir work("kernelblaster-gate");
+  return run_gate(c, flags, untuned, tc, probe, gpu, work.path(), out);
 }
 
 // The verdict kept for the build's report, with the hash of what was judged.

@@ -158,14 +158,8 @@ JobResult run_job(const Job& job, const Settings& st, llm::Client& client, GpuPr
                   const std::string& self_exe) {
   JobResult jr;
   const auto t0 = std::chrono::steady_clock::now();
-  std::string scratch = make_work_dir("kernelblaster-optimize");
-  struct Cleanup {
-    std::string dir;
-    ~Cleanup() {
-      std::error_code ec;
-      fs::remove_all(dir, ec);
-    }
-  } cleanup{scratch};
+  const WorkDir work("kernelblaster-optimize");
+  const std::string& scratch = work.path();
 
   optimize::KernelTarget target;
   target.kernel = job.name;

@@ -30,6 +30,11 @@ std::string make_work_dir(const std::string& prefix) {
   return tmpl;
 }
 
+WorkDir::~WorkDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(m_path, ec);
+}
+
 bool read_file_if_present(const std::string& path, std::string* out) {
   try {
     *out = read_file(path);

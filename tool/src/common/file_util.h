@@ -24,6 +24,21 @@ std::string find_on_path(const std::string& program);
 // throws std::runtime_error naming the temp dir on failure.
 std::string make_work_dir(const std::string& prefix);
 
+// A make_work_dir() directory that is removed, with all it holds, when the
+// object goes. A removal that fails is left to the system's temp cleaning:
+// the work it held is done either way.
+class WorkDir {
+ public:
+  explicit WorkDir(const std::string& prefix) : m_path(make_work_dir(prefix)) {}
+  ~WorkDir();
+  WorkDir(const WorkDir&) = delete;
+  WorkDir& operator=(const WorkDir&) = delete;
+  const std::string& path() const { return m_path; }
+
+ private:
+  std::string m_path;
+};
+
 // Where the per-GPU lock files live: KERNELBLASTER_LOCK_DIR, else
 // /tmp/kernelblaster-locks (one place for eval, gate and tune).
 std::string default_lock_dir();

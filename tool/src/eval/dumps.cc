@@ -18,7 +18,7 @@ const unsigned char* LoadedDump::data() const {
   return mapped ? static_cast<const unsigned char*>(mapped.get()) : reinterpret_cast<const unsigned char*>(bytes.data());
 }
 
-OutputView LoadedDump::view() const { return {type, data(), static_cast<std::int64_t>(size() / element_bytes(type))}; }
+OutputView LoadedDump::view() const { return {type, data(), static_cast<std::int64_t>(size() / dtype_size(type))}; }
 
 const BufferDecl& buffer_decl(const HarnessReport& r, const std::string& name) {
   for (const BufferDecl& b : r.buffers)
@@ -37,7 +37,7 @@ namespace {
 ElementType dump_type(const HarnessReport& r, const OutputDump& d) {
   const std::string& dtype = d.dtype.empty() ? buffer_decl(r, d.name).dtype : d.dtype;
   ElementType t;
-  if (!element_type_from_name(dtype, &t)) throw std::runtime_error("unknown dtype " + dtype);
+  if (!dtype_from_name(dtype, &t)) throw std::runtime_error("unknown dtype " + dtype);
   return t;
 }
 
@@ -49,7 +49,7 @@ LoadedDump load_dump_sample(const HarnessReport& r, const std::string& dir, cons
   LoadedDump out;
   out.type = dump_type(r, d);
   out.poison = d.poison_byte;
-  const std::int64_t eb = static_cast<std::int64_t>(element_bytes(out.type));
+  const std::int64_t eb = static_cast<std::int64_t>(dtype_size(out.type));
   std::ifstream in(dir + "/" + d.file, std::ios::binary);
   in.seekg(0, std::ios::end);
   if (!in || static_cast<std::int64_t>(in.tellg()) != d.count * eb)
@@ -79,7 +79,7 @@ LoadedDump load_dump(const HarnessReport& r, const std::string& dir, const Outpu
     throw std::runtime_error("dump " + d.file + " is not a regular file");
   }
   const std::size_t size = static_cast<std::size_t>(st.st_size);
-  const std::size_t expected = static_cast<std::size_t>(d.count) * element_bytes(out.type);
+  const std::size_t expected = static_cast<std::size_t>(d.count) * dtype_size(out.type);
   if (size != expected) {
     ::close(fd);
     throw std::runtime_error("dump " + d.file + " has " + std::to_string(size) + " bytes, expected " +

@@ -15,8 +15,8 @@ double input_bytes(const HarnessReport& r, const std::string& label) {
     if (b.role != "input" && b.role != "inout") continue;
     ElementType t;
     auto it = b.elements_per_size.find(label);
-    if (it == b.elements_per_size.end() || !element_type_from_name(b.dtype, &t)) continue;
-    bytes += static_cast<double>(it->second) * static_cast<double>(element_bytes(t));
+    if (it == b.elements_per_size.end() || !dtype_from_name(b.dtype, &t)) continue;
+    bytes += static_cast<double>(it->second) * static_cast<double>(dtype_size(t));
   }
   return bytes;
 }

@@ -49,21 +49,12 @@ void SandboxRecord::add(const SandboxRecord& other) {
 }
 
 std::string result_to_json(const EvalResult& r) {
-  nlohmann::json j;
-  j["status"] = status_name(r.status);
-  j["accepted"] = r.status == Status::ok;
-  j["detail"] = r.detail;
-  j["speedup"] = r.speedup;
-  j["reverified"] = r.reverified;
-  j["device"] = r.device;
-  j["timing"] = r.timing;
-  j["checks"] = r.checks;
-  j["calibration"] = r.calibration;
-  j["notes"] = r.notes;
-  j["eval_seconds"] = r.eval_seconds;
-  j["compile_seconds"] = r.compile_seconds;
-  j["prepare_seconds"] = r.prepare_seconds;
-  j["wall_seconds"] = r.wall_seconds;
+  nlohmann::json j = {
+      {"status", status_name(r.status)}, {"accepted", r.status == Status::ok}, {"detail", r.detail},
+      {"speedup", r.speedup},            {"reverified", r.reverified},         {"device", r.device},
+      {"timing", r.timing},              {"checks", r.checks},                 {"calibration", r.calibration},
+      {"notes", r.notes},                {"eval_seconds", r.eval_seconds},     {"compile_seconds", r.compile_seconds},
+      {"prepare_seconds", r.prepare_seconds}, {"wall_seconds", r.wall_seconds}};
   j["phase_seconds"] = nlohmann::json::array();
   for (const auto& [phase, seconds] : r.phase_seconds)
     j["phase_seconds"].push_back({{"phase", phase}, {"seconds", seconds}});

@@ -38,6 +38,17 @@ Judgement judgement_of(const EvalResult& r) {
   return v;
 }
 
+Judgement judgement_of(const std::function<EvalResult()>& evaluate) {
+  try {
+    return judgement_of(evaluate());
+  } catch (const std::exception& x) {
+    Judgement v;
+    v.status = Status::tool_error;
+    v.detail = x.what();
+    return v;
+  }
+}
+
 EngineJudge::EngineJudge(Toolchain toolchain, GpuProbe& probe, EngineTarget target, int device)
     : m_toolchain(std::move(toolchain)), m_probe(probe), m_target(std::move(target)), m_device(device) {}
 
@@ -73,14 +84,7 @@ Judgement EngineJudge::evaluate(const std::string& binary, int seeds, bool profi
   // that the one-pass set lacks, and a step's state comes from its base's
   // profile (the original's, or the last kept candidate's).
   if (profiled) req.profile = profile::MetricSet::full;
-  try {
-    return judgement_of(Evaluator(m_toolchain, m_probe).evaluate(req));
-  } catch (const std::exception& x) {
-    Judgement v;
-    v.status = Status::tool_error;
-    v.detail = x.what();
-    return v;
-  }
+  return judgement_of([&] { return Evaluator(m_toolchain, m_probe).evaluate(req); });
 }
 
 Judgement EngineJudge::judge_original() {

@@ -7,6 +7,7 @@
 // ride in the same processes.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 
@@ -43,5 +44,8 @@ class EngineJudge final : public CandidateJudge {
 
 // The engine's result as the loop sees it.
 Judgement judgement_of(const EvalResult& result);
+// judgement_of(evaluate()); a tool_error with the exception's text when it
+// throws (the loop goes on).
+Judgement judgement_of(const std::function<EvalResult()>& evaluate);
 
 }  // namespace kernelblaster::optimize

@@ -36,14 +36,7 @@ Judgement KernelBenchJudge::evaluate(const std::string& candidate_path, int seed
   // The full set: the state rules read access-pattern and stall counters
   // the one-pass set lacks (measured: RMSNorm's cheap profile matched no rule).
   if (profiled) req.run.profile = profile::MetricSet::full;
-  try {
-    return judgement_of(kernelbench::evaluate_kernelbench(req, m_toolchain, m_probe));
-  } catch (const std::exception& x) {
-    Judgement v;
-    v.status = Status::tool_error;
-    v.detail = x.what();
-    return v;
-  }
+  return judgement_of([&] { return kernelbench::evaluate_kernelbench(req, m_toolchain, m_probe); });
 }
 
 // The original's profile (the full set, once per run) is what the loop

@@ -139,18 +139,23 @@ llm::Result Loop::ask(const llm::Request& request, double* seconds) {
   return res;
 }
 
+llm::Result Loop::exchange(Exchange& x) {
+  llm::Result res = ask(x.request, &x.llm_s);
+  x.llm_outcome = res.outcome;
+  x.reply = res.reply.text;
+  x.input_tokens = res.reply.usage.input;
+  x.output_tokens = res.reply.usage.output;
+  x.cost_usd = res.cost_usd;
+  x.from_cache = res.from_cache;
+  return res;
+}
+
 Attempt Loop::attempt(const std::string& tag, int number, const llm::Request& request) {
   Attempt a;
   a.number = number;
   a.tag = tag;
   a.request = request;
-  llm::Result res = ask(request, &a.llm_s);
-  a.llm_outcome = res.outcome;
-  a.reply = res.reply.text;
-  a.input_tokens = res.reply.usage.input;
-  a.output_tokens = res.reply.usage.output;
-  a.cost_usd = res.cost_usd;
-  a.from_cache = res.from_cache;
+  llm::Result res = exchange(a);
   if (res.outcome == llm::Outcome::truncated) {
     a.end = AttemptEnd::no_code;
     a.detail = "the reply was cut off at the token limit before its code ended";
@@ -344,12 +349,7 @@ void Loop::review(bool* stop_run) {
   const std::size_t first = m_result.steps.size() - std::min<std::size_t>(m_result.steps.size(), m_options.review_every);
   std::vector<Step> recent(m_result.steps.begin() + static_cast<std::ptrdiff_t>(first), m_result.steps.end());
   rv.request = knowledge_update_request(m_kb, recent, m_target.arch, m_target.gpu);
-  llm::Result res = ask(rv.request, &rv.llm_s);
-  rv.llm_outcome = res.outcome;
-  rv.reply = res.reply.text;
-  rv.input_tokens = res.reply.usage.input;
-  rv.output_tokens = res.reply.usage.output;
-  rv.cost_usd = res.cost_usd;
+  llm::Result res = exchange(rv);
   if (!res.ok()) {
     rv.detail = std::string(llm::outcome_name(res.outcome)) + ": " + res.detail;
     if (ends_the_run(res.outcome)) {

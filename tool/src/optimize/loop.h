@@ -52,24 +52,29 @@ struct LoopOptions {
 using rewrite::KernelTarget;
 
 
-struct Attempt {
-  int number = 0;  // 0: the lowering request; 1..: fix attempts
-  std::string tag; // "t0-s1-a2"
-  AttemptEnd end = AttemptEnd::llm_failed;
-  Status status = Status::ok;  // the judge's, for verified and rejected
-  llm::Outcome llm_outcome = llm::Outcome::ok;
-  std::string detail;          // one line
-  std::string feedback;        // what a fix prompt shows when it is more than `detail` (the compiler's lines)
-  std::string code;            // the candidate, when one was extracted
+// One request to the model and what came back: an attempt's or a review's.
+struct Exchange {
+  std::string tag;  // "t0-s1-a2", "review-1": the name of its files
   llm::Request request;
   std::string reply;
+  llm::Outcome llm_outcome = llm::Outcome::ok;
   std::int64_t input_tokens = 0, output_tokens = 0;
   double cost_usd = 0;
   bool from_cache = false;
+  double llm_s = 0;
+};
+
+struct Attempt : Exchange {
+  int number = 0;  // 0: the lowering request; 1..: fix attempts
+  AttemptEnd end = AttemptEnd::llm_failed;
+  Status status = Status::ok;  // the judge's, for verified and rejected
+  std::string detail;          // one line
+  std::string feedback;        // what a fix prompt shows when it is more than `detail` (the compiler's lines)
+  std::string code;            // the candidate, when one was extracted
   double speedup = 0;          // over the original; verified only
   double median_us = 0;        // verified only
   std::map<std::string, double> metrics;  // the judge's profile of it; may be empty
-  double llm_s = 0, judge_s = 0;
+  double judge_s = 0;
 };
 
 struct Step {
@@ -95,18 +100,11 @@ struct Step {
 
 // One review of the KB by the model (knowledge_update.h): applied only when
 // the whole proposal is valid.
-struct Review {
-  std::string tag;          // "review-1"
+struct Review : Exchange {
   int steps_seen = 0;       // the run's steps before it
   bool applied = false;
   std::string detail;       // why it was refused, or what it changed, one line
   KnowledgeUpdate update;   // applied ones only
-  llm::Request request;
-  std::string reply;
-  llm::Outcome llm_outcome = llm::Outcome::ok;
-  std::int64_t input_tokens = 0, output_tokens = 0;
-  double cost_usd = 0;
-  double llm_s = 0;
 };
 
 // The reward of a step that produced no verified kernel: as bad as halving
@@ -162,6 +160,8 @@ class Loop {
   Attempt attempt(const std::string& tag, int number, const llm::Request& request);
   // The client's answer, timed, and charged to the run's counters.
   llm::Result ask(const llm::Request& request, double* seconds);
+  // ask() with x.request, its answer written into `x`.
+  llm::Result exchange(Exchange& x);
   policy::Context context(const Base& base, const std::string& state, const std::vector<Step>& earlier, int trajectory,
                           int index) const;
   void say(const std::string& line) const;

@@ -51,6 +51,17 @@ json request_json(const llm::Request& r) {
   return j;
 }
 
+// What a prompts/<tag>.json file holds of any exchange with the model.
+json exchange_json(const Exchange& x) {
+  return {{"tag", x.tag},
+          {"request", request_json(x.request)},
+          {"reply", x.reply},
+          {"llm_outcome", std::string(llm::outcome_name(x.llm_outcome))},
+          {"tokens", {{"input", x.input_tokens}, {"output", x.output_tokens}}},
+          {"cost_usd", x.cost_usd},
+          {"seconds", x.llm_s}};
+}
+
 }  // namespace
 
 std::string trajectory_json(const RunResult& result) {
@@ -162,27 +173,13 @@ void write_run_artifacts(const std::string& dir, const KernelTarget& target, con
   if (ec) throw std::runtime_error("cannot create the run directory " + dir + ": " + ec.message());
   for (const Step& s : result.steps)
     for (const Attempt& a : s.attempts) {
-      json p = {{"tag", a.tag},
-                {"request", request_json(a.request)},
-                {"reply", a.reply},
-                {"llm_outcome", std::string(llm::outcome_name(a.llm_outcome))},
-                {"tokens", {{"input", a.input_tokens}, {"output", a.output_tokens}}},
-                {"cost_usd", a.cost_usd},
-                {"from_cache", a.from_cache},
-                {"seconds", a.llm_s}};
+      json p = exchange_json(a);
+      p["from_cache"] = a.from_cache;
       write_file(dir + "/prompts/" + a.tag + ".json", p.dump(2) + "\n");
       if (!a.code.empty()) write_file(dir + "/candidates/" + a.tag + ".cu", a.code);
     }
-  for (const Review& rv : result.reviews) {
-    json p = {{"tag", rv.tag},
-              {"request", request_json(rv.request)},
-              {"reply", rv.reply},
-              {"llm_outcome", std::string(llm::outcome_name(rv.llm_outcome))},
-              {"tokens", {{"input", rv.input_tokens}, {"output", rv.output_tokens}}},
-              {"cost_usd", rv.cost_usd},
-              {"seconds", rv.llm_s}};
-    write_file(dir + "/prompts/" + rv.tag + ".json", p.dump(2) + "\n");
-  }
+  for (const Review& rv : result.reviews)
+    write_file(dir + "/prompts/" + rv.tag + ".json", exchange_json(rv).dump(2) + "\n");
   if (result.second_opinion.opinion != Opinion::not_asked)
     write_file(dir + "/prompts/second-opinion.json",
                json{{"request", request_json(result.second_opinion_request)}, {"reply", result.second_opinion_reply}}.dump(2) +

@@ -40,27 +40,20 @@ GpuFacts gpu_facts_from_json(const std::string& text) {
 }
 
 std::string gpu_facts_to_json(const GpuFacts& f, bool with_ceilings) {
-  nlohmann::json j;
-  j["name"] = f.fingerprint.name;
-  j["cc"] = std::to_string(f.fingerprint.cc_major) + "." + std::to_string(f.fingerprint.cc_minor);
-  j["sm_count"] = f.fingerprint.sm_count;
-  j["memory_bytes"] = f.memory_bytes;
-  j["l2_bytes"] = f.l2_bytes;
-  j["sm_clock_max_mhz"] = f.sm_clock_max_mhz;
-  j["memory_clock_mhz"] = f.memory_clock_mhz;
-  j["memory_bus_bits"] = f.memory_bus_bits;
-  j["driver_version"] = f.driver_version;
-  j["cuda_driver_version"] = f.cuda_driver_version;
-  j["chip"] = f.chip;
-  j["counters"] = {{"supported", f.counters_supported}, {"reason", f.counters_reason}};
-  j["fingerprint"] = f.fingerprint.key();
-  if (with_ceilings) {
-    j["copy_memcpy_gbs"] = f.copy_memcpy_gbs;
-    j["copy_kernel_gbs"] = f.copy_kernel_gbs;
-    j["fp32_gflops"] = f.fp32_gflops;
-    j["fp16_gflops"] = f.fp16_gflops;
-    j["tensor_gflops"] = f.tensor_gflops;
-  }
+  nlohmann::json j = {
+      {"name", f.fingerprint.name},
+      {"cc", std::to_string(f.fingerprint.cc_major) + "." + std::to_string(f.fingerprint.cc_minor)},
+      {"sm_count", f.fingerprint.sm_count},     {"memory_bytes", f.memory_bytes},
+      {"l2_bytes", f.l2_bytes},                 {"sm_clock_max_mhz", f.sm_clock_max_mhz},
+      {"memory_clock_mhz", f.memory_clock_mhz}, {"memory_bus_bits", f.memory_bus_bits},
+      {"driver_version", f.driver_version},     {"cuda_driver_version", f.cuda_driver_version},
+      {"chip", f.chip},
+      {"counters", {{"supported", f.counters_supported}, {"reason", f.counters_reason}}},
+      {"fingerprint", f.fingerprint.key()}};
+  if (with_ceilings)
+    j.update({{"copy_memcpy_gbs", f.copy_memcpy_gbs}, {"copy_kernel_gbs", f.copy_kernel_gbs},
+              {"fp32_gflops", f.fp32_gflops},         {"fp16_gflops", f.fp16_gflops},
+              {"tensor_gflops", f.tensor_gflops}});
   return j.dump(2);
 }
 

@@ -11,34 +11,6 @@
 
 namespace kernelblaster {
 
-bool element_type_from_name(const std::string& n, ElementType* out) {
-  static const struct { const char* name; ElementType type; } kTypes[] = {
-      {"f32", ElementType::f32}, {"f64", ElementType::f64}, {"f16", ElementType::f16},
-      {"bf16", ElementType::bf16}, {"i8", ElementType::i8}, {"u8", ElementType::u8},
-      {"i16", ElementType::i16}, {"i32", ElementType::i32}, {"u32", ElementType::u32},
-      {"i64", ElementType::i64}};
-  for (const auto& t : kTypes)
-    if (n == t.name) {
-      *out = t.type;
-      return true;
-    }
-  return false;
-}
-
-std::size_t element_bytes(ElementType t) {
-  switch (t) {
-    case ElementType::f64: case ElementType::i64: return 8;
-    case ElementType::f32: case ElementType::i32: case ElementType::u32: return 4;
-    case ElementType::f16: case ElementType::bf16: case ElementType::i16: return 2;
-    case ElementType::i8: case ElementType::u8: return 1;
-  }
-  return 0;
-}
-
-bool is_floating(ElementType t) {
-  return t == ElementType::f32 || t == ElementType::f64 || t == ElementType::f16 || t == ElementType::bf16;
-}
-
 float half_to_float(std::uint16_t h) {
   std::uint32_t sign = (h >> 15) & 1u, exp = (h >> 10) & 0x1Fu, man = h & 0x3FFu;
   float v;
@@ -90,7 +62,7 @@ const std::vector<float>& half_table() {
 
 // Elements [begin, begin + n) of `v` as doubles.
 void decode(const OutputView& v, std::int64_t begin, std::int64_t n, double* out) {
-  const std::size_t w = element_bytes(v.type);
+  const std::size_t w = dtype_size(v.type);
   const unsigned char* p = v.data + begin * static_cast<std::int64_t>(w);
   switch (v.type) {
     case ElementType::f16: {
@@ -127,7 +99,7 @@ void poisoned_words(const unsigned char* p, std::int64_t n, std::uint8_t b, bool
 
 // Whether each element of [begin, begin + n) has every byte equal to `b`.
 void poisoned(const OutputView& v, std::int64_t begin, std::int64_t n, std::uint8_t b, bool* out) {
-  const std::size_t w = element_bytes(v.type);
+  const std::size_t w = dtype_size(v.type);
   const unsigned char* p = v.data + begin * static_cast<std::int64_t>(w);
   switch (w) {
     case 1: return poisoned_words<std::uint8_t>(p, n, b, out);
@@ -217,7 +189,7 @@ double reference_scale(const OutputView& ref, std::int64_t n, double* ref_sq) {
 // Whether a candidate element with the poison's bytes is never finite
 // (0xFF in a float type: a NaN); then a finite element is written.
 bool poison_never_finite(ElementType type, std::uint8_t poison_byte) {
-  if (!is_floating(type)) return false;
+  if (!dtype_is_float(type)) return false;
   unsigned char pattern[8];
   std::memset(pattern, poison_byte, sizeof pattern);
   return !std::isfinite(element_value(type, pattern));
@@ -378,7 +350,7 @@ OutputError compare_output(const std::string& name, const OutputView& ref, const
 
 std::int64_t allclose_failures(const OutputView& reference, const OutputView& candidate, double rtol, double atol,
                                bool equal_nan) {
-  const std::size_t rw = element_bytes(reference.type), cw = element_bytes(candidate.type);
+  const std::size_t rw = dtype_size(reference.type), cw = dtype_size(candidate.type);
   std::int64_t failures = 0;
   const std::int64_t n = std::min(reference.count, candidate.count);
   for (std::int64_t i = 0; i < n; ++i) {
@@ -394,7 +366,7 @@ std::int64_t allclose_failures(const OutputView& reference, const OutputView& ca
 }
 
 std::int64_t scrub_pattern_elements(const OutputView& v) {
-  const std::size_t w = element_bytes(v.type);
+  const std::size_t w = dtype_size(v.type);
   if (w != 2 && w != 4 && w != 8) return 0;
   unsigned char pattern[8];
   for (std::size_t b = 0; b < 8; ++b) pattern[b] = static_cast<unsigned char>(kScrubWord >> (8 * (b % 4)));

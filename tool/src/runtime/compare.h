@@ -25,10 +25,6 @@ struct OutputError {
 // The harness runtime's element types (kernelblaster/dtype.h), under the name the comparison uses.
 using ElementType = DType;
 
-// Parses "f32", "bf16", ...; false for an unknown name.
-bool element_type_from_name(const std::string& name, ElementType* out);
-std::size_t element_bytes(ElementType t);
-bool is_floating(ElementType t);
 // IEEE half and bfloat16 to float, done here so the tool needs no CUDA headers.
 float half_to_float(std::uint16_t h);
 float bfloat16_to_float(std::uint16_t b);

@@ -81,14 +81,14 @@ struct Arg {
 
 bool dtype_width(const std::string& name, std::size_t* width) {
   ElementType t;
-  if (!element_type_from_name(name, &t)) return false;
-  *width = element_bytes(t);
+  if (!dtype_from_name(name, &t)) return false;
+  *width = dtype_size(t);
   return true;
 }
 
 bool is_float_dtype(const std::string& name) {
   ElementType t;
-  return element_type_from_name(name, &t) && is_floating(t);
+  return dtype_from_name(name, &t) && dtype_is_float(t);
 }
 
 ToleranceSpec default_tolerance(const std::string& dtype) {
@@ -647,9 +647,9 @@ class Runtime {
       const BufferDecl* decl = nullptr;
       for (const BufferDecl& b : m_report.buffers)
         if (b.name == d.name) decl = &b;
-      if (!decl || !element_type_from_name(decl->dtype, &type)) continue;
+      if (!decl || !dtype_from_name(decl->dtype, &type)) continue;
       std::string poisoned = read_file(m_out + "/" + d.file);
-      const std::size_t w = element_bytes(type);
+      const std::size_t w = dtype_size(type);
       if (poisoned.size() != it->second.size()) continue;
       if (poisoned == it->second) continue;  // the same answer both ways (most originals): nothing lost
       std::int64_t lost = 0;

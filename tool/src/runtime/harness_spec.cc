@@ -5,36 +5,6 @@
 
 namespace kernelblaster {
 
-std::size_t dtype_size(DType t) {
-  switch (t) {
-    case DType::f64: case DType::i64: return 8;
-    case DType::f32: case DType::i32: case DType::u32: return 4;
-    case DType::f16: case DType::bf16: case DType::i16: return 2;
-    case DType::i8: case DType::u8: return 1;
-  }
-  return 0;
-}
-
-const char* dtype_name(DType t) {
-  switch (t) {
-    case DType::f32: return "f32";
-    case DType::f64: return "f64";
-    case DType::f16: return "f16";
-    case DType::bf16: return "bf16";
-    case DType::i8: return "i8";
-    case DType::u8: return "u8";
-    case DType::i16: return "i16";
-    case DType::i32: return "i32";
-    case DType::u32: return "u32";
-    case DType::i64: return "i64";
-  }
-  return "?";
-}
-
-bool dtype_is_float(DType t) {
-  return t == DType::f32 || t == DType::f64 || t == DType::f16 || t == DType::bf16;
-}
-
 const char* role_name(BufferRole role) {
   switch (role) {
     case BufferRole::input: return "input";

@@ -378,14 +378,8 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   const kb::KnowledgeBase knowledge = load_knowledge(kb_path, self_exe, say);
 
   // Scratch space and the engine.
-  std::string tmpl = make_work_dir("kernelblaster-tune");
-  struct Cleanup {
-    std::string dir;
-    ~Cleanup() {
-      std::error_code ec;
-      fs::remove_all(dir, ec);
-    }
-  } cleanup{tmpl};
+  const WorkDir scratch("kernelblaster-tune");
+  const std::string& tmpl = scratch.path();
   const EngineTarget target = engine_target(opt, source, ts, cs, tmpl);
   Toolchain tc = find_toolchain(self_exe);
   CompilePool pool;
@@ -437,36 +431,25 @@ const char* tune_verdict_name(TuneVerdict v) {
 }
 
 std::string tune_summary_to_json(const TuneSummary& s) {
-  nlohmann::json j;
-  j["status"] = tune_verdict_name(s.status);
-  if (!s.reason.empty()) j["reason"] = s.reason;
-  j["source"] = s.source;
-  j["out"] = s.exit_code == 0 ? s.out : "";
-  j["speedup"] = s.speedup;
-  j["search_speedup"] = s.search_speedup;
-  j["config"] = s.config;
-  j["flags"] = s.flags;
-  j["evaluations"] = s.evaluations;
-  j["duplicates"] = s.duplicates;
-  j["space_size"] = s.space_size;
-  j["seconds"] = s.seconds;
-  j["phases_s"] = s.phases_s;
-  j["first_measurement_s"] = s.first_measurement_s;
-  j["builds"] = s.builds;
-  j["speculative_builds"] = s.speculative_builds;
-  j["speculative_builds_used"] = s.speculative_builds_used;
-  j["reverification"] = nlohmann::json::array();
+  nlohmann::json reverification = nlohmann::json::array();
   for (const ReverifyCheck& c : s.reverification)
-    j["reverification"].push_back(
+    reverification.push_back(
         {{"device", c.device}, {"seeds", c.seeds}, {"status", status_name(c.status)}, {"speedup", c.speedup}});
-  j["reference_median_us"] = s.reference_median_us;
-  j["best_median_us"] = s.best_median_us;
-  j["gpu"] = s.gpu;
-  j["arch"] = s.arch;
-  j["devices"] = s.devices;
-  j["state"] = s.state;
-  j["policy"] = s.policy;
-  j["fell_back_to_default"] = s.fell_back_to_default;
+  nlohmann::json j = {
+      {"status", tune_verdict_name(s.status)},  {"source", s.source},
+      {"out", s.exit_code == 0 ? s.out : ""},   {"speedup", s.speedup},
+      {"search_speedup", s.search_speedup},     {"config", s.config},
+      {"flags", s.flags},                       {"evaluations", s.evaluations},
+      {"duplicates", s.duplicates},             {"space_size", s.space_size},
+      {"seconds", s.seconds},                   {"phases_s", s.phases_s},
+      {"first_measurement_s", s.first_measurement_s}, {"builds", s.builds},
+      {"speculative_builds", s.speculative_builds}, {"speculative_builds_used", s.speculative_builds_used},
+      {"reverification", reverification},       {"reference_median_us", s.reference_median_us},
+      {"best_median_us", s.best_median_us},     {"gpu", s.gpu},
+      {"arch", s.arch},                         {"devices", s.devices},
+      {"state", s.state},                       {"policy", s.policy},
+      {"fell_back_to_default", s.fell_back_to_default}};
+  if (!s.reason.empty()) j["reason"] = s.reason;
   return j.dump(2);
 }
 
