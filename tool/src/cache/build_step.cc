@@ -75,22 +75,14 @@ bool mode_from_name(const std::string& name, Mode* out) {
 
 namespace {
 constexpr EnumName<BuildCause> kCauseNames[] = {
-    {BuildCause::applied, "applied"},
-    {BuildCause::tuned, "tuned"},
-    {BuildCause::no_gain, "no_gain"},
-    {BuildCause::below_min_speedup, "below_min_speedup"},
-    {BuildCause::mode_off, "mode_off"},
-    {BuildCause::manifest_unreadable, "manifest_unreadable"},
-    {BuildCause::nvcc_unusable, "nvcc_unusable"},
-    {BuildCause::gpu_unusable, "gpu_unusable"},
-    {BuildCause::no_gpu, "no_gpu"},
-    {BuildCause::other_gpu, "other_gpu"},
-    {BuildCause::no_target, "no_target"},
-    {BuildCause::apply_without_result, "apply_without_result"},
-    {BuildCause::tuning_failed, "tuning_failed"},
-    {BuildCause::dry_run, "dry_run"},
-    {BuildCause::recording, "recording"},
-    {BuildCause::no_harness, "no_harness"},
+    {BuildCause::applied, "applied"},                            {BuildCause::tuned, "tuned"},
+    {BuildCause::no_gain, "no_gain"},                            {BuildCause::below_min_speedup, "below_min_speedup"},
+    {BuildCause::mode_off, "mode_off"},                          {BuildCause::manifest_unreadable, "manifest_unreadable"},
+    {BuildCause::nvcc_unusable, "nvcc_unusable"},                {BuildCause::gpu_unusable, "gpu_unusable"},
+    {BuildCause::no_gpu, "no_gpu"},                              {BuildCause::other_gpu, "other_gpu"},
+    {BuildCause::no_target, "no_target"},                        {BuildCause::apply_without_result, "apply_without_result"},
+    {BuildCause::tuning_failed, "tuning_failed"},                {BuildCause::dry_run, "dry_run"},
+    {BuildCause::recording, "recording"},                        {BuildCause::no_harness, "no_harness"},
 };
 }  // namespace
 

@@ -5,24 +5,15 @@
 namespace kernelblaster {
 namespace {
 constexpr EnumName<Status> kNames[] = {
-    {Status::ok, "ok"},
-    {Status::compile_failed, "compile_failed"},
-    {Status::launch_failed, "launch_failed"},
-    {Status::crashed, "crashed"},
-    {Status::timed_out, "timed_out"},
-    {Status::out_of_memory, "out_of_memory"},
-    {Status::wrong_result, "wrong_result"},
-    {Status::inaccurate, "inaccurate"},
-    {Status::unwritten_output, "unwritten_output"},
-    {Status::input_modified, "input_modified"},
-    {Status::nondeterministic, "nondeterministic"},
-    {Status::cached_result, "cached_result"},
-    {Status::copied_answer, "copied_answer"},
-    {Status::untimed_work, "untimed_work"},
-    {Status::harness_error, "harness_error"},
-    {Status::reference_failed, "reference_failed"},
-    {Status::no_gpu, "no_gpu"},
-    {Status::tool_error, "tool_error"},
+    {Status::ok, "ok"},                              {Status::compile_failed, "compile_failed"},
+    {Status::launch_failed, "launch_failed"},        {Status::crashed, "crashed"},
+    {Status::timed_out, "timed_out"},                {Status::out_of_memory, "out_of_memory"},
+    {Status::wrong_result, "wrong_result"},          {Status::inaccurate, "inaccurate"},
+    {Status::unwritten_output, "unwritten_output"},  {Status::input_modified, "input_modified"},
+    {Status::nondeterministic, "nondeterministic"},  {Status::cached_result, "cached_result"},
+    {Status::copied_answer, "copied_answer"},        {Status::untimed_work, "untimed_work"},
+    {Status::harness_error, "harness_error"},        {Status::reference_failed, "reference_failed"},
+    {Status::no_gpu, "no_gpu"},                      {Status::tool_error, "tool_error"},
     {Status::not_recorded, "not_recorded"},
 };
 

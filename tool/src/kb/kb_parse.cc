@@ -180,31 +180,28 @@ std::set<std::string> with_fields(std::set<std::string> keys) {
   return keys;
 }
 
+// The list doc[`key`] (states, techniques) read entry by entry with `read`;
+// an id used twice fails at its second use.
+template <class Entry, class ReadEntry>
+void read_id_list(const Reader& r, const json& doc, const std::string& key, const char* what, ReadEntry read,
+                  std::vector<Entry>& into) {
+  if (!doc.contains(key)) return;
+  r.expect_array(doc[key], "/" + key);
+  std::map<std::string, std::string> seen;  // id -> pointer of its first use
+  for (std::size_t i = 0; i < doc[key].size(); ++i) {
+    std::string ptr = "/" + key + "/" + std::to_string(i);
+    Entry e = read(r, doc[key][i], ptr);
+    if (auto [it, fresh] = seen.emplace(e.id, ptr); !fresh)
+      r.fail(ptr + "/id", std::string("duplicate ") + what + " id '" + e.id + "' (first at " + it->second + ")");
+    into.push_back(std::move(e));
+  }
+}
+
 KnowledgeBase read_current(const Reader& r, const json& doc) {
   r.check_keys(doc, "", {"schema_version", "states", "techniques", "stats", "transitions"});
   KnowledgeBase kb;
-  std::map<std::string, std::string> seen;  // id -> pointer of its first use
-  if (doc.contains("states")) {
-    r.expect_array(doc["states"], "/states");
-    for (std::size_t i = 0; i < doc["states"].size(); ++i) {
-      std::string ptr = "/states/" + std::to_string(i);
-      State s = read_state(r, doc["states"][i], ptr);
-      if (auto [it, fresh] = seen.emplace(s.id, ptr); !fresh)
-        r.fail(ptr + "/id", "duplicate state id '" + s.id + "' (first at " + it->second + ")");
-      kb.states.push_back(std::move(s));
-    }
-  }
-  seen.clear();
-  if (doc.contains("techniques")) {
-    r.expect_array(doc["techniques"], "/techniques");
-    for (std::size_t i = 0; i < doc["techniques"].size(); ++i) {
-      std::string ptr = "/techniques/" + std::to_string(i);
-      Technique t = read_technique(r, doc["techniques"][i], ptr);
-      if (auto [it, fresh] = seen.emplace(t.id, ptr); !fresh)
-        r.fail(ptr + "/id", "duplicate technique id '" + t.id + "' (first at " + it->second + ")");
-      kb.techniques.push_back(std::move(t));
-    }
-  }
+  read_id_list(r, doc, "states", "state", read_state, kb.states);
+  read_id_list(r, doc, "techniques", "technique", read_technique, kb.techniques);
   if (doc.contains("stats")) {
     r.expect_array(doc["stats"], "/stats");
     std::map<StatsKey, std::string> first;

@@ -141,20 +141,15 @@ void merge_into(KnowledgeBase& into, const KnowledgeBase& from) {
     if (!into.find_state(s.id)) into.states.push_back(s);
   for (const Technique& t : from.techniques)
     if (!into.find_technique(t.id)) into.techniques.push_back(t);
-  for (const auto& [key, s] : from.stats) {
-    auto it = into.stats.find(key);
-    if (it == into.stats.end())
-      into.stats.emplace(key, s);
-    else
-      it->second = combine(it->second, s);
-  }
-  for (const auto& [key, s] : from.transitions) {
-    auto it = into.transitions.find(key);
-    if (it == into.transitions.end())
-      into.transitions.emplace(key, s);
-    else
-      it->second = combine(it->second, s);
-  }
+  auto merge_stats = [](auto& into_map, const auto& from_map) {
+    for (const auto& [key, s] : from_map) {
+      auto it = into_map.find(key);
+      if (it == into_map.end()) into_map.emplace(key, s);
+      else it->second = combine(it->second, s);
+    }
+  };
+  merge_stats(into.stats, from.stats);
+  merge_stats(into.transitions, from.transitions);
 }
 
 void compact(KnowledgeBase& kb, const KbCaps& caps) {

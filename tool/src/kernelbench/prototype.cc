@@ -212,28 +212,33 @@ std::string Prototype::argument_list() const {
   return out;
 }
 
-bool find_declaration(const std::string& source, const std::string& name, Prototype* out, std::string* why) {
+namespace {
+
+// The first prototype of `name` whose parameter list is followed by `next`
+// (';' for a declaration, '{' for a definition) into `out`, with `end` just
+// past the declaration's ';' or the definition's ')'.
+bool find_prototype(const std::string& source, const std::string& name, char next, Prototype* out) {
   std::string masked = code_only(source);
   for (const Candidate& c : scan(masked, name)) {
-    if (masked[c.after] != ';') continue;
+    if (masked[c.after] != next) continue;
     if (build(source, masked, c, name, out)) {
-      out->end = c.after + 1;
+      out->end = (next == '{' ? c.close : c.after) + 1;
       return true;
     }
   }
+  return false;
+}
+
+}  // namespace
+
+bool find_declaration(const std::string& source, const std::string& name, Prototype* out, std::string* why) {
+  if (find_prototype(source, name, ';', out)) return true;
   if (why) *why = "no declaration `void " + name + "(...);` found";
   return false;
 }
 
 bool find_definition(const std::string& source, const std::string& name, Prototype* out, std::string* why) {
-  std::string masked = code_only(source);
-  for (const Candidate& c : scan(masked, name)) {
-    if (masked[c.after] != '{') continue;
-    if (build(source, masked, c, name, out)) {
-      out->end = c.close + 1;
-      return true;
-    }
-  }
+  if (find_prototype(source, name, '{', out)) return true;
   if (why) {
     *why = "no definition of `" + name + "(...) { ... }` found";
     std::vector<std::string> others = host_function_names(source);

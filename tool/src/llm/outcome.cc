@@ -6,20 +6,13 @@ namespace kernelblaster::llm {
 
 namespace {
 constexpr EnumName<Outcome> kNames[] = {
-    {Outcome::ok, "ok"},
-    {Outcome::transport_error, "transport_error"},
-    {Outcome::http_refused_key, "http_refused_key"},
-    {Outcome::bad_request, "bad_request"},
-    {Outcome::quota, "quota"},
-    {Outcome::rate_limited_exhausted, "rate_limited_exhausted"},
-    {Outcome::server_error_exhausted, "server_error_exhausted"},
-    {Outcome::stalled, "stalled"},
-    {Outcome::malformed_reply, "malformed_reply"},
-    {Outcome::truncated, "truncated"},
-    {Outcome::oversized, "oversized"},
-    {Outcome::cap_reached, "cap_reached"},
-    {Outcome::replay_miss, "replay_miss"},
-    {Outcome::command_failed, "command_failed"},
+    {Outcome::ok, "ok"},                                          {Outcome::transport_error, "transport_error"},
+    {Outcome::http_refused_key, "http_refused_key"},              {Outcome::bad_request, "bad_request"},
+    {Outcome::quota, "quota"},                                    {Outcome::rate_limited_exhausted, "rate_limited_exhausted"},
+    {Outcome::server_error_exhausted, "server_error_exhausted"},  {Outcome::stalled, "stalled"},
+    {Outcome::malformed_reply, "malformed_reply"},                {Outcome::truncated, "truncated"},
+    {Outcome::oversized, "oversized"},                            {Outcome::cap_reached, "cap_reached"},
+    {Outcome::replay_miss, "replay_miss"},                        {Outcome::command_failed, "command_failed"},
     {Outcome::not_configured, "not_configured"},
 };
 }  // namespace

@@ -95,27 +95,28 @@ std::string trajectory_json(const RunResult& result) {
 }
 
 std::string kb_diff_json(const kb::KnowledgeBase& before, const kb::KnowledgeBase& after) {
-  json changes = json::array();
-  for (const auto& [key, s] : after.stats) {
-    auto it = before.stats.find(key);
-    json now = stats_json(s);
-    json then = it == before.stats.end() ? json(nullptr) : stats_json(it->second);
-    if (then == now) continue;
-    changes.push_back({{"state", key.state},
-                       {"technique", key.technique},
-                       {"arch", key.arch},
-                       {"setting", key.setting},
-                       {"before", then},
-                       {"after", now}});
-  }
-  json transitions = json::array();
-  for (const auto& [key, s] : after.transitions) {
-    auto it = before.transitions.find(key);
-    json now = stats_json(s);
-    json then = it == before.transitions.end() ? json(nullptr) : stats_json(it->second);
-    if (then == now) continue;
-    transitions.push_back({{"from", key.from}, {"to", key.to}, {"arch", key.arch}, {"before", then}, {"after", now}});
-  }
+  // Each entry of `now_map` whose stats differ from `then_map`'s: its key's
+  // fields (`key_json`) with "before" (null when new) and "after".
+  auto changed = [](const auto& then_map, const auto& now_map, auto key_json) {
+    json out = json::array();
+    for (const auto& [key, s] : now_map) {
+      auto it = then_map.find(key);
+      json now = stats_json(s);
+      json then = it == then_map.end() ? json(nullptr) : stats_json(it->second);
+      if (then == now) continue;
+      json e = key_json(key);
+      e["before"] = then;
+      e["after"] = now;
+      out.push_back(std::move(e));
+    }
+    return out;
+  };
+  json changes = changed(before.stats, after.stats, [](const kb::StatsKey& k) {
+    return json{{"state", k.state}, {"technique", k.technique}, {"arch", k.arch}, {"setting", k.setting}};
+  });
+  json transitions = changed(before.transitions, after.transitions, [](const kb::TransitionKey& k) {
+    return json{{"from", k.from}, {"to", k.to}, {"arch", k.arch}};
+  });
   return json{{"stats", changes}, {"transitions", transitions}}.dump(2) + "\n";
 }
 
