@@ -6,6 +6,7 @@
 
 #include "cache/result_json.h"
 #include "common/file_util.h"
+#include "common/json_fields.h"
 
 namespace kernelblaster::cache {
 
@@ -46,22 +47,13 @@ std::optional<BuildRecord> parse_build_record(const std::string& text, const std
       return std::nullopt;
     }
     BuildRecord r;
-    r.target = j.value("target", "");
-    r.source = j.value("source", "");
-    r.out = j.value("out", "");
-    r.action = j.value("action", "");
+    read_fields(j, "target", r.target, "source", r.source, "out", r.out, "action", r.action);
     if (!build_cause_from_name(j.value("cause", ""), &r.cause)) {
       *why = where + ": unknown cause '" + j.value("cause", "") + "'";
       return std::nullopt;
     }
-    r.origin = j.value("origin", "");
-    r.key = j.value("key", "");
-    r.selector = j.value("gpu", "");
-    r.line = j.value("line", "");
-    r.decided_at = j.value("decided_at", "");
-    r.lockfile = j.value("lockfile", "");
-    r.cache_dir = j.value("cache_dir", "");
-    r.stale_lockfile = j.value("stale_lockfile", false);
+    read_fields(j, "origin", r.origin, "key", r.key, "gpu", r.selector, "line", r.line, "decided_at", r.decided_at,
+                "lockfile", r.lockfile, "cache_dir", r.cache_dir, "stale_lockfile", r.stale_lockfile);
     if (j.contains("result")) r.result = result_from_json(j.at("result"), where);
     return r;
   } catch (const std::exception& x) {  // JSON errors and result_from_json's

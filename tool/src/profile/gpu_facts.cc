@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "common/json_fields.h"
+
 namespace kernelblaster::profile {
 
 GpuFacts gpu_facts_from_json(const std::string& text) {
@@ -15,24 +17,17 @@ GpuFacts gpu_facts_from_json(const std::string& text) {
     f.fingerprint.cc_minor = j.at("cc_minor").get<int>();
     f.fingerprint.sm_count = j.at("sm_count").get<int>();
     f.fingerprint.driver_major = j.value("driver_major", 0);
-    f.memory_bytes = j.value("memory_bytes", 0LL);
-    f.l2_bytes = j.value("l2_bytes", 0LL);
-    f.sm_clock_max_mhz = j.value("sm_clock_max_mhz", 0.0);
-    f.memory_clock_mhz = j.value("memory_clock_mhz", 0.0);
-    f.memory_bus_bits = j.value("memory_bus_bits", 0);
-    f.cuda_driver_version = j.value("cuda_driver_version", 0);
-    f.driver_version = j.value("driver_version", "");
+    read_fields(j, "memory_bytes", f.memory_bytes, "l2_bytes", f.l2_bytes, "sm_clock_max_mhz", f.sm_clock_max_mhz,
+                "memory_clock_mhz", f.memory_clock_mhz, "memory_bus_bits", f.memory_bus_bits, "cuda_driver_version",
+                f.cuda_driver_version, "driver_version", f.driver_version);
     if (j.contains("counters")) {
       const nlohmann::json& c = j["counters"];
       f.counters_supported = c.value("supported", false);
       f.counters_reason = c.value("reason", "");
       f.chip = c.value("chip", "");
     }
-    f.copy_memcpy_gbs = j.value("copy_memcpy_gbs", 0.0);
-    f.copy_kernel_gbs = j.value("copy_kernel_gbs", 0.0);
-    f.fp32_gflops = j.value("fp32_gflops", 0.0);
-    f.fp16_gflops = j.value("fp16_gflops", 0.0);
-    f.tensor_gflops = j.value("tensor_gflops", 0.0);
+    read_fields(j, "copy_memcpy_gbs", f.copy_memcpy_gbs, "copy_kernel_gbs", f.copy_kernel_gbs, "fp32_gflops",
+                f.fp32_gflops, "fp16_gflops", f.fp16_gflops, "tensor_gflops", f.tensor_gflops);
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(std::string("malformed GPU facts: ") + e.what());
   }

@@ -113,18 +113,12 @@ RunLog replayed_log(const RunLog& recorded, const SeedRun& run) {
 }
 
 std::string replay_report_to_json(const ReplayReport& r) {
-  nlohmann::json j = {{"kernel", r.kernel},
-                      {"policy", r.policy},
-                      {"space_size", r.space_size},
-                      {"recorded_best", r.recorded_best},
-                      {"band", r.band},
-                      {"mean_evaluations_to_band", r.mean_to_band},
-                      {"mean_fraction_to_band", r.mean_fraction_to_band},
-                      {"mean_best", r.mean_best},
-                      {"mean_fraction_evaluated", r.mean_fraction_evaluated},
-                      {"seeds_reaching_band", r.reached},
-                      {"fell_back_to_default", r.fell_back},
-                      {"seeds", nlohmann::json::array()}};
+  nlohmann::json j = {{"kernel", r.kernel},       {"policy", r.policy},
+                      {"space_size", r.space_size}, {"recorded_best", r.recorded_best},
+                      {"band", r.band},           {"mean_evaluations_to_band", r.mean_to_band},
+                      {"mean_fraction_to_band", r.mean_fraction_to_band}, {"mean_best", r.mean_best},
+                      {"mean_fraction_evaluated", r.mean_fraction_evaluated}, {"seeds_reaching_band", r.reached},
+                      {"fell_back_to_default", r.fell_back}, {"seeds", nlohmann::json::array()}};
   for (const SeedRun& s : r.runs)
     j["seeds"].push_back({{"seed", s.seed},
                           {"evaluations", s.evaluations},
