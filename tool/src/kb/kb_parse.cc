@@ -197,40 +197,43 @@ void read_id_list(const Reader& r, const json& doc, const std::string& key, cons
   }
 }
 
+// The list doc[`key`] of statistics entries (stats, transitions): each an
+// object of its key's fields (`key_fields`, read by `read_key`) and the
+// statistics; a key given twice fails at its second entry.
+template <class Key, class ReadKey>
+void read_stats_list(const Reader& r, const json& doc, const std::string& key, std::set<std::string> key_fields,
+                     const char* what, std::map<Key, Stats>& into, ReadKey read_key) {
+  if (!doc.contains(key)) return;
+  r.expect_array(doc[key], "/" + key);
+  std::map<Key, std::string> first;
+  for (std::size_t i = 0; i < doc[key].size(); ++i) {
+    std::string ptr = "/" + key + "/" + std::to_string(i);
+    const json& e = doc[key][i];
+    r.expect_object(e, ptr);
+    r.check_keys(e, ptr, with_fields(key_fields));
+    Key k = read_key(e, ptr);
+    if (auto [it, fresh] = first.emplace(k, ptr); !fresh)
+      r.fail(ptr, std::string("duplicate ") + what + " (first at " + it->second + ")");
+    into.emplace(k, read_stats_fields(r, e, ptr));
+  }
+}
+
 KnowledgeBase read_current(const Reader& r, const json& doc) {
   r.check_keys(doc, "", {"schema_version", "states", "techniques", "stats", "transitions"});
   KnowledgeBase kb;
   read_id_list(r, doc, "states", "state", read_state, kb.states);
   read_id_list(r, doc, "techniques", "technique", read_technique, kb.techniques);
-  if (doc.contains("stats")) {
-    r.expect_array(doc["stats"], "/stats");
-    std::map<StatsKey, std::string> first;
-    for (std::size_t i = 0; i < doc["stats"].size(); ++i) {
-      std::string ptr = "/stats/" + std::to_string(i);
-      const json& e = doc["stats"][i];
-      r.expect_object(e, ptr);
-      r.check_keys(e, ptr, with_fields({"state", "technique", "arch", "setting"}));
-      StatsKey key{r.string(e, ptr, "state", true), r.string(e, ptr, "technique", true), r.string(e, ptr, "arch", true),
-                   r.string(e, ptr, "setting", false)};
-      if (auto [it, fresh] = first.emplace(key, ptr); !fresh)
-        r.fail(ptr, "duplicate statistics entry for this state, technique, arch and setting (first at " + it->second + ")");
-      kb.stats.emplace(key, read_stats_fields(r, e, ptr));
-    }
-  }
-  if (doc.contains("transitions")) {
-    r.expect_array(doc["transitions"], "/transitions");
-    std::map<TransitionKey, std::string> first;
-    for (std::size_t i = 0; i < doc["transitions"].size(); ++i) {
-      std::string ptr = "/transitions/" + std::to_string(i);
-      const json& e = doc["transitions"][i];
-      r.expect_object(e, ptr);
-      r.check_keys(e, ptr, with_fields({"from", "to", "arch"}));
-      TransitionKey key{r.string(e, ptr, "from", true), r.string(e, ptr, "to", true), r.string(e, ptr, "arch", true)};
-      if (auto [it, fresh] = first.emplace(key, ptr); !fresh)
-        r.fail(ptr, "duplicate transition entry for this from, to and arch (first at " + it->second + ")");
-      kb.transitions.emplace(key, read_stats_fields(r, e, ptr));
-    }
-  }
+  read_stats_list(r, doc, "stats", {"state", "technique", "arch", "setting"},
+                  "statistics entry for this state, technique, arch and setting", kb.stats,
+                  [&](const json& e, const std::string& ptr) {
+                    return StatsKey{r.string(e, ptr, "state", true), r.string(e, ptr, "technique", true),
+                                    r.string(e, ptr, "arch", true), r.string(e, ptr, "setting", false)};
+                  });
+  read_stats_list(r, doc, "transitions", {"from", "to", "arch"}, "transition entry for this from, to and arch",
+                  kb.transitions, [&](const json& e, const std::string& ptr) {
+                    return TransitionKey{r.string(e, ptr, "from", true), r.string(e, ptr, "to", true),
+                                         r.string(e, ptr, "arch", true)};
+                  });
   return kb;
 }
 

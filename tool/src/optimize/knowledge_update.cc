@@ -62,6 +62,12 @@ struct Reader {
     if (v.size() > kMaxEntries) fail(std::string("/") + key, "more than " + std::to_string(kMaxEntries) + " entries");
     return v;
   }
+  // Calls read(entry, "/key/i") for each entry of list(doc, key), in order.
+  template <class Read>
+  void each(const json& doc, const char* key, Read read) const {
+    const json& entries = list(doc, key);
+    for (std::size_t i = 0; i < entries.size(); ++i) read(entries[i], "/" + std::string(key) + "/" + std::to_string(i));
+  }
   std::string text(const json& obj, const std::string& where, const char* key, std::size_t max_chars = 2000) const {
     if (!obj.is_object()) fail(where, "expected an object");
     if (!obj.contains(key)) fail(where + "/" + key, "missing");
@@ -226,41 +232,30 @@ KnowledgeUpdate parse_knowledge_update(const std::string& reply, const kb::Knowl
     u.analysis = doc["analysis"].get<std::string>().substr(0, 4000);
   }
   // New states and techniques first: the other lists may use their ids.
-  const json& states = r.list(doc, "new_states");
-  for (std::size_t i = 0; i < states.size(); ++i) {
-    const std::string at = "/new_states/" + std::to_string(i);
-    kb::State s = read_new_state(r, states[i], at);
+  r.each(doc, "new_states", [&](const json& e, const std::string& at) {
+    kb::State s = read_new_state(r, e, at);
     r.states.insert(s.id);
     u.new_states.push_back(std::move(s));
-  }
-  const json& techniques = r.list(doc, "new_techniques");
-  for (std::size_t i = 0; i < techniques.size(); ++i) {
-    const std::string at = "/new_techniques/" + std::to_string(i);
-    kb::Technique t = read_new_technique(r, techniques[i], at);
+  });
+  r.each(doc, "new_techniques", [&](const json& e, const std::string& at) {
+    kb::Technique t = read_new_technique(r, e, at);
     r.techniques.insert(t.id);
     u.new_techniques.push_back(std::move(t));
-  }
-  const json& notes = r.list(doc, "notes");
-  for (std::size_t i = 0; i < notes.size(); ++i) {
-    const std::string at = "/notes/" + std::to_string(i);
-    r.only(notes[i], at, {"state", "technique", "note"});
-    u.notes.push_back({r.state(notes[i], at), r.technique(notes[i], at), r.text(notes[i], at, "note", kMaxNoteChars)});
-  }
-  const json& predictions = r.list(doc, "predictions");
-  for (std::size_t i = 0; i < predictions.size(); ++i) {
-    const std::string at = "/predictions/" + std::to_string(i);
-    r.only(predictions[i], at, {"state", "technique", "factor"});
-    PredictionEdit p{r.state(predictions[i], at), r.technique(predictions[i], at), r.number(predictions[i], at, "factor")};
+  });
+  r.each(doc, "notes", [&](const json& e, const std::string& at) {
+    r.only(e, at, {"state", "technique", "note"});
+    u.notes.push_back({r.state(e, at), r.technique(e, at), r.text(e, at, "note", kMaxNoteChars)});
+  });
+  r.each(doc, "predictions", [&](const json& e, const std::string& at) {
+    r.only(e, at, {"state", "technique", "factor"});
+    PredictionEdit p{r.state(e, at), r.technique(e, at), r.number(e, at, "factor")};
     if (p.factor < kMinFactor || p.factor > kMaxFactor) r.fail(at + "/factor", "must be from 0.5 to 2");
     u.predictions.push_back(p);
-  }
-  const json& deprecations = r.list(doc, "deprecate");
-  for (std::size_t i = 0; i < deprecations.size(); ++i) {
-    const std::string at = "/deprecate/" + std::to_string(i);
-    r.only(deprecations[i], at, {"state", "technique", "reason"});
-    u.deprecations.push_back(
-        {r.state(deprecations[i], at), r.technique(deprecations[i], at), r.text(deprecations[i], at, "reason", kMaxNoteChars)});
-  }
+  });
+  r.each(doc, "deprecate", [&](const json& e, const std::string& at) {
+    r.only(e, at, {"state", "technique", "reason"});
+    u.deprecations.push_back({r.state(e, at), r.technique(e, at), r.text(e, at, "reason", kMaxNoteChars)});
+  });
   return u;
 }
 
