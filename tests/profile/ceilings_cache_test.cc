@@ -104,12 +104,12 @@ TEST_F(CeilingsCacheTest, DefaultDirectoryFollowsTheEnvironment) {
 }
 
 TEST(DriverVersion, ParsesTheProcFile) {
-  EXPECT_EQ(driver_version_from_text("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06  Sun Jul 27 07:09:29 "
+  EXPECT_EQ(runtime::driver_version_from_text("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06  Sun Jul 27 07:09:29 "
                                      "UTC 2025\nGCC version: gcc 12\n"),
             "580.65.06");
-  EXPECT_EQ(version_major("580.65.06"), 580);
-  EXPECT_EQ(driver_version_from_text(""), "");
-  EXPECT_EQ(version_major(""), 0);
+  EXPECT_EQ(runtime::version_major("580.65.06"), 580);
+  EXPECT_EQ(runtime::driver_version_from_text(""), "");
+  EXPECT_EQ(runtime::version_major(""), 0);
 }
 
 TEST(GpuFacts, HelperJsonToCeilingsTakesTheBetterCopy) {

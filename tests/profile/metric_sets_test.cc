@@ -16,13 +16,13 @@ namespace {
 #define REQUIRE_HOST_API()                                        \
   do {                                                            \
     std::string why;                                              \
-    if (!host_api_available(&why)) GTEST_SKIP() << why;           \
+    if (!runtime::host_api_available(&why)) GTEST_SKIP() << why;           \
   } while (0)
 
 TEST(MetricSets, EveryNameOfBothSetsIsAcceptedForGH100) {
   REQUIRE_HOST_API();
   for (MetricSet set : {MetricSet::cheap, MetricSet::full}) {
-    HostConfig host("GH100");
+    runtime::HostConfig host("GH100");
     ASSERT_TRUE(host.ok()) << host.error();
     std::vector<std::string> rejected = host.add_metrics(cupti_metrics(set));
     EXPECT_TRUE(rejected.empty()) << metric_set_name(set) << " set: first rejected " << rejected.front();
@@ -32,14 +32,14 @@ TEST(MetricSets, EveryNameOfBothSetsIsAcceptedForGH100) {
 
 TEST(MetricSets, CheapSetIsOnePassOnGH100) {
   REQUIRE_HOST_API();
-  HostConfig host("GH100");
+  runtime::HostConfig host("GH100");
   ASSERT_TRUE(host.add_metrics(cupti_metrics(MetricSet::cheap)).empty());
   EXPECT_EQ(host.passes(), 1u);
 }
 
 TEST(MetricSets, FullSetPassCountIsRecorded) {
   REQUIRE_HOST_API();
-  HostConfig host("GH100");
+  runtime::HostConfig host("GH100");
   ASSERT_TRUE(host.add_metrics(cupti_metrics(MetricSet::full)).empty());
   std::size_t passes = host.passes();
   // Recorded in tool/src/profile/README.md; a change here changes the cost of --profile=full.
@@ -49,7 +49,7 @@ TEST(MetricSets, FullSetPassCountIsRecorded) {
 
 TEST(MetricSets, InvalidNameIsReportedMissingNotInvented) {
   REQUIRE_HOST_API();
-  HostConfig host("GH100");
+  runtime::HostConfig host("GH100");
   std::vector<std::string> names = {"gpu__time_duration.sum", "no_such__metric.sum", "dram__bytes_read.sum"};
   std::vector<std::string> rejected = host.add_metrics(names);
   ASSERT_EQ(rejected, std::vector<std::string>{"no_such__metric.sum"});
@@ -61,7 +61,7 @@ TEST(MetricSets, InvalidNameIsReportedMissingNotInvented) {
 
 TEST(MetricSets, UnknownChipIsAnErrorNotACrash) {
   REQUIRE_HOST_API();
-  HostConfig host("NOT_A_CHIP");
+  runtime::HostConfig host("NOT_A_CHIP");
   EXPECT_FALSE(host.ok());
   EXPECT_FALSE(host.error().empty());
   EXPECT_EQ(host.add_metrics({"gpu__time_duration.sum"}).size(), 1u);

@@ -182,7 +182,7 @@ Round play(const std::string& ref_bin, CandidateProgram& cand_prog, const Plan& 
 // This GPU's measured ceilings, where they were measured (gpu ceilings).
 std::optional<profile::Ceilings> cached_ceilings(const DeviceInfo& device, std::vector<std::string>* notes) {
   profile::GpuFingerprint gpu{device.name, device.cc_major, device.cc_minor, device.sm_count,
-                              profile::version_major(profile::kernel_driver_version())};
+                              runtime::version_major(runtime::kernel_driver_version())};
   try {
     if (auto cached = profile::CeilingsCache(profile::default_cache_dir()).load(gpu)) return cached->ceilings;
   } catch (const std::exception& x) {

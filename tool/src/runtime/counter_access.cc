@@ -3,7 +3,7 @@
 #include <cupti.h>
 #include <cupti_profiler_target.h>
 
-namespace kernelblaster::profile {
+namespace kernelblaster::runtime {
 namespace {
 
 std::string result_name(int r) {
@@ -81,4 +81,4 @@ std::string no_counters_note(const std::string& why) {
   return line;
 }
 
-}  // namespace kernelblaster::profile
+}  // namespace kernelblaster::runtime

@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-namespace kernelblaster::profile {
+namespace kernelblaster::runtime {
 
 // The cause behind a CUPTI result that refuses counters, in words, with the
 // result's own name in parentheses ("no permission to read GPU performance
@@ -42,4 +42,4 @@ constexpr const char* kProfilerFaultEnv = "KERNELBLASTER_FAULT_PROFILER";
 // timing and compile-time facts only". One line whatever `why` holds.
 std::string no_counters_note(const std::string& why);
 
-}  // namespace kernelblaster::profile
+}  // namespace kernelblaster::runtime

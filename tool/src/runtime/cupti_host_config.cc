@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-namespace kernelblaster::profile {
+namespace kernelblaster::runtime {
 
 struct HostConfig::Object {
   CUpti_Profiler_Host_Object* handle = nullptr;
@@ -166,4 +166,4 @@ bool host_api_available(std::string* why_not) {
   return probe.ok();
 }
 
-}  // namespace kernelblaster::profile
+}  // namespace kernelblaster::runtime

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace kernelblaster::profile {
+namespace kernelblaster::runtime {
 
 class HostConfig {
  public:
@@ -55,4 +55,4 @@ bool host_api_available(std::string* why_not);
 
 std::string cupti_result_text(int result);
 
-}  // namespace kernelblaster::profile
+}  // namespace kernelblaster::runtime

@@ -4,7 +4,7 @@
 #include <sstream>
 #include <vector>
 
-namespace kernelblaster::kernelbench {
+namespace kernelblaster::runtime {
 namespace {
 
 bool has_word(const std::string& line, const std::string& word) {
@@ -46,4 +46,4 @@ std::string driver_verdict_of(const std::string& output, std::string* detail) {
   return "";
 }
 
-}  // namespace kernelblaster::kernelbench
+}  // namespace kernelblaster::runtime

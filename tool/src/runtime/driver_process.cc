@@ -618,7 +618,7 @@ class Runtime {
     // In an isolated process torch's reference was overwritten before the
     // call: the driver's verdict says nothing (the tool applies its allclose).
     if (run && !m_plan.isolate) {
-      run->driver_verdict = driver_verdict_of(captured.str(), &run->driver_detail);
+      run->driver_verdict = runtime::driver_verdict_of(captured.str(), &run->driver_detail);
       if (run->driver_verdict.empty() && rc != 0)
         run->driver_detail = "main() returned " + std::to_string(rc) + "; " + run->driver_detail;
     }

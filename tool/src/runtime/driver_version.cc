@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-namespace kernelblaster::profile {
+namespace kernelblaster::runtime {
 
 std::string driver_version_from_text(const std::string& text) {
   // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06  Sun Jul ..."
@@ -29,4 +29,4 @@ std::string kernel_driver_version() {
 
 int version_major(const std::string& version) { return version.empty() ? 0 : std::atoi(version.c_str()); }
 
-}  // namespace kernelblaster::profile
+}  // namespace kernelblaster::runtime

@@ -3,7 +3,7 @@
 
 #include <string>
 
-namespace kernelblaster::profile {
+namespace kernelblaster::runtime {
 
 // "580.65.06" from the text of /proc/driver/nvidia/version; "" if absent.
 std::string driver_version_from_text(const std::string& proc_text);
@@ -12,4 +12,4 @@ std::string kernel_driver_version();
 // The leading number of a version ("580.65.06" -> 580); 0 for "".
 int version_major(const std::string& version);
 
-}  // namespace kernelblaster::profile
+}  // namespace kernelblaster::runtime

@@ -32,7 +32,7 @@ json counter_support(int device) {
   CUptiResult r = cuptiProfilerInitialize(&init);
   if (r != CUPTI_SUCCESS) {
     j["supported"] = false;
-    j["reason"] = kernelblaster::profile::cupti_result_text(r);
+    j["reason"] = kernelblaster::runtime::cupti_result_text(r);
     return j;
   }
   CUpti_Profiler_DeviceSupported_Params sup{CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE};
@@ -40,7 +40,7 @@ json counter_support(int device) {
   sup.api = CUPTI_PROFILER_RANGE_PROFILING;
   r = cuptiProfilerDeviceSupported(&sup);
   j["supported"] = r == CUPTI_SUCCESS && sup.isSupported == CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
-  if (r != CUPTI_SUCCESS) j["reason"] = kernelblaster::profile::cupti_result_text(r);
+  if (r != CUPTI_SUCCESS) j["reason"] = kernelblaster::runtime::cupti_result_text(r);
   else if (!j["supported"].get<bool>())
     j["reason"] = "vGPU/confidential compute/CMP/WSL/SLI configuration refuses counters";
   CUpti_Device_GetChipName_Params chip{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
@@ -75,9 +75,9 @@ json device_info(int device) {
   int cuda_driver = 0;
   cudaDriverGetVersion(&cuda_driver);
   j["cuda_driver_version"] = cuda_driver;
-  std::string kernel = kernelblaster::profile::kernel_driver_version();
+  std::string kernel = kernelblaster::runtime::kernel_driver_version();
   j["driver_version"] = kernel;
-  j["driver_major"] = kernelblaster::profile::version_major(kernel);
+  j["driver_major"] = kernelblaster::runtime::version_major(kernel);
   j["counters"] = counter_support(device);
   return j;
 }

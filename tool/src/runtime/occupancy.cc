@@ -4,7 +4,7 @@
 
 #include <climits>
 
-namespace kernelblaster::profile {
+namespace kernelblaster::runtime {
 
 Occupancy theoretical_occupancy(const DeviceLimits& d, const LaunchFacts& l) {
   Occupancy occ;
@@ -80,4 +80,4 @@ std::map<std::string, double> launch_metrics(const LaunchFacts& l, const Occupan
   return m;
 }
 
-}  // namespace kernelblaster::profile
+}  // namespace kernelblaster::runtime

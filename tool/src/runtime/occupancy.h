@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-namespace kernelblaster::profile {
+namespace kernelblaster::runtime {
 
 struct DeviceLimits {
   int cc_major = 0, cc_minor = 0;
@@ -48,4 +48,4 @@ Occupancy theoretical_occupancy(const DeviceLimits& device, const LaunchFacts& l
 // Launch facts and occupancy under METRICS.md names.
 std::map<std::string, double> launch_metrics(const LaunchFacts& launch, const Occupancy& occ);
 
-}  // namespace kernelblaster::profile
+}  // namespace kernelblaster::runtime

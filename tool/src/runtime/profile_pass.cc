@@ -14,8 +14,8 @@
 namespace kernelblaster {
 namespace {
 
-profile::DeviceLimits limits_of(int device) {
-  profile::DeviceLimits d;
+runtime::DeviceLimits limits_of(int device) {
+  runtime::DeviceLimits d;
   cudaDeviceProp p{};
   if (cudaGetDeviceProperties(&p, device) != cudaSuccess) return d;
   d.cc_major = p.major;
@@ -33,15 +33,15 @@ profile::DeviceLimits limits_of(int device) {
   return d;
 }
 
-std::map<std::string, double> facts_of(const KernelLaunchRecord& k, const profile::DeviceLimits& d) {
-  profile::LaunchFacts l;
+std::map<std::string, double> facts_of(const KernelLaunchRecord& k, const runtime::DeviceLimits& d) {
+  runtime::LaunchFacts l;
   l.grid_blocks = k.grid_x * k.grid_y * k.grid_z;
   l.block_threads = k.block_x * k.block_y * k.block_z;
   l.registers_per_thread = k.registers_per_thread;
   l.static_smem_bytes = k.static_smem_bytes;
   l.dynamic_smem_bytes = k.dynamic_smem_bytes;
   l.local_mem_per_thread_bytes = k.local_mem_per_thread_bytes;
-  std::map<std::string, double> m = profile::launch_metrics(l, profile::theoretical_occupancy(d, l));
+  std::map<std::string, double> m = runtime::launch_metrics(l, runtime::theoretical_occupancy(d, l));
   // A record without timestamps leaves the duration absent, not 0.
   if (k.end > k.start) m["activity_duration_us"] = (k.end - k.start) / 1e3;
   return m;
@@ -56,7 +56,7 @@ RangeProfiler* ready_profiler(const ProfileRequest& req, ActivityTracer& tracer,
   if (!req.metrics.empty()) {
     std::string why;
     profiler = warmup.wait(&why, waited_s);
-    if (!profiler) report->note = profile::no_counters_note(why);
+    if (!profiler) report->note = runtime::no_counters_note(why);
   } else {
     report->note = "no counters requested";
   }
@@ -109,7 +109,7 @@ RangeProfile counted_pass(RangeProfiler& profiler, ActivityTracer& tracer, const
   std::string why;
   if (!profiler.prime(run_trivial_kernel_on_device, &why)) report->note = "priming pass: " + why;
   RangeProfile ranges = profiler.profile(hooks.prepare, hooks.call);
-  if (!ranges.error.empty()) report->note = profile::no_counters_note(ranges.error);
+  if (!ranges.error.empty()) report->note = runtime::no_counters_note(ranges.error);
   report->chip = profiler.chip();
   report->passes = profiler.passes();
   report->missing = profiler.missing();
@@ -121,7 +121,7 @@ RangeProfile counted_pass(RangeProfiler& profiler, ActivityTracer& tracer, const
 // One kernel per launch or range, matched in launch order.
 void add_kernels(const std::vector<KernelLaunchRecord>& launches, const RangeProfile& ranges, int device,
                  ProfileReport* report) {
-  profile::DeviceLimits limits = limits_of(device);
+  runtime::DeviceLimits limits = limits_of(device);
   std::size_t n = std::max(launches.size(), ranges.ranges.size());
   if (!launches.empty() && !ranges.ranges.empty() && launches.size() != ranges.ranges.size())
     report->note = "counters of " + std::to_string(ranges.ranges.size()) + " ranges for " +
@@ -160,7 +160,7 @@ ProfileReport run_profile_pass(const ProfileRequest& req, int device, ActivityTr
     std::string why;
     int kernels = called ? static_cast<int>(std::min<std::size_t>(std::max<std::size_t>(launches.size(), 1), 1 << 16)) : 0;
     if (!profiler->enable(&why, kernels)) {
-      report.note = profile::no_counters_note(why);
+      report.note = runtime::no_counters_note(why);
       profiler = nullptr;
     }
   }

@@ -16,7 +16,7 @@
 namespace kernelblaster {
 namespace {
 
-using profile::cupti_result_text;
+using runtime::cupti_result_text;
 
 // Adds the seconds since `t` to `phases[name]` and restarts `t`.
 void lap(std::map<std::string, double>& phases, const char* name, std::chrono::steady_clock::time_point& t) {
@@ -43,13 +43,13 @@ CUcontext current_context() {
 }  // namespace
 
 struct RangeProfiler::State {
-  std::unique_ptr<profile::HostConfig> host;
+  std::unique_ptr<runtime::HostConfig> host;
   std::vector<std::string> missing;
   std::string chip;
   int passes = 0;
   int max_ranges = 256;
   CUcontext ctx = nullptr;
-  profile::ProfilerFault fault = profile::ProfilerFault::none;
+  runtime::ProfilerFault fault = runtime::ProfilerFault::none;
   CUpti_RangeProfiler_Object* object = nullptr;
   std::vector<std::uint8_t> counter_data;
   bool initialized = false;
@@ -97,15 +97,15 @@ bool RangeProfiler::setup(int device, const std::vector<std::string>& metrics, i
     return false;
   };
   m->max_ranges = max_ranges > 0 ? max_ranges : 256;
-  if (const char* f = std::getenv(profile::kProfilerFaultEnv)) {
-    auto fault = profile::parse_profiler_fault(f);
-    if (!fault) return fail(std::string(profile::kProfilerFaultEnv) + "=" + f + " is not a known fault");
+  if (const char* f = std::getenv(runtime::kProfilerFaultEnv)) {
+    auto fault = runtime::parse_profiler_fault(f);
+    if (!fault) return fail(std::string(runtime::kProfilerFaultEnv) + "=" + f + " is not a known fault");
     m->fault = *fault;
   }
   auto t = std::chrono::steady_clock::now();
   CUpti_Profiler_Initialize_Params init{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
   CUptiResult r = cuptiProfilerInitialize(&init);
-  if (r != CUPTI_SUCCESS) return fail(profile::counter_error_text(r));
+  if (r != CUPTI_SUCCESS) return fail(runtime::counter_error_text(r));
   m->initialized = true;
   lap(m->phases, "initialize", t);
 
@@ -113,14 +113,14 @@ bool RangeProfiler::setup(int device, const std::vector<std::string>& metrics, i
   sup.cuDevice = device;
   sup.api = CUPTI_PROFILER_RANGE_PROFILING;
   r = cuptiProfilerDeviceSupported(&sup);
-  if (r != CUPTI_SUCCESS) return fail(profile::counter_error_text(r));
-  if (m->fault == profile::ProfilerFault::virtualized) {
+  if (r != CUPTI_SUCCESS) return fail(runtime::counter_error_text(r));
+  if (m->fault == runtime::ProfilerFault::virtualized) {
     // What a vGPU whose hypervisor keeps counters off answers.
     sup.vGpu = CUPTI_PROFILER_CONFIGURATION_DISABLED;
     sup.isSupported = CUPTI_PROFILER_CONFIGURATION_DISABLED;
   }
   if (sup.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
-    return fail(profile::device_support_text(
+    return fail(runtime::device_support_text(
         {sup.architecture, sup.sli, sup.vGpu, sup.confidentialCompute, sup.cmp, sup.wsl}));
 
   CUpti_Device_GetChipName_Params chip{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
@@ -137,13 +137,13 @@ bool RangeProfiler::setup(int device, const std::vector<std::string>& metrics, i
   // The availability image must be read before the profiler is enabled.
   CUpti_Profiler_GetCounterAvailability_Params av{CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
   av.ctx = m->ctx;
-  if ((r = cuptiProfilerGetCounterAvailability(&av)) != CUPTI_SUCCESS) return fail(profile::counter_error_text(r));
+  if ((r = cuptiProfilerGetCounterAvailability(&av)) != CUPTI_SUCCESS) return fail(runtime::counter_error_text(r));
   std::vector<std::uint8_t> availability(av.counterAvailabilityImageSize);
   av.pCounterAvailabilityImage = availability.data();
-  if ((r = cuptiProfilerGetCounterAvailability(&av)) != CUPTI_SUCCESS) return fail(profile::counter_error_text(r));
+  if ((r = cuptiProfilerGetCounterAvailability(&av)) != CUPTI_SUCCESS) return fail(runtime::counter_error_text(r));
   lap(m->phases, "availability", t);
 
-  m->host = std::make_unique<profile::HostConfig>(m->chip, std::move(availability));
+  m->host = std::make_unique<runtime::HostConfig>(m->chip, std::move(availability));
   if (!m->host->ok()) return fail(m->host->error());
   m->missing = m->host->add_metrics(metrics);
   if (m->host->metrics().empty()) return fail("the chip accepts none of the requested metrics");
@@ -165,9 +165,9 @@ bool RangeProfiler::enable(std::string* why_not, int max_ranges) {
   CUpti_RangeProfiler_Enable_Params en{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
   en.ctx = m->ctx;
   // The fault stands in for the driver's answer where counters are restricted.
-  CUptiResult r = m->fault == profile::ProfilerFault::insufficient_privileges ? CUPTI_ERROR_INSUFFICIENT_PRIVILEGES
+  CUptiResult r = m->fault == runtime::ProfilerFault::insufficient_privileges ? CUPTI_ERROR_INSUFFICIENT_PRIVILEGES
                                                                               : cuptiRangeProfilerEnable(&en);
-  if (r != CUPTI_SUCCESS) return fail(profile::counter_error_text(r));
+  if (r != CUPTI_SUCCESS) return fail(runtime::counter_error_text(r));
   m->object = en.pRangeProfilerObject;
   lap(m->phases, "enable", t);
 

@@ -4,7 +4,7 @@
 #include <cupti_profiler_target.h>
 #include <gtest/gtest.h>
 
-namespace kernelblaster::profile {
+namespace kernelblaster::runtime {
 namespace {
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
@@ -55,4 +55,4 @@ TEST(CounterAccess, NoCountersNoteIsOneLine) {
 }
 
 }  // namespace
-}  // namespace kernelblaster::profile
+}  // namespace kernelblaster::runtime

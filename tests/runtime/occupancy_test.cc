@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace kernelblaster::profile {
+namespace kernelblaster::runtime {
 namespace {
 
 // An H100 SXM / H200 as cudaGetDeviceProperties reports it.
@@ -94,4 +94,4 @@ TEST(Occupancy, NoBlockSizeIsAnError) {
 }
 
 }  // namespace
-}  // namespace kernelblaster::profile
+}  // namespace kernelblaster::runtime
