@@ -4,6 +4,8 @@
 #include <optional>
 #include <vector>
 
+#include "common/source_lines.h"
+
 namespace kernelblaster::search {
 
 // Binary operators keep their spelling; "neg" and "!" are unary; a leaf is a
@@ -53,7 +55,7 @@ std::vector<Token> tokenize(const std::string& s) {
       i = j;
     } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
       std::size_t j = i;
-      while (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '_')) ++j;
+      while (j < s.size() && is_identifier_char(s[j])) ++j;
       t.kind = Token::name;
       t.text = s.substr(i, j - i);
       i = j;

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "common/file_util.h"
+#include "common/source_lines.h"
 #include "synth/launcher_scan.h"
 
 namespace fs = std::filesystem;
@@ -12,10 +13,9 @@ namespace kernelblaster::synth {
 namespace {
 
 bool names_word(const std::string& text, const std::string& word) {
-  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
   for (std::size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) {
-    const bool before = at > 0 && ident(text[at - 1]);
-    const bool after = at + word.size() < text.size() && ident(text[at + word.size()]);
+    const bool before = at > 0 && is_identifier_char(text[at - 1]);
+    const bool after = at + word.size() < text.size() && is_identifier_char(text[at + word.size()]);
     if (!before && !after) return true;
   }
   return false;
