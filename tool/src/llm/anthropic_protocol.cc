@@ -110,20 +110,16 @@ class AnthropicProtocol : public Protocol {
     return json_post(base_url + "/messages", body, std::move(headers), stream);
   }
 
-  Decoded decode(std::string_view body) const override {
-    Decoded out;
-    std::optional<json> parsed = reply_object(body, out);
-    if (!parsed) return out;
-    const json& j = *parsed;
+  void decode_object(const json& j, Decoded& out) const override {
     if (const json* e = obj_at(j, "error"); e || str_at(j, "type") == "error") {
       out.kind = Decoded::Kind::error;
       if (e) out.error = read_error(*e);
-      return out;
+      return;
     }
     auto content = j.find("content");
     if (content == j.end() || !content->is_array()) {
       out.problem = "no content in the reply";
-      return out;
+      return;
     }
     out.kind = Decoded::Kind::reply;
     for (const json& block : *content)
@@ -131,7 +127,6 @@ class AnthropicProtocol : public Protocol {
     out.reply.model = str_at(j, "model");
     out.reply.finish = read_stop(str_at(j, "stop_reason"));
     if (const json* u = obj_at(j, "usage")) read_usage(*u, out.reply.usage);
-    return out;
   }
 
   std::unique_ptr<StreamDecoder> stream_decoder() const override { return std::make_unique<AnthropicStream>(); }

@@ -106,33 +106,28 @@ class OpenAiProtocol : public Protocol {
     return json_post(base_url + "/chat/completions", body, std::move(headers), stream);
   }
 
-  Decoded decode(std::string_view body) const override {
-    Decoded out;
-    std::optional<json> parsed = reply_object(body, out);
-    if (!parsed) return out;
-    const json& j = *parsed;
+  void decode_object(const json& j, Decoded& out) const override {
     if (const json* e = obj_at(j, "error")) {
       out.kind = Decoded::Kind::error;
       out.error = read_error(*e);
-      return out;
+      return;
     }
     auto choices = j.find("choices");
     if (choices == j.end() || !choices->is_array() || choices->empty() || !(*choices)[0].is_object()) {
       out.problem = "no choices in the reply";
-      return out;
+      return;
     }
     const json& c = (*choices)[0];
     const json* message = obj_at(c, "message");
     if (!message) {
       out.problem = "the first choice has no message";
-      return out;
+      return;
     }
     out.kind = Decoded::Kind::reply;
     out.reply.text = str_at(*message, "content");  // null content (a refusal, tool calls): empty text
     out.reply.model = str_at(j, "model");
     out.reply.finish = read_finish(str_at(c, "finish_reason"));
     if (const json* u = obj_at(j, "usage")) out.reply.usage = read_usage(*u);
-    return out;
   }
 
   std::unique_ptr<StreamDecoder> stream_decoder() const override { return std::make_unique<OpenAiStream>(); }

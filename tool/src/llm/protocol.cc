@@ -11,13 +11,12 @@ HttpRequest json_post(std::string url, const nlohmann::json& body, std::vector<s
   return http;
 }
 
-std::optional<nlohmann::json> reply_object(std::string_view body, Decoded& out) {
+Decoded Protocol::decode(std::string_view body) const {
+  Decoded out;
   nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {
-    out.problem = "the body is not a JSON object";
-    return std::nullopt;
-  }
-  return j;
+  if (j.is_discarded() || !j.is_object()) out.problem = "the body is not a JSON object";
+  else decode_object(j, out);
+  return out;
 }
 
 Decoded decode_stream(const Protocol& protocol, std::string_view body) {

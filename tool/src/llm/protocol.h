@@ -50,8 +50,13 @@ class Protocol {
   // `base_url` ends before the endpoint ("http://127.0.0.1:8000/v1").
   virtual HttpRequest build(const Request& request, const std::string& base_url, const std::string& model,
                             bool stream, const std::string& key) const = 0;
-  virtual Decoded decode(std::string_view body) const = 0;
+  // A whole (not streamed) body: not a JSON object is malformed, anything
+  // else is the protocol's to read (decode_object).
+  Decoded decode(std::string_view body) const;
   virtual std::unique_ptr<StreamDecoder> stream_decoder() const = 0;
+
+ protected:
+  virtual void decode_object(const nlohmann::json& j, Decoded& out) const = 0;
 };
 
 std::unique_ptr<Protocol> make_openai_protocol();
@@ -60,9 +65,6 @@ std::unique_ptr<Protocol> make_anthropic_protocol();
 // What both protocols share. A POST of `body` to `url` with `headers` (the
 // content type, the key, the stream's accept header), streamed or not.
 HttpRequest json_post(std::string url, const nlohmann::json& body, std::vector<std::string> headers, bool stream);
-// A whole (not streamed) reply body as a JSON object; nothing, with
-// `out.problem` set, when it is not one.
-std::optional<nlohmann::json> reply_object(std::string_view body, Decoded& out);
 
 // Decodes a whole SSE body with `protocol`'s stream decoder.
 Decoded decode_stream(const Protocol& protocol, std::string_view body);
