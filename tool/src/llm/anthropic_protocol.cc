@@ -110,6 +110,9 @@ class AnthropicProtocol : public Protocol {
     return json_post(base_url + "/messages", body, std::move(headers), stream);
   }
 
+  std::unique_ptr<StreamDecoder> stream_decoder() const override { return std::make_unique<AnthropicStream>(); }
+
+ private:
   void decode_object(const json& j, Decoded& out) const override {
     if (const json* e = obj_at(j, "error"); e || str_at(j, "type") == "error") {
       out.kind = Decoded::Kind::error;
@@ -128,8 +131,6 @@ class AnthropicProtocol : public Protocol {
     out.reply.finish = read_stop(str_at(j, "stop_reason"));
     if (const json* u = obj_at(j, "usage")) read_usage(*u, out.reply.usage);
   }
-
-  std::unique_ptr<StreamDecoder> stream_decoder() const override { return std::make_unique<AnthropicStream>(); }
 };
 
 }  // namespace

@@ -106,6 +106,9 @@ class OpenAiProtocol : public Protocol {
     return json_post(base_url + "/chat/completions", body, std::move(headers), stream);
   }
 
+  std::unique_ptr<StreamDecoder> stream_decoder() const override { return std::make_unique<OpenAiStream>(); }
+
+ private:
   void decode_object(const json& j, Decoded& out) const override {
     if (const json* e = obj_at(j, "error")) {
       out.kind = Decoded::Kind::error;
@@ -129,8 +132,6 @@ class OpenAiProtocol : public Protocol {
     out.reply.finish = read_finish(str_at(c, "finish_reason"));
     if (const json* u = obj_at(j, "usage")) out.reply.usage = read_usage(*u);
   }
-
-  std::unique_ptr<StreamDecoder> stream_decoder() const override { return std::make_unique<OpenAiStream>(); }
 };
 
 }  // namespace
