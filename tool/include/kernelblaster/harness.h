@@ -38,8 +38,6 @@
 
 namespace kernelblaster {
 
-
-
 // How input values are drawn. Every draw is a pure function of
 // (seed, buffer name, element index), so inputs are reproducible across
 // processes and builds.
