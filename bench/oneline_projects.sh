@@ -9,7 +9,8 @@
 # project has tests. Run from the repository root; results go to $OUT.
 #   bench/oneline_projects.sh build             build and install the tool (/tmp/kb), the recorder's GPU test
 #   bench/oneline_projects.sh run NAME          one project (NAME: imagelib, sgemmlike, sgemm_cuda, matrixMul,
-#                                               reduction, mergeSort); the open-source ones are read from
+#                                               reduction, mergeSort, convolutionSeparable, transpose); the
+#                                               open-source ones are read from
 #                                               $ONELINE_OSS (default oss/): SGEMM_CUDA/ (siboehm/SGEMM_CUDA) and
 #                                               cuda-samples/ (NVIDIA/cuda-samples: Common, cmake, the samples)
 set -uo pipefail
@@ -41,7 +42,7 @@ flow() {  # project source dir, then the programs to run (relative to the build 
   grep -i -A8 "kernelblaster\|error" "$OUT/$NAME.configure.full.log" | tee "$OUT/$NAME.configure.log"
   timed build1 cmake --build "$b" -j16 2>&1 | grep -E "kernelblaster:|error|FAILED" | tee "$OUT/$NAME.build1.log"
   for prog in "$@"; do
-    (cd "$b" && timed "plain $prog" bash -c "$prog > /dev/null 2>&1")
+    (cd "$b" && timed "plain $prog" bash -c "$prog > '$OUT/$NAME.before.${prog//[^a-zA-Z0-9]/_}.txt' 2>&1")
     (cd "$b" && timed "recorded $prog" bash -c "kernelblaster_generated/record $prog > /dev/null 2> $OUT/$NAME.record.err")
   done
   if [ -f "$b/CTestTestfile.cmake" ] && ctest --test-dir "$b" -N | grep -q "Total Tests: [1-9]"; then
@@ -52,6 +53,10 @@ flow() {  # project source dir, then the programs to run (relative to the build 
     [ -f "$f" ] && python3 -c "import json,sys; l=[json.loads(x) for x in open(sys.argv[1])]; print(len(l), l[0]['name'])" "$f"
   done >> "$OUT/$NAME.launches.txt"
   timed build2 cmake --build "$b" -j16 2>&1 | grep -E "kernelblaster:|\[tune\]|error|FAILED" | tee "$OUT/$NAME.build2.log"
+  # The programs again on what the second build compiled: their own figures before and after.
+  for prog in "$@"; do
+    (cd "$b" && timed "after $prog" bash -c "$prog > '$OUT/$NAME.after.${prog//[^a-zA-Z0-9]/_}.txt' 2>&1")
+  done
   mkdir -p "$OUT/$NAME.harness"
   cp "$b"/kernelblaster_generated/*/harness/*.cu "$OUT/$NAME.harness/" 2>/dev/null
   if ctest --test-dir "$b" -N 2>/dev/null | grep -q "Total Tests: [1-9]"; then
@@ -80,7 +85,7 @@ case "${1:-}" in
         one_line "$W/CMakeLists.txt" sgemm
         flow "$W" "./sgemm 1" "./sgemm 2" "./sgemm 3" "./sgemm 4" "./sgemm 5" "./sgemm 6" "./sgemm 7" "./sgemm 8" \
           "./sgemm 9" "./sgemm 10" "./sgemm 11" "./sgemm 12" ;;
-      matrixMul|mergeSort|reduction)
+      matrixMul|mergeSort|reduction|convolutionSeparable|transpose)
         rm -rf /tmp/oneline/cuda-samples && cp -r "$OSS/cuda-samples" /tmp/oneline/cuda-samples
         S=$(ls -d /tmp/oneline/cuda-samples/Samples/*/$NAME)
         sed -i 's/set(CMAKE_CUDA_ARCHITECTURES .*)/set(CMAKE_CUDA_ARCHITECTURES 90)/' "$S/CMakeLists.txt"

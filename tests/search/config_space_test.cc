@@ -117,3 +117,62 @@ TEST(SassHash, NormalizedListingIgnoresHeadersAndArchVariant) {
   EXPECT_NE(hash_text(normalize_sass(a)), hash_text(normalize_sass(c)));
   EXPECT_EQ(hash_text("").size(), 16u);
 }
+
+// The depth-first walk keeps exactly what filtering the whole product
+// keeps, in the same order, with or without groups.
+TEST(ConfigSpace, TheWalkKeepsWhatTheProductFilterKeeps) {
+  SpaceDecl d;
+  const std::vector<std::string> values = {"1", "2", "4", "8", "16"};
+  for (const char* name : {"A", "B", "C", "D"}) d.tunables.push_back({name, values, "4", "parameter_tuning", "t", ""});
+  d.constraints.emplace_back("A * B <= 32");
+  d.constraints.emplace_back("(C % A == 0) || D == 1");
+  d.constraints.emplace_back("A + D >= 4");
+  const ConfigSpace walked = enumerate_space(d, {}, 0);
+  std::vector<std::string> expected;
+  std::size_t valid = 0;
+  for (const std::string& a : values)
+    for (const std::string& b : values)
+      for (const std::string& c : values)
+        for (const std::string& e : values) {
+          std::map<std::string, long long> env = {{"A", std::stoll(a)}, {"B", std::stoll(b)}, {"C", std::stoll(c)},
+                                                  {"D", std::stoll(e)}};
+          bool ok = true;
+          for (const Constraint& k : d.constraints) ok = ok && k.holds(env);
+          if (!ok) continue;
+          ++valid;
+          Configuration cfg = make_configuration(d.tunables, {{"A", a}, {"B", b}, {"C", c}, {"D", e}}, {});
+          if (!cfg.is_default()) expected.push_back(cfg.id);
+        }
+  EXPECT_EQ(walked.valid, valid);
+  ASSERT_EQ(walked.configs.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(walked.configs[i].id, expected[i]);
+
+  // Grouped: A and B one group, C and D another; each varies alone.
+  for (Tunable& t : d.tunables) t.group = (t.name == "A" || t.name == "B") ? "ab" : "cd";
+  const ConfigSpace grouped = enumerate_space(d, {}, 0);
+  std::size_t expected_grouped = 0;
+  for (const Configuration& c : walked.configs) {
+    bool ab = false, cd = false;
+    for (const Setting& s : c.settings) (s.name == "A" || s.name == "B" ? ab : cd) = true;
+    expected_grouped += !(ab && cd);
+  }
+  EXPECT_EQ(grouped.configs.size(), expected_grouped);
+  EXPECT_EQ(grouped.valid, expected_grouped + 1);
+}
+
+// Thinning shares the cap between the parts: a small group is kept whole.
+TEST(ConfigSpace, ThinningKeepsEverySmallGroup) {
+  SpaceDecl d;
+  std::vector<std::string> many;
+  for (int v = 1; v <= 60; ++v) many.push_back(std::to_string(v));
+  d.tunables.push_back({"BIG1", many, "1", "parameter_tuning", "t", "big"});
+  d.tunables.push_back({"BIG2", many, "1", "parameter_tuning", "t", "big"});
+  d.tunables.push_back({"SMALL", {"1", "2", "3", "4", "5"}, "1", "parameter_tuning", "t", "small"});
+  const ConfigSpace s = enumerate_space(d, {}, 100);
+  EXPECT_TRUE(s.capped);
+  EXPECT_EQ(s.valid, 1u + (60u * 60u - 1u) + 4u);
+  ASSERT_EQ(s.configs.size(), 100u);
+  std::size_t small = 0;
+  for (const Configuration& c : s.configs) small += c.values.at("SMALL") != "1";
+  EXPECT_EQ(small, 4u);
+}

@@ -5,14 +5,17 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "common/file_util.h"
 #include "eval/gpu_probe.h"
 #include "search/space_decl.h"
+#include "search/tune_listing.h"
 #include "search/tuner.h"
 
 namespace kernelblaster {
 namespace {
 
 const char* kHelp = R"(usage: kernelblaster tune --source FILE.cu --harness HARNESS.cu [options]
+       kernelblaster tune --list --source FILE.cu [-I DIR ...] [--manifest FILE] [--json]
 
 Searches the tunable parameters declared in the source (// kernelblaster:
 tunable ...) and nvcc flags for the fastest configuration that the engine
@@ -39,6 +42,10 @@ writes it to --out. Progress goes to stderr.
                         (default: the source's file name; the build passes the user's
                         source when it tunes a rewrite of it)
   --json                print a summary as JSON on stdout
+  --list                print every tunable the source offers, per launch site
+                        (#defines, constants and template arguments that shape
+                        a launch, with the constraints derived from the code)
+                        and the size of the valid space; no GPU, no harness
 
 Exit status: 0 tuned source written, 1 nothing worth writing (one line says
 why), 2 bad usage, 77 no GPU on this machine.
@@ -90,6 +97,7 @@ std::vector<int> parse_devices(const std::string& list) {
 struct TuneCall {
   search::TuneOptions opt;
   bool json = false;
+  bool list = false;
 };
 
 TuneCall parse_call(const CommandArgs& argv) {
@@ -97,12 +105,13 @@ TuneCall parse_call(const CommandArgs& argv) {
   Args args(argv,
             {"--source", "--harness", "--manifest", "-I", "-D", "--arch", "--out", "--log", "--budget",
              "--max-evals", "--policy", "--kb", "--min-speedup", "--seed", "--devices", "--name"},
-            {"--no-flags", "--quiet", "--json"});
+            {"--no-flags", "--quiet", "--json", "--list"});
   c.json = args.flag("--json");
+  c.list = args.flag("--list");
   c.opt.source = args.value("--source");
   c.opt.harness = args.value("--harness");
   if (c.opt.source.empty()) throw UsageError("--source is required");
-  if (c.opt.harness.empty()) throw UsageError("--harness is required");
+  if (c.opt.harness.empty() && !c.list) throw UsageError("--harness is required");
   c.opt.manifest = args.value("--manifest");
   c.opt.include_dirs = args.values("-I");
   c.opt.definitions = args.values("-D");
@@ -129,8 +138,19 @@ TuneCall parse_call(const CommandArgs& argv) {
   return c;
 }
 
+// The tunables of a source, read from its text: exit 0, or 2 for a source
+// that cannot be read (one line).
+int run_listing(const TuneCall& c) {
+  const search::TuneListing l = search::list_tunables(
+      {read_file(c.opt.source), c.opt.source, c.opt.arch.empty() ? "sm_90" : c.opt.arch, c.opt.manifest,
+       c.opt.definitions, c.opt.include_dirs});
+  std::printf("%s", c.json ? (search::listing_json(l) + "\n").c_str() : search::listing_text(l).c_str());
+  return 0;
+}
+
 // The search and what it prints; exit status as tune_command's.
 int run_tune_call(const TuneCall& c, const std::string& self_exe) {
+  if (c.list) return run_listing(c);
   const bool json = c.json;
   CudaGpuProbe probe;
   const search::TuneSummary s = search::run_tune(c.opt, self_exe, probe, print_line);

@@ -1,5 +1,9 @@
 // The configuration space: the product of the tunables' values and the flag
 // dimensions, filtered by the constraints, capped at kMaxConfigurations.
+// Tunables of a group (Tunable::group, launch sites that share tunables)
+// vary only in their group's part: the space is the union of the parts, one
+// group off its defaults at a time, each walked depth first so that a
+// constraint drops every combination of a prefix it already refuses.
 #pragma once
 
 #include <cstddef>
@@ -12,9 +16,13 @@
 namespace kernelblaster::search {
 
 // Above this many valid configurations the space is thinned to an evenly
-// strided subset (deterministic, in enumeration order) of this size.
+// strided subset (deterministic, in enumeration order) of this size; with
+// groups, each part of the space gets an equal share of it (a part smaller
+// than its share keeps every configuration, the rest shared again).
 inline constexpr std::size_t kMaxConfigurations = 1024;
-// Above this many raw combinations the declaration is refused outright.
+// Above this many raw combinations of tunable values in one part of the
+// space (one group of launch sites with the ungrouped tunables; flags not
+// counted) the declaration is refused outright.
 inline constexpr std::size_t kMaxCombinations = 10'000'000;
 
 // One non-default choice of a configuration.

@@ -10,6 +10,7 @@
 
 #include "common/source_lines.h"
 #include "search/candidate_source.h"
+#include "search/source_scan.h"
 
 namespace kernelblaster::search {
 namespace {
@@ -21,52 +22,9 @@ struct GuardedMacro {
 };
 
 
-// Whole-word occurrences of `word` in `s`.
-std::vector<std::size_t> word_positions(const std::string& s, const std::string& word) {
-  std::vector<std::size_t> out;
-  for (std::size_t p = s.find(word); p != std::string::npos; p = s.find(word, p + 1)) {
-    bool left = p == 0 || !is_identifier_char(s[p - 1]);
-    bool right = p + word.size() >= s.size() || !is_identifier_char(s[p + word.size()]);
-    if (left && right) out.push_back(p);
-  }
-  return out;
-}
 
-bool mentions(const std::string& s, const std::string& word) { return !word_positions(s, word).empty(); }
 
-std::vector<std::string> identifiers(const std::string& s) {
-  std::vector<std::string> out;
-  for (std::size_t i = 0; i < s.size();) {
-    if (std::isalpha(static_cast<unsigned char>(s[i])) || s[i] == '_') {
-      std::size_t j = i;
-      while (j < s.size() && is_identifier_char(s[j])) ++j;
-      out.push_back(s.substr(i, j - i));
-      i = j;
-    } else if (std::isdigit(static_cast<unsigned char>(s[i]))) {
-      while (i < s.size() && is_identifier_char(s[i])) ++i;  // 256u, 0x1F: a literal, not a name
-    } else {
-      ++i;
-    }
-  }
-  return out;
-}
 
-// "256", "256u", "(256)" → 256; anything else → -1.
-long long integer_literal(std::string v) {
-  v = trim(v);
-  while (v.size() >= 2 && v.front() == '(' && v.back() == ')') v = trim(v.substr(1, v.size() - 2));
-  while (!v.empty() && std::strchr("uUlL", v.back())) v.pop_back();
-  if (v.empty() || v.size() > 9 || !std::all_of(v.begin(), v.end(), [](unsigned char c) { return std::isdigit(c); }))
-    return -1;
-  return std::stoll(v);
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string l; std::getline(in, l);) out.push_back(l);
-  return out;
-}
 
 // `#ifndef NAME` whose next directive is `#define NAME <positive integer>`.
 std::vector<GuardedMacro> guarded_integer_macros(const std::vector<std::string>& lines) {
@@ -91,22 +49,7 @@ std::vector<GuardedMacro> guarded_integer_macros(const std::vector<std::string>&
   return out;
 }
 
-// The text between the bracket at `open` and its partner; npos when unbalanced.
-std::size_t matching(const std::string& s, std::size_t open, char o, char c) {
-  int depth = 0;
-  for (std::size_t i = open; i < s.size(); ++i) {
-    if (s[i] == o) ++depth;
-    if (s[i] == c && --depth == 0) return i;
-  }
-  return std::string::npos;
-}
 
-// Splits at `sep` outside (), [] and {} (not <>), trimmed.
-std::vector<std::string> split_top(const std::string& s, char sep) {
-  std::vector<std::string> out = split_outside_brackets(s, sep);
-  for (std::string& piece : out) piece = trim(piece);
-  return out;
-}
 
 struct Launch {
   std::vector<std::string> args;  // grid, block, shared bytes, stream
@@ -246,13 +189,6 @@ bool only_arithmetic(const std::string& s) {
   });
 }
 
-// WARP_SIZE 32 and its kin are facts of the hardware, not choices.
-bool names_the_warp_size(const GuardedMacro& m) {
-  std::string upper = m.name;
-  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return m.value == 32 && upper.find("WARP") != std::string::npos;
-}
-
 // The code without comments, literals or preprocessor lines, and what the
 // `#pragma unroll` lines it had say.
 struct CodeView {
@@ -387,7 +323,7 @@ Discovery discover_tunables(const std::string& text, const std::string& file, co
   std::set<std::string> taken;
   for (const Tunable& t : declared.tunables) taken.insert(t.name);
   for (const GuardedMacro& m : guarded_integer_macros(lines_of(text))) {
-    if (taken.count(m.name) || names_the_warp_size(m)) continue;
+    if (taken.count(m.name) || names_the_warp_size(m.name, m.value)) continue;
     std::string role;
     std::optional<Tunable> t = tunable_for(m, roles, &role);
     if (!t) continue;
@@ -413,41 +349,6 @@ Discovery add_discovered_space(SpaceDecl& decl, const std::string& text, const s
 namespace kernelblaster::search {
 namespace {
 
-struct Span {
-  std::size_t begin, end;  // [begin, end) in the text
-};
-
-// Every launch: where its "<<<" is, and its arguments as spans of the text.
-struct LaunchSpans {
-  std::size_t at = 0;
-  std::vector<Span> args;
-};
-
-std::vector<LaunchSpans> launch_arg_spans(const std::string& code) {
-  std::vector<LaunchSpans> out;
-  for (std::size_t p = code.find("<<<"); p != std::string::npos; p = code.find("<<<", p + 3)) {
-    std::size_t e = code.find(">>>", p + 3);
-    if (e == std::string::npos) break;
-    LaunchSpans l;
-    l.at = p;
-    int depth = 0;
-    std::size_t start = p + 3;
-    for (std::size_t i = p + 3; i <= e; ++i) {
-      char c = i < e ? code[i] : ',';
-      if (c == '(' || c == '[' || c == '{') ++depth;
-      if (c == ')' || c == ']' || c == '}') --depth;
-      if (c == ',' && depth == 0) {
-        std::size_t b = start, en = i;
-        while (b < en && std::isspace(static_cast<unsigned char>(code[b]))) ++b;
-        while (en > b && std::isspace(static_cast<unsigned char>(code[en - 1]))) --en;
-        l.args.push_back({b, en});
-        start = i + 1;
-      }
-    }
-    out.push_back(l);
-  }
-  return out;
-}
 
 // Whole-number tokens equal to `value` inside [span): their spans.
 std::vector<Span> number_tokens(const std::string& code, Span span, long long value) {
@@ -522,23 +423,6 @@ bool sole_initializer(const std::string& code, const std::string& name, Span* ex
   return found == 1;
 }
 
-// The kernel a launch calls: the name before its "<<<", template arguments skipped.
-std::string launched_kernel(const std::string& code, std::size_t at) {
-  std::size_t e = at;
-  while (e > 0 && std::isspace(static_cast<unsigned char>(code[e - 1]))) --e;
-  if (e > 0 && code[e - 1] == '>') {
-    int depth = 0;
-    while (e > 0) {
-      --e;
-      if (code[e] == '>') ++depth;
-      if (code[e] == '<' && --depth == 0) break;
-    }
-    while (e > 0 && std::isspace(static_cast<unsigned char>(code[e - 1]))) --e;
-  }
-  std::size_t b = e;
-  while (b > 0 && is_identifier_char(code[b - 1])) --b;
-  return code.substr(b, e - b);
-}
 
 // The body of `__global__ ... name(...) { ... }`, inside its braces.
 bool kernel_body(const std::string& code, const std::string& name, Span* body) {
@@ -582,21 +466,7 @@ bool multiplies_block_index(const std::string& code, Span s) {
   return false;
 }
 
-int line_at(const std::string& text, std::size_t pos) {
-  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(pos), '\n'));
-}
 
-// Preprocessor lines blanked: they are not launches.
-std::string without_preprocessor_lines(std::string code) {
-  std::size_t start = 0;
-  for (std::size_t i = 0; i <= code.size(); ++i)
-    if (i == code.size() || code[i] == '\n') {
-      std::string line = trim(code.substr(start, i - start));
-      if (!line.empty() && line[0] == '#') std::fill(code.begin() + start, code.begin() + i, ' ');
-      start = i + 1;
-    }
-  return code;
-}
 
 // Literals that size shared memory or launch bounds tie the kernel to them.
 std::string tied_literals(const std::string& code) {
@@ -605,11 +475,6 @@ std::string tied_literals(const std::string& code) {
   for (const std::string& b : launch_bounds(code)) tied += b + "\n";
   return tied;
 }
-
-struct Edit {
-  Span span;
-  std::string with;
-};
 
 // One literal block size and everything that must change with it: the
 // grids of the launches it sizes (spelled out in the launch, or where the

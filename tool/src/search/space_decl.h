@@ -23,6 +23,9 @@ struct Tunable {
   std::string default_value;        // the source's #define (what the original compiles with)
   std::string technique;            // KB technique id
   std::string origin;               // "file:line" of the declaration, for messages
+  // Tunables of one group of launch sites (launch_tunables.h) change
+  // together; the space changes one group at a time. "": not in a group.
+  std::string group;
 };
 
 // One flag dimension. values[0] is always "" (no flag: the original's

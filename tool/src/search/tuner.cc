@@ -22,6 +22,7 @@
 #include "search/reverify.h"
 #include "search/run_log.h"
 #include "search/search_loop.h"
+#include "search/source_space.h"
 #include "search/speculation.h"
 #include "search/tune_phases.h"
 #include "common/text.h"
@@ -84,7 +85,7 @@ CompileSettings compile_settings(const TuneOptions& opt, const GpuInfo& gpu, con
 // What the search ranges over, and the copy candidates are made from.
 struct TuneSpace {
   SpaceDecl decl;
-  PreparedSource prepared;  // the source with literal block sizes as macros
+  std::string text;  // the copy candidates are made from
   std::vector<FlagDimension> flags;
   ConfigSpace space;
 };
@@ -92,15 +93,12 @@ struct TuneSpace {
 TuneSpace tune_space(const TuneOptions& opt, const std::string& text, const std::string& source,
                      const CompileSettings& cs, const std::string& kernel, const Say& say) {
   TuneSpace t;
-  t.decl = parse_directives(text, source, cs.arch);
-  if (!opt.manifest.empty()) add_manifest_space(t.decl, opt.manifest, text, source, cs.definitions);
-  Discovery discovered = add_discovered_space(t.decl, text, source);
-  t.prepared = prepare_literal_blocks(text, source, t.decl);
-  t.decl.tunables.insert(t.decl.tunables.end(), t.prepared.tunables.begin(), t.prepared.tunables.end());
-  discovered.summary.insert(discovered.summary.end(), t.prepared.summary.begin(), t.prepared.summary.end());
-  if (!discovered.summary.empty()) {
+  SourceSpace found = source_space({text, source, cs.arch, opt.manifest, cs.definitions, cs.include_dirs});
+  t.decl = std::move(found.decl);
+  t.text = std::move(found.text);
+  if (!found.summary.empty()) {
     std::string list;
-    for (const std::string& s : discovered.summary) list += (list.empty() ? "" : ", ") + s;
+    for (const std::string& s : found.summary) list += (list.empty() ? "" : ", ") + s;
     say("[tune] " + kernel + ": tunables found without directives: " + list);
   }
   // A harness that launches kernels as recorded runs them with the recorded
@@ -259,7 +257,7 @@ EngineTarget engine_target(const TuneOptions& opt, const std::string& source, co
                            const CompileSettings& cs, const std::string& work_dir) {
   EngineTarget target;
   target.source = source;
-  target.source_text = ts.prepared.text;
+  target.source_text = ts.text;
   target.harness = fs::absolute(opt.harness).string();
   target.compile = cs;
   target.work_dir = work_dir;

@@ -1,0 +1,31 @@
+// What one source offers to tune, gathered the one way both `tune` and
+// `tune --list` gather it: its directives and the manifest's tunables, the
+// launch sites' tunables (launch_tunables.h: #defines, constants and
+// template arguments that shape a launch), guarded macros (discovery.h) and
+// literal block sizes; and the copy the candidates are made from.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "search/launch_tunables.h"
+#include "search/space_decl.h"
+
+namespace kernelblaster::search {
+
+struct SourceSpaceInput {
+  std::string text, source, arch, manifest;
+  std::vector<std::string> definitions, include_dirs;
+};
+
+struct SourceSpace {
+  SpaceDecl decl;
+  std::string text;                  // the copy candidates are made from
+  LaunchTunables launch;             // what the launch sites gave
+  std::vector<std::string> summary;  // one phrase per tunable found without a directive
+};
+
+// Throws SpaceError for a malformed declaration.
+SourceSpace source_space(const SourceSpaceInput& in);
+
+}  // namespace kernelblaster::search

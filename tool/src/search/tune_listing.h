@@ -1,0 +1,36 @@
+// `kernelblaster tune --list`: every tunable a source offers, per launch
+// site, with the constraints derived and the size of the valid space,
+// read from the text alone (no GPU, no harness).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "search/source_space.h"
+
+namespace kernelblaster::search {
+
+// The tunables of one group of launch sites (or of none: group "") and
+// how many of their combinations the constraints keep.
+struct GroupCount {
+  std::string group;
+  std::vector<std::string> tunables;
+  std::size_t combinations = 0;
+  std::size_t valid = 0;
+  std::string error;  // why it was not counted (a space too large to enumerate)
+};
+
+struct TuneListing {
+  std::string source;
+  SourceSpace space;
+  std::vector<GroupCount> groups;
+  std::size_t valid = 0;  // configurations of the whole space, before flags, the original included
+  std::string error;
+};
+
+TuneListing list_tunables(const SourceSpaceInput& in);
+std::string listing_text(const TuneListing& l);
+std::string listing_json(const TuneListing& l);
+
+}  // namespace kernelblaster::search
