@@ -323,3 +323,15 @@ void chosen(float* c) { k<256><<<1, 256>>>(c); }
   // The one choice moves the launch's block with it.
   EXPECT_NE(l.text.find("<<<1, " + l.tunables[0].tunable.name + ">>>"), std::string::npos) << l.text;
 }
+
+// With a harness that replays recorded launches only flags are searched;
+// the constraints the tunables brought go with them (a constraint left
+// reading a dropped tunable stopped the whole run: exit 2).
+TEST(LaunchTunables, FlagsOnlyDropsTheConstraintsToo) {
+  SourceSpace s = source_space({kDefinesSample, "/src/k.cu", "sm_90", "", {}, {}});
+  ASSERT_FALSE(s.decl.constraints.empty());
+  keep_flags_only(s.decl);
+  std::vector<FlagDimension> flags = {{"fast_math", "fast_math", {"", "-use_fast_math"}}};
+  ConfigSpace space = enumerate_space(s.decl, flags);
+  EXPECT_EQ(space.configs.size(), 1u);
+}

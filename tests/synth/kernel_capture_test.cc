@@ -257,3 +257,22 @@ TEST(HarnessCoverage, TheExamplesHarnessesRunTheirSources) {
               "")
         << stem;
 }
+
+// What a launcher launches, read from the text where the parser saw no
+// launch: template arguments dropped, comments and strings ignored, other
+// functions' launches not counted.
+TEST(KernelNames, TheLaunchesOfOneHostFunctionFromItsText) {
+  const std::string text = R"(__global__ void rows(float* x) {}
+template <int B> __global__ void cols(float* x) {}
+void other(float* x) { rows<<<1, 1>>>(x); }
+extern "C" void run(float* x, int n) {
+  // not_a_kernel<<<1, 1>>>(x);
+  rows<<<n, 64>>>(x);
+  cols<16> <<<dim3(n), dim3(16)>>>(x);
+  rows<<<n, 64>>>(x);
+}
+)";
+  EXPECT_EQ(kernelblaster::synth::kernels_launched_in(text, "run"), (std::vector<std::string>{"rows", "cols"}));
+  EXPECT_EQ(kernelblaster::synth::kernels_launched_in(text, "other"), (std::vector<std::string>{"rows"}));
+  EXPECT_TRUE(kernelblaster::synth::kernels_launched_in(text, "missing").empty());
+}

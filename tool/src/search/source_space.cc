@@ -22,4 +22,9 @@ SourceSpace source_space(const SourceSpaceInput& in) {
   return s;
 }
 
+void keep_flags_only(SpaceDecl& decl) {
+  decl.tunables.clear();
+  decl.constraints.clear();
+}
+
 }  // namespace kernelblaster::search

@@ -28,4 +28,9 @@ struct SourceSpace {
 // Throws SpaceError for a malformed declaration.
 SourceSpace source_space(const SourceSpaceInput& in);
 
+// For a harness that launches kernels as recorded (the recorded grid and
+// block, whatever the source's launch code says): no tunable is searched,
+// and no constraint is left to read one; the flags stay.
+void keep_flags_only(SpaceDecl& decl);
+
 }  // namespace kernelblaster::search

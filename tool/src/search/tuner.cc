@@ -105,7 +105,7 @@ TuneSpace tune_space(const TuneOptions& opt, const std::string& text, const std:
   // grid and block whatever the source's launch code says: a tunable could
   // change what the program launches without the harness seeing it.
   if (!t.decl.tunables.empty() && replays_recorded_launches(opt.harness)) {
-    t.decl.tunables.clear();
+    keep_flags_only(t.decl);
     say("[tune] " + kernel + ": the harness launches kernels as they were recorded, so only compiler flags are searched");
   }
   if (!opt.no_flags) t.flags = t.decl.flags_declared ? t.decl.flags : default_flag_dimensions(cs.arch);

@@ -123,4 +123,60 @@ std::vector<std::string> kernels_defined_in(const std::string& source, const std
   return names;
 }
 
+namespace {
+
+// The body of the definition of `function` in `code`: [open brace, close brace].
+bool body_of(const std::string& code, const std::string& function, std::size_t* open, std::size_t* close) {
+  for (std::size_t p = code.find(function); p != std::string::npos; p = code.find(function, p + 1)) {
+    const bool whole = (p == 0 || !is_identifier_char(code[p - 1])) &&
+                       (p + function.size() >= code.size() || !is_identifier_char(code[p + function.size()]));
+    std::size_t q = code.find_first_not_of(" \t\n", p + function.size());
+    if (!whole || q == std::string::npos || code[q] != '(') continue;
+    int depth = 0;
+    for (; q < code.size(); ++q) {
+      if (code[q] == '(') ++depth;
+      if (code[q] == ')' && --depth == 0) break;
+    }
+    std::size_t brace = code.find_first_not_of(" \t\n", q + 1);
+    if (brace == std::string::npos || code[brace] != '{') continue;
+    depth = 0;
+    for (std::size_t e = brace; e < code.size(); ++e) {
+      if (code[e] == '{') ++depth;
+      if (code[e] == '}' && --depth == 0) {
+        *open = brace;
+        *close = e;
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<std::string> kernels_launched_in(const std::string& text, const std::string& function) {
+  const std::string code = code_only(text);
+  std::size_t open = 0, close = 0;
+  std::vector<std::string> out;
+  if (!body_of(code, function, &open, &close)) return out;
+  for (std::size_t p = code.find("<<<", open); p != std::string::npos && p < close; p = code.find("<<<", p + 3)) {
+    std::size_t e = p;
+    while (e > open && std::isspace(static_cast<unsigned char>(code[e - 1]))) --e;
+    if (e > open && code[e - 1] == '>') {  // kernel<...><<<: skip the template arguments
+      int depth = 0;
+      while (e > open) {
+        --e;
+        if (code[e] == '>') ++depth;
+        if (code[e] == '<' && --depth == 0) break;
+      }
+      while (e > open && std::isspace(static_cast<unsigned char>(code[e - 1]))) --e;
+    }
+    std::size_t b = e;
+    while (b > open && is_identifier_char(code[b - 1])) --b;
+    const std::string name = code.substr(b, e - b);
+    if (!name.empty() && std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  }
+  return out;
+}
+
 }  // namespace kernelblaster::synth

@@ -18,4 +18,9 @@ std::vector<std::string> kernels_defined_in(const std::string& source, const std
 // The names of the __global__ definitions in one text (no includes followed).
 std::vector<std::string> kernel_definitions_in_text(const std::string& text);
 
+// The kernels the body of host function `function` launches with `<<<...>>>`
+// in one text (template arguments dropped), in order, each once: what the
+// parser could not see where the CUDA launch syntax did not parse.
+std::vector<std::string> kernels_launched_in(const std::string& text, const std::string& function);
+
 }  // namespace kernelblaster::synth
