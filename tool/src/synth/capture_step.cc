@@ -104,15 +104,6 @@ ReadSource read_source(const CaptureStep& step, const std::string& source) {
     try {
       r.scan = scan_source(source, opt);
       r.scanned = true;
-      if (r.scan.kernels.empty()) {
-        // No launch in the bodies the parser read (the CUDA launch syntax did
-        // not parse with this libclang and these headers): the launches as
-        // the text writes them, so a recorded launcher covers its kernels.
-        const std::string text = read_file(source);
-        for (Launcher& l : r.scan.launchers)
-          for (const std::string& k : kernels_launched_in(text, l.name))
-            if (std::find(l.kernels.begin(), l.kernels.end(), k) == l.kernels.end()) l.kernels.push_back(k);
-      }
       r.kernels = file_kernels(r.scan);
       return r;
     } catch (const std::exception& x) {

@@ -6,6 +6,9 @@
 #include <map>
 #include <set>
 
+#include "common/file_util.h"
+#include "synth/kernel_names.h"
+
 namespace kernelblaster::synth {
 namespace {
 
@@ -138,19 +141,32 @@ std::vector<std::string> kernels_reached(const std::string& usr, const Bodies& b
   return out;
 }
 
-// Keeps the launchers that reach a kernel and records which. A file in whose
-// bodies no launch was found (a launch through a macro libclang could not
-// expand, a body it could not read) keeps every candidate, as before bodies
-// were read.
-void keep_launchers_that_launch(SourceScan& scan, const Bodies& bodies) {
+// Keeps the launchers that reach a kernel and records which: what the
+// parser saw in the bodies, and the `<<<` launches the launcher's own text
+// writes (a libclang that cannot parse the CUDA launch syntax with these
+// headers sees only the kernels a body names otherwise, such as in
+// cudaFuncSetAttribute). A file in which no launch was found either way (a
+// launch through a macro, a body it could not read) keeps every candidate,
+// as before bodies were read.
+void keep_launchers_that_launch(SourceScan& scan, const Bodies& bodies, const std::string& text) {
+  auto add = [](std::vector<std::string>& to, const std::string& k) {
+    if (std::find(to.begin(), to.end(), k) == to.end()) to.push_back(k);
+  };
   for (const auto& [usr, reach] : bodies.of)
-    for (const std::string& k : reach.kernels)
-      if (std::find(scan.kernels.begin(), scan.kernels.end(), k) == scan.kernels.end()) scan.kernels.push_back(k);
+    for (const std::string& k : reach.kernels) add(scan.kernels, k);
+  std::vector<std::vector<std::string>> reached(scan.launchers.size());
+  for (std::size_t i = 0; i < scan.launchers.size(); ++i) {
+    reached[i] = kernels_reached(bodies.launcher_usrs[i], bodies);
+    for (const std::string& k : kernels_launched_in(text, scan.launchers[i].name)) {
+      add(reached[i], k);
+      add(scan.kernels, k);
+    }
+  }
   if (scan.kernels.empty()) return;
   std::vector<Launcher> kept;
   for (std::size_t i = 0; i < scan.launchers.size(); ++i) {
     Launcher& l = scan.launchers[i];
-    l.kernels = kernels_reached(bodies.launcher_usrs[i], bodies);
+    l.kernels = reached[i];
     if (l.kernels.empty()) scan.helpers.push_back(l.name);
     else kept.push_back(std::move(l));
   }
@@ -283,7 +299,7 @@ SourceScan scan_source(const std::string& path, const ScanOptions& opt) {
   clang_visitChildren(clang_getTranslationUnitCursor(tu), visit_defined_kernel, &defined);
   clang_disposeTranslationUnit(tu);
   clang_disposeIndex(index);
-  keep_launchers_that_launch(scan, bodies);
+  keep_launchers_that_launch(scan, bodies, read_file(path));
   infer_void_elements(scan);
   return scan;
 }
