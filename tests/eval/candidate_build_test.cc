@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -44,3 +45,20 @@ TEST(BuildHarness, ACompileErrorIsTheSourcesFault) {
 
 }  // namespace
 }  // namespace kernelblaster
+
+// The toolkit libraries a source's includes name are linked into its
+// harness, as the user's target links them: a launcher file whose other
+// functions call cuBLAS (SGEMM_CUDA's runner.cu) builds.
+TEST(CandidateBuild, ToolkitLibrariesFollowTheIncludes) {
+  const fs::path dir = fs::temp_directory_path() / "kb_toolkit_libraries";
+  fs::create_directories(dir / "inc");
+  std::ofstream(dir / "k.cu") << "#include \"runner.cuh\"\n#include <cstdio>\n__global__ void k() {}\n";
+  std::ofstream(dir / "runner.cuh") << "#pragma once\n#include <cublas_v2.h>\n#include \"more.h\"\n";
+  std::ofstream(dir / "inc" / "more.h") << "  #include <curand.h>\n// #include <cufft.h> is a comment\n";
+  EXPECT_EQ(kernelblaster::toolkit_libraries((dir / "k.cu").string(), {(dir / "inc").string()}),
+            (std::vector<std::string>{"-lcublas", "-lcurand"}));
+  EXPECT_EQ(kernelblaster::toolkit_libraries((dir / "k.cu").string(), {}), (std::vector<std::string>{"-lcublas"}));
+  std::ofstream(dir / "plain.cu") << "__global__ void k() {}\n";
+  EXPECT_TRUE(kernelblaster::toolkit_libraries((dir / "plain.cu").string(), {}).empty());
+  fs::remove_all(dir);
+}

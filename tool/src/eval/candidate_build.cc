@@ -3,8 +3,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -81,6 +83,44 @@ bool replays_recorded_launches(const std::string& harness) {
   return false;
 }
 
+std::vector<std::string> toolkit_libraries(const std::string& source, const std::vector<std::string>& include_dirs) {
+  static const std::vector<std::pair<std::string, std::string>> kHeaders = {
+      {"cublas_v2.h", "-lcublas"},  {"cublas.h", "-lcublas"},       {"cublasLt.h", "-lcublasLt"},
+      {"cufft.h", "-lcufft"},       {"curand.h", "-lcurand"},       {"cusparse.h", "-lcusparse"},
+      {"cusolverDn.h", "-lcusolver"}, {"cusolverSp.h", "-lcusolver"}, {"nvrtc.h", "-lnvrtc"},
+      {"cuda.h", "-lcuda"}};
+  std::vector<std::string> libs, pending = {source};
+  std::set<std::string> seen;
+  while (!pending.empty() && seen.size() < 256) {
+    const fs::path file = pending.back();
+    pending.pop_back();
+    std::error_code ec;
+    const std::string key = fs::weakly_canonical(file, ec).string();
+    if (!seen.insert(key).second) continue;
+    std::ifstream in(file);
+    for (std::string line; std::getline(in, line);) {
+      const std::size_t inc = line.find("#include");
+      if (inc == std::string::npos || line.find_first_not_of(" \t") != inc) continue;
+      const std::size_t open = line.find_first_of("<\"", inc + 8);
+      if (open == std::string::npos) continue;
+      const std::size_t close = line.find(line[open] == '<' ? '>' : '"', open + 1);
+      if (close == std::string::npos) continue;
+      const std::string name = line.substr(open + 1, close - open - 1);
+      for (const auto& [header, flag] : kHeaders)
+        if (name == header && std::find(libs.begin(), libs.end(), flag) == libs.end()) libs.push_back(flag);
+      if (line[open] != '"') continue;
+      std::vector<fs::path> where = {file.parent_path() / name};
+      for (const std::string& d : include_dirs) where.push_back(fs::path(d) / name);
+      for (const fs::path& p : where)
+        if (fs::is_regular_file(p, ec)) {
+          pending.push_back(p.string());
+          break;
+        }
+    }
+  }
+  return libs;
+}
+
 std::vector<std::string> harness_build_command(const Toolchain& tc, const CompileSettings& cs,
                                                const std::string& harness, const std::string& kernel_source,
                                                const std::string& output) {
@@ -92,8 +132,9 @@ std::vector<std::string> harness_build_command(const Toolchain& tc, const Compil
   for (const auto& d : cs.include_dirs) cmd.push_back("-I" + d);
   for (const auto& d : cs.definitions) cmd.push_back("-D" + d);
   for (const auto& f : cs.flags) cmd.push_back(f);
-  cmd.insert(cmd.end(), {harness, kernel_source, tc.harness_lib, "-L" + tc.cuda_lib_dir, "-lcupti", "-ldl",
-                         "-Xlinker", "-rpath=" + tc.cuda_lib_dir, "-o", output});
+  cmd.insert(cmd.end(), {harness, kernel_source, tc.harness_lib, "-L" + tc.cuda_lib_dir, "-lcupti", "-ldl"});
+  for (const std::string& lib : toolkit_libraries(kernel_source, cs.include_dirs)) cmd.push_back(lib);
+  cmd.insert(cmd.end(), {"-Xlinker", "-rpath=" + tc.cuda_lib_dir, "-o", output});
   if (replays_recorded_launches(harness))
     cmd.insert(cmd.end() - 2, {"-Xlinker", "--unresolved-symbols=ignore-all", "-Xlinker", "--allow-multiple-definition"});
   return cmd;

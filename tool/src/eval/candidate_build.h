@@ -49,6 +49,13 @@ CompileSettings resolve_compile_settings(const std::string& manifest, const std:
 // launch-shaping tunables off.
 bool replays_recorded_launches(const std::string& harness);
 
+// The CUDA toolkit libraries a source uses, as linker flags (-lcublas,
+// -lcufft, ...): named by the toolkit headers it or the project headers it
+// includes with quotes (beside the including file or in `include_dirs`,
+// transitively) include. A harness links them, as the user's target does,
+// so a source whose other functions call cuBLAS still links.
+std::vector<std::string> toolkit_libraries(const std::string& source, const std::vector<std::string>& include_dirs);
+
 std::vector<std::string> harness_build_command(const Toolchain& tc, const CompileSettings& cs,
                                                const std::string& harness, const std::string& kernel_source,
                                                const std::string& output);
