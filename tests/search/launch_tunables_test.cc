@@ -335,3 +335,14 @@ TEST(LaunchTunables, FlagsOnlyDropsTheConstraintsToo) {
   ConfigSpace space = enumerate_space(s.decl, flags);
   EXPECT_EQ(space.configs.size(), 1u);
 }
+
+// The tune line names a few tunables one by one and counts many.
+TEST(LaunchTunables, TheTuneLineCountsManyTunables) {
+  SourceSpace many = source_space({kTiledLauncher, "/src/k.cu", "sm_90", "", {}, {}});
+  ASSERT_EQ(many.summary.size(), 1u);
+  EXPECT_EQ(many.summary[0],
+            "9 at 3 launch sites (6 constants, 3 template arguments; 'kernelblaster tune --list' names each)");
+  SourceSpace few = source_space({kDefinesSample, "/src/k.cu", "sm_90", "", {}, {}});
+  ASSERT_FALSE(few.summary.empty());
+  EXPECT_EQ(few.summary[0], "STRIP_X (define, line 4)");
+}

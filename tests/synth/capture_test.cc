@@ -131,3 +131,24 @@ TEST(CaptureHarness, EveryRecordedLauncherOfASourceIsCalledInOneHarness) {
   ASSERT_FALSE(d.confirm.empty());
   EXPECT_TRUE(has(d.confirm[0], "gather: 'scale' differs")) << d.confirm[0];
 }
+
+// A program that allocates its largest buffers once and calls with sizes
+// from small to large (SGEMM_CUDA: M = N = K from 128 to 4096 on 4096^2
+// matrices): the timed sizes are the calls with the most work, not the first
+// recorded, and the smallest validates.
+TEST(CaptureHarness, EqualBuffersAreTimedByTheirDimensions) {
+  const std::string gemm = R"({"format": "kernelblaster-capture-1", "source": "src/gemm.cu",
+  "launcher": {"name": "gemm", "namespaces": [], "return_type": "void", "params": [
+    {"name": "M", "type": "int", "kind": "dim"},
+    {"name": "A", "type": "float *", "kind": "buffer", "element": "f32"},
+    {"name": "C", "type": "float *", "kind": "buffer", "writable": true, "element": "f32"}]},
+  "calls": [
+    {"args": [{"value": "128"}, {"elements": 16777216}, {"elements": 16777216, "written": true}]},
+    {"args": [{"value": "256"}, {"elements": 16777216}, {"elements": 16777216, "written": true}]},
+    {"args": [{"value": "4096"}, {"elements": 16777216}, {"elements": 16777216, "written": true}]},
+    {"args": [{"value": "2048"}, {"elements": 16777216}, {"elements": 16777216, "written": true}]}]})";
+  HarnessDraft d = synthesize_harness(parse_capture(gemm, "g.json"));
+  EXPECT_TRUE(has(d.text, "h.size(\"call2\", {{\"M\", 4096}")) << d.text;
+  EXPECT_TRUE(has(d.text, ".size(\"call3\", {{\"M\", 2048}")) << d.text;
+  EXPECT_TRUE(has(d.text, ".validation_size(\"call0\", {{\"M\", 128}")) << d.text;
+}

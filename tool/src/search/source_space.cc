@@ -1,18 +1,42 @@
 #include "search/source_space.h"
 
+#include <map>
+
 #include "search/directives.h"
 #include "search/discovery.h"
 #include "search/manifest_space.h"
 
 namespace kernelblaster::search {
+namespace {
+
+// A few found: each by name; many: counted by kind and site (the listing
+// names each).
+std::vector<std::string> launch_summary(const LaunchTunables& found) {
+  std::vector<std::string> out;
+  if (found.tunables.size() <= 6) {
+    for (const FoundTunable& t : found.tunables)
+      out.push_back(t.written_as + " (" + t.kind + ", line " + std::to_string(t.line) + ")");
+    return out;
+  }
+  std::map<std::string, int> kinds;
+  for (const FoundTunable& t : found.tunables) ++kinds[t.kind];
+  int sites = 0;
+  for (const LaunchSite& site : found.sites) sites += !site.tunables.empty();
+  std::string by_kind;
+  for (const auto& [kind, n] : kinds) by_kind += (by_kind.empty() ? "" : ", ") + std::to_string(n) + " " + kind + (n == 1 ? "" : "s");
+  out.push_back(std::to_string(found.tunables.size()) + " at " + std::to_string(sites) + " launch sites (" + by_kind +
+                "; 'kernelblaster tune --list' names each)");
+  return out;
+}
+
+}  // namespace
 
 SourceSpace source_space(const SourceSpaceInput& in) {
   SourceSpace s;
   s.decl = parse_directives(in.text, in.source, in.arch);
   if (!in.manifest.empty()) add_manifest_space(s.decl, in.manifest, in.text, in.source, in.definitions);
   s.launch = add_launch_tunables(s.decl, in.text, in.source, in.include_dirs);
-  for (const FoundTunable& t : s.launch.tunables)
-    s.summary.push_back(t.written_as + " (" + t.kind + ", line " + std::to_string(t.line) + ")");
+  s.summary = launch_summary(s.launch);
   Discovery discovered = add_discovered_space(s.decl, s.launch.text, in.source);
   s.summary.insert(s.summary.end(), discovered.summary.begin(), discovered.summary.end());
   PreparedSource prepared = prepare_literal_blocks(s.launch.text, in.source, s.decl);

@@ -32,6 +32,16 @@ double call_bytes(const Launcher& l, const RecordedCall& c) {
   return b;
 }
 
+// The product of a call's dimension arguments: the work it asks for where
+// the buffers are the same (a program that allocates its largest matrices
+// once and calls with M = N = K from 128 to 4096).
+double call_work(const Launcher& l, const RecordedCall& c) {
+  double w = 1;
+  for (std::size_t i = 0; i < l.params.size(); ++i)
+    if (l.params[i].kind == ParamKind::dim) w *= std::max(1.0, std::stod(c.args[i].value));
+  return w;
+}
+
 // Ordered subsets of up to three dimension parameters whose product is the
 // buffer's extent in every call; fewest dimensions first.
 std::vector<std::string> shape_from_dims(const Launcher& l, std::size_t buffer, const std::vector<const RecordedCall*>& calls) {
@@ -89,7 +99,8 @@ struct Part {
 };
 
 // The calls a harness runs: the distinct ones (`index`: their places among
-// the recorded), the two largest timed (first recorded wins a tie), the
+// the recorded), the two largest timed (by the bytes of their buffers, then
+// by the product of their dimensions; first recorded wins a tie), the
 // smallest of three or more as the validation size.
 struct CallChoice {
   std::vector<const RecordedCall*> distinct;
@@ -110,7 +121,9 @@ CallChoice choose_calls(const Capture& cap) {
   std::vector<std::size_t> order(c.distinct.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return call_bytes(l, *c.distinct[a]) > call_bytes(l, *c.distinct[b]);
+    const double bytes_a = call_bytes(l, *c.distinct[a]), bytes_b = call_bytes(l, *c.distinct[b]);
+    if (bytes_a != bytes_b) return bytes_a > bytes_b;
+    return call_work(l, *c.distinct[a]) > call_work(l, *c.distinct[b]);
   });
   c.timed.assign(order.begin(), order.begin() + static_cast<long>(std::min<std::size_t>(2, order.size())));
   if (order.size() >= 3) c.validation = order.back();
