@@ -429,3 +429,19 @@ TEST_F(BuildStepTest, AWaitingBuildWhoseTunerDiesTakesOver) {
 
 }  // namespace
 }  // namespace kernelblaster::cache
+
+namespace kernelblaster::cache {
+namespace {
+
+// The line says how much of the space the budget tried, when the tuner says.
+TEST_F(BuildStepTest, TheTunedLineSaysHowManyConfigurationsWereTried) {
+  m_gpu = testing::h200();
+  m_tune_outcome.evaluations = 23;
+  m_tune_outcome.space_valid = 9455;
+  EXPECT_EQ(run().line,
+            "kernelblaster: k.cu: tuned on NVIDIA H200 in 12 s (23 of 9455 configurations tried): 1.40x, BLOCK=128, "
+            "-use_fast_math");
+}
+
+}  // namespace
+}  // namespace kernelblaster::cache

@@ -305,8 +305,11 @@ class BuildStepRun {
     }
     TunedResult r = result_from_tuning(t, m_req, m_source_name, m_rep.key, *m_gpu, m_original_text, m_env.tool_version);
     const std::string store_note = keep(r);
+    const std::string tried = t.space_valid > 0 ? " (" + std::to_string(t.evaluations) + " of " +
+                                                      std::to_string(t.space_valid) + " configurations tried)"
+                                                : "";
     const std::string took = (t.rewrite_note.empty() ? "" : t.rewrite_note + "; ") + "tuned on " + gpu_label(*m_gpu) +
-                             " in " + one_decimal_seconds(t.seconds) + ": ";
+                             " in " + one_decimal_seconds(t.seconds) + tried + ": ";
     if (!r.improved) return finish(BuildCause::no_gain, r, m_lead + took + "nothing beat the original; using the original" + store_note, true);
     return finish(BuildCause::tuned, r, m_lead + took + describe(r) + store_note, true);
   }

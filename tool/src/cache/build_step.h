@@ -76,6 +76,7 @@ struct TuneOutcome {
   std::vector<std::string> flags;
   double speedup = 1, seconds = 0;
   double reference_median_us = 0, median_us = 0, q1_us = 0, q3_us = 0;
+  long long evaluations = 0, space_valid = 0;  // configurations tried, and valid (0: not said)
   std::string rewrite_note;  // what the LLM rewrite did, for the build line (empty: none was asked for)
 };
 

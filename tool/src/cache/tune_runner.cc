@@ -40,6 +40,8 @@ void parse_tune_json(const std::string& json_text, TuneOutcome& out) {
   if (j.contains("flags") && j["flags"].is_array())
     for (const auto& f : j["flags"])
       if (f.is_string()) out.flags.push_back(f.get<std::string>());
+  out.evaluations = static_cast<long long>(number_at(j, {"evaluations"}));
+  out.space_valid = static_cast<long long>(number_at(j, {"space_valid", "space_size"}));
   out.reference_median_us = number_at(j, {"reference_median_us"});
   out.median_us = number_at(j, {"best_median_us", "median_us"});
   out.q1_us = number_at(j, {"best_q1_us", "q1_us"});

@@ -368,6 +368,7 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   sum.arch = cs.arch;
   const TuneSpace ts = tune_space(opt, text, source, cs, kernel, say);
   sum.space_size = static_cast<int>(ts.space.configs.size());
+  sum.space_valid = ts.space.valid > 0 ? static_cast<long long>(ts.space.valid) - 1 : 0;
   if (ts.space.configs.empty()) {
     conclude(sum, TuneVerdict::no_gain, "nothing to tune: " + kernel + " has no tunables (declared or found) and flags are off");
     return sum;
@@ -438,7 +439,7 @@ std::string tune_summary_to_json(const TuneSummary& s) {
       {"out", s.exit_code == 0 ? s.out : ""},   {"speedup", s.speedup},
       {"search_speedup", s.search_speedup},     {"config", s.config},
       {"flags", s.flags},                       {"evaluations", s.evaluations},
-      {"duplicates", s.duplicates},             {"space_size", s.space_size},
+      {"duplicates", s.duplicates},             {"space_size", s.space_size}, {"space_valid", s.space_valid},
       {"seconds", s.seconds},                   {"phases_s", s.phases_s},
       {"first_measurement_s", s.first_measurement_s}, {"builds", s.builds},
       {"speculative_builds", s.speculative_builds}, {"speculative_builds_used", s.speculative_builds_used},

@@ -59,6 +59,7 @@ struct TuneSummary {
   std::map<std::string, std::string> config;  // every tunable of the winner
   std::vector<std::string> flags;             // nvcc flags the tuned source needs ("-arch=sm_90a" included)
   int evaluations = 0, duplicates = 0, space_size = 0;
+  long long space_valid = 0;                  // valid configurations before thinning (space_size: after), the original excluded
   double seconds = 0;                         // the whole run
   std::map<std::string, double> phases_s;     // where the seconds went (tune_phases.h)
   double first_measurement_s = 0;             // from the search's start to its first measured result
