@@ -51,7 +51,6 @@ class Finder {
     FoundTunable t;
     std::vector<Edit> edits;
     std::set<std::size_t> sites;
-    std::string guard_text;  // for a define: what its line becomes
   };
 
   bool site_reads(const LaunchRead& l, const std::string& name) const {
