@@ -1,15 +1,15 @@
-// A kernel source as the search reads it: directives, discovered tunables
-// and the literal-block rewrite.
+// A kernel source as the search reads it: directives, the launch sites'
+// tunables (#defines, constants, template arguments, their constraints and
+// the rewritten copy), discovered tunables and the literal-block rewrite,
+// the way `tune` and `tune --list` gather them.
 #include "fuzz_check.h"
-#include "search/directives.h"
-#include "search/discovery.h"
+#include "search/source_space.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   kernelblaster::fuzz::expect_one_line(data, size, [](const std::string& t) {
     using namespace kernelblaster::search;
-    SpaceDecl decl = parse_directives(t, "k.cu", "sm_90");
-    add_discovered_space(decl, t, "k.cu");
-    prepare_literal_blocks(t, "/k.cu", decl);
+    SourceSpace s = source_space({t, "/k.cu", "sm_90", "", {}, {}});
+    keep_flags_only(s.decl);
   });
   return 0;
 }

@@ -346,3 +346,23 @@ TEST(LaunchTunables, TheTuneLineCountsManyTunables) {
   ASSERT_FALSE(few.summary.empty());
   EXPECT_EQ(few.summary[0], "STRIP_X (define, line 4)");
 }
+
+// A literal template argument that is tuned stands for its macro in the
+// kernel's constraints too: the tile's shared memory grows with it.
+TEST(LaunchTunables, ATunedLiteralArgumentEntersTheKernelsConstraints) {
+  const std::string path = std::string(KERNELBLASTER_SEARCH_TEST_DATA) + "/launch_sites.cu";
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  LaunchTunables l = find_launch_tunables(text, path, {}, {});
+  const FoundTunable* steps = nullptr;
+  for (const FoundTunable& t : l.tunables)
+    if (t.kind == "template argument") steps = &t;
+  ASSERT_TRUE(steps);
+  ASSERT_EQ(l.sites.size(), 1u);
+  EXPECT_TRUE(has_constraint(l.sites[0], "* (" + steps->tunable.name + ") + 2 * HALO) <= 49152"))
+      << ::testing::PrintToString(l.sites[0].constraints);
+  // The grid's equal literals follow the argument: (w + TX * S - 1) / (TX * S).
+  EXPECT_NE(l.text.find("(w + TX * " + steps->tunable.name + " - 1) / (TX * " + steps->tunable.name + ")"),
+            std::string::npos)
+      << l.text;
+}

@@ -393,8 +393,14 @@ class Finder {
     std::vector<std::string> args = l.templ.end > l.templ.begin
                                         ? split_top(m_code.substr(l.templ.begin, l.templ.end - l.templ.begin), ',')
                                         : std::vector<std::string>{};
+    // A literal argument that is a tunable of this site stands for its macro.
+    std::map<long long, std::string> literal_tunables;
+    for (const Found& f : m_found)
+      if (f.t.kind == "template argument" && f.sites.count(static_cast<std::size_t>(&l - m_launches.data())))
+        literal_tunables[std::stoll(f.t.tunable.default_value)] = f.t.tunable.name;
     for (std::size_t i = 0; i < k.params.size() && i < args.size(); ++i) {
-      const std::string value = folded(args[i], env, tunables);
+      auto literal = literal_tunables.find(integer_literal(args[i]));
+      const std::string value = literal != literal_tunables.end() ? literal->second : folded(args[i], env, tunables);
       if (!k.params[i].empty() && !value.empty()) env[k.params[i]] = "(" + value + ")";
     }
     add_derived(k.body, &env);
