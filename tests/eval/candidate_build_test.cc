@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <unistd.h>
@@ -60,5 +61,21 @@ TEST(CandidateBuild, ToolkitLibrariesFollowTheIncludes) {
   EXPECT_EQ(kernelblaster::toolkit_libraries((dir / "k.cu").string(), {}), (std::vector<std::string>{"-lcublas"}));
   std::ofstream(dir / "plain.cu") << "__global__ void k() {}\n";
   EXPECT_TRUE(kernelblaster::toolkit_libraries((dir / "plain.cu").string(), {}).empty());
+  fs::remove_all(dir);
+}
+
+// A harness links what the original's settings name, never what a
+// candidate's own includes would add: a candidate cannot pull cuFFT in.
+TEST(CandidateBuild, TheLinkLineTakesTheOriginalsLibrariesOnly) {
+  const fs::path dir = fs::temp_directory_path() / "kb_link_line";
+  fs::create_directories(dir);
+  std::ofstream(dir / "candidate.cu") << "#include <cufft.h>\n__global__ void k() {}\n";
+  kernelblaster::CompileSettings cs;
+  cs.libraries = {"-lcublas"};
+  kernelblaster::Toolchain tc{"nvcc", "/inc", "/lib/libkernelblaster_harness.a", "/lib64"};
+  const std::vector<std::string> cmd =
+      kernelblaster::harness_build_command(tc, cs, "h.cu", (dir / "candidate.cu").string(), "out");
+  EXPECT_NE(std::find(cmd.begin(), cmd.end(), "-lcublas"), cmd.end());
+  EXPECT_EQ(std::find(cmd.begin(), cmd.end(), "-lcufft"), cmd.end());
   fs::remove_all(dir);
 }

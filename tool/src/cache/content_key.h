@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "common/include_scan.h"  // scan_includes, which the key covers
+
 namespace kernelblaster::cache {
 
 struct KeyInputs {
@@ -27,15 +29,6 @@ struct KeyInputs {
 // checked out elsewhere (a CI machine) has the same key; include directories
 // themselves are left out for the same reason.
 std::string content_key(const KeyInputs& in);
-
-// The project headers `source` includes, transitively: #include "x" is looked
-// up beside the including file, then in `include_dirs`; #include <x> in
-// `include_dirs` only. Headers under `skip_prefixes` (the CUDA toolkit, whose
-// version the key holds anyway) and ones not found are left out. Absolute
-// paths, first-seen order, no duplicates. Conditional includes count whether
-// or not they are compiled: one header too many only costs a rebuild.
-std::vector<std::string> scan_includes(const std::string& source, const std::vector<std::string>& include_dirs,
-                                       const std::vector<std::string>& skip_prefixes = {});
 
 // A depfile (Makefile syntax) saying `target` depends on `deps`.
 std::string make_depfile(const std::string& target, const std::vector<std::string>& deps);

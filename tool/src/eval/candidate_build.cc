@@ -6,13 +6,13 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <set>
 #include <sstream>
 #include <stdexcept>
 
 #include "common/compiler_output.h"
 #include "common/kernel_replay.h"
 #include "common/file_util.h"
+#include "common/include_scan.h"
 #include "eval/manifest.h"
 #include "kernelblaster/build_paths.h"
 
@@ -70,6 +70,7 @@ CompileSettings resolve_compile_settings(const std::string& manifest, const std:
   cs.definitions.insert(cs.definitions.end(), definitions.begin(), definitions.end());
   for (std::string& d : cs.include_dirs) d = fs::absolute(d).string();
   cs.include_dirs.push_back(fs::absolute(source).parent_path().string());
+  cs.libraries = toolkit_libraries(source, cs.include_dirs);
   return cs;
 }
 
@@ -89,34 +90,14 @@ std::vector<std::string> toolkit_libraries(const std::string& source, const std:
       {"cufft.h", "-lcufft"},       {"curand.h", "-lcurand"},       {"cusparse.h", "-lcusparse"},
       {"cusolverDn.h", "-lcusolver"}, {"cusolverSp.h", "-lcusolver"}, {"nvrtc.h", "-lnvrtc"},
       {"cuda.h", "-lcuda"}};
-  std::vector<std::string> libs, pending = {source};
-  std::set<std::string> seen;
-  while (!pending.empty() && seen.size() < 256) {
-    const fs::path file = pending.back();
-    pending.pop_back();
-    std::error_code ec;
-    const std::string key = fs::weakly_canonical(file, ec).string();
-    if (!seen.insert(key).second) continue;
-    std::ifstream in(file);
-    for (std::string line; std::getline(in, line);) {
-      const std::size_t inc = line.find("#include");
-      if (inc == std::string::npos || line.find_first_not_of(" \t") != inc) continue;
-      const std::size_t open = line.find_first_of("<\"", inc + 8);
-      if (open == std::string::npos) continue;
-      const std::size_t close = line.find(line[open] == '<' ? '>' : '"', open + 1);
-      if (close == std::string::npos) continue;
-      const std::string name = line.substr(open + 1, close - open - 1);
+  std::vector<std::string> files = scan_includes(source, include_dirs), libs;
+  files.insert(files.begin(), source);
+  for (const std::string& file : files) {
+    std::string text;
+    if (!read_file_if_present(file, &text)) continue;
+    for (const auto& [name, quoted] : include_directives(text))
       for (const auto& [header, flag] : kHeaders)
         if (name == header && std::find(libs.begin(), libs.end(), flag) == libs.end()) libs.push_back(flag);
-      if (line[open] != '"') continue;
-      std::vector<fs::path> where = {file.parent_path() / name};
-      for (const std::string& d : include_dirs) where.push_back(fs::path(d) / name);
-      for (const fs::path& p : where)
-        if (fs::is_regular_file(p, ec)) {
-          pending.push_back(p.string());
-          break;
-        }
-    }
   }
   return libs;
 }
@@ -133,7 +114,7 @@ std::vector<std::string> harness_build_command(const Toolchain& tc, const Compil
   for (const auto& d : cs.definitions) cmd.push_back("-D" + d);
   for (const auto& f : cs.flags) cmd.push_back(f);
   cmd.insert(cmd.end(), {harness, kernel_source, tc.harness_lib, "-L" + tc.cuda_lib_dir, "-lcupti", "-ldl"});
-  for (const std::string& lib : toolkit_libraries(kernel_source, cs.include_dirs)) cmd.push_back(lib);
+  cmd.insert(cmd.end(), cs.libraries.begin(), cs.libraries.end());
   cmd.insert(cmd.end(), {"-Xlinker", "-rpath=" + tc.cuda_lib_dir, "-o", output});
   if (replays_recorded_launches(harness))
     cmd.insert(cmd.end() - 2, {"-Xlinker", "--unresolved-symbols=ignore-all", "-Xlinker", "--allow-multiple-definition"});

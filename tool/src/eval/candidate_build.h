@@ -28,6 +28,9 @@ struct CompileSettings {
   std::vector<std::string> include_dirs;
   std::vector<std::string> definitions;  // NAME or NAME=VALUE
   std::vector<std::string> flags;        // extra nvcc flags
+  // What a harness of the target links besides its source (toolkit_libraries
+  // of the original, found once; a candidate's own includes never add any).
+  std::vector<std::string> libraries;
 };
 
 // The compile settings of a manifest (eval/manifest.h, either form); throws
@@ -37,7 +40,7 @@ CompileSettings settings_from_manifest(const std::string& path);
 // A target's settings as a command resolves them: the manifest's (when
 // given), then `arch` (else the GPU's own), the extra include directories
 // and definitions; every include directory made absolute, and the source's
-// own directory added last.
+// own directory added last; the toolkit libraries the source uses.
 CompileSettings resolve_compile_settings(const std::string& manifest, const std::string& arch,
                                          const std::vector<std::string>& include_dirs,
                                          const std::vector<std::string>& definitions, const std::string& gpu_arch,
@@ -51,9 +54,10 @@ bool replays_recorded_launches(const std::string& harness);
 
 // The CUDA toolkit libraries a source uses, as linker flags (-lcublas,
 // -lcufft, ...): named by the toolkit headers it or the project headers it
-// includes with quotes (beside the including file or in `include_dirs`,
-// transitively) include. A harness links them, as the user's target does,
-// so a source whose other functions call cuBLAS still links.
+// reaches (common/include_scan.h) include. A harness links them, as the
+// user's target does, so a source whose other functions call cuBLAS still
+// links. Found from the original when its settings are resolved
+// (resolve_compile_settings, the evaluator), never from a candidate.
 std::vector<std::string> toolkit_libraries(const std::string& source, const std::vector<std::string>& include_dirs);
 
 std::vector<std::string> harness_build_command(const Toolchain& tc, const CompileSettings& cs,

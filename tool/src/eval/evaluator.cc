@@ -293,7 +293,12 @@ class EvaluationRun {
     if (m_settings.arch.empty()) m_settings.arch = gpu.arch;
     // nvcc runs inside each scratch directory: every path must be absolute.
     for (std::string& d : m_settings.include_dirs) d = fs::absolute(d).string();
-    if (!m_req.source.empty()) m_settings.include_dirs.push_back(fs::absolute(m_req.source).parent_path().string());
+    if (!m_req.source.empty()) {
+      m_settings.include_dirs.push_back(fs::absolute(m_req.source).parent_path().string());
+      // Read from the original, and only when this evaluation builds a harness.
+      if (m_req.reference_binary.empty() || m_req.candidate_binary.empty())
+        m_settings.libraries = toolkit_libraries(m_req.source, m_settings.include_dirs);
+    }
     // Compile-time facts for the profile (registers, spills): ptxas says them
     // in the build log; the binary is the same either way.
     if (m_req.profile) m_settings.flags.insert(m_settings.flags.end(), {"-Xptxas", "-v"});

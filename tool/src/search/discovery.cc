@@ -10,7 +10,7 @@
 
 #include "common/source_lines.h"
 #include "search/candidate_source.h"
-#include "search/source_scan.h"
+#include "common/source_text.h"
 
 namespace kernelblaster::search {
 namespace {

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/file_util.h"
+#include "common/include_scan.h"
 #include "common/source_lines.h"
 #include "search/discovery.h"
 
@@ -254,30 +256,11 @@ std::vector<PlainDefine> plain_integer_defines(const std::vector<std::string>& l
 // The headers a source includes with quotes, found beside it or in the
 // include directories, two levels deep.
 std::vector<std::string> included_texts(const std::string& text, const fs::path& dir,
-                                        const std::vector<std::string>& include_dirs, int depth,
-                                        std::set<std::string>* seen) {
+                                        const std::vector<std::string>& include_dirs) {
   std::vector<std::string> out;
-  if (depth == 0) return out;
-  for (const std::string& line : lines_of(text)) {
-    auto [directive, rest] = preprocessor_line(line);
-    if (directive != "include") continue;
-    rest = trim_all(rest);
-    if (rest.size() < 2 || rest[0] != '"') continue;
-    std::string name = rest.substr(1, rest.find('"', 1) - 1);
-    std::vector<fs::path> where = {dir / name};
-    for (const std::string& d : include_dirs) where.push_back(fs::path(d) / name);
-    for (const fs::path& p : where) {
-      std::error_code ec;
-      if (!fs::is_regular_file(p, ec)) continue;
-      std::string key = fs::weakly_canonical(p, ec).string();
-      if (!seen->insert(key).second) break;
-      std::ifstream in(p, std::ios::binary);
-      std::string h((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      out.push_back(h);
-      for (std::string& more : included_texts(h, p.parent_path(), include_dirs, depth - 1, seen))
-        out.push_back(std::move(more));
-      break;
-    }
+  for (const std::string& path : scan_includes_of_text(text, dir.string(), include_dirs)) {
+    std::string header;
+    if (read_file_if_present(path, &header)) out.push_back(std::move(header));
   }
   return out;
 }

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "search/launch_tunables.h"
-#include "search/source_scan.h"
+#include "common/source_text.h"
 
 namespace kernelblaster::search::reading {
 
@@ -80,11 +80,10 @@ std::vector<Constant> literal_constants(const std::string& code, const std::vect
 // under `#ifndef` go to `guarded`.
 std::vector<PlainDefine> plain_integer_defines(const std::vector<std::string>& lines, std::set<std::string>* guarded);
 
-// The headers a source includes with quotes, found beside it or in the
-// include directories, `depth` levels deep.
+// The texts of the project headers a source's text reaches
+// (common/include_scan.h), its own includes resolved from `dir`.
 std::vector<std::string> included_texts(const std::string& text, const std::filesystem::path& dir,
-                                        const std::vector<std::string>& include_dirs, int depth,
-                                        std::set<std::string>* seen);
+                                        const std::vector<std::string>& include_dirs);
 
 std::vector<LaunchRead> read_launches(const std::string& code, const std::string& text, const std::vector<Block>& blocks);
 // `name = e;`, `T name(e, ...)`, `T name{...}` inside `region`: each e.

@@ -14,7 +14,7 @@
 #include "search/config_space.h"
 #include "search/discovery.h"
 #include "search/launch_reading.h"
-#include "search/source_scan.h"
+#include "common/source_text.h"
 
 namespace kernelblaster::search {
 namespace {
@@ -29,8 +29,7 @@ class Finder {
     for (const Tunable& t : declared.tunables) m_taken.insert(t.name);
     m_blocks = blocks_of(m_code);
     m_launches = read_launches(m_code, text, m_blocks);
-    std::set<std::string> seen;
-    m_headers = included_texts(text, std::filesystem::path(file).parent_path(), include_dirs, 3, &seen);
+    m_headers = included_texts(text, std::filesystem::path(file).parent_path(), include_dirs);
     for (const std::string& h : m_headers) add_known_constants(h, &m_known);
     m_header_code.reserve(m_headers.size());
     for (const std::string& h : m_headers) m_header_code.push_back(without_preprocessor_lines(code_only(h)));

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "common/source_lines.h"
+#include "common/source_text.h"
 
 namespace fs = std::filesystem;
 
@@ -159,21 +160,9 @@ std::vector<std::string> kernels_launched_in(const std::string& text, const std:
   std::size_t open = 0, close = 0;
   std::vector<std::string> out;
   if (!body_of(code, function, &open, &close)) return out;
-  for (std::size_t p = code.find("<<<", open); p != std::string::npos && p < close; p = code.find("<<<", p + 3)) {
-    std::size_t e = p;
-    while (e > open && std::isspace(static_cast<unsigned char>(code[e - 1]))) --e;
-    if (e > open && code[e - 1] == '>') {  // kernel<...><<<: skip the template arguments
-      int depth = 0;
-      while (e > open) {
-        --e;
-        if (code[e] == '>') ++depth;
-        if (code[e] == '<' && --depth == 0) break;
-      }
-      while (e > open && std::isspace(static_cast<unsigned char>(code[e - 1]))) --e;
-    }
-    std::size_t b = e;
-    while (b > open && is_identifier_char(code[b - 1])) --b;
-    const std::string name = code.substr(b, e - b);
+  for (const LaunchSpans& l : launch_arg_spans(code)) {
+    if (l.at < open || l.at > close) continue;
+    const std::string name = launched_kernel(code, l.at);
     if (!name.empty() && std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
   }
   return out;

@@ -1,7 +1,7 @@
 // Reading CUDA source text without a compiler: whole words, integer
-// literals, bracket pairs, launches and where they are. Discovery
-// (discovery.h) and the launch sites' tunables (launch_tunables.h) read
-// sources with these; every position is an offset into the text given, and
+// literals, bracket pairs, launches and where they are. The search's
+// discovery and launch sites' tunables, and the launcher scan's reading of
+// a launcher's own launches, read sources with these; every position is an offset into the text given, and
 // the masked code (code_only, preprocessor lines blanked) keeps the
 // original's offsets, so a span found in it edits the original.
 #pragma once
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace kernelblaster::search {
+namespace kernelblaster {
 
 struct Span {
   std::size_t begin, end;  // [begin, end) in the text
@@ -60,4 +60,4 @@ int line_at(const std::string& text, std::size_t pos);
 // Preprocessor lines blanked (offsets kept): they are not code.
 std::string without_preprocessor_lines(std::string code);
 
-}  // namespace kernelblaster::search
+}  // namespace kernelblaster

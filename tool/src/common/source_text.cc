@@ -1,4 +1,4 @@
-#include "search/source_scan.h"
+#include "common/source_text.h"
 
 #include <algorithm>
 #include <cctype>
@@ -7,7 +7,7 @@
 
 #include "common/source_lines.h"
 
-namespace kernelblaster::search {
+namespace kernelblaster {
 
 
 std::vector<std::size_t> word_positions(const std::string& s, const std::string& word) {
@@ -134,4 +134,4 @@ std::string without_preprocessor_lines(std::string code) {
   return code;
 }
 
-}  // namespace kernelblaster::search
+}  // namespace kernelblaster
