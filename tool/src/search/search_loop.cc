@@ -106,6 +106,12 @@ class SearchLoop::Run {
         m_total(reachable(loop.m_space, opt)), m_taken(m_configs.size(), false), m_untaken(m_configs.size()),
         m_free_devices(opt.devices.begin(), opt.devices.end()) {
     for (std::size_t i = 0; i < m_configs.size(); ++i) m_index_of[m_configs[i].id] = i;
+    m_ctx = kernel_context(opt);
+    m_ctx.actions.reserve(m_configs.size());
+    for (std::size_t i = 0; i < m_configs.size(); ++i) {
+      m_ctx.actions.push_back(action_of(m_configs[i], loop.m_estimates[i]));
+      m_ctx_config.push_back(i);
+    }
     if (m_free_devices.empty()) m_free_devices.push_back(0);
     m_original.id = loop.m_space.original.id;
     m_original.status = Status::ok;
@@ -138,22 +144,30 @@ class SearchLoop::Run {
   std::size_t kOriginal() const { return m_configs.size(); }
   int selected() const { return static_cast<int>(m_configs.size() - m_untaken); }
 
-  policy::Context context() const {
-    policy::Context ctx = kernel_context(m_opt);
-    for (std::size_t i = 0; i < m_configs.size(); ++i)
-      if (!m_taken[i]) ctx.actions.push_back(action_of(m_configs[i], m_loop.m_estimates[i]));
-    ctx.history = m_history;
-    ctx.evaluations_left = std::max(0, m_total - selected());
-    ctx.seconds_left = std::isinf(m_deadline) ? 1e9 : std::max(0.0, m_deadline - m_loop.m_clock());
-    ctx.best_speedup = m_best_speedup;
+  // The policy's context, kept up to date as the run goes rather than built
+  // for each call: a pick costs the same on a space of 20,000 as of 20.
+  const policy::Context& context() {
+    m_ctx.evaluations_left = std::max(0, m_total - selected());
+    m_ctx.seconds_left = std::isinf(m_deadline) ? 1e9 : std::max(0.0, m_deadline - m_loop.m_clock());
+    m_ctx.best_speedup = m_best_speedup;
     // The run's seed: a Lua policy's stream differs per call through the
     // history's length (lua_policy.cc), the default's draws stay put.
-    ctx.seed = m_opt.seed;
-    return ctx;
+    m_ctx.seed = m_opt.seed;
+    return m_ctx;
+  }
+
+  // A selected configuration leaves the context's actions.
+  void take(std::size_t cfg) {
+    m_taken[cfg] = true;
+    --m_untaken;
+    auto at = std::lower_bound(m_ctx_config.begin(), m_ctx_config.end(), cfg);
+    if (at == m_ctx_config.end() || *at != cfg) return;
+    m_ctx.actions.erase(m_ctx.actions.begin() + (at - m_ctx_config.begin()));
+    m_ctx_config.erase(at);
   }
 
   // Empty while the run goes on.
-  std::string stop_reason() const {
+  std::string stop_reason() {
     if (m_untaken == 0) return "space exhausted";
     if (m_opt.max_evals > 0 && selected() >= m_opt.max_evals) return "evaluation cap";
     if (m_loop.m_clock() >= m_deadline) return "deadline";
@@ -161,15 +175,18 @@ class SearchLoop::Run {
     return {};
   }
 
-  // The policy's picks that are still untaken, in its order; never empty
+  // The policy's first picks that are still untaken, in its order, as many
+  // as the loop can use (the pick and the prefetch window); never empty
   // while something is untaken (a guarded policy never returns nothing
   // valid; be safe anyway).
-  std::vector<std::size_t> picks() const {
+  std::vector<std::size_t> picks() {
     std::vector<std::size_t> out;
+    const std::size_t usable = static_cast<std::size_t>(std::max(0, m_opt.prefetch)) + 1;
     for (const std::string& id : m_loop.m_policy.select(context())) {
       auto it = m_index_of.find(id);
       if (it != m_index_of.end() && !m_taken[it->second] && std::find(out.begin(), out.end(), it->second) == out.end())
         out.push_back(it->second);
+      if (out.size() == usable) break;
     }
     for (std::size_t i = 0; i < m_configs.size() && out.empty(); ++i)
       if (!m_taken[i]) out.push_back(i);
@@ -195,8 +212,7 @@ class SearchLoop::Run {
     // evaluation cap is never used, and the run's end waits for it.
     const int ahead = std::min(m_opt.prefetch, m_total - n);
     const std::size_t cfg = first_ready(chosen, ahead);
-    m_taken[cfg] = true;
-    --m_untaken;
+    take(cfg);
     for (std::size_t k = 0; k < chosen.size() && static_cast<int>(k) <= ahead; ++k)
       m_loop.m_measurer.prepare(m_configs[chosen[k]]);
     const std::string hash = m_loop.m_measurer.machine_code(m_configs[cfg]);
@@ -299,7 +315,7 @@ class SearchLoop::Run {
     bool verified = rec.status == Status::ok;
     rec.accepted = verified && (verdict ? *verdict : rec.speedup > m_best_speedup);
     h.accepted = rec.accepted;
-    m_history.push_back(h);
+    m_ctx.history.push_back(h);
     rec.at_s = m_loop.m_clock() - m_t0;
     m_outcome.evaluations.push_back(std::move(rec));
     const EvaluationRecord& kept = m_outcome.evaluations.back();
@@ -335,7 +351,8 @@ class SearchLoop::Run {
   std::map<std::string, std::size_t> m_index_of;
   std::vector<bool> m_taken;  // selected: in flight, waiting or done
   std::size_t m_untaken;
-  std::vector<policy::HistoryEntry> m_history;
+  policy::Context m_ctx;                   // what the policy sees (context())
+  std::vector<std::size_t> m_ctx_config;   // m_ctx.actions[i] is m_configs[m_ctx_config[i]]
   std::map<std::size_t, std::size_t> m_result_of;   // config → index in outcome.evaluations
   std::map<std::string, std::size_t> m_hash_owner;  // SASS hash + tunable values → the config measured for it
   std::map<std::size_t, std::vector<WaitingDuplicate>> m_waiting;
