@@ -1,5 +1,8 @@
 #include "policy/default_policy.h"
 
+#include "policy/draws.h"
+#include "policy/guided_search.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -12,25 +15,13 @@ constexpr double kWeightFloor = 0.02;
 constexpr double kExplorationBonus = 0.1;
 constexpr double kTriedTunablesFactor = 0.25;
 
-// splitmix64: a tiny generator whose output is the same on every platform
-// (std:: distributions are not), which replay needs.
-std::uint64_t splitmix64(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 // An action's draw in (0, 1]: a function of the run's seed and the action's
 // id only, so an action keeps its draw from call to call and the order
 // changes only where the weights do (a new best). The builds the loop
 // started for the next picks are then the picks it takes next.
 double action_draw(std::uint64_t seed, const std::string& id) {
-  std::uint64_t h = 0xCBF29CE484222325ull;  // FNV-1a over the id
-  for (unsigned char c : id) h = (h ^ c) * 0x100000001B3ull;
-  std::uint64_t state = seed * 0xD1B54A32D192ED03ull ^ h;
-  splitmix64(state);
-  return (static_cast<double>(splitmix64(state) >> 11) + 1.0) * 0x1.0p-53;
+  std::uint64_t state = draw_state(seed, id);
+  return unit_draw(state);
 }
 
 // An action's tunable values without its flags: what a launch configuration
@@ -45,7 +36,12 @@ class DefaultPolicy final : public Policy {
  public:
   std::string name() const override { return "default"; }
 
-  std::vector<std::string> select(const Context& ctx) override { return weighted_random_order(ctx); }
+  // The model of this run's measurements leads once there are enough of
+  // them; the weighted draw (the KB's prior) before, and on exploring turns.
+  std::vector<std::string> select(const Context& ctx) override {
+    std::vector<std::string> guided = m_guided.next(ctx);
+    return guided.empty() ? weighted_random_order(ctx) : guided;
+  }
 
   // A verified result that beats the best so far becomes the base.
   std::optional<bool> accept(const Context& ctx, const HistoryEntry& result) override {
@@ -57,6 +53,9 @@ class DefaultPolicy final : public Policy {
     if (ctx.actions.empty()) return true;
     return std::nullopt;
   }
+
+ private:
+  GuidedSearch m_guided;
 };
 
 }  // namespace

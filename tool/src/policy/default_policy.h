@@ -1,6 +1,9 @@
-// The built-in policy, used without a script and whenever a script fails:
-// the paper's weighted random selection over predicted gain (every action
-// keeps a chance, so the search keeps exploring), seeded by ctx.seed.
+// The built-in policy, used without a script and whenever a script fails.
+// It starts with the paper's weighted random selection over the KB's
+// predicted gain (every action keeps a chance, so the search keeps
+// exploring), seeded by ctx.seed; once the run has measured enough, a model
+// of its own measurements leads (guided_search.h), with a share of picks
+// still left to the weighted draw.
 #pragma once
 
 #include <memory>

@@ -1,0 +1,204 @@
+#include "policy/guided_search.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "policy/draws.h"
+
+namespace kernelblaster::policy {
+namespace {
+
+// Numbers in numeric order when every value of the name is one, else text order.
+std::vector<std::string> ordered_values(const std::set<std::string>& values) {
+  std::vector<std::string> v(values.begin(), values.end());
+  auto number = [](const std::string& s, double* out) {
+    char* end = nullptr;
+    *out = std::strtod(s.c_str(), &end);
+    return !s.empty() && end && *end == '\0';
+  };
+  double a = 0, b = 0;
+  bool numeric = std::all_of(v.begin(), v.end(), [&](const std::string& s) { return number(s, &a); });
+  if (numeric)
+    std::stable_sort(v.begin(), v.end(), [&](const std::string& x, const std::string& y) {
+      number(x, &a), number(y, &b);
+      return a < b;
+    });
+  return v;
+}
+
+std::string rank_key(const std::vector<std::uint16_t>& rank) {
+  return std::string(reinterpret_cast<const char*>(rank.data()), rank.size() * sizeof(std::uint16_t));
+}
+
+}  // namespace
+
+void GuidedSearch::build_encoding(const Context& ctx) {
+  std::map<std::string, std::set<std::string>> values;
+  for (const Action& a : ctx.actions)
+    for (const auto& [name, value] : a.settings) values[name].insert(value);
+  for (const HistoryEntry& h : ctx.history)
+    for (const auto& [name, value] : h.settings) values[name].insert(value);
+  m_dims.clear(), m_rank.clear(), m_size.clear(), m_row.clear(), m_points.clear(), m_ids.clear(), m_by_rank.clear();
+  for (const auto& [name, vals] : values) {
+    m_dims.push_back(name);
+    std::unordered_map<std::string, std::uint16_t> r;
+    const std::vector<std::string> ordered = ordered_values(vals);
+    for (std::size_t i = 0; i < ordered.size(); ++i) r[ordered[i]] = static_cast<std::uint16_t>(i);
+    m_rank.push_back(std::move(r));
+    m_size.push_back(static_cast<std::uint16_t>(ordered.size()));
+  }
+  auto add = [&](const std::string& id, const std::map<std::string, std::string>& settings) {
+    if (m_row.count(id)) return;
+    Point p;
+    for (std::size_t d = 0; d < m_dims.size(); ++d) {
+      auto it = settings.find(m_dims[d]);
+      // A setting an action lacks (no flags) ranks as the lowest value.
+      std::uint16_t r = it == settings.end() ? 0 : m_rank[d].at(it->second);
+      p.rank.push_back(r);
+      p.x.push_back(m_size[d] > 1 ? static_cast<float>(r) / static_cast<float>(m_size[d] - 1) : 0.0f);
+    }
+    m_row[id] = m_points.size();
+    m_by_rank.emplace(rank_key(p.rank), m_points.size());
+    m_points.push_back(std::move(p));
+    m_ids.push_back(id);
+  };
+  for (const Action& a : ctx.actions) add(a.id, a.settings);
+  for (const HistoryEntry& h : ctx.history) add(h.action_id, h.settings);
+}
+
+bool GuidedSearch::encode_all(const Context& ctx) {
+  for (const Action& a : ctx.actions)
+    if (!m_row.count(a.id)) return false;
+  for (const HistoryEntry& h : ctx.history)
+    if (!m_row.count(h.action_id)) return false;
+  return true;
+}
+
+std::vector<std::string> GuidedSearch::next(const Context& ctx) {
+  if (ctx.actions.empty()) return {};
+  int verified = 0;
+  for (const HistoryEntry& h : ctx.history) verified += h.verified() && h.speedup > 0;
+  if (verified < m_options.first_draws) return {};
+  std::uint64_t state = draw_state(ctx.seed, "explore#" + std::to_string(ctx.history.size()));
+  if (unit_draw(state) <= m_options.explore) return {};
+  if (!encode_all(ctx)) build_encoding(ctx);
+  if (m_dims.empty()) return {};
+  return model_picks(ctx);
+}
+
+// What the model learns from: each try of the history as a point and its
+// log speedup, a try that did not verify a little worse than the worst
+// that did. `untried` and `prior` (the KB's log prediction) per point.
+GuidedSearch::Observations GuidedSearch::observe(const Context& ctx) const {
+  Observations o;
+  o.untried.assign(m_points.size(), 0);
+  o.prior.assign(m_points.size(), 0.0);
+  for (const Action& a : ctx.actions) {
+    const std::size_t p = m_row.at(a.id);
+    o.untried[p] = 1;
+    o.untried_list.push_back(p);
+    if (a.kb.predicted_speedup > 0 && std::isfinite(a.kb.predicted_speedup)) o.prior[p] = std::log(a.kb.predicted_speedup);
+  }
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  for (const HistoryEntry& h : ctx.history) {
+    const bool ok = h.verified() && h.speedup > 0;
+    const double y = ok ? std::log(h.speedup) : std::numeric_limits<double>::quiet_NaN();
+    o.measured.push_back({m_row.at(h.action_id), y, ok});
+    if (ok) lo = std::min(lo, y), hi = std::max(hi, y);
+  }
+  for (Measured& m : o.measured)
+    if (!m.verified) m.y = lo - 0.1;
+  o.spread = std::isfinite(hi - lo) ? hi - lo : 0.0;
+  return o;
+}
+
+// The best verified points, best first, at most `elites`.
+std::vector<std::size_t> GuidedSearch::elites(const Observations& o) const {
+  std::vector<const Measured*> best;
+  for (const Measured& m : o.measured)
+    if (m.verified) best.push_back(&m);
+  std::sort(best.begin(), best.end(), [&](const Measured* a, const Measured* b) {
+    return a->y != b->y ? a->y > b->y : m_ids[a->point] < m_ids[b->point];
+  });
+  std::vector<std::size_t> out;
+  for (const Measured* m : best)
+    if (static_cast<int>(out.size()) < m_options.elites && std::find(out.begin(), out.end(), m->point) == out.end())
+      out.push_back(m->point);
+  return out;
+}
+
+// The untried points worth scoring: each elite with one setting changed to
+// any of its values, crosses of two elites, and a few drawn at random.
+std::vector<std::size_t> GuidedSearch::candidates(const Context& ctx, const Observations& o,
+                                                  const std::vector<std::size_t>& elite) const {
+  const std::size_t dims = m_dims.size();
+  std::vector<std::size_t> pool;
+  std::vector<char> pooled(m_points.size(), 0);
+  auto add = [&](std::size_t p) {
+    if (o.untried[p] && !pooled[p]) pooled[p] = 1, pool.push_back(p);
+  };
+  auto offer = [&](const std::vector<std::uint16_t>& rank) {
+    if (auto it = m_by_rank.find(rank_key(rank)); it != m_by_rank.end()) add(it->second);
+  };
+  for (std::size_t e : elite)
+    for (std::size_t d = 0; d < dims; ++d) {
+      std::vector<std::uint16_t> r = m_points[e].rank;
+      for (std::uint16_t v = 0; v < m_size[d]; ++v)
+        if (v != m_points[e].rank[d]) r[d] = v, offer(r);
+    }
+  std::uint64_t rng = draw_state(ctx.seed, "pool#" + std::to_string(ctx.history.size()));
+  for (int c = 0; c < m_options.crosses && elite.size() > 1; ++c) {
+    const std::size_t a = elite[splitmix64(rng) % elite.size()], b = elite[splitmix64(rng) % elite.size()];
+    if (a == b) continue;
+    std::vector<std::uint16_t> r(dims);
+    for (std::size_t d = 0; d < dims; ++d) r[d] = (splitmix64(rng) & 1) ? m_points[a].rank[d] : m_points[b].rank[d];
+    offer(r);
+  }
+  for (int k = 0; k < m_options.random_points && !o.untried_list.empty(); ++k)
+    add(o.untried_list[splitmix64(rng) % o.untried_list.size()]);
+  return pool;
+}
+
+// Predicted log speedup (inverse-square-distance mean of the k nearest
+// measured points), plus the bonus for distance, plus the KB's prior.
+double GuidedSearch::score(std::size_t p, const Observations& o, std::vector<std::pair<double, double>>& near) const {
+  near.resize(o.measured.size());
+  for (std::size_t i = 0; i < o.measured.size(); ++i) {
+    double s = 0;
+    for (std::size_t d = 0; d < m_dims.size(); ++d) {
+      const double diff = m_points[p].x[d] - m_points[o.measured[i].point].x[d];
+      s += diff * diff;
+    }
+    near[i] = {std::sqrt(s), o.measured[i].y};
+  }
+  const std::size_t k = std::min<std::size_t>(static_cast<std::size_t>(std::max(1, m_options.neighbours)), near.size());
+  std::partial_sort(near.begin(), near.begin() + static_cast<std::ptrdiff_t>(k), near.end());
+  double wsum = 0, ysum = 0;
+  for (std::size_t i = 0; i < k; ++i) {
+    const double w = 1.0 / ((near[i].first + 1e-3) * (near[i].first + 1e-3));
+    wsum += w, ysum += w * near[i].second;
+  }
+  return ysum / wsum + m_options.distance_bonus * near[0].first * o.spread + o.prior[p];
+}
+
+std::vector<std::string> GuidedSearch::model_picks(const Context& ctx) {
+  const Observations o = observe(ctx);
+  std::vector<std::pair<double, std::size_t>> scored;  // (score, point)
+  std::vector<std::pair<double, double>> near;
+  for (std::size_t p : candidates(ctx, o, elites(o))) scored.push_back({score(p, o, near), p});
+  std::sort(scored.begin(), scored.end(), [&](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : m_ids[a.second] < m_ids[b.second];
+  });
+  std::vector<std::string> ids;
+  for (const auto& s : scored) {
+    if (static_cast<int>(ids.size()) >= m_options.picks) break;
+    ids.push_back(m_ids[s.second]);
+  }
+  return ids;
+}
+
+}  // namespace kernelblaster::policy

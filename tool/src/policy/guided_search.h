@@ -1,0 +1,91 @@
+// The default policy's learning half: once a run has measured enough, the
+// next picks come from a model of this run's own measurements instead of a
+// weighted draw.
+//
+// Each action is a point: one coordinate per setting name (every tunable,
+// and "flags" as one more), its value's rank among that name's values
+// (numbers in numeric order) scaled to [0, 1]. The model predicts an
+// untried point's log speedup from the measured points nearest to it
+// (k nearest, weighted by inverse squared distance; a try that was not
+// verified counts as a little worse than the worst verified one). The
+// points scored are few, so a pick costs the same on a space of 20 points
+// as on one of 20,000: the untried neighbours of the best measured points
+// (one setting changed to any of its values), crosses of two of them (each
+// setting from either), and a few untried points drawn at random. The
+// score is the prediction plus a bonus for distance from everything
+// measured (room for surprise), plus the KB's predicted log speedup where
+// the KB knows the action (warm start across kernels).
+//
+// On the five brute-force recordings of bench/kt_replay (4,092 to 17,956
+// configurations) this comes, at 200 evaluations, as close to the optimum
+// as the best of Kernel Tuner's strategies on most of them
+// (bench/kt_replay/results/summary.md).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "policy/policy.h"
+
+namespace kernelblaster::policy {
+
+struct GuidedSearchOptions {
+  int first_draws = 10;      // verified measurements before the model leads
+  double explore = 0.05;     // share of picks left to the weighted draw
+  int elites = 8;            // best points whose neighbourhoods are scored
+  int neighbours = 8;        // k of the nearest-neighbour model
+  int crosses = 20;          // crosses of two elites tried per pick
+  int random_points = 32;    // untried points drawn at random per pick
+  double distance_bonus = 0.5;  // times the measured spread of log speedup
+  int picks = 8;             // ids returned, best first
+};
+
+class GuidedSearch {
+ public:
+  explicit GuidedSearch(GuidedSearchOptions options = {}) : m_options(options) {}
+  // The next picks, best first; empty when the draw should choose (too few
+  // measurements yet, an exploring turn, or nothing to model).
+  std::vector<std::string> next(const Context& ctx);
+
+ private:
+  struct Point {
+    std::vector<std::uint16_t> rank;  // per dimension
+    std::vector<float> x;             // rank scaled to [0, 1]
+  };
+  // Gives every action and every history entry its point; false when a
+  // name or value appears that the current encoding lacks (then rebuilt).
+  bool encode_all(const Context& ctx);
+  void build_encoding(const Context& ctx);
+
+  struct Measured {
+    std::size_t point;
+    double y;       // log speedup (a failed try: a little below the worst verified)
+    bool verified;
+  };
+  struct Observations {
+    std::vector<Measured> measured;
+    std::vector<char> untried;             // per point
+    std::vector<std::size_t> untried_list;
+    std::vector<double> prior;             // per point: the KB's log predicted speedup
+    double spread = 0;                     // of the verified log speedups
+  };
+  Observations observe(const Context& ctx) const;
+  std::vector<std::size_t> elites(const Observations& o) const;
+  std::vector<std::size_t> candidates(const Context& ctx, const Observations& o, const std::vector<std::size_t>& elite) const;
+  double score(std::size_t point, const Observations& o, std::vector<std::pair<double, double>>& near) const;
+  std::vector<std::string> model_picks(const Context& ctx);
+
+  GuidedSearchOptions m_options;
+  std::vector<std::string> m_dims;                                     // setting names
+  std::vector<std::unordered_map<std::string, std::uint16_t>> m_rank;  // per dimension: value -> rank
+  std::vector<std::uint16_t> m_size;                                   // values per dimension
+  std::unordered_map<std::string, std::size_t> m_row;                  // action id -> point
+  std::vector<Point> m_points;
+  std::vector<std::string> m_ids;                                      // point -> action id
+  std::unordered_map<std::string, std::size_t> m_by_rank;              // rank vector -> point
+};
+
+}  // namespace kernelblaster::policy
