@@ -87,7 +87,7 @@ TEST(Sandbox, DeadlineStopsALoopUnderAHugeInstructionBudget) {
   limits.instructions = std::int64_t{1} << 50;
   limits.seconds = 0.2;
   Outcome out = run("function select(ctx) local x = 0 while true do x = x + 1 end end", Call::select, limits);
-  expect_fallback(out, "bad: select(): deadline exceeded (0.2 s)");
+  expect_fallback(out, "bad: select(): deadline exceeded (0.2 s + 50.0 us for each of 14 actions)");
   EXPECT_GE(out.seconds, 0.2);
 }
 
@@ -133,7 +133,7 @@ TEST(Sandbox, LoadOfTextWorksInsideTheSandbox) {
 
 TEST(Sandbox, MemoryBomb) {
   expect_fallback(run("function select(ctx) local t = {} for i = 1, 1e9 do t[i] = i end end"),
-                  "bad: select(): memory limit exceeded (32 MiB)");
+                  "bad: select(): memory limit exceeded (32 MiB + 4 KiB for each of 14 actions)");
 }
 
 TEST(Sandbox, MemoryBombCaughtByPcallStillFails) {
@@ -141,14 +141,14 @@ TEST(Sandbox, MemoryBombCaughtByPcallStillFails) {
                       "  pcall(function() local t = {} for i = 1, 1e9 do t[i] = i end end)\n"
                       "  return ctx.actions[1].id\n"
                       "end"),
-                  "bad: select(): memory limit exceeded (32 MiB)");
+                  "bad: select(): memory limit exceeded (32 MiB + 4 KiB for each of 14 actions)");
 }
 
 TEST(Sandbox, StringRepBomb) {
   expect_fallback(run("function select(ctx) return string.rep('x', 2^40) end"),
-                  "bad: select(): memory limit exceeded (32 MiB)");
+                  "bad: select(): memory limit exceeded (32 MiB + 4 KiB for each of 14 actions)");
   expect_fallback(run("function select(ctx) return ('xy'):rep(2^30, ',') end"),
-                  "bad: select(): memory limit exceeded (32 MiB)");
+                  "bad: select(): memory limit exceeded (32 MiB + 4 KiB for each of 14 actions)");
 }
 
 TEST(Sandbox, DeepRecursion) {
@@ -157,7 +157,7 @@ TEST(Sandbox, DeepRecursion) {
   EXPECT_LT(out.seconds, 1.0);
   // Lua's own stack limit or the memory cap, whichever comes first.
   EXPECT_TRUE(out.failure == "bad: select(): stack overflow (line 1)" ||
-              out.failure == "bad: select(): memory limit exceeded (32 MiB)")
+              out.failure == "bad: select(): memory limit exceeded (32 MiB + 4 KiB for each of 14 actions)")
       << out.failure;
 }
 

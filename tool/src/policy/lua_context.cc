@@ -45,6 +45,38 @@ void push_action(lua_State* L, const Action& action) {
   lua_setfield(L, -2, "kb");
 }
 
+// Everything an action's table holds, as one string: the key of its table
+// in the cache, so a table is reused only for an action that is the same in
+// every field (one policy may serve contexts of several kernels).
+std::string action_key(const Action& a) {
+  std::string key = a.id;
+  key += '\0' + a.technique;
+  for (const auto& [name, value] : a.settings) key += '\0' + name + '=' + value;
+  const double numbers[] = {static_cast<double>(a.kb.tries), static_cast<double>(a.kb.successes),
+                            static_cast<double>(a.kb.failed), a.kb.mean_speedup, a.kb.predicted_speedup,
+                            a.kb.confidence};
+  key.append(reinterpret_cast<const char*>(numbers), sizeof numbers);
+  return key;
+}
+
+// Pushes the action's table, made once and kept in the registry: a call
+// then costs one array slot per untried action, not a tree of tables per
+// action (on a space of 18,000 configurations, a few milliseconds instead
+// of a policy that runs out of memory). Policies read action tables; one
+// that writes into them sees its writes in later calls.
+void push_cached_action(lua_State* L, int cache, const Action& action) {
+  const std::string key = action_key(action);
+  lua_pushlstring(L, key.data(), key.size());
+  if (lua_rawget(L, cache) == LUA_TTABLE) return;
+  lua_pop(L, 1);
+  push_action(L, action);
+  lua_pushlstring(L, key.data(), key.size());
+  lua_pushvalue(L, -2);
+  lua_rawset(L, cache);
+}
+
+constexpr const char* kActionCacheKey = "kernelblaster.actions";
+
 }  // namespace
 
 void push_history_entry(lua_State* L, const HistoryEntry& entry) {
@@ -74,12 +106,20 @@ void push_context(lua_State* L, const Context& ctx) {
     lua_rawset(L, -3);
   }
   lua_setfield(L, -2, "metrics");
+  if (lua_getfield(L, LUA_REGISTRYINDEX, kActionCacheKey) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, kActionCacheKey);
+  }
+  const int cache = lua_gettop(L);
   lua_createtable(L, static_cast<int>(ctx.actions.size()), 0);
   for (std::size_t i = 0; i < ctx.actions.size(); ++i) {
-    push_action(L, ctx.actions[i]);
+    push_cached_action(L, cache, ctx.actions[i]);
     lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
   }
-  lua_setfield(L, -2, "actions");
+  lua_setfield(L, -3, "actions");
+  lua_pop(L, 1);  // the cache
   lua_createtable(L, static_cast<int>(ctx.history.size()), 0);
   for (std::size_t i = 0; i < ctx.history.size(); ++i) {
     push_history_entry(L, ctx.history[i]);

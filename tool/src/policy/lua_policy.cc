@@ -220,7 +220,7 @@ class LuaPolicy final : public Policy {
     req.result = result;
     req.function = function;
     req.env_ref = m_env_ref;
-    m_sandbox->begin_call();
+    m_sandbox->begin_call(ctx.actions.size());
     int status = run_protected(m_sandbox->state(), call_entry, &req);
     if (status != LUA_OK || m_sandbox->abort() != Abort::none) {
       die(std::string(function) + "(): " + failure_reason(status));

@@ -149,21 +149,33 @@ Sandbox::~Sandbox() {
   lua_close(m_L);
 }
 
-void Sandbox::begin_call() {
+void Sandbox::begin_call(std::size_t actions) {
+  m_actions = actions;
   m_budget.instructions_used = 0;
-  m_budget.instruction_limit = m_limits.instructions;
+  m_budget.instruction_limit = m_limits.instructions + m_limits.instructions_per_action * static_cast<std::int64_t>(actions);
+  m_seconds = m_limits.seconds + m_limits.seconds_per_action * static_cast<double>(actions);
+  m_budget.memory_limit = m_limits.memory_bytes + m_limits.memory_bytes_per_action * actions;
   m_budget.deadline =
-      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(m_limits.seconds));
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(m_seconds));
   m_budget.abort = Abort::none;
   m_budget.printed_lines = 0;
   lua_sethook(m_L, count_hook, LUA_MASKCOUNT, kHookPeriod);
 }
 
+// " + 4 KiB for each of 18000 actions", or nothing for a call without actions.
+std::string Sandbox::per_action(const std::string& allowance) const {
+  return m_actions ? " + " + allowance + " for each of " + std::to_string(m_actions) + " actions" : "";
+}
+
 std::string Sandbox::abort_reason(Abort why) const {
   switch (why) {
     case Abort::instructions: return "instruction limit exceeded";
-    case Abort::deadline: return "deadline exceeded (" + format_seconds(m_limits.seconds) + " s)";
-    case Abort::memory: return "memory limit exceeded (" + format_bytes(m_limits.memory_bytes) + ")";
+    case Abort::deadline:
+      return "deadline exceeded (" + format_seconds(m_limits.seconds) + " s" +
+             per_action(format_seconds(m_limits.seconds_per_action * 1e6) + " us") + ")";
+    case Abort::memory:
+      return "memory limit exceeded (" + format_bytes(m_limits.memory_bytes) +
+             per_action(format_bytes(m_limits.memory_bytes_per_action)) + ")";
     default: return short_message(why);
   }
 }

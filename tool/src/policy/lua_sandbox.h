@@ -55,9 +55,10 @@ class Sandbox {
   Sandbox& operator=(const Sandbox&) = delete;
 
   lua_State* state() const { return m_L; }
-  // Starts a fresh per-call budget (instructions, deadline); memory is a cap
-  // on the whole state, not per call.
-  void begin_call();
+  // Starts a fresh per-call budget (instructions, deadline) for a context of
+  // `actions` actions; memory is a cap on the whole state, not per call,
+  // set from the same count.
+  void begin_call(std::size_t actions = 0);
   Abort abort() const { return m_budget.abort; }
   // The one-line reason for `why`, e.g. "deadline exceeded (1.0 s)".
   std::string abort_reason(Abort why) const;
@@ -66,6 +67,9 @@ class Sandbox {
   std::string m_name;
   SandboxLimits m_limits;
   SandboxBudget m_budget;
+  double m_seconds = 0;       // this call's deadline, from now
+  std::size_t m_actions = 0;  // in this call's context
+  std::string per_action(const std::string& allowance) const;
   lua_State* m_L = nullptr;
 };
 

@@ -413,6 +413,7 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
                   steady_seconds);
   const LoopOutcome outcome = loop.run(lo, progress_lines(opt, kernel, say));
   sum.fell_back_to_default = choice.fell_back();
+  if (sum.fell_back_to_default) sum.policy_failure = choice.failed_to_load ? choice.failure : choice.guarded->failure();
   record_loop(outcome, measurer, ts.space, guesses, sum, log);
   decide_winner(opt, outcome, ts.decl, measurer, kernel, say, phases, sum, log);
   learn_and_log(opt, kb_path, say, phases, sum, log);
@@ -448,6 +449,7 @@ std::string tune_summary_to_json(const TuneSummary& s) {
       {"arch", s.arch},                         {"devices", s.devices},
       {"state", s.state},                       {"policy", s.policy},
       {"fell_back_to_default", s.fell_back_to_default}};
+  if (!s.policy_failure.empty()) j["policy_failure"] = s.policy_failure;
   if (!s.reason.empty()) j["reason"] = s.reason;
   return j.dump(2);
 }

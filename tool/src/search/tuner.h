@@ -70,6 +70,7 @@ struct TuneSummary {
   double reference_median_us = 0, best_median_us = 0;
   std::string gpu, arch, state = "unclassified", policy;
   bool fell_back_to_default = false;
+  std::string policy_failure;  // why, when it fell back: the policy's one line
   std::vector<int> devices;
 };
 
