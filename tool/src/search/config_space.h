@@ -18,8 +18,10 @@ namespace kernelblaster::search {
 // Above this many valid configurations the space is thinned to an evenly
 // strided subset (deterministic, in enumeration order) of this size; with
 // groups, each part of the space gets an equal share of it (a part smaller
-// than its share keeps every configuration, the rest shared again).
-inline constexpr std::size_t kMaxConfigurations = 1024;
+// than its share keeps every configuration, the rest shared again). Large
+// enough for every recorded space of bench/kt_replay (up to 17,956): the
+// search learns, so a big space costs picks no more evaluations.
+inline constexpr std::size_t kMaxConfigurations = 32'768;
 // Above this many raw combinations of tunable values in one part of the
 // space (one group of launch sites with the ungrouped tunables; flags not
 // counted) the declaration is refused outright.
