@@ -118,7 +118,10 @@ kernelblaster_optimize(<target>
   `APPLY` only applies cached or locked results; `TUNE` tunes even on a hit;
   `OFF` compiles the originals and adds nothing. The cache variable
   `KERNELBLASTER_MODE` overrides it for every call.
-* `BUDGET`: seconds of tuning per source (default 60).
+* `BUDGET`: seconds of tuning per source (default 60): the whole run, the
+  original's build and profile, the search and the winner's re-verification,
+  and an LLM rewrite where one is configured (the tuner gets what it left,
+  at least a quarter).
 * `MIN_SPEEDUP`: the least speedup a tuning result must show to be kept and
   used, and the threshold of the speed gate (default: the tuner's own
   threshold, 1.02, for results; 1.0, "not slower", for the gate).

@@ -69,10 +69,14 @@ TEST(SearchLoop, StopsAtTheBudget) {
   m.millis_per_measurement = 10'000;
   InOrderPolicy p;
   LoopOptions opt;
-  opt.budget_s = 35;  // measurements start at 0, 10, 20, 30 s
+  // Measurements start at 0, 10 and 20 s; one at 30 s would end at 40 s,
+  // past the budget at the pace so far, so it does not start: the budget
+  // bounds the run's end, not its last start.
+  opt.budget_s = 35;
   LoopOutcome out = run(space, m, p, clock, opt);
   EXPECT_EQ(out.stop_reason, "deadline");
-  EXPECT_EQ(out.evaluations.size(), 4u);
+  EXPECT_EQ(out.evaluations.size(), 3u);
+  EXPECT_LE(out.seconds, opt.budget_s);
 }
 
 TEST(SearchLoop, StopsAtTheEvaluationCapAndWhenThePolicySays) {

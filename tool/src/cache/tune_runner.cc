@@ -1,5 +1,6 @@
 #include "cache/tune_runner.h"
 
+#include <algorithm>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -111,6 +112,7 @@ struct Rewrite {
   bool kept = false;
   std::string text, path;
   double speedup = 1, reference_median_us = 0;
+  double seconds = 0;  // the rewrite's wall time
   std::string note;
 };
 
@@ -125,6 +127,7 @@ Rewrite run_rewrite(const std::string& tool, const TuneRequest& req, double grac
   if (!req.policy.empty()) argv.insert(argv.end(), {"--policy", req.policy});
   if (!req.kb.empty()) argv.insert(argv.end(), {"--kb", req.kb});
   ChildOutcome c = run_child(argv, artifacts + ".json", req.budget_s + grace_s);
+  r.seconds = c.seconds;
   const std::string who = "rewrite by " + req.rewriter;
   if (c.exit_code == 0) {
     try {
@@ -167,8 +170,11 @@ TuneOutcome run_tuner(const std::string& tool, const TuneRequest& req, double gr
   Rewrite rewrite;
   if (!req.rewriter.empty()) rewrite = run_rewrite(tool, req, grace_s);
   const std::string tune_source = rewrite.kept ? rewrite.path : req.source;
+  // BUDGET is the source's tuning seconds, the rewrite's included: the
+  // tuner gets what the rewrite left, never under a quarter of it.
+  const double tune_budget = std::max(0.25 * req.budget_s, req.budget_s - rewrite.seconds);
   std::vector<std::string> argv = {tool, "tune", "--source", tune_source, "--harness", req.harness,
-                                   "--out", req.out, "--json", "--budget", general_number(req.budget_s),
+                                   "--out", req.out, "--json", "--budget", general_number(tune_budget),
                                    "--name", std::filesystem::path(req.source).filename().string()};
   if (req.min_speedup > 0) argv.insert(argv.end(), {"--min-speedup", general_number(req.min_speedup)});
   if (!req.manifest.empty()) argv.insert(argv.end(), {"--manifest", req.manifest});
@@ -177,7 +183,7 @@ TuneOutcome run_tuner(const std::string& tool, const TuneRequest& req, double gr
 
   std::string json_path = req.out + ".json";
   std::filesystem::remove(req.out);
-  ChildOutcome c = run_child(argv, json_path, req.budget_s + grace_s);
+  ChildOutcome c = run_child(argv, json_path, tune_budget + grace_s);
   out.rewrite_note = rewrite.note;
   out.seconds = c.seconds;
   if (c.exit_code < 0) {

@@ -27,7 +27,10 @@ writes it to --out. Progress goes to stderr.
   --arch sm_XY          GPU architecture (default: the GPU's own)
   --out FILE            where the tuned source goes (written only on success)
   --log FILE            the run log: every evaluation (replay reads it)
-  --budget SECONDS      no new measurement starts after this (default 120)
+  --budget SECONDS      the run's wall time, re-verification included: the search
+                        starts no measurement it expects to end past what the
+                        setup and the original's profile left (default 60, as
+                        kernelblaster_optimize's BUDGET)
   --max-evals N         configurations to try at most (default: no cap)
   --policy FILE.lua     selection policy (default: the built-in one)
   --kb FILE             the KB to warm-start from and to teach (default:
@@ -118,7 +121,7 @@ TuneCall parse_call(const CommandArgs& argv) {
   c.opt.arch = args.value("--arch");
   c.opt.out = args.value("--out");
   c.opt.log = args.value("--log");
-  c.opt.budget_s = args.number("--budget", 120);
+  c.opt.budget_s = args.number("--budget", 60);
   double max_evals = args.number("--max-evals", 0);
   c.opt.policy = args.value("--policy");
   c.opt.kb = args.value("--kb");

@@ -19,7 +19,8 @@ namespace kernelblaster::search {
 
 struct LoopOptions {
   int max_evals = 0;                    // configurations to select; 0: no cap
-  double budget_s = 120;                // no new measurement starts after this; <= 0: no deadline
+  double budget_s = 60;                 // no measurement that would end after this starts (at the pace
+                                        // of those ended so far); <= 0: no deadline
   std::vector<int> devices = {0};       // one measurement at a time on each
   int prefetch = 4;                     // further picks of the policy prepared ahead
   std::uint64_t seed = 0;

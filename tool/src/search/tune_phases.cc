@@ -1,5 +1,7 @@
 #include "search/tune_phases.h"
 
+#include <algorithm>
+
 namespace kernelblaster::search {
 
 PhaseClock::PhaseClock(std::function<double()> clock, std::string first)
@@ -23,6 +25,13 @@ PhaseClock::Reading PhaseClock::read() const {
   Reading r{now - m_start, m_done};
   r.phases[m_phase] += now - m_phase_start;
   return r;
+}
+
+double search_budget(double budget_s, const PhaseClock::Reading& so_far) {
+  if (budget_s <= 0) return budget_s;
+  auto it = so_far.phases.find("profile");
+  const double reverify = std::min(0.25 * budget_s, 1.5 * (it == so_far.phases.end() ? 0.0 : it->second));
+  return std::max(0.1 * budget_s, budget_s - so_far.total - reverify);
 }
 
 }  // namespace kernelblaster::search

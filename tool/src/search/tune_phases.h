@@ -39,4 +39,12 @@ class PhaseClock {
   std::map<std::string, double> m_done;
 };
 
+// What the search may spend of a run's --budget (its whole wall time): what
+// the phases so far (setup, the original's build and profile) left, less
+// the winner's re-verification, estimated as 1.5 times the original's
+// profiled run and at most a quarter of the budget. Never under a tenth of
+// the budget, so a slow start still searches a little; <= 0 stays (no
+// deadline).
+double search_budget(double budget_s, const PhaseClock::Reading& so_far);
+
 }  // namespace kernelblaster::search

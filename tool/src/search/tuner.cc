@@ -408,6 +408,7 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   lo.facts.state = log.state;
   lo.facts.metrics = log.metrics;
 
+  lo.budget_s = search_budget(opt.budget_s, phases.read());
   phases.next("loop");
   SearchLoop loop(ts.space, estimates_of(knowledge, log.state, cs.arch, ts.space), measurer, *choice.policy,
                   steady_seconds);

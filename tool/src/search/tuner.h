@@ -21,7 +21,7 @@ struct TuneOptions {
   std::string arch;              // empty: the GPU's own
   std::string out;               // the tuned source; written only on success
   std::string log;               // the run log (written whatever the outcome)
-  double budget_s = 120;
+  double budget_s = 60;
   int max_evals = 0;             // 0: no cap
   std::string policy;            // Lua file; empty or "default": the built-in one
   std::string kb;                // user KB; empty: KERNELBLASTER_KB or the default path
