@@ -79,6 +79,25 @@ TEST(SearchLoop, StopsAtTheBudget) {
   EXPECT_LE(out.seconds, opt.budget_s);
 }
 
+// Before any measurement has ended, the expected first one (the original's
+// build and run) decides: one that cannot end within the budget never starts.
+TEST(SearchLoop, StartsNothingThatCannotEndWithinTheBudget) {
+  ConfigSpace space = small_space();
+  FakeMeasurer m;
+  FakeClock clock;
+  m.clock = &clock;
+  m.millis_per_measurement = 40'000;
+  InOrderPolicy p;
+  LoopOptions opt;
+  opt.budget_s = 6;
+  opt.first_pace_s = 45;
+  LoopOutcome out = run(space, m, p, clock, opt);
+  EXPECT_EQ(out.stop_reason, "deadline");
+  EXPECT_TRUE(out.evaluations.empty());
+  opt.first_pace_s = 0;  // unknown: the first measurement starts
+  EXPECT_EQ(run(space, m, p, clock, opt).evaluations.size(), 1u);
+}
+
 TEST(SearchLoop, StopsAtTheEvaluationCapAndWhenThePolicySays) {
   ConfigSpace space = small_space();
   FakeMeasurer m;

@@ -111,3 +111,10 @@ TEST(TunePhases, TheSearchGetsWhatTheRunHasLeft) {
   EXPECT_DOUBLE_EQ(search_budget(60, r), 50);
   EXPECT_DOUBLE_EQ(search_budget(0, r), 0);  // no deadline stays none
 }
+
+TEST(TunePhases, TheFirstMeasurementIsExpectedToCostWhatTheOriginalDid) {
+  PhaseClock::Reading r;
+  r.phases = {{"setup", 4}, {"reference_build", 30}, {"profile", 12}};
+  EXPECT_DOUBLE_EQ(first_measurement_estimate(r), 42);
+  EXPECT_DOUBLE_EQ(first_measurement_estimate(PhaseClock::Reading{}), 0);
+}

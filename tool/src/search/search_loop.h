@@ -23,6 +23,8 @@ struct LoopOptions {
                                         // of those ended so far); <= 0: no deadline
   std::vector<int> devices = {0};       // one measurement at a time on each
   int prefetch = 4;                     // further picks of the policy prepared ahead
+  double first_pace_s = 0;              // seconds a measurement is expected to take before one has
+                                        // ended (the original's build and run); 0: unknown
   std::uint64_t seed = 0;
   policy::KernelFacts facts = {.state = "unclassified"};  // what the policy's context says about the kernel
 };

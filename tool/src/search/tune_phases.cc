@@ -34,4 +34,11 @@ double search_budget(double budget_s, const PhaseClock::Reading& so_far) {
   return std::max(0.1 * budget_s, budget_s - so_far.total - reverify);
 }
 
+double first_measurement_estimate(const PhaseClock::Reading& so_far) {
+  double s = 0;
+  for (const char* phase : {"reference_build", "profile"})
+    if (auto it = so_far.phases.find(phase); it != so_far.phases.end()) s += it->second;
+  return s;
+}
+
 }  // namespace kernelblaster::search

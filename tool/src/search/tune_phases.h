@@ -47,4 +47,9 @@ class PhaseClock {
 // deadline).
 double search_budget(double budget_s, const PhaseClock::Reading& so_far);
 
+// What one measurement is expected to take before any has ended: the
+// original's build and its profiled run (a candidate is built and run the
+// same way). 0 when neither phase ran.
+double first_measurement_estimate(const PhaseClock::Reading& so_far);
+
 }  // namespace kernelblaster::search

@@ -188,6 +188,11 @@ void decide_winner(const TuneOptions& opt, const LoopOutcome& outcome, const Spa
   if (outcome.best < 0 && original_failed)
     return conclude(sum, TuneVerdict::failed,
                     "the original fails with its harness: " + outcome.evaluations.front().detail);
+  if (outcome.evaluations.empty() && outcome.stop_reason == "deadline")
+    return conclude(sum, TuneVerdict::no_gain,
+                    "the budget left no time to try a configuration (building and running the original took " +
+                        std::to_string(static_cast<int>(first_measurement_estimate(phases.read()) + 0.5)) +
+                        " s); raise BUDGET");
   if (outcome.best < 0)
     return conclude(sum, TuneVerdict::no_gain,
                     "no verified configuration beat the original in " + std::to_string(sum.evaluations) +
@@ -408,7 +413,9 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   lo.facts.state = log.state;
   lo.facts.metrics = log.metrics;
 
-  lo.budget_s = search_budget(opt.budget_s, phases.read());
+  const PhaseClock::Reading before_search = phases.read();
+  lo.budget_s = search_budget(opt.budget_s, before_search);
+  lo.first_pace_s = first_measurement_estimate(before_search);
   phases.next("loop");
   SearchLoop loop(ts.space, estimates_of(knowledge, log.state, cs.arch, ts.space), measurer, *choice.policy,
                   steady_seconds);
