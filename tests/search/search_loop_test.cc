@@ -61,41 +61,38 @@ TEST(SearchLoop, ExhaustsTheSpaceAndKeepsTheFastestVerified) {
   EXPECT_TRUE(saw_block_128);
 }
 
-TEST(SearchLoop, StopsAtTheBudget) {
+// The small space in order, each measurement taking `millis` of a fake
+// clock, under `budget_s` with `first_pace_s` as the first's expected time.
+static LoopOutcome timed_run(long long millis, double budget_s, double first_pace_s = 0) {
   ConfigSpace space = small_space();
   FakeMeasurer m;
   FakeClock clock;
   m.clock = &clock;
-  m.millis_per_measurement = 10'000;
+  m.millis_per_measurement = millis;
   InOrderPolicy p;
   LoopOptions opt;
+  opt.budget_s = budget_s;
+  opt.first_pace_s = first_pace_s;
+  return run(space, m, p, clock, opt);
+}
+
+TEST(SearchLoop, StopsAtTheBudget) {
   // Measurements start at 0, 10 and 20 s; one at 30 s would end at 40 s,
   // past the budget at the pace so far, so it does not start: the budget
   // bounds the run's end, not its last start.
-  opt.budget_s = 35;
-  LoopOutcome out = run(space, m, p, clock, opt);
+  LoopOutcome out = timed_run(10'000, 35);
   EXPECT_EQ(out.stop_reason, "deadline");
   EXPECT_EQ(out.evaluations.size(), 3u);
-  EXPECT_LE(out.seconds, opt.budget_s);
+  EXPECT_LE(out.seconds, 35);
 }
 
 // Before any measurement has ended, the expected first one (the original's
 // build and run) decides: one that cannot end within the budget never starts.
 TEST(SearchLoop, StartsNothingThatCannotEndWithinTheBudget) {
-  ConfigSpace space = small_space();
-  FakeMeasurer m;
-  FakeClock clock;
-  m.clock = &clock;
-  m.millis_per_measurement = 40'000;
-  InOrderPolicy p;
-  LoopOptions opt;
-  opt.budget_s = 6;
-  opt.first_pace_s = 45;
-  LoopOutcome out = run(space, m, p, clock, opt);
+  LoopOutcome out = timed_run(40'000, 6, 45);
   EXPECT_EQ(out.stop_reason, "deadline");
   EXPECT_TRUE(out.evaluations.empty());
-  opt.first_pace_s = 0;  // unknown: the first measurement starts
-  EXPECT_EQ(run(space, m, p, clock, opt).evaluations.size(), 1u);
+  EXPECT_EQ(timed_run(40'000, 6, 0).evaluations.size(), 1u);  // unknown: the first measurement starts
 }
 
 TEST(SearchLoop, StopsAtTheEvaluationCapAndWhenThePolicySays) {
