@@ -443,5 +443,21 @@ TEST_F(BuildStepTest, TheTunedLineSaysHowManyConfigurationsWereTried) {
             "-use_fast_math");
 }
 
+// A source whose one evaluation does not fit the budget: the line gives the
+// tuner's reason, and the result is not cached, so a larger BUDGET tunes.
+TEST_F(BuildStepTest, NothingTriedWithinTheBudgetSaysWhyAndIsNotRemembered) {
+  m_gpu = testing::h200();
+  m_tune_outcome.exit_code = 1;
+  m_tune_outcome.evaluations = 0;
+  m_tune_outcome.space_valid = 4529759;
+  m_tune_outcome.reason = "the budget left no time to try a configuration (building and running the original took 45 s); raise BUDGET";
+  const std::string line = run().line;
+  EXPECT_NE(line.find("(0 of 4529759 configurations tried): the budget left no time to try a configuration"),
+            std::string::npos) << line;
+  EXPECT_NE(line.find("raise BUDGET; using the original; not cached, so the next build tries again"), std::string::npos) << line;
+  run();
+  EXPECT_EQ(m_tunes, 2);
+}
+
 }  // namespace
 }  // namespace kernelblaster::cache

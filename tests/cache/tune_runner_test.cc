@@ -40,6 +40,9 @@ case $cmd in
     if [ "$(cat "$here/TUNE")" = broken ]; then
       echo '{"status": "failed", "reason": "the original does not build with its harness: undefined reference to cublasSgemm_v2"}'; exit 1
     fi
+    if [ "$(cat "$here/TUNE")" = nofit ]; then
+      echo '{"status": "no_gain", "evaluations": 0, "space_valid": 9, "reason": "the budget left no time to try a configuration (building and running the original took 45 s); raise BUDGET"}'; exit 1
+    fi
     echo '{"speedup": 1.0, "status": "no_gain"}'; exit 1 ;;
 esac
 )SH";
@@ -90,6 +93,16 @@ TEST(TuneRunner, AnOriginalThatFailsWithItsHarnessIsAFailure) {
   EXPECT_EQ(o.error, "the original does not build with its harness: undefined reference to cublasSgemm_v2");
   Fake plain("none", "none");
   EXPECT_EQ(run_tuner(plain.tool, plain.request("")).exit_code, 1);
+}
+
+// Nothing tried within the budget: the tuner's reason reaches the build step.
+TEST(TuneRunner, TheTunersReasonIsRead) {
+  Fake f("none", "nofit");
+  TuneOutcome o = run_tuner(f.tool, f.request(""));
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_EQ(o.evaluations, 0);
+  EXPECT_EQ(o.space_valid, 9);
+  EXPECT_EQ(o.reason, "the budget left no time to try a configuration (building and running the original took 45 s); raise BUDGET");
 }
 
 TEST(TuneRunner, AKeptRewriteIsTunedAndTheSpeedupsMultiply) {

@@ -304,13 +304,19 @@ class BuildStepRun {
       return finish(BuildCause::tuning_failed, std::nullopt, m_lead + reason + "; using the original", false);
     }
     TunedResult r = result_from_tuning(t, m_req, m_source_name, m_rep.key, *m_gpu, m_original_text, m_env.tool_version);
-    const std::string store_note = keep(r);
+    // Nothing tried (one evaluation did not fit the budget) is not "nothing
+    // beat the original": it is not kept, so a larger BUDGET tries again.
+    const bool none_tried = !r.improved && t.evaluations == 0 && t.space_valid > 0 && !t.reason.empty();
+    const std::string store_note = none_tried ? "; not cached, so the next build tries again" : keep(r);
     const std::string tried = t.space_valid > 0 ? " (" + std::to_string(t.evaluations) + " of " +
                                                       std::to_string(t.space_valid) + " configurations tried)"
                                                 : "";
     const std::string took = (t.rewrite_note.empty() ? "" : t.rewrite_note + "; ") + "tuned on " + gpu_label(*m_gpu) +
                              " in " + one_decimal_seconds(t.seconds) + tried + ": ";
-    if (!r.improved) return finish(BuildCause::no_gain, r, m_lead + took + "nothing beat the original; using the original" + store_note, true);
+    if (!r.improved)
+      return finish(BuildCause::no_gain, r,
+                    m_lead + took + (none_tried ? t.reason : "nothing beat the original") + "; using the original" + store_note,
+                    true);
     return finish(BuildCause::tuned, r, m_lead + took + describe(r) + store_note, true);
   }
 

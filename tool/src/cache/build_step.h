@@ -78,6 +78,7 @@ struct TuneOutcome {
   double reference_median_us = 0, median_us = 0, q1_us = 0, q3_us = 0;
   long long evaluations = 0, space_valid = 0;  // configurations tried, and valid (0: not said)
   std::string rewrite_note;  // what the LLM rewrite did, for the build line (empty: none was asked for)
+  std::string reason;        // the tuner's reason when it kept nothing (its summary's "reason")
 };
 
 struct BuildEnvironment {
