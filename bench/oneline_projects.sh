@@ -13,6 +13,12 @@
 #                                               open-source ones are read from
 #                                               $ONELINE_OSS (default oss/): SGEMM_CUDA/ (siboehm/SGEMM_CUDA) and
 #                                               cuda-samples/ (NVIDIA/cuda-samples: Common, cmake, the samples)
+#   STAGE=before|tune|after bench/oneline_projects.sh run NAME
+#                                               one stage of it (each fits the device's 10-minute command
+#                                               limit; "before" starts afresh, the others go on from it):
+#                                               before = configure, build, the programs plainly and recorded;
+#                                               tune = the second build; after = the programs again
+#   ONELINE_BUDGET (default 30): the BUDGET of the one line
 set -uo pipefail
 OUT=${OUT:-bench/out}
 mkdir -p "$OUT"
@@ -36,6 +42,16 @@ one_line() {  # cmakelists, target: the user's edit
 
 flow() {  # project source dir, then the programs to run (relative to the build dir, quoted)
   local src=$1; shift
+  case "${STAGE:-all}" in
+    before) flow_before "$src" "$@" ;;
+    tune) flow_tune "$src" ;;
+    after) flow_after "$src" "$@" ;;
+    *) flow_before "$src" "$@" && flow_tune "$src" && flow_after "$src" "$@" ;;
+  esac
+}
+
+flow_before() {  # configure, first build, the programs plainly and under the recorder
+  local src=$1; shift
   local b=$src/build
   cmake -S "$src" -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=/tmp/kb \
     -DKERNELBLASTER_CACHE_DIR=/tmp/oneline/$NAME-cache > "$OUT/$NAME.configure.full.log" 2>&1
@@ -52,13 +68,22 @@ flow() {  # project source dir, then the programs to run (relative to the build 
   for f in "$b"/kernelblaster_generated/kernel_launches/k_*.jsonl; do
     [ -f "$f" ] && python3 -c "import json,sys; l=[json.loads(x) for x in open(sys.argv[1])]; print(len(l), l[0]['name'])" "$f"
   done >> "$OUT/$NAME.launches.txt"
+}
+
+flow_tune() {  # the second build: harnesses synthesized from the recorded launches, tuning
+  local b=$1/build
   timed build2 cmake --build "$b" -j16 2>&1 | grep -E "kernelblaster:|\[tune\]|error|FAILED" | tee "$OUT/$NAME.build2.log"
-  # The programs again on what the second build compiled: their own figures before and after.
+  mkdir -p "$OUT/$NAME.harness"
+  cp "$b"/kernelblaster_generated/*/harness/*.cu "$OUT/$NAME.harness/" 2>/dev/null
+  find "$b/kernelblaster_generated" -name "*.tuned.cu.json" -exec cp {} "$OUT/$NAME.harness/" \;
+}
+
+flow_after() {  # the programs again on what the second build compiled: their own figures before and after
+  local src=$1; shift
+  local b=$src/build
   for prog in "$@"; do
     (cd "$b" && timed "after $prog" bash -c "$prog > '$OUT/$NAME.after.${prog//[^a-zA-Z0-9]/_}.txt' 2>&1")
   done
-  mkdir -p "$OUT/$NAME.harness"
-  cp "$b"/kernelblaster_generated/*/harness/*.cu "$OUT/$NAME.harness/" 2>/dev/null
   if ctest --test-dir "$b" -N 2>/dev/null | grep -q "Total Tests: [1-9]"; then
     timed ctest2 ctest --test-dir "$b" 2>&1 | tail -15 | tee "$OUT/$NAME.ctest2.log"
   fi
@@ -73,23 +98,32 @@ case "${1:-}" in
   run)
     NAME=$2
     W=/tmp/oneline/$NAME
-    rm -rf "$W" /tmp/oneline/$NAME-cache
-    mkdir -p /tmp/oneline
+    if [ "${STAGE:-all}" = all ] || [ "${STAGE:-all}" = before ]; then
+      rm -rf "$W" /tmp/oneline/$NAME-cache
+      mkdir -p /tmp/oneline
+      fresh=1
+    else
+      fresh=0
+    fi
     case "$NAME" in
       imagelib|sgemmlike)
         cp -r "tests/cmake/projects/$NAME" "$W"
         flow "$W" ;;
       sgemm_cuda)
-        cp -r "$OSS/SGEMM_CUDA" "$W"
-        sed -i 's/set(CUDA_COMPUTE_CAPABILITY 86)/set(CUDA_COMPUTE_CAPABILITY 90)/' "$W/CMakeLists.txt"
-        one_line "$W/CMakeLists.txt" sgemm
+        if [ $fresh = 1 ]; then
+          cp -r "$OSS/SGEMM_CUDA" "$W"
+          sed -i 's/set(CUDA_COMPUTE_CAPABILITY 86)/set(CUDA_COMPUTE_CAPABILITY 90)/' "$W/CMakeLists.txt"
+          one_line "$W/CMakeLists.txt" sgemm
+        fi
         flow "$W" "./sgemm 1" "./sgemm 2" "./sgemm 3" "./sgemm 4" "./sgemm 5" "./sgemm 6" "./sgemm 7" "./sgemm 8" \
           "./sgemm 9" "./sgemm 10" "./sgemm 11" "./sgemm 12" ;;
       matrixMul|mergeSort|reduction|convolutionSeparable|transpose)
-        rm -rf /tmp/oneline/cuda-samples && cp -r "$OSS/cuda-samples" /tmp/oneline/cuda-samples
+        [ $fresh = 1 ] && rm -rf /tmp/oneline/cuda-samples && cp -r "$OSS/cuda-samples" /tmp/oneline/cuda-samples
         S=$(ls -d /tmp/oneline/cuda-samples/Samples/*/$NAME)
-        sed -i 's/set(CMAKE_CUDA_ARCHITECTURES .*)/set(CMAKE_CUDA_ARCHITECTURES 90)/' "$S/CMakeLists.txt"
-        one_line "$S/CMakeLists.txt" "$NAME"
+        if [ $fresh = 1 ]; then
+          sed -i 's/set(CMAKE_CUDA_ARCHITECTURES .*)/set(CMAKE_CUDA_ARCHITECTURES 90)/' "$S/CMakeLists.txt"
+          one_line "$S/CMakeLists.txt" "$NAME"
+        fi
         case "$NAME" in
           reduction) flow "$S" "./reduction --kernel=0" "./reduction --kernel=1" "./reduction --kernel=2" \
                        "./reduction --kernel=3" "./reduction --kernel=4" "./reduction --kernel=5" "./reduction --kernel=6" ;;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/launcher_mask.h"
 #include "synth/capture_harness.h"
 
 using namespace kernelblaster::synth;
@@ -83,6 +84,7 @@ TEST(CaptureHarness, ExtentsRangesAndValuesComeFromTheRecordedCalls) {
   EXPECT_TRUE(has(d.text, ".input(\"index\", DType::i32, {\"n\"}, Distribution::integers(3, 4999))"));  // what every call held
   EXPECT_TRUE(has(d.text, ".output(\"out\", DType::f32, {\"n\"})"));
   EXPECT_TRUE(has(d.text, "ops::gather("));
+  EXPECT_TRUE(harness_launchers(d.text).empty());  // one launcher: nothing to choose among
   EXPECT_TRUE(has(d.text, "static_cast<float>(0.5)"));  // the largest call's value
   ASSERT_EQ(d.confirm.size(), 1u);
   EXPECT_TRUE(has(d.confirm[0], "'scale' differs between the recorded calls"));
@@ -128,6 +130,11 @@ TEST(CaptureHarness, EveryRecordedLauncherOfASourceIsCalledInOneHarness) {
   EXPECT_TRUE(has(d.text, "const auto kb_returned_1 = sum_of_squares(")) << d.text;
   EXPECT_TRUE(has(d.text, "c.out<float>(\"sum_of_squares_returned\")")) << d.text;
   EXPECT_TRUE(has(d.text, "Every launcher of the")) << d.text;
+  // Each launcher's buffers and call stand under its bit of the mask a
+  // tuner builds with to judge one launcher alone (common/launcher_mask.h).
+  EXPECT_EQ(harness_launchers(d.text), (std::vector<std::string>{"gather", "sum_of_squares"})) << d.text;
+  EXPECT_TRUE(has(d.text, "  if (kb_runs(1))\n    h.input(\"sum_of_squares_x\"")) << d.text;
+  EXPECT_TRUE(has(d.text, "        if (kb_runs(0)) {\n          ops::gather(")) << d.text;
   ASSERT_FALSE(d.confirm.empty());
   EXPECT_TRUE(has(d.confirm[0], "gather: 'scale' differs")) << d.confirm[0];
 }

@@ -79,9 +79,10 @@ def synth(capture_path, out, *extra):
                           text=True, timeout=120)
 
 
-def link_and_describe(harness, source, includes, work, pointers):
-    exe = os.path.join(work, os.path.basename(harness) + ".bin")
+def link_and_describe(harness, source, includes, work, pointers, defines=()):
+    exe = os.path.join(work, os.path.basename(harness) + "".join("-" + d.split("=")[-1] for d in defines) + ".bin")
     cmd = [NVCC, "-std=c++17", "-I" + os.path.join(ROOT, "tool", "include")] + ["-I" + i for i in includes] + \
+          ["-D" + d for d in defines] + \
           [harness, source, HARNESS_LIB, "-L" + CUPTI_DIR, "-lcupti", "-ldl", "-Xlinker", "-rpath=" + CUPTI_DIR,
            "-o", exe]
     built = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
@@ -141,6 +142,15 @@ with tempfile.TemporaryDirectory() as work:
     if written:
         link_and_describe(os.path.join(work, "both", "both_harness.cu"), both, [], work,
                           ["scale_shift_x", "scale_shift_y", "sum_of_squares_x", "sum_of_squares_returned"])
+        # Built with a launcher mask (what the tuner does to judge one
+        # launcher alone), it declares only that launcher's buffers.
+        with open(os.path.join(work, "both", "both_harness.cu")) as f:
+            check("// kernelblaster: launchers scale_shift sum_of_squares\n" in f.read(),
+                  "two launchers: the harness does not name them on its marker line")
+        link_and_describe(os.path.join(work, "both", "both_harness.cu"), both, [], work,
+                          ["sum_of_squares_x", "sum_of_squares_returned"], ["KERNELBLASTER_LAUNCHER_MASK=0x2ull"])
+        link_and_describe(os.path.join(work, "both", "both_harness.cu"), both, [], work,
+                          ["scale_shift_x", "scale_shift_y"], ["KERNELBLASTER_LAUNCHER_MASK=0x1ull"])
 
     # An existing harness is kept unless --force.
     r = init(scale, os.path.join(work, "scale"))

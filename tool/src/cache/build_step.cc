@@ -317,7 +317,8 @@ class BuildStepRun {
       return finish(BuildCause::no_gain, r,
                     m_lead + took + (none_tried ? t.reason : "nothing beat the original") + "; using the original" + store_note,
                     true);
-    return finish(BuildCause::tuned, r, m_lead + took + describe(r) + store_note, true);
+    const std::string per_launcher = t.per_launcher.empty() ? "" : " (per launcher: " + t.per_launcher + ")";
+    return finish(BuildCause::tuned, r, m_lead + took + describe(r) + per_launcher + store_note, true);
   }
 
   // The tuning's result into the cache (and the lockfile when asked); a

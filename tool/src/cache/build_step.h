@@ -79,6 +79,7 @@ struct TuneOutcome {
   long long evaluations = 0, space_valid = 0;  // configurations tried, and valid (0: not said)
   std::string rewrite_note;  // what the LLM rewrite did, for the build line (empty: none was asked for)
   std::string reason;        // the tuner's reason when it kept nothing (its summary's "reason")
+  std::string per_launcher;  // a winner composed per launcher: each one's speedup (its summary's "per_launcher")
 };
 
 struct BuildEnvironment {

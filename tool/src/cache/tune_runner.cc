@@ -48,6 +48,7 @@ void parse_tune_json(const std::string& json_text, TuneOutcome& out) {
   out.q1_us = number_at(j, {"best_q1_us", "q1_us"});
   out.q3_us = number_at(j, {"best_q3_us", "q3_us"});
   if (j.contains("reason") && j["reason"].is_string()) out.reason = j["reason"].get<std::string>();
+  if (j.contains("per_launcher") && j["per_launcher"].is_string()) out.per_launcher = j["per_launcher"].get<std::string>();
 }
 
 namespace {

@@ -1,8 +1,11 @@
 #include "search/engine_measurer.h"
 
+#include <chrono>
 #include <filesystem>
+#include <sstream>
 
 #include "common/file_util.h"
+#include "common/launcher_mask.h"
 #include "search/candidate_source.h"
 
 namespace fs = std::filesystem;
@@ -12,12 +15,18 @@ namespace kernelblaster::search {
 EngineMeasurer::EngineMeasurer(Toolchain toolchain, GpuProbe& probe, CompilePool& pool, SassHasher* hasher,
                                EngineTarget target)
     : m_toolchain(std::move(toolchain)), m_probe(probe), m_hasher(hasher), m_target(std::move(target)),
-      m_pool(pool), m_builds(pool, m_target.work_dir + "/candidates",
-                             [this](const Configuration& c, const std::string& dir) { return build(c, dir); }) {}
+      m_pool(pool),
+      m_builds(pool, m_target.work_dir + "/candidates",
+               [this](const Configuration& c, const std::string& dir) { return build(c, dir, m_focus.mask(c)); }),
+      m_whole_builds(pool, m_target.work_dir + "/whole",
+                     [this](const Configuration& c, const std::string& dir) { return build(c, dir, 0); }) {}
 
 EngineMeasurer::~EngineMeasurer() {
   m_builds.close();  // the reference's hash may wait in the pool behind builds nobody needs now
+  m_whole_builds.close();
   if (m_reference_hash.valid()) m_reference_hash.wait();
+  std::lock_guard<std::mutex> lock(m_references_mutex);
+  for (auto& [mask, future] : m_focused_references) future.wait();
 }
 
 bool EngineMeasurer::build_reference(std::string* why) {
@@ -44,24 +53,53 @@ CompileSettings EngineMeasurer::settings_of(const Configuration& config) const {
   return candidate_settings(m_target.compile, config);
 }
 
-CandidateBuild EngineMeasurer::build(const Configuration& config, const std::string& dir) {
+CandidateBuild EngineMeasurer::build(const Configuration& config, const std::string& dir, std::uint64_t mask) {
   CandidateBuild b;
   // Named after the original, so messages and profiles show the user's file name.
   b.source_path = dir + "/" + fs::path(m_target.source).filename().string();
   fs::create_directories(dir);
   write_file(b.source_path, source_of(config));
-  b.outcome = build_harness(m_toolchain, settings_of(config), m_target.harness, b.source_path, dir,
-                            m_target.build_timeout_s);
+  CompileSettings cs = settings_of(config);
+  if (mask != 0) cs.definitions.push_back(launcher_mask_definition(mask));
+  b.outcome = build_harness(m_toolchain, cs, m_target.harness, b.source_path, dir, m_target.build_timeout_s);
   if (b.outcome.ok && m_hasher) b.hash = m_hasher->hash(b.outcome.binary);
   return b;
 }
 
+std::shared_future<BuildOutcome> EngineMeasurer::reference_for(std::uint64_t mask) {
+  std::lock_guard<std::mutex> lock(m_references_mutex);
+  auto it = m_focused_references.find(mask);
+  if (it != m_focused_references.end()) return it->second;
+  std::ostringstream dir;
+  dir << m_target.work_dir << "/reference-" << std::hex << mask;
+  CompileSettings cs = m_target.compile;
+  cs.definitions.push_back(launcher_mask_definition(mask));
+  // By value: the job owes nothing to this object but the wait in its destructor.
+  auto future = m_pool.submit([tc = m_toolchain, cs, harness = m_target.harness, source = m_target.source,
+                               dir = dir.str(), timeout = m_target.build_timeout_s] {
+    try {
+      return build_harness(tc, cs, harness, source, dir, timeout);
+    } catch (const std::exception& x) {
+      BuildOutcome b;
+      b.first_error = std::string("not built: ") + x.what();
+      return b;
+    }
+  });
+  m_focused_references.emplace(mask, future);
+  return future;
+}
+
 void EngineMeasurer::prepare(const Configuration& config) {
-  if (!config.is_default()) m_builds.get(config);
+  if (config.is_default()) return;
+  m_builds.get(config);
+  if (const std::uint64_t mask = m_focus.mask(config)) reference_for(mask);
 }
 
 bool EngineMeasurer::ready(const Configuration& config) {
-  return config.is_default() || m_builds.done(config);
+  if (config.is_default()) return true;
+  const std::uint64_t mask = m_focus.mask(config);
+  return m_builds.done(config) &&
+         (mask == 0 || reference_for(mask).wait_for(std::chrono::seconds(0)) == std::future_status::ready);
 }
 
 std::string EngineMeasurer::machine_code(const Configuration& config) {
@@ -69,22 +107,36 @@ std::string EngineMeasurer::machine_code(const Configuration& config) {
   return m_builds.get(config).get().hash;
 }
 
-EvalRequest EngineMeasurer::request_for(const CandidateBuild& build, int device) const {
-  EvalRequest req = prebuilt_request(m_target, m_reference_binary, build.outcome.binary, device);
-  req.candidate = build.source_path;
-  return req;
+// `seeds` <= 0: the search's own seeds; else that many fresh random ones.
+EvalResult EngineMeasurer::evaluate_build(const CandidateBuild& b, std::uint64_t mask, int device, int seeds) {
+  EvalResult r;
+  if (!b.outcome.ok) {
+    r.status = Status::compile_failed;
+    r.detail = b.outcome.first_error;
+    return r;
+  }
+  std::string reference = m_reference_binary;
+  if (mask != 0) {
+    const BuildOutcome& ref = reference_for(mask).get();
+    if (!ref.ok) {
+      r.status = Status::reference_failed;
+      r.detail = "the original does not build with its harness for " + m_focus.names(mask) + ": " + ref.first_error;
+      return r;
+    }
+    reference = ref.binary;
+  }
+  EvalRequest req = prebuilt_request(m_target, reference, b.outcome.binary, device);
+  req.candidate = b.source_path;
+  if (seeds > 0) {
+    req.seeds = seeds;
+    req.seed_base = 0;  // fresh random seeds, unlike any the search used
+  }
+  return Evaluator(m_toolchain, m_probe).evaluate(req);
 }
 
 CandidateResult EngineMeasurer::measure(const Configuration& config, int device) {
   CandidateBuild b = m_builds.get(config).get();
-  if (!b.outcome.ok) {
-    CandidateResult m;
-    m.compile_s = b.outcome.seconds;
-    m.status = Status::compile_failed;
-    m.detail = b.outcome.first_error;
-    return m;
-  }
-  CandidateResult m = candidate_result_of(Evaluator(m_toolchain, m_probe).evaluate(request_for(b, device)));
+  CandidateResult m = candidate_result_of(evaluate_build(b, m_focus.mask(config), device, 0));
   m.compile_s = b.outcome.seconds;
   return m;
 }
@@ -93,18 +145,12 @@ CandidateResult EngineMeasurer::remeasure(const Configuration& config, int devic
   return candidate_result_of(evaluate(config, device, seeds));
 }
 
+CandidateResult EngineMeasurer::remeasure_whole(const Configuration& config, int device, int seeds) {
+  return candidate_result_of(evaluate_build(m_whole_builds.get(config).get(), 0, device, seeds));
+}
+
 EvalResult EngineMeasurer::evaluate(const Configuration& config, int device, int seeds) {
-  CandidateBuild b = m_builds.get(config).get();
-  if (!b.outcome.ok) {
-    EvalResult r;
-    r.status = Status::compile_failed;
-    r.detail = b.outcome.first_error;
-    return r;
-  }
-  EvalRequest req = request_for(b, device);
-  req.seeds = seeds;
-  req.seed_base = 0;  // fresh random seeds, unlike any the search used
-  return Evaluator(m_toolchain, m_probe).evaluate(req);
+  return evaluate_build(m_builds.get(config).get(), m_focus.mask(config), device, seeds);
 }
 
 }  // namespace kernelblaster::search

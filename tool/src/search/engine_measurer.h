@@ -5,7 +5,10 @@
 // that GPU's lock while it runs).
 #pragma once
 
+#include <cstdint>
 #include <future>
+#include <map>
+#include <mutex>
 #include <string>
 
 #include "eval/candidate_build.h"
@@ -13,6 +16,7 @@
 #include "eval/evaluator.h"
 #include "search/build_cache.h"
 #include "search/compile_pool.h"
+#include "search/launcher_focus.h"
 #include "search/measurer.h"
 #include "search/sass_hash.h"
 
@@ -32,6 +36,12 @@ class EngineMeasurer final : public Measurer {
   // the original does not build. Candidates may be prepared before it.
   bool build_reference(std::string* why);
   const std::string& reference_binary() const { return m_reference_binary; }
+  // Judge a configuration that changes one group alone by that group's
+  // launchers (launcher_focus.h): the candidate and the original are both
+  // built to run only those, the original once per group, on the pool.
+  // Set before the first configuration is prepared.
+  void focus(LauncherFocus f) { m_focus = std::move(f); }
+  const LauncherFocus& focus() const { return m_focus; }
 
   void prepare(const Configuration& config) override;
   bool ready(const Configuration& config) override;
@@ -41,6 +51,9 @@ class EngineMeasurer final : public Measurer {
 
   // A full evaluation of `config`'s built program with `seeds` fresh seeds.
   EvalResult evaluate(const Configuration& config, int device, int seeds);
+  // The same on the whole harness, every launcher running, whatever group
+  // `config` changes: what a composed winner is checked with.
+  CandidateResult remeasure_whole(const Configuration& config, int device, int seeds);
   // The candidate's source text and compile settings.
   std::string source_of(const Configuration& config) const;
   CompileSettings settings_of(const Configuration& config) const;
@@ -48,8 +61,11 @@ class EngineMeasurer final : public Measurer {
   int builds_requested() const { return m_builds.requested(); }
 
  private:
-  CandidateBuild build(const Configuration& config, const std::string& dir);
-  EvalRequest request_for(const CandidateBuild& build, int device) const;
+  CandidateBuild build(const Configuration& config, const std::string& dir, std::uint64_t mask);
+  // The original built for the launchers of `mask` (0: the whole harness),
+  // started on first request; failed with the compiler's first line.
+  std::shared_future<BuildOutcome> reference_for(std::uint64_t mask);
+  EvalResult evaluate_build(const CandidateBuild& b, std::uint64_t mask, int device, int seeds);
 
   Toolchain m_toolchain;
   GpuProbe& m_probe;
@@ -57,10 +73,15 @@ class EngineMeasurer final : public Measurer {
   EngineTarget m_target;
   std::string m_reference_binary;
   std::shared_future<std::string> m_reference_hash;
+  LauncherFocus m_focus;
+  std::mutex m_references_mutex;
+  std::map<std::uint64_t, std::shared_future<BuildOutcome>> m_focused_references;
   CompilePool& m_pool;
   // Last: destroyed first, so builds still running finish while everything
-  // they use is alive.
+  // they use is alive. m_builds: each configuration for its own group's
+  // launchers; m_whole_builds: on the whole harness (composed winners).
   BuildCache m_builds;
+  BuildCache m_whole_builds;
 };
 
 }  // namespace kernelblaster::search

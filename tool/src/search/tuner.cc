@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/file_util.h"
+#include "common/launcher_mask.h"
 #include "eval/candidate_build.h"
 #include "eval/evaluator.h"
 #include "kb/classifier.h"
@@ -88,6 +89,7 @@ struct TuneSpace {
   std::string text;  // the copy candidates are made from
   std::vector<FlagDimension> flags;
   ConfigSpace space;
+  std::vector<LaunchSite> sites;  // the launch sites whose tunables were found
 };
 
 TuneSpace tune_space(const TuneOptions& opt, const std::string& text, const std::string& source,
@@ -96,6 +98,7 @@ TuneSpace tune_space(const TuneOptions& opt, const std::string& text, const std:
   SourceSpace found = source_space({text, source, cs.arch, opt.manifest, cs.definitions, cs.include_dirs});
   t.decl = std::move(found.decl);
   t.text = std::move(found.text);
+  t.sites = std::move(found.launch.sites);
   if (!found.summary.empty()) {
     std::string list;
     for (const std::string& s : found.summary) list += (list.empty() ? "" : ", ") + s;
@@ -174,6 +177,50 @@ void conclude(TuneSummary& sum, TuneVerdict status, std::string reason) {
   sum.reason = std::move(reason);
 }
 
+// The verdict of a search judged group by group: each group's best looked
+// at again alone, the ones that hold composed, the composition checked on
+// the whole harness (focused_winner.h), its source written to opt.out.
+void decide_focused(const TuneOptions& opt, const LoopOutcome& outcome, const SpaceDecl& decl,
+                    EngineMeasurer& measurer, const std::string& kernel, const Say& say, PhaseClock& phases,
+                    TuneSummary& sum, RunLog& log) {
+  phases.next("reverify");
+  const int total = std::max(3, 2 * opt.seeds);
+  const LauncherFocus& focus = measurer.focus();
+  const Look look = [&](const Configuration& c) {
+    if (!opt.quiet)
+      say("[tune] " + kernel + "  re-verifying " + c.id + " on " + focus.names(focus.mask(c)) + " with fresh seeds");
+    Reverification again = reverify(measurer, c, sum.devices, total);
+    for (const DeviceCheck& d : again.checks)
+      sum.reverification.push_back({d.device, d.seeds, d.result.status, d.result.speedup});
+    if (const DeviceCheck* bad = again.failure()) return bad->result;
+    return again.slowest()->result;
+  };
+  const Look whole = [&](const Configuration& c) {
+    if (!opt.quiet) say("[tune] " + kernel + "  checking " + c.id + " on the whole harness");
+    return measurer.remeasure_whole(c, sum.devices.front(), total);
+  };
+  const EvaluationRecord& best = outcome.evaluations[outcome.best];
+  sum.search_speedup = best.speedup;
+  FocusedWinner w = compose_winner(outcome.evaluations, decl.tunables, focus, opt.min_speedup, look, whole);
+  sum.launcher_groups = w.groups;
+  sum.whole_speedup = w.whole_checked && w.whole.verified() ? w.whole.speedup : 0;
+  if (!w.found)
+    return conclude(sum, w.whole_checked && !w.whole.verified() ? TuneVerdict::failed : TuneVerdict::no_gain,
+                    w.reason);
+  log.best = w.config.id;
+  sum.speedup = log.best_speedup = w.speedup();
+  for (const GroupResult& g : w.groups)
+    if (g.kept && g.look.speedup == sum.speedup) {
+      sum.best_median_us = g.look.median_us;
+      sum.reference_median_us = g.look.reference_median_us;
+    }
+  sum.config = w.config.values;
+  sum.flags = w.config.flags;
+  sum.per_launcher = w.summary();
+  if (!opt.out.empty()) write_file_atomic(opt.out, measurer.source_of(w.config));
+  conclude(sum, TuneVerdict::tuned, "");
+}
+
 // The verdict on the loop's best: below --min-speedup, failed or slower in
 // re-verification, or tuned (its source written to opt.out).
 void decide_winner(const TuneOptions& opt, const LoopOutcome& outcome, const SpaceDecl& decl,
@@ -197,6 +244,9 @@ void decide_winner(const TuneOptions& opt, const LoopOutcome& outcome, const Spa
     return conclude(sum, TuneVerdict::no_gain,
                     "no verified configuration beat the original in " + std::to_string(sum.evaluations) +
                         " evaluations");
+  if (measurer.focus().active() &&
+      has_group_gain(outcome.evaluations, decl.tunables, measurer.focus(), opt.min_speedup))
+    return decide_focused(opt, outcome, decl, measurer, kernel, say, phases, sum, log);
   const EvaluationRecord& best = outcome.evaluations[outcome.best];
   Configuration winner = make_configuration(decl.tunables, best.settings, best.flags);
   log.best = best.id;
@@ -389,6 +439,11 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   CompilePool pool;
   CuobjdumpSassHasher hasher(tc);
   EngineMeasurer measurer(tc, probe, pool, &hasher, target);
+  measurer.focus(launcher_focus(harness_launchers(read_file(target.harness)), ts.sites, ts.decl.tunables));
+  sum.focused_groups = static_cast<int>(measurer.focus().group_masks.size());
+  if (sum.focused_groups > 0 && !opt.quiet)
+    say("[tune] " + kernel + ": " + std::to_string(sum.focused_groups) +
+        " group(s) of launch sites judged by their own launchers alone, the others on the whole harness");
   PolicyChoice choice = choose_policy(opt.policy, log_line);
   RunLog log = start_run_log(kernel, source, cs, gpu, ts, choice.name);
   sum.policy = choice.name;
@@ -458,6 +513,17 @@ std::string tune_summary_to_json(const TuneSummary& s) {
       {"state", s.state},                       {"policy", s.policy},
       {"fell_back_to_default", s.fell_back_to_default}};
   if (!s.policy_failure.empty()) j["policy_failure"] = s.policy_failure;
+  if (s.focused_groups > 0) {
+    nlohmann::json groups = nlohmann::json::array();
+    for (const GroupResult& g : s.launcher_groups)
+      groups.push_back({{"group", g.group}, {"launchers", g.launchers}, {"id", g.id},
+                        {"search_speedup", g.search_speedup}, {"status", status_name(g.look.status)},
+                        {"speedup", g.look.speedup}, {"kept", g.kept}});
+    j["focused_groups"] = s.focused_groups;
+    j["launcher_groups"] = groups;
+    if (s.whole_speedup > 0) j["whole_speedup"] = s.whole_speedup;
+    if (!s.per_launcher.empty()) j["per_launcher"] = s.per_launcher;
+  }
   if (!s.reason.empty()) j["reason"] = s.reason;
   return j.dump(2);
 }

@@ -12,6 +12,7 @@
 
 #include "eval/gpu_probe.h"
 #include "eval/result.h"
+#include "search/focused_winner.h"
 
 namespace kernelblaster::search {
 
@@ -72,6 +73,12 @@ struct TuneSummary {
   bool fell_back_to_default = false;
   std::string policy_failure;  // why, when it fell back: the policy's one line
   std::vector<int> devices;
+  // Judged group by group (launcher_focus.h): how many groups could be, and
+  // the composition of the winner (focused_winner.h); empty otherwise.
+  int focused_groups = 0;
+  std::vector<GroupResult> launcher_groups;
+  double whole_speedup = 0;   // the composed winner on the whole harness; 0: not checked
+  std::string per_launcher;   // FocusedWinner::summary() of a tuned result
 };
 
 // `log_line` prints one line of progress or warning (stderr in the tool).

@@ -361,7 +361,7 @@ HarnessDraft synthesize_harness(const std::vector<Capture>& caps, const std::vec
   std::size_t recorded = 0, distinct = 0;
   std::string names;
   for (Part& p : parts) {
-    chain += p.buffers;
+    p.call.buffers = p.buffers;
     calls.push_back(p.call);
     d.confirm.insert(d.confirm.end(), p.confirm.begin(), p.confirm.end());
     writes = writes || p.writes;

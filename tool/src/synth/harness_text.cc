@@ -1,5 +1,6 @@
 #include "synth/harness_text.h"
 
+#include "common/launcher_mask.h"
 #include "synth/kernel_capture.h"
 
 #include <algorithm>
@@ -96,15 +97,65 @@ std::string returned_output(const Launcher& l) {
   return name;
 }
 
+namespace {
+
+// The output a launcher's return value is copied to, as a builder line; empty when it returns nothing to compare.
+std::string returned_line(const HarnessCall& c, bool several) {
+  const std::string returned = returned_element(c.launcher.return_type);
+  if (returned.empty() || c.returned.empty()) return "";
+  return "      .output(\"" + c.returned + "\", DType::" + returned + ", {1})  // " +
+         (several ? c.launcher.name + "'s" : std::string("the launcher's")) + " return value\n";
+}
+
+// The marker line naming the launchers and the selection a tuner builds with.
+std::string launcher_selection(const std::vector<HarnessCall>& calls) {
+  std::ostringstream t;
+  t << kLaunchersMarker;
+  for (const HarnessCall& c : calls) t << " " << c.launcher.name;
+  t << "\n"
+    << "// Built with " << kLauncherMaskMacro << " (bit k: the k-th launcher above), the harness\n"
+       "// runs only those launchers: a tuner judges one launcher's kernels alone.\n"
+       "static bool kb_runs(int k) {\n"
+       "#ifdef "
+    << kLauncherMaskMacro << "\n"
+    << "  return k >= " << kMaskedLaunchers << " || ((static_cast<unsigned long long>(" << kLauncherMaskMacro
+    << ") >> k) & 1ull) != 0;\n"
+       "#else\n"
+       "  (void)k;\n"
+       "  return true;\n"
+       "#endif\n"
+       "}\n\n";
+  return t.str();
+}
+
+// The launcher's call inside the launch lambda (and its return value's copy to the device).
+std::string call_text(const HarnessCall& c, std::size_t k, bool several, const std::string& indent) {
+  std::ostringstream t;
+  const std::string returned = c.returned.empty() ? "" : returned_element(c.launcher.return_type);
+  const std::string var = several ? "kb_returned_" + std::to_string(k) : "kb_returned";
+  t << indent << (returned.empty() ? "" : "const auto " + var + " = ") << qualified_name(c.launcher) << "(\n";
+  for (std::size_t i = 0; i < c.arguments.size(); ++i) t << (i ? ",\n" : "") << indent << "    " << c.arguments[i];
+  t << ");\n";
+  if (!returned.empty()) {
+    const std::string type = cpp_type(returned);
+    const std::string value = several ? "kb_value_" + std::to_string(k) : "kb_value";
+    t << indent << "// The return value is an output: on the device, compared as the buffers are.\n"
+      << indent << "const " << type << " " << value << " = static_cast<" << type << ">(" << var << ");\n"
+      << indent << "cudaMemcpy(c.out<" << type << ">(\"" << c.returned << "\"), &" << value << ", sizeof " << value
+      << ",\n"
+      << indent << "           cudaMemcpyHostToDevice);\n";
+  }
+  return t.str();
+}
+
+}  // namespace
+
 std::string harness_file(const std::string& comment, const std::string& name, const std::vector<HarnessCall>& calls,
                          const std::string& chain_in) {
+  const bool several = calls.size() > 1;
   std::string chain = chain_in;
-  for (const HarnessCall& c : calls) {
-    const std::string returned = returned_element(c.launcher.return_type);
-    if (!returned.empty() && !c.returned.empty())
-      chain += "      .output(\"" + c.returned + "\", DType::" + returned + ", {1})  // " +
-               (calls.size() > 1 ? c.launcher.name + "'s" : std::string("the launcher's")) + " return value\n";
-  }
+  if (!several)
+    for (const HarnessCall& c : calls) chain += c.buffers + returned_line(c, false);
   std::ostringstream t;
   t << comment
     << "#include <kernelblaster/harness.h>\n"
@@ -114,28 +165,31 @@ std::string harness_file(const std::string& comment, const std::string& name, co
   const bool defines = std::any_of(calls.begin(), calls.end(), [](const HarnessCall& c) { return !c.definition.empty(); });
   if (defines) t << "#include <cstdio>\n#include <cstdlib>\n\n" << kKernelReplayMarker << "\n";
   for (const HarnessCall& c : calls) t << (c.definition.empty() ? launcher_prototype(c.launcher) : c.definition);
-  t << "\n"
-    << "int main(int argc, char** argv) {\n"
+  t << "\n";
+  if (several) t << launcher_selection(calls);
+  t << "int main(int argc, char** argv) {\n"
        "  using namespace kernelblaster;\n"
        "  Harness h(\""
     << name << "\");\n"
-    << "  h" << chain.substr(chain.find_first_not_of(' ')) << "      .launch([](Call& c) {\n";
-  for (std::size_t k = 0; k < calls.size(); ++k) {
-    const HarnessCall& c = calls[k];
-    const std::string returned = c.returned.empty() ? "" : returned_element(c.launcher.return_type);
-    const std::string var = calls.size() > 1 ? "kb_returned_" + std::to_string(k) : "kb_returned";
-    t << "        " << (returned.empty() ? "" : "const auto " + var + " = ") << qualified_name(c.launcher) << "(\n";
-    for (std::size_t i = 0; i < c.arguments.size(); ++i) t << (i ? ",\n" : "") << "            " << c.arguments[i];
-    t << ");\n";
-    if (!returned.empty()) {
-      const std::string type = cpp_type(returned);
-      const std::string value = calls.size() > 1 ? "kb_value_" + std::to_string(k) : "kb_value";
-      t << "        // The return value is an output: on the device, compared as the buffers are.\n"
-        << "        const " << type << " " << value << " = static_cast<" << type << ">(" << var << ");\n"
-        << "        cudaMemcpy(c.out<" << type << ">(\"" << c.returned << "\"), &" << value << ", sizeof " << value
-        << ",\n"
-        << "                   cudaMemcpyHostToDevice);\n";
+    << "  h" << chain.substr(chain.find_first_not_of(' '));
+  if (several) {
+    // A statement per launcher: the chain's last line ends it.
+    auto statement = [](const std::string& lines) { return lines.substr(0, lines.find_last_not_of('\n') + 1) + ";\n"; };
+    t.seekp(-1, std::ios_base::cur);
+    t << ";\n";
+    for (std::size_t k = 0; k < calls.size(); ++k) {
+      const std::string lines = calls[k].buffers + returned_line(calls[k], true);
+      if (!lines.empty())
+        t << "  if (kb_runs(" << k << "))\n    h" << statement(lines.substr(lines.find_first_not_of(' ')));
     }
+    t << "  h.launch([](Call& c) {\n";
+  } else {
+    t << "      .launch([](Call& c) {\n";
+  }
+  for (std::size_t k = 0; k < calls.size(); ++k) {
+    if (several) t << "        if (kb_runs(" << k << ")) {\n";
+    t << call_text(calls[k], k, several, several ? "          " : "        ");
+    if (several) t << "        }\n";
   }
   t << "      });\n"
        "  return h.main(argc, argv);\n"

@@ -54,10 +54,17 @@ struct HarnessCall {
   // The launcher's definition, where the harness defines it (a kernel-level
   // capture, kernel_capture.h); empty: it is declared, and the source defines it.
   std::string definition;
+  // Its buffers' .input/.output lines (indented six spaces, each ending in
+  // a newline), declared only when it runs; with one launcher they are in
+  // the chain instead.
+  std::string buffers;
 };
 // The same for a source with several launchers: each is declared, and the
 // launch calls each in turn, so every kernel a change to the source touches
-// runs in the harness. `name` is the harness's.
+// runs in the harness. `name` is the harness's. The harness names its
+// launchers on the marker line of common/launcher_mask.h, and each
+// launcher's buffers and call stand under `kb_runs(k)`, so a tuner can
+// build it to run one launcher's kernels alone.
 std::string harness_file(const std::string& comment, const std::string& name, const std::vector<HarnessCall>& calls,
                          const std::string& chain);
 

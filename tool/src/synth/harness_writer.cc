@@ -239,7 +239,7 @@ HarnessDraft draft_harness(const std::vector<Launcher>& launchers, const std::st
   std::string chain = sizes_chain(parts);
   std::vector<HarnessCall> calls;
   for (DraftPart& p : parts) {
-    chain += p.buffers;
+    p.call.buffers = p.buffers;
     calls.push_back(p.call);
     d.confirm.insert(d.confirm.end(), p.confirm.begin(), p.confirm.end());
   }
