@@ -84,7 +84,7 @@ TEST(CaptureHarness, ExtentsRangesAndValuesComeFromTheRecordedCalls) {
   EXPECT_TRUE(has(d.text, ".input(\"index\", DType::i32, {\"n\"}, Distribution::integers(3, 4999))"));  // what every call held
   EXPECT_TRUE(has(d.text, ".output(\"out\", DType::f32, {\"n\"})"));
   EXPECT_TRUE(has(d.text, "ops::gather("));
-  EXPECT_TRUE(harness_launchers(d.text).empty());  // one launcher: nothing to choose among
+  EXPECT_TRUE(kernelblaster::harness_launchers(d.text).empty());  // one launcher: nothing to choose among
   EXPECT_TRUE(has(d.text, "static_cast<float>(0.5)"));  // the largest call's value
   ASSERT_EQ(d.confirm.size(), 1u);
   EXPECT_TRUE(has(d.confirm[0], "'scale' differs between the recorded calls"));
@@ -132,8 +132,10 @@ TEST(CaptureHarness, EveryRecordedLauncherOfASourceIsCalledInOneHarness) {
   EXPECT_TRUE(has(d.text, "Every launcher of the")) << d.text;
   // Each launcher's buffers and call stand under its bit of the mask a
   // tuner builds with to judge one launcher alone (common/launcher_mask.h).
-  EXPECT_EQ(harness_launchers(d.text), (std::vector<std::string>{"gather", "sum_of_squares"})) << d.text;
+  EXPECT_EQ(kernelblaster::harness_launchers(d.text), (std::vector<std::string>{"gather", "sum_of_squares"})) << d.text;
   EXPECT_TRUE(has(d.text, "  if (kb_runs(1))\n    h.input(\"sum_of_squares_x\"")) << d.text;
+  EXPECT_TRUE(has(d.text, "gives it\n")) << d.text;  // a buffer line's comment ends it, not the statement
+  EXPECT_FALSE(has(d.text, "gives it;")) << d.text;
   EXPECT_TRUE(has(d.text, "        if (kb_runs(0)) {\n          ops::gather(")) << d.text;
   ASSERT_FALSE(d.confirm.empty());
   EXPECT_TRUE(has(d.confirm[0], "gather: 'scale' differs")) << d.confirm[0];

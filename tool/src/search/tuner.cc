@@ -397,6 +397,17 @@ void classify_original(const Toolchain& tc, GpuProbe& probe, const EngineTarget&
   sum.state = log.state;
 }
 
+// The groups of launch sites judged by their own launchers alone
+// (launcher_focus.h), where the harness names its launchers.
+void focus_groups(const TuneOptions& opt, const EngineTarget& target, const TuneSpace& ts, const std::string& kernel,
+                  const Say& say, EngineMeasurer& measurer, TuneSummary& sum) {
+  measurer.focus(launcher_focus(harness_launchers(read_file(target.harness)), ts.sites, ts.decl.tunables));
+  sum.focused_groups = static_cast<int>(measurer.focus().group_masks.size());
+  if (sum.focused_groups > 0 && !opt.quiet)
+    say("[tune] " + kernel + ": " + std::to_string(sum.focused_groups) +
+        " group(s) of launch sites judged by their own launchers alone, the others on the whole harness");
+}
+
 }  // namespace
 
 TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuProbe& probe,
@@ -439,11 +450,7 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   CompilePool pool;
   CuobjdumpSassHasher hasher(tc);
   EngineMeasurer measurer(tc, probe, pool, &hasher, target);
-  measurer.focus(launcher_focus(harness_launchers(read_file(target.harness)), ts.sites, ts.decl.tunables));
-  sum.focused_groups = static_cast<int>(measurer.focus().group_masks.size());
-  if (sum.focused_groups > 0 && !opt.quiet)
-    say("[tune] " + kernel + ": " + std::to_string(sum.focused_groups) +
-        " group(s) of launch sites judged by their own launchers alone, the others on the whole harness");
+  focus_groups(opt, target, ts, kernel, say, measurer, sum);
   PolicyChoice choice = choose_policy(opt.policy, log_line);
   RunLog log = start_run_log(kernel, source, cs, gpu, ts, choice.name);
   sum.policy = choice.name;

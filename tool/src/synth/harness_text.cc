@@ -173,10 +173,10 @@ std::string harness_file(const std::string& comment, const std::string& name, co
     << name << "\");\n"
     << "  h" << chain.substr(chain.find_first_not_of(' '));
   if (several) {
-    // A statement per launcher: the chain's last line ends it.
-    auto statement = [](const std::string& lines) { return lines.substr(0, lines.find_last_not_of('\n') + 1) + ";\n"; };
-    t.seekp(-1, std::ios_base::cur);
-    t << ";\n";
+    // A statement per launcher. A line may end in a comment, so the
+    // semicolon that ends a statement gets a line of its own.
+    auto statement = [](const std::string& lines) { return lines + "      ;\n"; };
+    t << "      ;\n";
     for (std::size_t k = 0; k < calls.size(); ++k) {
       const std::string lines = calls[k].buffers + returned_line(calls[k], true);
       if (!lines.empty())
