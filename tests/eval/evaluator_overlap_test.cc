@@ -100,5 +100,14 @@ TEST(EvaluatorOverlap, WithoutAGpuABuildFailureIsStillReported) {
   EXPECT_EQ(r.status, Status::no_gpu);
 }
 
+// A candidate cannot run on long past the point where it could still win:
+// 8 times the original's process, at least 15 s, at most the run's timeout.
+TEST(CandidateDeadline, FollowsTheOriginalsTime) {
+  EXPECT_DOUBLE_EQ(candidate_deadline(60, 3), 24);   // 8 x 3 s
+  EXPECT_DOUBLE_EQ(candidate_deadline(60, 0.5), 15);  // a fast original: the floor
+  EXPECT_DOUBLE_EQ(candidate_deadline(60, 20), 60);   // a slow original: the run's own timeout
+  EXPECT_DOUBLE_EQ(candidate_deadline(10, 0.5), 10);  // a short timeout is kept
+}
+
 }  // namespace
 }  // namespace kernelblaster

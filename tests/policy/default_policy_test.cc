@@ -38,12 +38,30 @@ TEST(DefaultPolicy, WeightsFollowPredictedGainAndUncertainty) {
 
 TEST(DefaultPolicy, OrdersEveryActionDeterministically) {
   Context ctx = sample_contexts(3).front().ctx;
+  ctx.original.clear();  // no original to start from: the weighted draw orders everything
   auto p = make_default_policy();
   std::vector<std::string> order = p->select(ctx);
   EXPECT_EQ(order.size(), ctx.actions.size());
   EXPECT_EQ(make_default_policy()->select(ctx), order);
   ctx.seed = 4;
   EXPECT_NE(p->select(ctx), order);
+}
+
+// With the author's settings known, the first picks change one of them:
+// the KB's favourites first, every pick one setting away from the original.
+TEST(DefaultPolicy, StartsInTheOriginalsNeighbourhood) {
+  Context ctx = sample_contexts(3).front().ctx;
+  ASSERT_FALSE(ctx.original.empty());
+  const std::vector<std::string> picks = make_default_policy()->select(ctx);
+  ASSERT_FALSE(picks.empty());
+  EXPECT_LT(picks.size(), ctx.actions.size());
+  for (const std::string& id : picks) {
+    auto a = std::find_if(ctx.actions.begin(), ctx.actions.end(), [&](const Action& x) { return x.id == id; });
+    ASSERT_NE(a, ctx.actions.end());
+    int changed = 0;
+    for (const auto& [name, value] : a->settings) changed += !ctx.original.count(name) || ctx.original.at(name) != value;
+    EXPECT_EQ(changed, 1) << id;
+  }
 }
 
 TEST(DefaultPolicy, FirstPickFollowsTheWeights) {

@@ -1,5 +1,6 @@
 #include "eval/evaluator.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -19,6 +20,11 @@
 namespace fs = std::filesystem;
 
 namespace kernelblaster {
+
+double candidate_deadline(double timeout_s, double reference_seconds) {
+  return std::min(timeout_s, std::max(kMinCandidateTimeout, kCandidateTimeFactor * reference_seconds));
+}
+
 namespace {
 
 void note_process(SandboxRecord& s, const ProcessResult& p) {
@@ -155,12 +161,16 @@ Round play(const std::string& ref_bin, CandidateProgram& cand_prog, const Plan& 
   cand_plan.dump_oracles = false;  // judged against the original's oracles only
   cand_plan.isolate = true;        // nothing of torch's answer within the call's reach (KernelBench)
   cand_plan.keep_initial_outputs = ref.report.kept_initial_outputs;
-  HarnessRun cand = run_harness(*cand_bin, cand_plan, work + "/candidate/" + tag, timeout_s, limits);
+  const double cand_timeout = candidate_deadline(timeout_s, ref.process.seconds);
+  HarnessRun cand = run_harness(*cand_bin, cand_plan, work + "/candidate/" + tag, cand_timeout, limits);
   phase("candidate process");
   note_process(round.sandbox, cand.process);
   add_process_phases(round, who + "candidate", cand);
   if (cand.has_report) round.candidate = cand.report;
   round.verdict = judge_process(cand.process, cand.has_report ? &cand.report : nullptr);
+  if (round.verdict.status == Status::timed_out && cand_timeout < timeout_s)
+    round.verdict.detail += " (" + std::to_string(kCandidateTimeFactor) + " times the original's " +
+                            std::to_string(static_cast<int>(ref.process.seconds + 0.5)) + " s: it cannot win)";
   if (round.verdict.status != Status::ok) return round;
   round.verdict = judge_untimed(cand.report);
   if (round.verdict.status != Status::ok) return round;

@@ -17,6 +17,15 @@
 
 namespace kernelblaster {
 
+// A candidate whose process runs kCandidateTimeFactor times longer than the
+// original's on the same plan cannot be the faster one: it is stopped there
+// (never before kMinCandidateTimeout, never after the run's own timeout), so
+// a configuration that makes a kernel crawl costs seconds, not the whole
+// timeout (issue 38: one SGEMM_CUDA tile cost 64 s of a 283 s tuning).
+inline constexpr int kCandidateTimeFactor = 8;
+inline constexpr double kMinCandidateTimeout = 15;
+double candidate_deadline(double timeout_s, double reference_seconds);
+
 struct EvalRequest {
   std::string source;     // the original kernel source: the reference
   std::string candidate;  // empty: the source against itself

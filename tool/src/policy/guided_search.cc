@@ -6,6 +6,8 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <tuple>
+#include <sstream>
 
 #include "policy/draws.h"
 
@@ -34,14 +36,48 @@ std::string rank_key(const std::vector<std::uint16_t>& rank) {
   return std::string(reinterpret_cast<const char*>(rank.data()), rank.size() * sizeof(std::uint16_t));
 }
 
+// The original's row: not an action id (ids are settings joined by ",").
+constexpr const char* kOriginalId = "\x01original";
+constexpr const char* kFlagPrefix = "flag ";
+
+// A point's coordinates by name: the tunables as they are, and the flags
+// ("flags" -> "-a -b") as one 0/1 coordinate each, so adding one flag is
+// one step, as changing one tunable is.
+std::map<std::string, std::string> coordinates(const std::map<std::string, std::string>& settings) {
+  std::map<std::string, std::string> out;
+  for (const auto& [name, value] : settings) {
+    if (name != "flags") {
+      out[name] = value;
+      continue;
+    }
+    std::istringstream in(value);
+    for (std::string flag; in >> flag;) out[kFlagPrefix + flag] = "1";
+  }
+  return out;
+}
+
+bool is_flag(const std::string& dim) { return dim.rfind(kFlagPrefix, 0) == 0; }
+
+// A tunable's coordinate spans [0, 1]; a flag's is 0 or this, one step of a
+// tunable of five values: passing a flag is a small move, not the longest.
+constexpr float kFlagStep = 0.25f;
+
 }  // namespace
 
 void GuidedSearch::build_encoding(const Context& ctx) {
+  std::vector<std::pair<std::string, std::map<std::string, std::string>>> rows;  // id, coordinates
+  for (const Action& a : ctx.actions) rows.emplace_back(a.id, coordinates(a.settings));
+  for (const HistoryEntry& h : ctx.history) rows.emplace_back(h.action_id, coordinates(h.settings));
+  if (!ctx.original.empty()) rows.emplace_back(kOriginalId, coordinates(ctx.original));
   std::map<std::string, std::set<std::string>> values;
-  for (const Action& a : ctx.actions)
-    for (const auto& [name, value] : a.settings) values[name].insert(value);
-  for (const HistoryEntry& h : ctx.history)
-    for (const auto& [name, value] : h.settings) values[name].insert(value);
+  std::map<std::string, std::size_t> present;
+  for (const auto& [id, coords] : rows)
+    for (const auto& [name, value] : coords) values[name].insert(value), ++present[name];
+  // A coordinate a point lacks: a flag it does not pass ("0"), a tunable it
+  // does not set ("", ranked first).
+  for (auto& [name, vals] : values)
+    if (is_flag(name)) vals.insert("0");
+    else if (present[name] < rows.size()) vals.insert("");
   m_dims.clear(), m_rank.clear(), m_size.clear(), m_row.clear(), m_points.clear(), m_ids.clear(), m_by_rank.clear();
   for (const auto& [name, vals] : values) {
     m_dims.push_back(name);
@@ -51,23 +87,21 @@ void GuidedSearch::build_encoding(const Context& ctx) {
     m_rank.push_back(std::move(r));
     m_size.push_back(static_cast<std::uint16_t>(ordered.size()));
   }
-  auto add = [&](const std::string& id, const std::map<std::string, std::string>& settings) {
-    if (m_row.count(id)) return;
+  for (const auto& [id, coords] : rows) {
+    if (m_row.count(id)) continue;
     Point p;
     for (std::size_t d = 0; d < m_dims.size(); ++d) {
-      auto it = settings.find(m_dims[d]);
-      // A setting an action lacks (no flags) ranks as the lowest value.
-      std::uint16_t r = it == settings.end() ? 0 : m_rank[d].at(it->second);
+      auto it = coords.find(m_dims[d]);
+      const std::uint16_t r = m_rank[d].at(it != coords.end() ? it->second : is_flag(m_dims[d]) ? "0" : "");
       p.rank.push_back(r);
-      p.x.push_back(m_size[d] > 1 ? static_cast<float>(r) / static_cast<float>(m_size[d] - 1) : 0.0f);
+      const float span = is_flag(m_dims[d]) ? kFlagStep : 1.0f;
+      p.x.push_back(m_size[d] > 1 ? span * static_cast<float>(r) / static_cast<float>(m_size[d] - 1) : 0.0f);
     }
     m_row[id] = m_points.size();
     m_by_rank.emplace(rank_key(p.rank), m_points.size());
     m_points.push_back(std::move(p));
     m_ids.push_back(id);
-  };
-  for (const Action& a : ctx.actions) add(a.id, a.settings);
-  for (const HistoryEntry& h : ctx.history) add(h.action_id, h.settings);
+  }
 }
 
 bool GuidedSearch::encode_all(const Context& ctx) {
@@ -75,19 +109,66 @@ bool GuidedSearch::encode_all(const Context& ctx) {
     if (!m_row.count(a.id)) return false;
   for (const HistoryEntry& h : ctx.history)
     if (!m_row.count(h.action_id)) return false;
-  return true;
+  return ctx.original.empty() || m_row.count(kOriginalId);
 }
 
 std::vector<std::string> GuidedSearch::next(const Context& ctx) {
   if (ctx.actions.empty()) return {};
   int verified = 0;
   for (const HistoryEntry& h : ctx.history) verified += h.verified() && h.speedup > 0;
-  if (verified < m_options.first_draws) return {};
+  const bool local = verified < m_options.first_draws;
+  if (local && (ctx.original.empty() || !m_options.local_first)) return {};
   std::uint64_t state = draw_state(ctx.seed, "explore#" + std::to_string(ctx.history.size()));
   if (unit_draw(state) <= m_options.explore) return {};
   if (!encode_all(ctx)) build_encoding(ctx);
   if (m_dims.empty()) return {};
-  return model_picks(ctx);
+  return local ? local_picks(ctx) : model_picks(ctx);
+}
+
+// Before the model has enough to go on: the untried neighbours (one
+// setting changed) of the best point measured so far, the original until
+// something beats it, the KB's favourites first and the rest in the run's
+// own random order; the next best point's when the best's are all tried.
+std::vector<std::string> GuidedSearch::local_picks(const Context& ctx) {
+  const Observations o = observe(ctx);
+  for (std::size_t e : elites(o)) {
+    std::vector<std::pair<double, std::size_t>> scored;  // (score, point)
+    for (std::size_t p : neighbours(e, o)) scored.push_back({o.prior[p], p});
+    if (scored.empty()) continue;
+    return best_of(ctx, scored);
+  }
+  return {};
+}
+
+// The untried points one setting away from `e`.
+std::vector<std::size_t> GuidedSearch::neighbours(std::size_t e, const Observations& o) const {
+  std::vector<std::size_t> out;
+  std::vector<std::uint16_t> r = m_points[e].rank;
+  for (std::size_t d = 0; d < m_dims.size(); ++d) {
+    for (std::uint16_t v = 0; v < m_size[d]; ++v) {
+      if (v == m_points[e].rank[d]) continue;
+      r[d] = v;
+      if (auto it = m_by_rank.find(rank_key(r)); it != m_by_rank.end() && o.untried[it->second])
+        out.push_back(it->second);
+    }
+    r[d] = m_points[e].rank[d];
+  }
+  return out;
+}
+
+// The ids of the highest scores, ties in the run's own random order.
+std::vector<std::string> GuidedSearch::best_of(const Context& ctx, std::vector<std::pair<double, std::size_t>>& scored) const {
+  std::vector<std::tuple<double, double, std::size_t>> keyed;  // (score, draw, point)
+  for (const auto& [score, p] : scored) {
+    std::uint64_t state = draw_state(ctx.seed, m_ids[p]);
+    keyed.emplace_back(score, unit_draw(state), p);
+  }
+  const std::size_t n = std::min<std::size_t>(keyed.size(), static_cast<std::size_t>(std::max(1, m_options.picks)));
+  std::partial_sort(keyed.begin(), keyed.begin() + static_cast<std::ptrdiff_t>(n), keyed.end(),
+                    [](const auto& a, const auto& b) { return a > b; });
+  std::vector<std::string> ids;
+  for (std::size_t i = 0; i < n; ++i) ids.push_back(m_ids[std::get<2>(keyed[i])]);
+  return ids;
 }
 
 // What the model learns from: each try of the history as a point and its
@@ -109,6 +190,11 @@ GuidedSearch::Observations GuidedSearch::observe(const Context& ctx) const {
     const double y = ok ? std::log(h.speedup) : std::numeric_limits<double>::quiet_NaN();
     o.measured.push_back({m_row.at(h.action_id), y, ok});
     if (ok) lo = std::min(lo, y), hi = std::max(hi, y);
+  }
+  // The original: measured by definition, speedup 1.
+  if (auto it = m_row.find(kOriginalId); it != m_row.end() && !ctx.original.empty()) {
+    o.measured.push_back({it->second, 0.0, true});
+    lo = std::min(lo, 0.0), hi = std::max(hi, 0.0);
   }
   for (Measured& m : o.measured)
     if (!m.verified) m.y = lo - 0.1;
@@ -145,11 +231,7 @@ std::vector<std::size_t> GuidedSearch::candidates(const Context& ctx, const Obse
     if (auto it = m_by_rank.find(rank_key(rank)); it != m_by_rank.end()) add(it->second);
   };
   for (std::size_t e : elite)
-    for (std::size_t d = 0; d < dims; ++d) {
-      std::vector<std::uint16_t> r = m_points[e].rank;
-      for (std::uint16_t v = 0; v < m_size[d]; ++v)
-        if (v != m_points[e].rank[d]) r[d] = v, offer(r);
-    }
+    for (std::size_t p : neighbours(e, o)) add(p);
   std::uint64_t rng = draw_state(ctx.seed, "pool#" + std::to_string(ctx.history.size()));
   for (int c = 0; c < m_options.crosses && elite.size() > 1; ++c) {
     const std::size_t a = elite[splitmix64(rng) % elite.size()], b = elite[splitmix64(rng) % elite.size()];
@@ -190,15 +272,7 @@ std::vector<std::string> GuidedSearch::model_picks(const Context& ctx) {
   std::vector<std::pair<double, std::size_t>> scored;  // (score, point)
   std::vector<std::pair<double, double>> near;
   for (std::size_t p : candidates(ctx, o, elites(o))) scored.push_back({score(p, o, near), p});
-  std::sort(scored.begin(), scored.end(), [&](const auto& a, const auto& b) {
-    return a.first != b.first ? a.first > b.first : m_ids[a.second] < m_ids[b.second];
-  });
-  std::vector<std::string> ids;
-  for (const auto& s : scored) {
-    if (static_cast<int>(ids.size()) >= m_options.picks) break;
-    ids.push_back(m_ids[s.second]);
-  }
-  return ids;
+  return best_of(ctx, scored);
 }
 
 }  // namespace kernelblaster::policy

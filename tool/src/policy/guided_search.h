@@ -41,6 +41,9 @@ struct GuidedSearchOptions {
   int random_points = 32;    // untried points drawn at random per pick
   double distance_bonus = 0.5;  // times the measured spread of log speedup
   int picks = 8;             // ids returned, best first
+  // With an original (Context::original): before the model leads, walk the
+  // neighbourhood of the best point so far instead of drawing.
+  bool local_first = true;
 };
 
 class GuidedSearch {
@@ -77,6 +80,9 @@ class GuidedSearch {
   std::vector<std::size_t> candidates(const Context& ctx, const Observations& o, const std::vector<std::size_t>& elite) const;
   double score(std::size_t point, const Observations& o, std::vector<std::pair<double, double>>& near) const;
   std::vector<std::string> model_picks(const Context& ctx);
+  std::vector<std::string> local_picks(const Context& ctx);
+  std::vector<std::size_t> neighbours(std::size_t point, const Observations& o) const;
+  std::vector<std::string> best_of(const Context& ctx, std::vector<std::pair<double, std::size_t>>& scored) const;
 
   GuidedSearchOptions m_options;
   std::vector<std::string> m_dims;                                     // setting names

@@ -63,6 +63,10 @@ struct KernelFacts {
 struct Context : KernelFacts {
   std::vector<Action> actions;                // not yet tried
   std::vector<HistoryEntry> history;          // tried, oldest first
+  // The original's settings (every tunable at the value the author wrote,
+  // no flags), measured by definition at speedup 1; empty where a run has
+  // no original (the optimize loop's techniques).
+  std::map<std::string, std::string> original;
   int evaluations_left = 0;
   double seconds_left = 0;
   double best_speedup = 1.0;

@@ -178,6 +178,23 @@ class Walk {
     return out;
   }
 
+  // How many settings `pt` changes from the original: tunables off their
+  // default and flag dimensions set.
+  std::size_t steps(const Point& pt) const {
+    std::size_t n = 0, index = pt.index, flag_index = pt.flag;
+    const Part& part = m_parts[pt.part];
+    for (std::size_t k = part.tunables.size(); k-- > 0;) {
+      const std::size_t t = part.tunables[k], r = m_decl.tunables[t].values.size();
+      n += index % r != m_defaults[t];
+      index /= r;
+    }
+    for (std::size_t f = m_flags.size(); f-- > 0;) {
+      n += flag_index % m_flags[f].values.size() != 0;
+      flag_index /= m_flags[f].values.size();
+    }
+    return n;
+  }
+
   Configuration configuration(const Point& pt) const {
     std::vector<std::size_t> d = m_defaults;
     std::size_t index = pt.index;
@@ -279,7 +296,19 @@ ConfigSpace enumerate_space(const SpaceDecl& decl, const std::vector<FlagDimensi
   std::vector<Point> candidates = walk.valid_points(&space.valid);
   space.original = make_configuration(decl.tunables, {}, {});
   if (cap > 0 && candidates.size() > cap) {
-    candidates = walk.thin(candidates, cap);
+    // The original's neighbourhood (up to kNearSteps settings changed) is
+    // kept whole where it fits in half the cap: an author's hand-tuned
+    // settings are where a search starts (policy/guided_search.h), and an
+    // even stride would keep few of their neighbours. The rest is thinned.
+    std::vector<Point> near, far;
+    for (std::size_t limit = kNearSteps; limit > 0; --limit) {
+      near.clear(), far.clear();
+      for (const Point& pt : candidates) (walk.steps(pt) <= limit ? near : far).push_back(pt);
+      if (near.size() <= cap / 2) break;
+    }
+    if (near.size() > cap / 2) near.clear(), far = candidates;
+    candidates = walk.thin(far, cap - near.size());
+    candidates.insert(candidates.begin(), near.begin(), near.end());
     space.capped = true;
   }
   for (const Point& pt : candidates) space.configs.push_back(walk.configuration(pt));

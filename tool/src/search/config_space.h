@@ -15,13 +15,18 @@
 
 namespace kernelblaster::search {
 
-// Above this many valid configurations the space is thinned to an evenly
-// strided subset (deterministic, in enumeration order) of this size; with
+// Above this many valid configurations the space is thinned to this size:
+// the original's neighbourhood (kNearSteps) first, then an evenly strided
+// subset of the rest (deterministic, in enumeration order); with
 // groups, each part of the space gets an equal share of it (a part smaller
 // than its share keeps every configuration, the rest shared again). Large
 // enough for every recorded space of bench/kt_replay (up to 17,956): the
 // search learns, so a big space costs picks no more evaluations.
 inline constexpr std::size_t kMaxConfigurations = 32'768;
+// Configurations this many settings or fewer from the original are kept
+// whole when the space is thinned (where they fit in half the cap; else
+// those one setting away; else none are favoured).
+inline constexpr std::size_t kNearSteps = 2;
 // Above this many raw combinations of tunable values in one part of the
 // space (one group of launch sites with the ungrouped tunables; flags not
 // counted) the declaration is refused outright.

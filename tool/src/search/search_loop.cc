@@ -57,6 +57,7 @@ policy::Context kernel_context(const LoopOptions& opt) {
 policy::Context first_context(const ConfigSpace& space, const std::vector<policy::KbEstimate>& estimates,
                               const LoopOptions& opt) {
   policy::Context ctx = kernel_context(opt);
+  ctx.original = action_of(space.original, {}).settings;
   for (std::size_t i = 0; i < space.configs.size(); ++i)
     ctx.actions.push_back(action_of(space.configs[i], i < estimates.size() ? estimates[i] : policy::KbEstimate{}));
   ctx.evaluations_left = reachable(space, opt);
@@ -108,6 +109,7 @@ class SearchLoop::Run {
         m_free_devices(opt.devices.begin(), opt.devices.end()) {
     for (std::size_t i = 0; i < m_configs.size(); ++i) m_index_of[m_configs[i].id] = i;
     m_ctx = kernel_context(opt);
+    m_ctx.original = action_of(loop.m_space.original, {}).settings;
     m_ctx.actions.reserve(m_configs.size());
     for (std::size_t i = 0; i < m_configs.size(); ++i) {
       m_ctx.actions.push_back(action_of(m_configs[i], loop.m_estimates[i]));
