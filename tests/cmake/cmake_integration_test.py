@@ -702,7 +702,7 @@ def case_imagelib():
                            "filters.cu": r"the original \| no usable harness \|"})
     harness = open(os.path.join(gen, "imagelib", "harness", "adjust_harness.cu")).read()
     for needed in ("brighten(", "mean_brightness(", '.output("mean_brightness_returned", DType::f32, {1})',
-                   '.output("brighten_out", DType::u8'):
+                   '.inout("brighten_out", DType::u8'):
         if needed not in harness:
             fail("imagelib: the synthesized harness of adjust.cu lacks %r:\n%s" % (needed, harness[:1500]))
     compiled = subprocess.run(["nvcc", "-std=c++17", "-c", "-I", os.path.join(ARGS.prefix, "include"),

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <vector>
 
 #include "common/file_util.h"
@@ -271,6 +272,42 @@ TEST_F(OracleJudgeTest, AnOriginalThatLeavesElementsUnwrittenIsReferenceFailed) 
   Verdict v = judge();
   EXPECT_EQ(v.status, Status::reference_failed);
   EXPECT_NE(v.detail.find("leaves 64 elements of 'output' unwritten"), std::string::npos) << v.detail;
+}
+
+// SGEMM_CUDA on an H100 (2026-11-27): C = alpha*A*B + beta*C with C
+// declared an output only. The original read its poison and left NaN
+// everywhere, so any candidate's NaN matched, and a tile that computes the
+// wrong product was kept at 1.17x. An output with no finite element says
+// nothing: the original is refused, whatever the candidate does.
+TEST_F(OracleJudgeTest, AnOriginalWhoseOutputIsAllNanIsReferenceFailed) {
+  m_dtype = "f32";
+  SetUp();
+  auto nan = [](std::uint64_t) { return std::vector<float>(4096, std::nanf("")); };
+  for (std::uint64_t s : {1, 2, 3, 1}) {
+    add_run(m_ref, "ref", s, nan(s), truth(s)).oracle.clear();
+    add_run(m_cand, "cand", s, nan(s), truth(s)).oracle.clear();
+  }
+  Verdict v = judge();
+  EXPECT_EQ(v.status, Status::reference_failed);
+  EXPECT_NE(v.detail.find("every element of 'output' the original left in run 0"), std::string::npos) << v.detail;
+  EXPECT_NE(v.detail.find("declared inout"), std::string::npos) << v.detail;
+}
+
+// One finite element is enough to compare with: a mostly masked output is fine.
+TEST_F(OracleJudgeTest, AnOutputWithSomeFiniteElementsIsCompared) {
+  m_dtype = "f32";
+  SetUp();
+  auto masked = [](std::uint64_t s) {
+    std::vector<float> v = truth(s);
+    for (std::size_t i = 1; i < v.size(); ++i) v[i] = std::numeric_limits<float>::infinity();
+    return v;
+  };
+  for (std::uint64_t s : {1, 2, 3, 1}) {
+    add_run(m_ref, "ref", s, masked(s), truth(s)).oracle.clear();
+    add_run(m_cand, "cand", s, masked(s), truth(s)).oracle.clear();
+  }
+  Verdict v = judge();
+  EXPECT_EQ(v.status, Status::ok) << v.detail;
 }
 
 TEST_F(OracleJudgeTest, TheDriversOwnCheckStillCounts) {

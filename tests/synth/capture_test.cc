@@ -82,7 +82,8 @@ TEST(CaptureHarness, ExtentsRangesAndValuesComeFromTheRecordedCalls) {
   EXPECT_FALSE(has(d.text, "validation_size"));  // two calls: both timed
   EXPECT_TRUE(has(d.text, ".input(\"table\", DType::f32, {\"table_elements\"}, Distribution::normal(0, 1))"));
   EXPECT_TRUE(has(d.text, ".input(\"index\", DType::i32, {\"n\"}, Distribution::integers(3, 4999))"));  // what every call held
-  EXPECT_TRUE(has(d.text, ".output(\"out\", DType::f32, {\"n\"})"));
+  // Written by the calls: inout, starting from seeded values (a launcher may read it first).
+  EXPECT_TRUE(has(d.text, ".inout(\"out\", DType::f32, {\"n\"}, Distribution::normal(0, 1))")) << d.text;
   EXPECT_TRUE(has(d.text, "ops::gather("));
   EXPECT_TRUE(kernelblaster::harness_launchers(d.text).empty());  // one launcher: nothing to choose among
   EXPECT_TRUE(has(d.text, "static_cast<float>(0.5)"));  // the largest call's value
@@ -123,7 +124,7 @@ TEST(CaptureHarness, EveryRecordedLauncherOfASourceIsCalledInOneHarness) {
                           "{\"sum_of_squares_n\", 4096}})")) << d.text;
   EXPECT_TRUE(has(d.text, ".size(\"size1\", {{\"gather_table_elements\", 5000}, {\"gather_n\", 100}, "
                           "{\"sum_of_squares_n\", 4096}})")) << d.text;
-  EXPECT_TRUE(has(d.text, ".output(\"gather_out\", DType::f32, {\"gather_n\"})")) << d.text;
+  EXPECT_TRUE(has(d.text, ".inout(\"gather_out\", DType::f32, {\"gather_n\"}")) << d.text;
   EXPECT_TRUE(has(d.text, ".input(\"sum_of_squares_x\", DType::f32, {\"sum_of_squares_n\"}")) << d.text;
   EXPECT_TRUE(has(d.text, ".output(\"sum_of_squares_returned\", DType::f32, {1})")) << d.text;
   EXPECT_TRUE(has(d.text, "c.in<float>(\"gather_table\")")) << d.text;

@@ -1,6 +1,7 @@
 #include "eval/calibration.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -28,6 +29,25 @@ std::string original_against_oracle(const std::string& output, const OutputError
                   "in %s (first at %lld)",
                   e.nonfinite_mismatch, output.c_str(), where.c_str(), e.first_bad);
   return buf;
+}
+
+// Whether no element of `v` is a finite number: every one NaN, infinite or
+// the poison the runtime filled it with. Such an output of the original
+// says nothing a candidate's could be checked against (NaN matches NaN):
+// SGEMM_CUDA's launchers compute C = alpha*A*B + beta*C, and with C
+// declared an output only, its poisoned (NaN) contents made every
+// candidate's C "equal" to the original's, a wrong one included.
+bool nothing_finite(const OutputView& v) {
+  const std::size_t w = dtype_size(v.type);
+  for (std::int64_t i = 0; i < v.count; ++i)
+    if (std::isfinite(element_value(v.type, v.data + static_cast<std::size_t>(i) * w))) return false;
+  return v.count > 0;
+}
+
+std::string nothing_to_compare(const std::string& output, const std::string& where) {
+  return "every element of '" + output + "' the original left in " + where +
+         " is NaN, infinite or unwritten: nothing to check a candidate against (an output the launcher also reads, "
+         "as C in beta * C, must be declared inout so it starts from seeded values)";
 }
 
 }  // namespace
@@ -65,6 +85,8 @@ Calibration calibrate(const HarnessReport& ref, const std::string& dir) {
       const OutputDump* o = find_dump(run.outputs, c.output);
       if (!o) continue;
       LoadedDump od = load_dump(ref, dir, *o);
+      if (cal.original_problem.empty() && nothing_finite(od.view()))
+        cal.original_problem = nothing_to_compare(c.output, run_label(ref, run));
       // The original against the oracle.
       if (const OutputDump* t = find_dump(run.oracle, c.output)) {
         c.has_oracle = true;

@@ -221,7 +221,6 @@ void add_arguments(const Capture& cap, const std::vector<const RecordedCall*>& d
 }
 
 Part launcher_part(const Capture& cap, const std::string& prefix, const std::string& definition) {
-  const bool kernel_level = !definition.empty();
   const Launcher& l = cap.launcher;
   Part part;
   part.calls = cap.calls.size();
@@ -271,7 +270,13 @@ Part launcher_part(const Capture& cap, const std::string& prefix, const std::str
     part.validation_call = index[*validation];
   }
 
-  // Buffers: outputs are what some call changed.
+  // Buffers: outputs are what some call changed, declared inout: they start
+  // from seeded values, as the launcher may read them before it writes
+  // (SGEMM_CUDA's C = alpha*A*B + beta*C). Declared output only, such a
+  // buffer starts poisoned (NaN) and the original's answer is NaN, which
+  // any candidate's matches. A part the original writes over its start
+  // values still shows a candidate that leaves it unwritten: the values
+  // differ.
   const std::set<std::string> outputs = written_buffers(cap);
   part.writes = !outputs.empty() || !returned_element(l.return_type).empty();
   std::ostringstream chain;
@@ -281,7 +286,7 @@ Part launcher_part(const Capture& cap, const std::string& prefix, const std::str
     std::string element = p.element.empty() ? "f32" : p.element;
     if (p.element.empty()) say("the element type of '" + p.name + "' is unknown: f32 assumed");
     const bool out = outputs.count(p.name) > 0;
-    const bool inout = out && kernel_level;
+    const bool inout = out;
     chain << "      ." << (inout ? "inout" : out ? "output" : "input") << "(\"" << named(p.name) << "\", DType::" << element
           << ", " << shape_literal(shapes[p.name]);
     if (!out || inout) chain << input_distribution(cap, i, p, element, say);
