@@ -194,4 +194,6 @@ TEST(ConfigSpace, ThinningKeepsTheOriginalsNeighbours) {
   std::size_t flag_values = 0;
   for (const FlagDimension& f : default_flag_dimensions("sm_90")) flag_values += f.values.size() - 1;
   EXPECT_EQ(one_step, 3u * 39u + flag_values);
+  EXPECT_EQ(s.near_steps, 1u);  // two steps away are too many to keep whole
+  EXPECT_EQ(s.near, one_step);
 }

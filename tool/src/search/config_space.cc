@@ -304,9 +304,11 @@ ConfigSpace enumerate_space(const SpaceDecl& decl, const std::vector<FlagDimensi
     for (std::size_t limit = kNearSteps; limit > 0; --limit) {
       near.clear(), far.clear();
       for (const Point& pt : candidates) (walk.steps(pt) <= limit ? near : far).push_back(pt);
+      space.near_steps = limit;
       if (near.size() <= cap / 2) break;
     }
-    if (near.size() > cap / 2) near.clear(), far = candidates;
+    if (near.size() > cap / 2) near.clear(), far = candidates, space.near_steps = 0;
+    space.near = near.size();
     candidates = walk.thin(far, cap - near.size());
     candidates.insert(candidates.begin(), near.begin(), near.end());
     space.capped = true;

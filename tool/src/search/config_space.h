@@ -56,6 +56,8 @@ struct ConfigSpace {
   std::size_t combinations = 0;         // raw product, the original included
   std::size_t valid = 0;                // after the constraints, the original included
   bool capped = false;                  // thinned to kMaxConfigurations
+  std::size_t near = 0;                 // when thinned: configurations kept whole near the original
+  std::size_t near_steps = 0;           // ... at most this many settings from it
 };
 
 // Throws SpaceError for a space too large to enumerate, or a constraint on a

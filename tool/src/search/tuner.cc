@@ -114,8 +114,11 @@ TuneSpace tune_space(const TuneOptions& opt, const std::string& text, const std:
   if (!opt.no_flags) t.flags = t.decl.flags_declared ? t.decl.flags : default_flag_dimensions(cs.arch);
   t.space = enumerate_space(t.decl, t.flags);
   if (t.space.capped)
-    say("[tune] " + kernel + ": " + std::to_string(t.space.valid - 1) + " configurations, searching an evenly spread " +
-        std::to_string(t.space.configs.size()));
+    say("[tune] " + kernel + ": " + std::to_string(t.space.valid - 1) + " configurations, searching " +
+        std::to_string(t.space.configs.size()) + ": " +
+        (t.space.near > 0 ? "the " + std::to_string(t.space.near) + " within " + std::to_string(t.space.near_steps) +
+                                " setting(s) of the original, and an even spread of the rest"
+                          : "an even spread"));
   return t;
 }
 
