@@ -270,13 +270,9 @@ Part launcher_part(const Capture& cap, const std::string& prefix, const std::str
     part.validation_call = index[*validation];
   }
 
-  // Buffers: outputs are what some call changed, declared inout: they start
-  // from seeded values, as the launcher may read them before it writes
-  // (SGEMM_CUDA's C = alpha*A*B + beta*C). Declared output only, such a
-  // buffer starts poisoned (NaN) and the original's answer is NaN, which
-  // any candidate's matches. A part the original writes over its start
-  // values still shows a candidate that leaves it unwritten: the values
-  // differ.
+  // Buffers: what some call changed is inout, from seeded values: a launcher
+  // may read it first (C = alpha*A*B + beta*C), and poison (NaN) read gives
+  // NaN answers that any candidate's match (capture_harness.h).
   const std::set<std::string> outputs = written_buffers(cap);
   part.writes = !outputs.empty() || !returned_element(l.return_type).empty();
   std::ostringstream chain;

@@ -8,8 +8,13 @@
 // buffer's shape is the product of those that gives its recorded extent in
 // every call, else a dimension of its own ("<buffer>_elements"). Inputs are
 // fresh seeded values of the recorded types (integers within the range
-// every call held); a buffer any call changed is an output, compared with
-// the original launcher's output at the element type's default tolerance.
+// every call held); a buffer any call changed is an inout: it starts from
+// seeded values, as a launcher may read it before it writes (C = alpha*A*B
+// + beta*C; started poisoned, the original read NaN and answered NaN, which
+// every candidate's NaN matched: SGEMM_CUDA, issue 38), and it is compared
+// with the original launcher's at the element type's default tolerance. A
+// candidate that leaves part of it unwritten keeps the start values there,
+// which differ from what the original wrote.
 // Scalars take their recorded value. What could not be decided is listed in `confirm`.
 #pragma once
 
@@ -32,8 +37,7 @@ HarnessDraft synthesize_harness(const std::vector<Capture>& captures);
 
 // The same, where some captures are kernel-level (kernel_capture.h):
 // `definitions[i]` is the definition of captures[i]'s launcher, empty for a
-// launcher of the source. A kernel-level launcher's written buffers are
-// inouts (a kernel may read what it writes: C = alpha*A*B + beta*C), and a
+// launcher of the source. Written buffers are inouts here too, and a
 // floating-point buffer with a recorded range gets uniform values in it.
 HarnessDraft synthesize_harness(const std::vector<Capture>& captures, const std::vector<std::string>& definitions);
 
