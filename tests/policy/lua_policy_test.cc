@@ -39,6 +39,8 @@ TEST(LuaPolicy, SeesTheContext) {
       assert(a.id == "ITEMS=4" and a.settings.BLOCK_SIZE == "128" and a.settings.ITEMS == "4")
       assert(a.technique == "thread_coarsening")
       assert(math.type(a.kb.tries) == "integer" and a.kb.predicted_speedup > 1.0)
+      -- The original's settings: the source as written.
+      assert(ctx.original.BLOCK_SIZE == "128" and ctx.original.ITEMS == "1" and ctx.original.flags == nil)
       return a.id
     end)lua");
   Context ctx = sample("with_history", 5);

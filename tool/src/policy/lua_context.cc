@@ -126,6 +126,8 @@ void push_context(lua_State* L, const Context& ctx) {
     lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
   }
   lua_setfield(L, -2, "history");
+  push_string_map(L, ctx.original);
+  lua_setfield(L, -2, "original");
   set_integer(L, "evaluations_left", ctx.evaluations_left);
   set_number(L, "seconds_left", ctx.seconds_left);
   set_number(L, "best_speedup", ctx.best_speedup);
