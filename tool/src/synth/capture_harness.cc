@@ -282,11 +282,10 @@ Part launcher_part(const Capture& cap, const std::string& prefix, const std::str
     std::string element = p.element.empty() ? "f32" : p.element;
     if (p.element.empty()) say("the element type of '" + p.name + "' is unknown: f32 assumed");
     const bool out = outputs.count(p.name) > 0;
-    const bool inout = out;
-    chain << "      ." << (inout ? "inout" : out ? "output" : "input") << "(\"" << named(p.name) << "\", DType::" << element
-          << ", " << shape_literal(shapes[p.name]);
-    if (!out || inout) chain << input_distribution(cap, i, p, element, say);
-    chain << ")";
+    chain << "      ." << (out ? "inout" : "input") << "(\"" << named(p.name) << "\", DType::" << element << ", "
+          << shape_literal(shapes[p.name]);
+    // A written buffer's start values are not the user's input: a guess about them is not worth a line.
+    chain << input_distribution(cap, i, p, element, out ? Say([](const std::string&) {}) : say) << ")";
     if (std::find(own_dims.begin(), own_dims.end(), p.name) != own_dims.end())
       chain << "  // extent as recorded: no product of the launcher's sizes gives it";
     chain << "\n";
