@@ -443,6 +443,26 @@ TEST_F(BuildStepTest, TheTunedLineSaysHowManyConfigurationsWereTried) {
             "-use_fast_math");
 }
 
+// And how those tries ended (issue 38: a line that says only "nothing beat
+// the original" hides that most tries were wrong results or crashes).
+TEST_F(BuildStepTest, TheLineSaysHowTheTriesEnded) {
+  m_gpu = testing::h200();
+  m_tune_outcome.exit_code = 1;
+  m_tune_outcome.evaluations = 24;
+  m_tune_outcome.space_valid = 4529759;
+  m_tune_outcome.outcomes = {{"ok", 10}, {"wrong_result", 8}, {"crashed", 4}, {"timed_out", 1}, {"launch_failed", 1}};
+  const std::string line = run().line;
+  EXPECT_NE(line.find("(24 of 4529759 configurations tried: 10 verified, 8 wrong result, 4 crashed, 1 launch failed, "
+                      "1 timed out): nothing beat the original"),
+            std::string::npos) << line;
+}
+
+TEST(TriedBreakdown, VerifiedFirstThenTheMostFrequent) {
+  EXPECT_EQ(tried_breakdown({}), "");
+  EXPECT_EQ(tried_breakdown({{"crashed", 2}, {"duplicate", 3}}), "3 duplicate, 2 crashed");
+  EXPECT_EQ(tried_breakdown({{"ok", 1}, {"compile_failed", 1}}), "1 verified, 1 compile failed");
+}
+
 // A source whose one evaluation does not fit the budget: the line gives the
 // tuner's reason, and the result is not cached, so a larger BUDGET tunes.
 TEST_F(BuildStepTest, NothingTriedWithinTheBudgetSaysWhyAndIsNotRemembered) {

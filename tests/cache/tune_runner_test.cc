@@ -140,5 +140,14 @@ TEST(TuneRunner, NoRewriteKeptOrAFailedOneStillTunesTheOriginal) {
   }
 }
 
+// How the tries ended comes from the tuner's summary; a count that is not
+// a positive integer is left out.
+TEST(ParseTuneJson, ReadsHowTheTriesEnded) {
+  TuneOutcome out;
+  parse_tune_json(R"({"evaluations": 24, "outcomes": {"ok": 10, "crashed": 4, "bogus": "x", "none": 0}})", out);
+  EXPECT_EQ(out.evaluations, 24);
+  EXPECT_EQ(out.outcomes, (std::map<std::string, long long>{{"ok", 10}, {"crashed", 4}}));
+}
+
 }  // namespace
 }  // namespace kernelblaster::cache

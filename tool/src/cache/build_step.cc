@@ -88,6 +88,21 @@ constexpr EnumName<BuildCause> kCauseNames[] = {
 
 const char* build_cause_name(BuildCause c) { return name_in(kCauseNames, c, "unknown"); }
 
+std::string tried_breakdown(const std::map<std::string, long long>& outcomes) {
+  std::string text;
+  std::vector<std::pair<long long, std::string>> rest;
+  for (const auto& [name, n] : outcomes) {
+    if (name == "ok") text = std::to_string(n) + " verified";
+    else rest.emplace_back(n, name);
+  }
+  std::stable_sort(rest.begin(), rest.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (auto& [n, name] : rest) {
+    std::replace(name.begin(), name.end(), '_', ' ');
+    text += (text.empty() ? "" : ", ") + std::to_string(n) + " " + name;
+  }
+  return text;
+}
+
 bool build_cause_from_name(const std::string& name, BuildCause* out) {
   std::optional<BuildCause> c = value_in(kCauseNames, name);
   if (c) *out = *c;
@@ -308,8 +323,10 @@ class BuildStepRun {
     // beat the original": it is not kept, so a larger BUDGET tries again.
     const bool none_tried = !r.improved && t.evaluations == 0 && t.space_valid > 0 && !t.reason.empty();
     const std::string store_note = none_tried ? "; not cached, so the next build tries again" : keep(r);
+    const std::string ended = tried_breakdown(t.outcomes);
     const std::string tried = t.space_valid > 0 ? " (" + std::to_string(t.evaluations) + " of " +
-                                                      std::to_string(t.space_valid) + " configurations tried)"
+                                                      std::to_string(t.space_valid) + " configurations tried" +
+                                                      (ended.empty() ? "" : ": " + ended) + ")"
                                                 : "";
     const std::string took = (t.rewrite_note.empty() ? "" : t.rewrite_note + "; ") + "tuned on " + gpu_label(*m_gpu) +
                              " in " + one_decimal_seconds(t.seconds) + tried + ": ";

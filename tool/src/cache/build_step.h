@@ -77,10 +77,16 @@ struct TuneOutcome {
   double speedup = 1, seconds = 0;
   double reference_median_us = 0, median_us = 0, q1_us = 0, q3_us = 0;
   long long evaluations = 0, space_valid = 0;  // configurations tried, and valid (0: not said)
+  std::map<std::string, long long> outcomes;   // how the tries ended, by outcome name (its summary's "outcomes")
   std::string rewrite_note;  // what the LLM rewrite did, for the build line (empty: none was asked for)
   std::string reason;        // the tuner's reason when it kept nothing (its summary's "reason")
   std::string per_launcher;  // a winner composed per launcher: each one's speedup (its summary's "per_launcher")
 };
+
+// How a tuning's tries ended, for the build line: "10 verified, 8 wrong
+// result, 4 crashed" (the verified first, then the most frequent); empty
+// when the tuner did not say.
+std::string tried_breakdown(const std::map<std::string, long long>& outcomes);
 
 struct BuildEnvironment {
   std::function<std::optional<GpuFingerprint>(std::string* why_not)> probe_gpu;

@@ -154,6 +154,8 @@ void record_loop(const LoopOutcome& outcome, EngineMeasurer& measurer, const Con
                  const std::vector<std::string>& guesses, TuneSummary& sum, RunLog& log) {
   sum.evaluations = static_cast<int>(outcome.evaluations.size());
   sum.duplicates = outcome.duplicates;
+  for (const EvaluationRecord& r : outcome.evaluations)
+    ++sum.outcomes[r.duplicate_of.empty() ? status_name(r.status) : "duplicate"];
   log.evaluations = outcome.evaluations;
   for (const EvaluationRecord& r : outcome.evaluations)
     if (r.reference_median_us > 0 && r.duplicate_of.empty()) {
@@ -513,6 +515,7 @@ std::string tune_summary_to_json(const TuneSummary& s) {
       {"out", s.exit_code == 0 ? s.out : ""},   {"speedup", s.speedup},
       {"search_speedup", s.search_speedup},     {"config", s.config},
       {"flags", s.flags},                       {"evaluations", s.evaluations},
+      {"outcomes", s.outcomes},
       {"duplicates", s.duplicates},             {"space_size", s.space_size}, {"space_valid", s.space_valid},
       {"seconds", s.seconds},                   {"phases_s", s.phases_s},
       {"first_measurement_s", s.first_measurement_s}, {"builds", s.builds},

@@ -60,6 +60,9 @@ struct TuneSummary {
   std::map<std::string, std::string> config;  // every tunable of the winner
   std::vector<std::string> flags;             // nvcc flags the tuned source needs ("-arch=sm_90a" included)
   int evaluations = 0, duplicates = 0, space_size = 0;
+  // How the tries ended, by outcome name ("ok", "wrong_result", "crashed",
+  // ...; "duplicate": the machine code of one already measured).
+  std::map<std::string, int> outcomes;
   long long space_valid = 0;                  // valid configurations before thinning (space_size: after), the original excluded
   double seconds = 0;                         // the whole run
   std::map<std::string, double> phases_s;     // where the seconds went (tune_phases.h)
