@@ -244,5 +244,29 @@ TEST(GuidedSearch, EachFlagIsOneStepFromTheOriginal) {
   EXPECT_TRUE(seen.count("X=12,Y=12,-use_fast_math"));
 }
 
+// A step from the centre that failed puts the steps beyond it, on the same
+// setting in the same direction, after every other neighbour: X=15 broke
+// the kernel, so X=16..24 wait; X=13, 14 and the smaller values do not.
+TEST(GuidedSearch, StepsBeyondAFailedOneComeLast) {
+  Grid g = hand_tuned();
+  int picks = 0;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    Context ctx = with_original(g, seed);
+    HistoryEntry failed;
+    failed.action_id = "X=15,Y=12";
+    failed.settings = {{"X", "15"}, {"Y", "12"}};
+    failed.status = Status::wrong_result;
+    ctx.history.push_back(failed);
+    ctx.actions.erase(std::find_if(ctx.actions.begin(), ctx.actions.end(), [](const Action& a) { return a.id == "X=15,Y=12"; }));
+    GuidedSearch search;
+    for (const std::string& id : search.next(ctx)) {
+      ++picks;
+      const int x = std::stoi(id.substr(2));
+      EXPECT_FALSE(id.find(",Y=12") != std::string::npos && x > 15) << id;
+    }
+  }
+  EXPECT_GT(picks, 100);  // most seeds walk (one turn in twenty explores)
+}
+
 }  // namespace
 }  // namespace kernelblaster::policy

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <sstream>
@@ -57,6 +58,10 @@ std::map<std::string, std::string> coordinates(const std::map<std::string, std::
 }
 
 bool is_flag(const std::string& dim) { return dim.rfind(kFlagPrefix, 0) == 0; }
+
+// What a step beyond a failed one loses in the walk's order: more than any
+// KB prior gives (a log speedup), so such steps come after every other.
+constexpr double kBeyondFailure = 10.0;
 
 // A tunable's coordinate spans [0, 1]; a flag's is 0 or this, one step of a
 // tunable of five values: passing a flag is a small move, not the longest.
@@ -129,15 +134,41 @@ std::vector<std::string> GuidedSearch::next(const Context& ctx) {
 // setting changed) of the best point measured so far, the original until
 // something beats it, the KB's favourites first and the rest in the run's
 // own random order; the next best point's when the best's are all tried.
+// A step that failed (a wrong result, a crash) puts the steps beyond it, on
+// the same setting in the same direction, last: a tile that no longer fits
+// its threads at 16 does not at 32 either (SGEMM_CUDA's TM, TN, BM, BK).
 std::vector<std::string> GuidedSearch::local_picks(const Context& ctx) {
   const Observations o = observe(ctx);
   for (std::size_t e : elites(o)) {
+    std::vector<std::pair<std::size_t, int>> failed_steps;  // (dimension, signed rank step) from e
+    for (const Measured& m : o.measured)
+      if (!m.verified)
+        if (auto step = one_step(e, m.point)) failed_steps.push_back(*step);
     std::vector<std::pair<double, std::size_t>> scored;  // (score, point)
-    for (std::size_t p : neighbours(e, o)) scored.push_back({o.prior[p], p});
+    for (std::size_t p : neighbours(e, o)) {
+      const auto step = one_step(e, p);
+      const bool beyond = step && std::any_of(failed_steps.begin(), failed_steps.end(), [&](const auto& f) {
+        return f.first == step->first && (f.second > 0) == (step->second > 0) && std::abs(f.second) <= std::abs(step->second);
+      });
+      scored.push_back({o.prior[p] - (beyond ? kBeyondFailure : 0.0), p});
+    }
     if (scored.empty()) continue;
     return best_of(ctx, scored);
   }
   return {};
+}
+
+// The one setting `p` changes from `e` and by how many ranks; none when it
+// changes none or several.
+std::optional<std::pair<std::size_t, int>> GuidedSearch::one_step(std::size_t e, std::size_t p) const {
+  std::optional<std::pair<std::size_t, int>> step;
+  for (std::size_t d = 0; d < m_dims.size(); ++d) {
+    const int diff = static_cast<int>(m_points[p].rank[d]) - static_cast<int>(m_points[e].rank[d]);
+    if (diff == 0) continue;
+    if (step) return std::nullopt;
+    step = std::make_pair(d, diff);
+  }
+  return step;
 }
 
 // The untried points one setting away from `e`.

@@ -1,6 +1,9 @@
 // The default policy's learning half: once a run has measured enough, the
 // next picks come from a model of this run's own measurements instead of a
-// weighted draw.
+// weighted draw. Before that, where the run has an original (the source as
+// its author wrote it), the picks walk its neighbourhood: one setting of
+// the best point so far changed, the KB's favourites first, the steps
+// beyond a failed step on the same setting last.
 //
 // Each action is a point: one coordinate per setting name (every tunable,
 // and "flags" as one more), its value's rank among that name's values
@@ -23,6 +26,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -82,6 +86,7 @@ class GuidedSearch {
   std::vector<std::string> model_picks(const Context& ctx);
   std::vector<std::string> local_picks(const Context& ctx);
   std::vector<std::size_t> neighbours(std::size_t point, const Observations& o) const;
+  std::optional<std::pair<std::size_t, int>> one_step(std::size_t from, std::size_t to) const;
   std::vector<std::string> best_of(const Context& ctx, std::vector<std::pair<double, std::size_t>>& scored) const;
 
   GuidedSearchOptions m_options;
