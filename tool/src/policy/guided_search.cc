@@ -7,8 +7,8 @@
 #include <map>
 #include <optional>
 #include <set>
-#include <tuple>
 #include <sstream>
+#include <tuple>
 
 #include "policy/draws.h"
 
@@ -188,7 +188,8 @@ std::vector<std::size_t> GuidedSearch::neighbours(std::size_t e, const Observati
 }
 
 // The ids of the highest scores, ties in the run's own random order.
-std::vector<std::string> GuidedSearch::best_of(const Context& ctx, std::vector<std::pair<double, std::size_t>>& scored) const {
+std::vector<std::string> GuidedSearch::best_of(const Context& ctx,
+                                               const std::vector<std::pair<double, std::size_t>>& scored) const {
   std::vector<std::tuple<double, double, std::size_t>> keyed;  // (score, draw, point)
   for (const auto& [score, p] : scored) {
     std::uint64_t state = draw_state(ctx.seed, m_ids[p]);

@@ -87,7 +87,7 @@ class GuidedSearch {
   std::vector<std::string> local_picks(const Context& ctx);
   std::vector<std::size_t> neighbours(std::size_t point, const Observations& o) const;
   std::optional<std::pair<std::size_t, int>> one_step(std::size_t from, std::size_t to) const;
-  std::vector<std::string> best_of(const Context& ctx, std::vector<std::pair<double, std::size_t>>& scored) const;
+  std::vector<std::string> best_of(const Context& ctx, const std::vector<std::pair<double, std::size_t>>& scored) const;
 
   GuidedSearchOptions m_options;
   std::vector<std::string> m_dims;                                     // setting names
