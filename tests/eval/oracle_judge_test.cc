@@ -352,6 +352,22 @@ TEST_F(OracleJudgeTest, AnInputTheOriginalAlsoWritesIsNotAModifiedInput) {
   EXPECT_EQ(judge().status, Status::ok);
 }
 
+// A write past a buffer's end (a tile that overruns the matrix) can leave
+// every compared element right: the runtime's guard bytes around the buffer
+// tell. The original's own writes there are part of the contract.
+TEST_F(OracleJudgeTest, AWriteOutsideABufferIsOutOfBounds) {
+  reference(truth, truth);
+  candidate(truth);
+  m_cand.runs[1].outside_writes = {"out (after its end)"};
+  Verdict v = judge();
+  EXPECT_EQ(v.status, Status::out_of_bounds);
+  EXPECT_NE(v.detail.find("wrote outside buffer 'out' (after its end)"), std::string::npos) << v.detail;
+  m_ref.runs[1].outside_writes = {"out (after its end)"};
+  EXPECT_EQ(judge().status, Status::ok);
+  m_cand.runs[1].outside_writes = {"out"};  // a report with no side named is judged all the same
+  EXPECT_EQ(judge().status, Status::out_of_bounds);
+}
+
 // A checked timed call (TimingRequest::checks) is judged like a correctness
 // run: a candidate cannot compute while checked and cut corners while timed.
 TEST_F(OracleJudgeTest, ATimedCallThatCutsCornersIsWrong) {

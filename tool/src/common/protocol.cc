@@ -19,7 +19,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OutputDump, name, file, count, p
                                                 allclose_atol, allclose_equal_nan)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RunReport, index, size, seed, outputs, inputs_modified, oracle,
                                                 driver_verdict, driver_detail, activities, repeated_pointers,
-                                                timed_call, input_checksums)
+                                                timed_call, input_checksums, outside_writes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingReport, size, method, runs, median_ns, q1_ns, q3_ns, min_ns,
                                                 event_median_ns, busy_median_ns, busy_q1_ns, busy_q3_ns, kernels_per_run, repeat_runs, repeat_median_ns,
                                                 untimed_runs, foreign_activities, untimed_detail, empty_runs,

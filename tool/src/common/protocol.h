@@ -124,6 +124,9 @@ struct RunReport {
   std::uint64_t seed = 0;
   std::vector<OutputDump> outputs;
   std::vector<std::string> inputs_modified;
+  // Buffers whose guard bytes (kept by the runtime on both sides of each)
+  // the call changed, each with the side: "C (after its end)".
+  std::vector<std::string> outside_writes;
   // What a third party computed for the same inputs, one per output (torch's
   // result in a KernelBench driver); empty for native harnesses.
   std::vector<OutputDump> oracle;

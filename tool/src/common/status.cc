@@ -14,7 +14,7 @@ constexpr EnumName<Status> kNames[] = {
     {Status::copied_answer, "copied_answer"},        {Status::untimed_work, "untimed_work"},
     {Status::harness_error, "harness_error"},        {Status::reference_failed, "reference_failed"},
     {Status::no_gpu, "no_gpu"},                      {Status::tool_error, "tool_error"},
-    {Status::not_recorded, "not_recorded"},
+    {Status::not_recorded, "not_recorded"},         {Status::out_of_bounds, "out_of_bounds"},
 };
 
 constexpr EnumName<AttemptEnd> kEndNames[] = {

@@ -20,6 +20,7 @@ enum class Status {
   inaccurate,          // close to the reference but outside tolerance (lowered precision)
   unwritten_output,    // some output elements kept the poison the runtime wrote
   input_modified,      // an input's checksum changed across the run
+  out_of_bounds,       // the call wrote outside the buffers it was given (the guard bytes around one changed)
   nondeterministic,    // the same seed gave different answers
   cached_result,       // answers or timing depend on earlier calls, not on the inputs
   copied_answer,       // an output copied from memory the launcher was not given (isolation's pattern in it)

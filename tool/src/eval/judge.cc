@@ -259,6 +259,30 @@ Verdict stale_answer(const StaleQuery& q, const std::vector<RunCheck>& checks, S
   return {};
 }
 
+// What a run did to memory it was not asked to write, beyond what the
+// original does (scratch use of an input, or its own writes past a buffer,
+// are part of the contract): inputs it changed, and writes outside the
+// buffers it was given. The first of each kind is kept.
+void judge_side_effects(const RunReport& rr, const RunReport& cr, const std::string& label, RunCheck& check,
+                        Verdict& modified, Verdict& outside) {
+  for (const std::string& name : cr.inputs_modified)
+    if (std::find(rr.inputs_modified.begin(), rr.inputs_modified.end(), name) == rr.inputs_modified.end())
+      check.inputs_modified.push_back(name);
+  if (!check.inputs_modified.empty()) {
+    check.passed = false;
+    if (modified.status == Status::ok)
+      modified = {Status::input_modified, "input '" + check.inputs_modified[0] + "' changed in " + label};
+  }
+  for (const std::string& where : cr.outside_writes) {
+    if (std::find(rr.outside_writes.begin(), rr.outside_writes.end(), where) != rr.outside_writes.end()) continue;
+    check.passed = false;
+    const std::size_t side = std::min(where.find(" ("), where.size());
+    if (outside.status == Status::ok)
+      outside = {Status::out_of_bounds, label + " wrote outside buffer '" + where.substr(0, side) + "'" +
+                                            where.substr(side) + ": the guard bytes the runtime keeps there changed"};
+  }
+}
+
 }  // namespace
 
 Verdict judge_correctness(const HarnessReport& ref, const std::string& ref_dir, const HarnessReport& cand,
@@ -275,7 +299,7 @@ Verdict judge_correctness(const HarnessReport& ref, const std::string& ref_dir, 
   if (inputs.status != Status::ok) return inputs;
   std::vector<std::vector<PairErrors>> errors = compare_all_runs(ref, ref_dir, cand, cand_dir, cal);
   Verdict first_failure;
-  Verdict cached, modified, nondet, copied;
+  Verdict cached, modified, nondet, copied, outside;
   StaleAnswerCheck stale;
   // (size, seed) -> whether some run of it passed / failed
   std::map<std::pair<int, std::uint64_t>, std::pair<bool, bool>> outcomes;
@@ -289,15 +313,7 @@ Verdict judge_correctness(const HarnessReport& ref, const std::string& ref_dir, 
     check.seed = rr.seed;
     check.timed_call = rr.timed_call;
     const std::string label = run_label(rr, check.size);
-    // An input the original writes too (scratch use) is part of the contract.
-    for (const std::string& name : cr.inputs_modified)
-      if (std::find(rr.inputs_modified.begin(), rr.inputs_modified.end(), name) == rr.inputs_modified.end())
-        check.inputs_modified.push_back(name);
-    if (!check.inputs_modified.empty()) {
-      check.passed = false;
-      if (modified.status == Status::ok)
-        modified = {Status::input_modified, "input '" + check.inputs_modified[0] + "' changed in " + label};
-    }
+    judge_side_effects(rr, cr, label, check, modified, outside);
     if (cr.activities == 0 && cr.repeated_pointers && cached.status == Status::ok)
       cached = {Status::cached_result, label + " launched no GPU work on buffers an earlier call already got"};
     Verdict run_verdict;
@@ -337,6 +353,7 @@ Verdict judge_correctness(const HarnessReport& ref, const std::string& ref_dir, 
     if (first_failure.status == Status::ok && run_verdict.status != Status::ok) first_failure = run_verdict;
     checks->push_back(std::move(check));
   }
+  if (outside.status != Status::ok) return outside;
   if (modified.status != Status::ok) return modified;
   if (copied.status != Status::ok) return copied;
   if (cached.status != Status::ok) return cached;

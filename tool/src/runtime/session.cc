@@ -29,8 +29,22 @@ namespace {
 void check(cudaError_t e, const std::string& what) { cuda_check(e, what); }
 
 // Device memory of one problem size.
+// Bytes the runtime keeps on both sides of every buffer, filled with
+// kGuardByte: a call that writes outside the buffers it was given changes
+// them (RunReport::outside_writes), where without them it would write into
+// another buffer or nothing anyone reads. A quarter of the buffer, at least
+// 4 KiB and at most 4 MiB, in whole 256-byte units so a buffer keeps
+// cudaMalloc's alignment.
+constexpr std::uint8_t kGuardByte = 0xA7;
+std::size_t guard_bytes(std::size_t bytes) {
+  const std::size_t g = std::clamp<std::size_t>(bytes / 4, 4096, std::size_t{4} << 20);
+  return (g + 255) / 256 * 256;
+}
+
 struct BufferSet {
-  std::vector<void*> ptrs;
+  std::vector<void*> ptrs;      // what a call gets
+  std::vector<void*> bases;     // what was allocated: a guard, the buffer, a guard
+  std::vector<std::size_t> guards;
   std::vector<std::int64_t> counts;
 };
 
@@ -76,7 +90,7 @@ class Session {
   ~Session() {
     m_warmup.reset();  // joins its thread and releases CUPTI's profiler state first
     for (BufferSet& s : m_sets)
-      for (void* p : s.ptrs) cudaFree(p);
+      for (void* p : s.bases) cudaFree(p);
     if (m_flush) cudaFree(m_flush);
   }
 
@@ -159,6 +173,7 @@ class Session {
         if (before[j] != after[j]) run.inputs_modified.push_back(m_spec.buffers[i].name);
         ++j;
       }
+      run.outside_writes = outside_writes(set);
       dump_outputs(set, int_poison, run);
       m_report.runs.push_back(std::move(run));
       m_persisting = std::max<std::uint64_t>(m_persisting, take_back_persisting_l2());
@@ -229,10 +244,13 @@ class Session {
     if (!set.ptrs.empty()) return set;
     for (const BufferSpec& b : m_spec.buffers) {
       std::int64_t n = element_count(b, m_spec.sizes[size]);
-      void* p = nullptr;
-      check(cudaMalloc(&p, static_cast<std::size_t>(n) * dtype_size(b.dtype)),
-            "allocate '" + b.name + "' (" + std::to_string(n) + " elements)");
-      set.ptrs.push_back(p);
+      const std::size_t bytes = static_cast<std::size_t>(n) * dtype_size(b.dtype), guard = guard_bytes(bytes);
+      void* base = nullptr;
+      check(cudaMalloc(&base, bytes + 2 * guard), "allocate '" + b.name + "' (" + std::to_string(n) + " elements)");
+      check(cudaMemset(base, kGuardByte, bytes + 2 * guard), "guard bytes of '" + b.name + "'");
+      set.bases.push_back(base);
+      set.guards.push_back(guard);
+      set.ptrs.push_back(static_cast<char*>(base) + guard);
       set.counts.push_back(n);
     }
     return set;
@@ -268,6 +286,27 @@ class Session {
       write_file(m_out + "/" + dump.file, bytes);  // scratch: the report, written last, vouches for it
       run.outputs.push_back(dump);
     }
+  }
+
+  // The buffers whose guard bytes the call changed, each with the side; their
+  // guards are filled again for the next run.
+  std::vector<std::string> outside_writes(const BufferSet& set) {
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < m_spec.buffers.size(); ++i) {
+      const std::size_t g = set.guards[i], bytes = static_cast<std::size_t>(set.counts[i]) * dtype_size(m_spec.buffers[i].dtype);
+      char* before = static_cast<char*>(set.bases[i]);
+      char* after = before + g + bytes;
+      const auto g64 = static_cast<std::int64_t>(g);
+      const bool low = count_poisoned_on_device(before, g64, 1, kGuardByte) != g64;
+      const bool high = count_poisoned_on_device(after, g64, 1, kGuardByte) != g64;
+      if (!low && !high) continue;
+      out.push_back(m_spec.buffers[i].name + (low && high ? " (before its start and after its end)"
+                                              : low       ? " (before its start)"
+                                                          : " (after its end)"));
+      check(cudaMemset(before, kGuardByte, g), "guard bytes");
+      check(cudaMemset(after, kGuardByte, g), "guard bytes");
+    }
+    return out;
   }
 
   std::vector<std::uint64_t> input_checksums(const BufferSet& set) {
