@@ -1,7 +1,10 @@
 // The line a synthesized harness carries when it launches kernels as they
 // were recorded (synth/kernel_capture.h). Two parts read it:
 // - the tuner keeps launch-shaping tunables off (the harness launches with
-//   the recorded grid and block whatever the source's launch code says);
+//   the recorded grid and block whatever the source's launch code says),
+//   unless it can give a launcher the shape the source's own launch
+//   expressions compute (search/replay_shapes.h), which finds a launcher by
+//   its note and puts the shape's lines before its anchor;
 // - the harness build links the source for its kernels alone: symbols of
 //   the target's other files or libraries it never calls may stay
 //   unresolved, and a main() of the source's gives way to the harness's.
@@ -10,5 +13,11 @@
 namespace kernelblaster {
 
 inline constexpr const char* kKernelReplayMarker = "// kernelblaster: launches kernels as recorded";
+
+// The comment line above each launcher such a harness defines ("// <the
+// kernel's demangled name>" then this), and the line of its body before
+// which the launch's grid, block and shared bytes are final.
+inline constexpr const char* kReplayedLauncherNote = ", launched as the program launched it (recorded at the kernel level).";
+inline constexpr const char* kLaunchShapeAnchor = "  if (shared_bytes > 48 * 1024)\n";
 
 }  // namespace kernelblaster

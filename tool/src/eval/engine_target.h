@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "eval/candidate_build.h"
 #include "eval/evaluator.h"
@@ -16,6 +17,9 @@ struct EngineTarget {
   std::string source;        // the original, absolute
   std::string source_text;
   std::string harness;       // absolute
+  // Tunables the harness reads too (it computes launch shapes with them,
+  // search/replay_shapes.h): a candidate passes its values with -D.
+  std::vector<std::string> harness_macros;
   CompileSettings compile;   // arch resolved; include dirs absolute, the source's own directory among them
   std::string work_dir;      // scratch root of this run, absolute
   std::string lock_dir;

@@ -1,5 +1,6 @@
 #include "search/engine_measurer.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <sstream>
@@ -50,7 +51,12 @@ std::string EngineMeasurer::source_of(const Configuration& config) const {
 }
 
 CompileSettings EngineMeasurer::settings_of(const Configuration& config) const {
-  return candidate_settings(m_target.compile, config);
+  CompileSettings cs = candidate_settings(m_target.compile, config);
+  // The same text as the candidate's `#define`, so the two agree without a warning.
+  for (const Setting& s : config.settings)
+    if (!s.flag && std::count(m_target.harness_macros.begin(), m_target.harness_macros.end(), s.name))
+      cs.definitions.push_back(s.name + "=" + s.value);
+  return cs;
 }
 
 CandidateBuild EngineMeasurer::build(const Configuration& config, const std::string& dir, std::uint64_t mask) {

@@ -492,16 +492,30 @@ bool bare_block(const std::string& code, const LaunchRead& l, const std::string&
 
 // The block's dimensions, as written (through one dim3 the launch names).
 
-std::vector<std::string> block_dimensions(const std::string& code, const LaunchRead& l) {
-  if (l.args.size() < 2) return {};
-  std::string block = trim_all(code.substr(l.args[1].begin, l.args[1].end - l.args[1].begin));
-  std::vector<std::string> sets = settings_in(code, l.region, block);
-  if (is_identifier(block) && !sets.empty()) return split_top(sets.back(), ',');
-  if (block.rfind("dim3", 0) == 0 && block.find_first_of("({") != std::string::npos) {
-    std::size_t o = block.find_first_of("({");
-    return split_top(block.substr(o + 1, block.size() - o - 2), ',');
+std::vector<std::string> launch_dimensions(const std::string& code, const LaunchRead& l, std::size_t arg) {
+  if (l.args.size() <= arg) return {};
+  std::string written = trim_all(code.substr(l.args[arg].begin, l.args[arg].end - l.args[arg].begin));
+  std::vector<std::string> sets = settings_in(code, l.region, written);
+  if (is_identifier(written) && !sets.empty()) return split_top(sets.back(), ',');
+  if (written.rfind("dim3", 0) == 0 && written.find_first_of("({") != std::string::npos) {
+    std::size_t o = written.find_first_of("({");
+    return split_top(written.substr(o + 1, written.size() - o - 2), ',');
   }
-  return {block};
+  return {written};
+}
+
+std::vector<std::string> block_dimensions(const std::string& code, const LaunchRead& l) {
+  return launch_dimensions(code, l, 1);
+}
+
+std::vector<std::string> call_arguments(const std::string& code, const LaunchRead& l) {
+  std::size_t e = code.find(">>>", l.at);
+  if (e == std::string::npos) return {};
+  std::size_t open = code.find_first_not_of(" \t\r\n", e + 3);
+  if (open == std::string::npos || code[open] != '(') return {};
+  std::size_t close = matching(code, open, '(', ')');
+  if (close == std::string::npos) return {};
+  return split_top(code.substr(open + 1, close - open - 1), ',');
 }
 
 }  // namespace kernelblaster::search::reading

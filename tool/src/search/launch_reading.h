@@ -111,7 +111,11 @@ std::vector<std::string> values_around(long long dflt, bool block_size);
 std::string macro_name(const std::string& what, int line);
 // Whether the launch's block is `name` alone, in one dimension.
 bool bare_block(const std::string& code, const LaunchRead& l, const std::string& name);
-// The block's dimensions, as written (through one dim3 the launch names).
+// The dimensions of the launch's configuration argument `arg` (0 the grid,
+// 1 the block), as written (through one dim3 the launch names).
+std::vector<std::string> launch_dimensions(const std::string& code, const LaunchRead& l, std::size_t arg);
 std::vector<std::string> block_dimensions(const std::string& code, const LaunchRead& l);
+// The arguments the launch passes to the kernel, as written.
+std::vector<std::string> call_arguments(const std::string& code, const LaunchRead& l);
 
 }  // namespace kernelblaster::search::reading

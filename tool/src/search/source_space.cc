@@ -1,6 +1,8 @@
 #include "search/source_space.h"
 
+#include <algorithm>
 #include <map>
+#include <set>
 
 #include "search/directives.h"
 #include "search/discovery.h"
@@ -49,6 +51,19 @@ SourceSpace source_space(const SourceSpaceInput& in) {
 void keep_flags_only(SpaceDecl& decl) {
   decl.tunables.clear();
   decl.constraints.clear();
+}
+
+void keep_tunables(SpaceDecl& decl, const std::vector<std::string>& kept) {
+  const std::set<std::string> names(kept.begin(), kept.end());
+  std::vector<Tunable> tunables;
+  for (const Tunable& t : decl.tunables)
+    if (names.count(t.name)) tunables.push_back(t);
+  decl.tunables = std::move(tunables);
+  std::vector<Constraint> constraints;
+  for (const Constraint& c : decl.constraints)
+    if (std::all_of(c.names().begin(), c.names().end(), [&](const std::string& n) { return names.count(n) > 0; }))
+      constraints.push_back(c);
+  decl.constraints = std::move(constraints);
 }
 
 }  // namespace kernelblaster::search

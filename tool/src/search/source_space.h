@@ -32,5 +32,8 @@ SourceSpace source_space(const SourceSpaceInput& in);
 // block, whatever the source's launch code says): no tunable is searched,
 // and no constraint is left to read one; the flags stay.
 void keep_flags_only(SpaceDecl& decl);
+// Only the tunables `kept` stay, with the constraints that read nothing else
+// (a harness that follows those tunables alone: search/replay_shapes.h).
+void keep_tunables(SpaceDecl& decl, const std::vector<std::string>& kept);
 
 }  // namespace kernelblaster::search

@@ -20,6 +20,7 @@
 #include "search/kb_bridge.h"
 #include "search/manifest_space.h"
 #include "search/policy_choice.h"
+#include "search/replay_shapes.h"
 #include "search/reverify.h"
 #include "search/run_log.h"
 #include "search/search_loop.h"
@@ -90,27 +91,52 @@ struct TuneSpace {
   std::vector<FlagDimension> flags;
   ConfigSpace space;
   std::vector<LaunchSite> sites;  // the launch sites whose tunables were found
+  // A harness that replays recorded launches, its launchers reshaped by the
+  // source's launch expressions (replay_shapes.h): its text ("" when the
+  // user's harness is used as it is) and the tunables it reads by -D.
+  std::string harness_text;
+  std::vector<std::string> harness_macros;
 };
+
+// A harness that launches kernels as recorded runs them with the recorded
+// grid and block whatever the source's launch code says: a tunable could
+// change what the program launches without the harness seeing it. Only
+// those the harness can follow, by the source's own launch expressions,
+// stay (replay_shapes.h).
+void follow_replayed_launches(const TuneOptions& opt, const SourceSpace& found, const std::string& text,
+                              const std::string& source, const CompileSettings& cs, const std::string& kernel,
+                              const Say& say, TuneSpace& t) {
+  const ReplayShapes shapes =
+      reshape_replayed_launches(read_file(opt.harness), text, source, found.launch, cs.include_dirs);
+  keep_tunables(t.decl, shapes.tunables);
+  t.harness_text = shapes.harness;
+  t.harness_macros = shapes.tunables;
+  for (const std::string& n : shapes.notes) say("[tune] " + kernel + ": " + n);
+  if (shapes.tunables.empty()) {
+    say("[tune] " + kernel + ": the harness launches kernels as they were recorded, so only compiler flags are searched");
+    return;
+  }
+  std::string names, launches;
+  for (const std::string& n : shapes.tunables) names += (names.empty() ? "" : ", ") + n;
+  for (const std::string& r : shapes.reshaped) launches += (launches.empty() ? "" : ", ") + r;
+  say("[tune] " + kernel + ": the harness launches " + launches +
+      " with the shapes the source's launch expressions give, so " + names + " are searched");
+}
 
 TuneSpace tune_space(const TuneOptions& opt, const std::string& text, const std::string& source,
                      const CompileSettings& cs, const std::string& kernel, const Say& say) {
   TuneSpace t;
   SourceSpace found = source_space({text, source, cs.arch, opt.manifest, cs.definitions, cs.include_dirs});
   t.decl = std::move(found.decl);
-  t.text = std::move(found.text);
-  t.sites = std::move(found.launch.sites);
+  t.text = found.text;
+  t.sites = found.launch.sites;
   if (!found.summary.empty()) {
     std::string list;
     for (const std::string& s : found.summary) list += (list.empty() ? "" : ", ") + s;
     say("[tune] " + kernel + ": tunables found without directives: " + list);
   }
-  // A harness that launches kernels as recorded runs them with the recorded
-  // grid and block whatever the source's launch code says: a tunable could
-  // change what the program launches without the harness seeing it.
-  if (!t.decl.tunables.empty() && replays_recorded_launches(opt.harness)) {
-    keep_flags_only(t.decl);
-    say("[tune] " + kernel + ": the harness launches kernels as they were recorded, so only compiler flags are searched");
-  }
+  if (!t.decl.tunables.empty() && replays_recorded_launches(opt.harness))
+    follow_replayed_launches(opt, found, text, source, cs, kernel, say, t);
   if (!opt.no_flags) t.flags = t.decl.flags_declared ? t.decl.flags : default_flag_dimensions(cs.arch);
   t.space = enumerate_space(t.decl, t.flags);
   if (t.space.capped)
@@ -319,6 +345,11 @@ EngineTarget engine_target(const TuneOptions& opt, const std::string& source, co
   target.source = source;
   target.source_text = ts.text;
   target.harness = fs::absolute(opt.harness).string();
+  if (!ts.harness_text.empty()) {
+    target.harness = work_dir + "/" + fs::path(opt.harness).filename().string();
+    write_file(target.harness, ts.harness_text);
+    target.harness_macros = ts.harness_macros;
+  }
   target.compile = cs;
   target.work_dir = work_dir;
   target.lock_dir = default_lock_dir();

@@ -309,7 +309,7 @@ RecordedCall call_of(const KernelRecording& r, const std::vector<ParamPlan>& pla
 std::string definition_of(const KernelRecording& r, const std::vector<ParamPlan>& plan, const Launcher& lau,
                           const RecordedLaunch& first) {
   std::ostringstream d;
-  d << "// " << r.name << ", launched as the program launched it (recorded at the kernel level).\n"
+  d << "// " << r.name << kReplayedLauncherNote << "\n"
     << "void " << lau.name << "(";
   std::size_t k = 0;
   for (const LauncherParam& q : lau.params)
@@ -339,7 +339,7 @@ std::string definition_of(const KernelRecording& r, const std::vector<ParamPlan>
   for (std::size_t i = 0; i < plan.size(); ++i) d << (i ? ", " : "") << "&kb_a" << i;
   if (plan.empty()) d << "nullptr";
   d << "};\n"
-    << "  if (shared_bytes > 48 * 1024)\n"
+    << kLaunchShapeAnchor
     << "    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes));\n"
     << "  const cudaError_t e = cudaLaunchKernel(kernel, dim3(grid_x, grid_y, grid_z), dim3(block_x, block_y, block_z),\n"
     << "                                         args, static_cast<size_t>(shared_bytes), 0);\n"

@@ -1,0 +1,144 @@
+// A harness that replays recorded launches, reshaped by the source's own
+// launch expressions (search/replay_shapes.h): the harness is the one the
+// build synthesizes (synth/kernel_capture.h) from launches recorded the way
+// the recorder records them, the source a sample whose kernels main()
+// launches through a pointer, with `#define`d tiles.
+#include "search/replay_shapes.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "recorder/kernel_signature.h"
+#include "search/launch_tunables.h"
+#include "synth/capture_harness.h"
+#include "synth/kernel_capture.h"
+
+using namespace kernelblaster;
+using namespace kernelblaster::search;
+
+namespace {
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// Two float buffers and two ints, as the recorder saw them.
+synth::KernelRecording recording(const std::string& mangled, const std::string& name, unsigned grid_x, unsigned grid_y,
+                                 unsigned block_x, unsigned block_y, int w, int h) {
+  synth::KernelRecording r;
+  r.kernel = mangled;
+  r.name = name;
+  r.signature = recorder::read_signature(name);
+  synth::RecordedLaunch l;
+  l.grid[0] = grid_x, l.grid[1] = grid_y, l.block[0] = block_x, l.block[1] = block_y;
+  for (std::uint64_t address : {0x7000ull, 0x900000ull}) {
+    synth::RecordedParam p;
+    p.bytes.resize(8);
+    std::memcpy(p.bytes.data(), &address, 8);
+    p.buffer = true;
+    p.extent = 4LL * w * h;
+    p.written = address == 0x7000ull;
+    l.params.push_back(p);
+  }
+  for (int v : {w, h}) {
+    synth::RecordedParam p;
+    p.bytes.resize(4);
+    std::memcpy(p.bytes.data(), &v, 4);
+    l.params.push_back(p);
+  }
+  r.launches.push_back(l);
+  return r;
+}
+
+std::string harness_of(const std::vector<synth::KernelRecording>& recordings) {
+  std::vector<synth::Capture> captures;
+  std::vector<std::string> definitions;
+  for (const synth::KernelRecording& r : recordings) {
+    synth::KernelCapture kc = synth::kernel_capture(r, "transpose.cu");
+    captures.push_back(kc.capture);
+    definitions.push_back(kc.definition);
+  }
+  return synth::synthesize_harness(captures, definitions).text;
+}
+
+std::string sample(const std::string& launch_args, const std::string& extra_kernel = "") {
+  return "#define TILE_DIM 32\n"
+         "#define BLOCK_ROWS 8\n"
+         "__global__ void copy(float *o, float *in, int w, int h) {\n"
+         "  int x = blockIdx.x * TILE_DIM + threadIdx.x, y = blockIdx.y * TILE_DIM + threadIdx.y;\n"
+         "  for (int i = 0; i < TILE_DIM; i += BLOCK_ROWS) o[(y + i) * w + x] = in[(y + i) * w + x];\n"
+         "}\n"
+         "__global__ void transposeNaive(float *o, float *in, int w, int h) {\n"
+         "  int x = blockIdx.x * TILE_DIM + threadIdx.x, y = blockIdx.y * TILE_DIM + threadIdx.y;\n"
+         "  for (int i = 0; i < TILE_DIM; i += BLOCK_ROWS) o[x * h + y + i] = in[(y + i) * w + x];\n"
+         "}\n" +
+         extra_kernel +
+         "int main() {\n"
+         "  int size_x, size_y;\n"
+         "  read_sizes(&size_x, &size_y);\n"
+         "  void (*kernel)(float *, float *, int, int);\n"
+         "  dim3 grid(size_x / TILE_DIM, size_y / TILE_DIM), threads(TILE_DIM, BLOCK_ROWS);\n"
+         "  for (int k = 0; k < 2; ++k) {\n"
+         "    kernel = k == 0 ? &copy : &transposeNaive;\n"
+         "    kernel<<<grid, threads>>>(" + launch_args + ");\n"
+         "  }\n"
+         "}\n";
+}
+
+ReplayShapes reshaped(const std::string& source, const std::string& harness) {
+  const LaunchTunables found = find_launch_tunables(source, "/p/transpose.cu", SpaceDecl{}, {});
+  return reshape_replayed_launches(harness, source, "/p/transpose.cu", found, {});
+}
+
+const std::vector<synth::KernelRecording> kRecorded = {
+    recording("_Z4copyPfS_ii", "copy(float*, float*, int, int)", 32, 16, 32, 8, 1024, 512),
+    recording("_Z14transposeNaivePfS_ii", "transposeNaive(float*, float*, int, int)", 32, 16, 32, 8, 1024, 512)};
+
+}  // namespace
+
+TEST(ReplayShapes, LaunchesFromMainTakeTheShapeTheirExpressionsGive) {
+  const ReplayShapes r = reshaped(sample("d_o, d_i, size_x, size_y"), harness_of(kRecorded));
+  EXPECT_EQ(r.tunables, (std::vector<std::string>{"TILE_DIM", "BLOCK_ROWS"}));
+  EXPECT_EQ(r.reshaped, (std::vector<std::string>{"copy (line 18)", "transposeNaive (line 18)"}));
+  EXPECT_TRUE(r.notes.empty()) << r.notes.front();
+  // The launcher computes its shape from the value the launch passed (p2, p3) and the build's tiles.
+  EXPECT_TRUE(has(r.harness, "  grid_x = static_cast<long long>(p2 / TILE_DIM);\n")) << r.harness;
+  EXPECT_TRUE(has(r.harness, "  grid_y = static_cast<long long>(p3 / TILE_DIM);\n"));
+  EXPECT_TRUE(has(r.harness, "  block_y = static_cast<long long>(BLOCK_ROWS);\n"));
+  EXPECT_TRUE(has(r.harness, "  shared_bytes = static_cast<long long>(0);\n  if (shared_bytes > 48 * 1024)"));
+  EXPECT_TRUE(has(r.harness, "#ifndef TILE_DIM\n#define TILE_DIM 32\n#endif\n#ifndef BLOCK_ROWS\n#define BLOCK_ROWS 8\n#endif\n"));
+  EXPECT_LT(r.harness.find("#define TILE_DIM 32"), r.harness.find("void k_copy("));
+}
+
+TEST(ReplayShapes, ExpressionsThatMissTheRecordedShapeKeepIt) {
+  std::vector<synth::KernelRecording> recorded = kRecorded;
+  recorded[1] = recording("_Z14transposeNaivePfS_ii", "transposeNaive(float*, float*, int, int)", 64, 16, 32, 8, 1024, 512);
+  const ReplayShapes r = reshaped(sample("d_o, d_i, size_x, size_y"), harness_of(recorded));
+  ASSERT_FALSE(r.notes.empty());
+  EXPECT_EQ(r.notes.front(), "transposeNaive keeps its recorded shape: grid_x = p2 / TILE_DIM is not the recorded 64");
+  // copy alone is reshaped, but the tiles also shape transposeNaive's launch: nothing can be searched.
+  EXPECT_TRUE(r.tunables.empty());
+  EXPECT_TRUE(r.harness.empty());
+}
+
+TEST(ReplayShapes, ATunableTheLaunchPassesToTheKernelStaysAsWritten) {
+  const ReplayShapes r = reshaped(sample("d_o, d_i, size_x, TILE_DIM"), harness_of(kRecorded));
+  // size_y is no argument now: grid_y reads a value the harness does not have.
+  EXPECT_TRUE(r.tunables.empty());
+  ASSERT_FALSE(r.notes.empty());
+  EXPECT_TRUE(has(r.notes.front(), "`size_y / TILE_DIM` reads a value the launch does not pass to the kernel"))
+      << r.notes.front();
+}
+
+TEST(ReplayShapes, ATileAKernelNeverRecordedReadsStaysAsWritten) {
+  const ReplayShapes r = reshaped(
+      sample("d_o, d_i, size_x, size_y",
+             "__global__ void unused(float *o) { o[threadIdx.x * TILE_DIM] = 0; }\n"),
+      harness_of(kRecorded));
+  EXPECT_EQ(r.tunables, std::vector<std::string>{"BLOCK_ROWS"});
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_EQ(r.notes.front(), "TILE_DIM stays as written: kernel unused reads it and was not recorded");
+}
+
+TEST(ReplayShapes, AHarnessThatReplaysNothingIsLeftAlone) {
+  EXPECT_TRUE(reshaped(sample("d_o, d_i, size_x, size_y"), "int main() { return 0; }\n").harness.empty());
+}
