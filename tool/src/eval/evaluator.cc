@@ -10,6 +10,7 @@
 #include "common/clock.h"
 #include "common/file_util.h"
 #include "common/protocol.h"
+#include "common/text.h"
 #include "eval/judge.h"
 #include "eval/plan_builder.h"
 #include "eval/plausibility.h"
@@ -267,6 +268,7 @@ class EvaluationRun {
     if (!build_programs() || !describe()) return finish();
     play_main_round();
     if (too_good_to_believe()) look_again();
+    if (m_req.warm_timing && m_req.timing && m_round.verdict.status == Status::ok) time_warm();
     return conclude();
   }
 
@@ -377,7 +379,7 @@ class EvaluationRun {
   }
 
   void play_main_round() {
-    m_plan.runs = correctness_runs(m_declared.sizes, make_seeds(m_req.seeds, m_req.seed_base), false);
+    m_plan.runs = correctness_runs(m_declared.sizes, make_seeds(m_req.seeds, m_req.seed_base), m_req.validation_sizes);
     m_plan.timing.enabled = m_req.timing;
     m_plan.timing.budget_ms = m_req.budget_ms;
     m_plan.lock_dir = m_req.lock_dir;
@@ -426,6 +428,27 @@ class EvaluationRun {
       m_round.timing = second.timing;
       m_round.speedup = second.speedup;
       m_res.plausibility = assess_plausibility(second.reference, second.timing, m_ceilings);
+    }
+  }
+
+  // The timing again with the L2 warm between calls: a speedup that holds
+  // only while the cache is flushed is not kept.
+  void time_warm() {
+    Plan warm = m_plan;
+    warm.timing.flush_l2 = false;
+    Round second = play_round(warm, "warm-l2");
+    m_round.phases.insert(m_round.phases.end(), second.phases.begin(), second.phases.end());
+    m_round.process_phases.insert(m_round.process_phases.end(), second.process_phases.begin(),
+                                  second.process_phases.end());
+    if (second.verdict.status != Status::ok) {
+      m_round.verdict = second.verdict;
+      return;
+    }
+    m_res.notes.push_back("with the L2 warm between calls: " + speedup_text(second.speedup) + " (flushed: " +
+                          speedup_text(m_round.speedup) + ")");
+    if (second.speedup < m_round.speedup) {
+      m_round.timing = second.timing;
+      m_round.speedup = second.speedup;
     }
   }
 

@@ -32,6 +32,13 @@ struct EvalRequest {
   std::string harness;    // native harness source
   CompileSettings compile;
   int seeds = 3;                       // fresh seeds per size (at least 3)
+  // The harness's validation sizes in the first round too, not only when a
+  // candidate is looked at again: a winner is checked on every shape.
+  bool validation_sizes = false;
+  // Time again with the L2 left warm between calls (as a program that calls
+  // the kernel back to back on data that fits in it sees it, where the first
+  // timing flushes it before every call); the lower speedup is the one kept.
+  bool warm_timing = false;
   std::uint64_t seed_base = 0;         // 0: fresh random seeds
   double run_timeout_s = 60;           // per harness process
   double build_timeout_s = 300;        // per nvcc
