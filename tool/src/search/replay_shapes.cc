@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <regex>
 #include <set>
 
 #include "common/kernel_replay.h"
@@ -10,6 +9,7 @@
 #include "common/source_text.h"
 #include "recorder/kernel_signature.h"
 #include "search/constraint.h"
+#include "search/harness_reading.h"
 #include "search/launch_reading.h"
 
 namespace kernelblaster::search {
@@ -44,25 +44,6 @@ std::string last_identifier(const std::string& declaration) {
   return ids.empty() ? "" : ids.back();
 }
 
-// The dimension names main()'s call of `r.launcher` passes to its parameters.
-void read_passed_dims(const std::string& h, Replayed& r) {
-  const std::size_t main_at = h.find("int main(");
-  if (main_at == npos) return;
-  for (std::size_t p : word_positions(h.substr(main_at), r.launcher)) {
-    const std::size_t open = h.find_first_not_of(" \t\n", main_at + p + r.launcher.size());
-    if (open == npos || h[open] != '(') continue;
-    const std::size_t close = matching(h, open, '(', ')');
-    if (close == npos) continue;
-    const std::vector<std::string> args = split_top(h.substr(open + 1, close - open - 1), ',');
-    for (std::size_t i = 0; i < args.size() && i < r.params.size(); ++i) {
-      const std::size_t d = args[i].find("c.dim(\"");
-      const std::size_t e = d == npos ? npos : args[i].find('"', d + 7);
-      if (e != npos) r.dims[r.params[i]] = args[i].substr(d + 7, e - d - 7);
-    }
-    return;
-  }
-}
-
 // The launchers a kernel-replay harness defines (synth/kernel_capture.cc writes them).
 std::vector<Replayed> replayed_launchers(const std::string& h) {
   std::vector<Replayed> out;
@@ -82,22 +63,10 @@ std::vector<Replayed> replayed_launchers(const std::string& h) {
     for (const std::string& p : split_top(h.substr(open + 1, close - open - 1), ',')) r.params.push_back(last_identifier(p));
     r.anchor = h.find(kLaunchShapeAnchor, close);
     if (r.anchor == npos || r.anchor > h.find("\n}\n", close)) continue;
-    read_passed_dims(h, r);
+    const std::vector<std::string> dims = passed_dims(h, r.launcher);
+    for (std::size_t i = 0; i < dims.size() && i < r.params.size(); ++i)
+      if (!dims[i].empty()) r.dims[r.params[i]] = dims[i];
     out.push_back(r);
-  }
-  return out;
-}
-
-// The harness's sizes: each `{{"name", value}, ...}` line, a call the program made.
-std::vector<std::map<std::string, long long>> recorded_sizes(const std::string& h) {
-  static const std::regex kPair("\\{\"([A-Za-z_][A-Za-z0-9_]*)\", (-?[0-9]{1,18})\\}");
-  std::vector<std::map<std::string, long long>> out;
-  for (const std::string& line : lines_of(h)) {
-    if (line.find("{{\"") == npos) continue;
-    std::map<std::string, long long> size;
-    for (std::sregex_iterator it(line.begin(), line.end(), kPair), end; it != end; ++it)
-      size[(*it)[1].str()] = std::stoll((*it)[2].str());
-    if (!size.empty()) out.push_back(std::move(size));
   }
   return out;
 }
@@ -122,7 +91,7 @@ class Reshaper {
     }
     for (const Block& b : m_blocks)
       if (b.function && b.device) m_device_functions.insert(b.name);
-    m_sizes = recorded_sizes(harness);
+    m_sizes = harness_sizes(harness);
   }
 
   ReplayShapes run() {

@@ -1,5 +1,6 @@
 #include "search/tuner.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -18,6 +19,7 @@
 #include "search/engine_measurer.h"
 #include "search/flag_space.h"
 #include "search/kb_bridge.h"
+#include "search/launch_reach.h"
 #include "search/manifest_space.h"
 #include "search/policy_choice.h"
 #include "search/replay_shapes.h"
@@ -98,6 +100,20 @@ struct TuneSpace {
   std::vector<std::string> harness_macros;
 };
 
+// A launch no size of the harness reaches (the other branch of `if (M >= 128)`)
+// never runs while candidates are judged: its tunables stay as written
+// (launch_reach.h).
+void leave_unreached_launches(const std::string& harness, const SourceSpace& found, const std::string& text,
+                              const std::string& kernel, const Say& say, TuneSpace& t) {
+  const LaunchReach reach = launch_reach(harness, text, found.launch);
+  if (reach.left.empty()) return;
+  std::vector<std::string> kept;
+  for (const Tunable& tunable : t.decl.tunables)
+    if (!std::count(reach.left.begin(), reach.left.end(), tunable.name)) kept.push_back(tunable.name);
+  keep_tunables(t.decl, kept);
+  for (const std::string& n : reach.notes) say("[tune] " + kernel + ": " + n);
+}
+
 // A harness that launches kernels as recorded runs them with the recorded
 // grid and block whatever the source's launch code says: a tunable could
 // change what the program launches without the harness seeing it. Only
@@ -137,6 +153,8 @@ TuneSpace tune_space(const TuneOptions& opt, const std::string& text, const std:
   }
   if (!t.decl.tunables.empty() && replays_recorded_launches(opt.harness))
     follow_replayed_launches(opt, found, text, source, cs, kernel, say, t);
+  else if (!t.decl.tunables.empty())
+    leave_unreached_launches(read_file(opt.harness), found, text, kernel, say, t);
   if (!opt.no_flags) t.flags = t.decl.flags_declared ? t.decl.flags : default_flag_dimensions(cs.arch);
   t.space = enumerate_space(t.decl, t.flags);
   if (t.space.capped)

@@ -1,0 +1,22 @@
+// What the tuner reads of a synthesized harness's text (synth/harness_text.h
+// writes it): its sizes, each a call the program made, and the dimension
+// main() passes to each parameter of a launcher. Launch shapes of replayed
+// kernels (replay_shapes.h) and the launches a harness reaches
+// (launch_reach.h) are decided from them.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kernelblaster::search {
+
+// Every `{{"name", value}, ...}` line of the harness: the dimensions of one size.
+std::vector<std::map<std::string, long long>> harness_sizes(const std::string& harness);
+
+// The dimension main()'s first call of `function` passes to each of its
+// parameters, in order ("" where an argument is no `c.dim("...")`); empty
+// when main() does not call it.
+std::vector<std::string> passed_dims(const std::string& harness, const std::string& function);
+
+}  // namespace kernelblaster::search

@@ -1,0 +1,164 @@
+#include "search/launch_reach.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "common/source_lines.h"
+#include "common/source_text.h"
+#include "search/constraint.h"
+#include "search/harness_reading.h"
+#include "search/launch_reading.h"
+
+namespace kernelblaster::search {
+namespace {
+
+using namespace reading;
+constexpr std::size_t npos = std::string::npos;
+
+// The conditions of an if/else chain up to one of its blocks: the earlier
+// branches' conditions, each negated, and the block's own ("1" for a final
+// `else`); `known` is false where the header could not be read.
+struct Branch {
+  std::vector<std::string> conditions;
+  bool known = true;
+};
+
+// The word that ends just before `e` in `code`, and where it starts.
+std::string word_before(const std::string& code, std::size_t e, std::size_t* begin) {
+  e = skip_space_back(code, e);
+  std::size_t b = e;
+  while (b > 0 && is_identifier_char(code[b - 1])) --b;
+  *begin = b;
+  return code.substr(b, e - b);
+}
+
+// The `(` matching the `)` at `close`, scanning back; npos when unbalanced.
+std::size_t opening(const std::string& code, std::size_t close) {
+  int depth = 0;
+  for (std::size_t p = close + 1; p-- > 0;) {
+    if (code[p] == ')') ++depth;
+    if (code[p] == '(' && --depth == 0) return p;
+  }
+  return npos;
+}
+
+class Reach {
+ public:
+  Reach(const std::string& harness, const std::string& text, const LaunchTunables& found)
+      : m_harness(harness), m_code(without_preprocessor_lines(code_only(text))) {
+    m_blocks = blocks_of(m_code);
+    m_launches = read_launches(m_code, text, m_blocks);
+    for (std::size_t i = 0; i < m_launches.size() && i < found.sites.size(); ++i)
+      if (found.sites[i].line == m_launches[i].site.line) m_launches[i].site = found.sites[i];
+    add_known_constants(text, &m_known);
+    for (const FoundTunable& t : found.tunables) m_known.erase(t.written_as);
+    m_sizes = harness_sizes(harness);
+  }
+
+  LaunchReach run() {
+    LaunchReach out;
+    std::set<std::string> left;
+    for (const LaunchRead& l : m_launches) {
+      std::string conditions;
+      if (reached(l, &conditions)) continue;
+      out.unreached.push_back(l.site.line);
+      left.insert(l.site.tunables.begin(), l.site.tunables.end());
+      out.notes.push_back("the launch at line " + std::to_string(l.site.line) + " in " + l.site.function +
+                          " runs for no size of the harness (" + conditions + "): its tunables stay as written");
+    }
+    out.left.assign(left.begin(), left.end());
+    return out;
+  }
+
+ private:
+  // The chain of `if`s leading to the block whose `{` is at `open`.
+  Branch branch(std::size_t open, int depth = 0) const {
+    Branch b;
+    const std::size_t at = skip_space_back(m_code, open);
+    std::string own;  // "" for a final `else`
+    std::size_t else_at = 0, word_at = 0;
+    bool chained = true;
+    if (at > 0 && m_code[at - 1] == ')') {
+      const std::size_t paren = opening(m_code, at - 1);
+      const std::string word = paren == npos ? "" : word_before(m_code, paren, &word_at);
+      if (word != "if") return b;  // a loop, a switch, a function: no condition of its own
+      own = m_code.substr(paren, at - paren);
+      chained = word_before(m_code, word_at, &else_at) == "else";
+    } else if (word_before(m_code, at, &else_at) != "else") {
+      return b;  // a plain block
+    }
+    if (chained) {
+      // The branch before: a block that closes just before `else`.
+      const std::size_t close = skip_space_back(m_code, else_at);
+      const auto prior = std::find_if(m_blocks.begin(), m_blocks.end(), [&](const Block& k) { return k.span.end + 1 == close; });
+      if (prior == m_blocks.end() || depth > 16) return {{}, false};
+      Branch before = branch(prior->span.begin, depth + 1);
+      if (!before.known || before.conditions.empty()) return {{}, false};
+      b.conditions = before.conditions;
+      b.conditions.back() = "!" + b.conditions.back();
+    }
+    if (!own.empty()) b.conditions.push_back(own);
+    return b;
+  }
+
+  // Whether some size of the harness reaches the launch; `conditions` says
+  // what none of them met.
+  bool reached(const LaunchRead& l, std::string* conditions) const {
+    const int fn = block_at(m_blocks, l.at, true);
+    if (fn < 0) return true;
+    const Block& function = m_blocks[static_cast<std::size_t>(fn)];
+    const std::vector<std::string> dims = passed_dims(m_harness, function.name);
+    if (dims.empty()) return true;  // not a launcher the harness calls
+    std::vector<std::string> params;
+    const std::size_t close = skip_space_back(m_code, function.span.begin) - 1;
+    const std::size_t open = opening(m_code, close);
+    if (open == npos) return true;
+    for (const std::string& p : split_top(m_code.substr(open + 1, close - open - 1), ','))
+      params.push_back(identifiers(p).empty() ? "" : identifiers(p).back());
+    std::vector<std::string> all;
+    for (const Block& b : m_blocks)
+      if (!b.function && b.span.begin > function.span.begin && b.span.begin < l.at && l.at < b.span.end) {
+        const Branch br = branch(b.span.begin);
+        if (!br.known) return true;
+        all.insert(all.end(), br.conditions.begin(), br.conditions.end());
+      }
+    if (all.empty()) return true;
+    std::string text;
+    for (const std::string& c : all) text += (text.empty() ? "" : " && ") + c;
+    *conditions = trim_all(text);
+    std::map<std::string, std::string> env = m_known;
+    add_derived(m_code.substr(function.span.begin, l.at - function.span.begin), &env);
+    for (const auto& size : m_sizes) {
+      for (std::size_t i = 0; i < params.size() && i < dims.size(); ++i) {
+        const auto v = dims[i].empty() ? size.end() : size.find(dims[i]);
+        if (v == size.end()) env.erase(params[i]);
+        else env[params[i]] = std::to_string(v->second);
+      }
+      const std::string value = folded(text, env, {});
+      if (value.empty()) return true;  // it reads something the sizes do not say
+      try {
+        if (Constraint(value).holds({})) return true;
+      } catch (const ConstraintError&) {
+        return true;
+      }
+    }
+    return m_sizes.empty();
+  }
+
+  const std::string& m_harness;
+  const std::string m_code;
+  std::vector<Block> m_blocks;
+  std::vector<LaunchRead> m_launches;
+  std::map<std::string, std::string> m_known;
+  std::vector<std::map<std::string, long long>> m_sizes;
+};
+
+}  // namespace
+
+LaunchReach launch_reach(const std::string& harness_text, const std::string& source_text, const LaunchTunables& found) {
+  if (found.tunables.empty()) return {};
+  return Reach(harness_text, source_text, found).run();
+}
+
+}  // namespace kernelblaster::search
