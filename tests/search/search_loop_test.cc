@@ -63,7 +63,7 @@ TEST(SearchLoop, ExhaustsTheSpaceAndKeepsTheFastestVerified) {
 
 // The small space in order, each measurement taking `millis` of a fake
 // clock, under `budget_s` with `first_pace_s` as the first's expected time.
-static LoopOutcome timed_run(long long millis, double budget_s, double first_pace_s = 0) {
+static LoopOutcome timed_run(long long millis, double budget_s, double first_pace_s = 0, double finish_paces = 0) {
   ConfigSpace space = small_space();
   FakeMeasurer m;
   FakeClock clock;
@@ -73,6 +73,7 @@ static LoopOutcome timed_run(long long millis, double budget_s, double first_pac
   LoopOptions opt;
   opt.budget_s = budget_s;
   opt.first_pace_s = first_pace_s;
+  opt.finish_paces = finish_paces;
   return run(space, m, p, clock, opt);
 }
 
@@ -84,6 +85,15 @@ TEST(SearchLoop, StopsAtTheBudget) {
   EXPECT_EQ(out.stop_reason, "deadline");
   EXPECT_EQ(out.evaluations.size(), 3u);
   EXPECT_LE(out.seconds, 35);
+}
+
+// The re-verification after the loop takes measurements too: with two of
+// them kept, the one at 10 s would leave 15 s for 30 s of work.
+TEST(SearchLoop, KeepsThePacesTheRunNeedsAfterTheLoop) {
+  LoopOutcome out = timed_run(10'000, 35, 0, 2);
+  EXPECT_EQ(out.stop_reason, "deadline");
+  EXPECT_EQ(out.evaluations.size(), 1u);
+  EXPECT_LE(out.seconds + 2 * 10, 35);
 }
 
 // Before any measurement has ended, the expected first one (the original's

@@ -174,9 +174,10 @@ class SearchLoop::Run {
     if (m_untaken == 0) return "space exhausted";
     if (m_opt.max_evals > 0 && selected() >= m_opt.max_evals) return "evaluation cap";
     // No measurement starts that would, at the pace so far, end past the
-    // deadline: the budget bounds the run's end, not its last start.
+    // deadline, less what the run needs after the loop: the budget bounds
+    // the run's end, not its last start.
     const double pace = m_outcome.measured > 0 ? m_measure_seconds / m_outcome.measured : m_opt.first_pace_s;
-    if (m_loop.m_clock() + pace >= m_deadline) return "deadline";
+    if (m_loop.m_clock() + pace * (1 + m_opt.finish_paces) >= m_deadline) return "deadline";
     if (std::optional<bool> s = m_loop.m_policy.stop(context()); s && *s) return "policy";
     return {};
   }

@@ -462,6 +462,17 @@ void focus_groups(const TuneOptions& opt, const EngineTarget& target, const Tune
         " group(s) of launch sites judged by their own launchers alone, the others on the whole harness");
 }
 
+// What the search may spend, from what the run has spent so far. The
+// winner's re-verification (a main and a warm round) and, where groups are
+// judged alone, its whole-harness build and check follow the loop: about two
+// and five measurements' time (convolutionSeparable, SGEMM_CUDA on an H100).
+void set_search_deadline(const TuneOptions& opt, const PhaseClock::Reading& before_search, const TuneSummary& sum,
+                         LoopOptions& lo) {
+  lo.budget_s = search_budget(opt.budget_s, before_search);
+  lo.finish_paces = sum.focused_groups > 0 ? 5 : 2;
+  lo.first_pace_s = first_measurement_estimate(before_search);
+}
+
 }  // namespace
 
 TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuProbe& probe,
@@ -529,9 +540,7 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   lo.facts.state = log.state;
   lo.facts.metrics = log.metrics;
 
-  const PhaseClock::Reading before_search = phases.read();
-  lo.budget_s = search_budget(opt.budget_s, before_search);
-  lo.first_pace_s = first_measurement_estimate(before_search);
+  set_search_deadline(opt, phases.read(), sum, lo);
   phases.next("loop");
   SearchLoop loop(ts.space, estimates_of(knowledge, log.state, cs.arch, ts.space), measurer, *choice.policy,
                   steady_seconds);
