@@ -87,13 +87,19 @@ TEST(SearchLoop, StopsAtTheBudget) {
   EXPECT_LE(out.seconds, 35);
 }
 
-// The re-verification after the loop takes measurements too: with two of
-// them kept, the one at 10 s would leave 15 s for 30 s of work.
+// The re-verification after the loop takes measurements too: two of them
+// kept (at most half the budget, 17.5 s), a second measurement from 10 s
+// would end at 20 s and leave less than that.
 TEST(SearchLoop, KeepsThePacesTheRunNeedsAfterTheLoop) {
   LoopOutcome out = timed_run(10'000, 35, 0, 2);
   EXPECT_EQ(out.stop_reason, "deadline");
   EXPECT_EQ(out.evaluations.size(), 1u);
-  EXPECT_LE(out.seconds + 2 * 10, 35);
+  EXPECT_LE(out.seconds + 17.5, 35);
+  // Before a measurement has ended nothing is kept: the first pace (the
+  // original's build and run, 14 s) would otherwise starve the loop, as it
+  // did convolutionSeparable's 60 s on an H100 (five paces of 14 s).
+  EXPECT_EQ(timed_run(10'000, 35, 14, 5).evaluations.size(), 1u);
+  EXPECT_EQ(timed_run(10'000, 35, 14, 0).evaluations.size(), 3u);
 }
 
 // Before any measurement has ended, the expected first one (the original's

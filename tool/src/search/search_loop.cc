@@ -176,8 +176,13 @@ class SearchLoop::Run {
     // No measurement starts that would, at the pace so far, end past the
     // deadline, less what the run needs after the loop: the budget bounds
     // the run's end, not its last start.
-    const double pace = m_outcome.measured > 0 ? m_measure_seconds / m_outcome.measured : m_opt.first_pace_s;
-    if (m_loop.m_clock() + pace * (1 + m_opt.finish_paces) >= m_deadline) return "deadline";
+    const bool paced = m_outcome.measured > 0;
+    const double pace = paced ? m_measure_seconds / m_outcome.measured : m_opt.first_pace_s;
+    // What follows the loop, at the pace measured, never over half the
+    // budget; none before a measurement has ended (the first pace counts the
+    // original's build, which candidates' builds overlap).
+    const double after = paced ? std::min(m_opt.finish_paces * pace, 0.5 * m_opt.budget_s) : 0.0;
+    if (m_loop.m_clock() + pace + after >= m_deadline) return "deadline";
     if (std::optional<bool> s = m_loop.m_policy.stop(context()); s && *s) return "policy";
     return {};
   }

@@ -22,7 +22,9 @@ struct LoopOptions {
   double budget_s = 60;                 // no measurement that would end after this starts (at the pace
                                         // of those ended so far); <= 0: no deadline
   double finish_paces = 0;              // measurements' worth of the budget kept for after the loop
-                                        // (the winner's re-verification, a whole-harness check)
+                                        // (the winner's re-verification, a whole-harness check), at
+                                        // the pace measured, at most half the budget; none before a
+                                        // measurement has ended
   std::vector<int> devices = {0};       // one measurement at a time on each
   int prefetch = 4;                     // further picks of the policy prepared ahead
   double first_pace_s = 0;              // seconds a measurement is expected to take before one has
