@@ -75,7 +75,7 @@ class Reshaper {
  public:
   Reshaper(const std::string& harness, const std::string& text, const std::string& file, const LaunchTunables& found,
            const std::vector<std::string>& include_dirs)
-      : m_harness(harness), m_text(text), m_file(file), m_found(found),
+      : m_harness(harness), m_file(file), m_found(found),
         m_code(without_preprocessor_lines(code_only(text))) {
     m_blocks = blocks_of(m_code);
     m_launches = read_launches(m_code, text, m_blocks);
@@ -321,7 +321,6 @@ class Reshaper {
   }
 
   const std::string& m_harness;
-  const std::string& m_text;
   const std::string m_file;
   const LaunchTunables& m_found;
   const std::string m_code;
