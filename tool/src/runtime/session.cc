@@ -28,7 +28,6 @@ namespace {
 
 void check(cudaError_t e, const std::string& what) { cuda_check(e, what); }
 
-// Device memory of one problem size.
 // Bytes the runtime keeps on both sides of every buffer, filled with
 // kGuardByte: a call that writes outside the buffers it was given changes
 // them (RunReport::outside_writes), where without them it would write into
@@ -41,6 +40,7 @@ std::size_t guard_bytes(std::size_t bytes) {
   return (g + 255) / 256 * 256;
 }
 
+// Device memory of one problem size.
 struct BufferSet {
   std::vector<void*> ptrs;      // what a call gets
   std::vector<void*> bases;     // what was allocated: a guard, the buffer, a guard
