@@ -142,3 +142,24 @@ TEST(ReplayShapes, ATileAKernelNeverRecordedReadsStaysAsWritten) {
 TEST(ReplayShapes, AHarnessThatReplaysNothingIsLeftAlone) {
   EXPECT_TRUE(reshaped(sample("d_o, d_i, size_x, size_y"), "int main() { return 0; }\n").harness.empty());
 }
+
+// The most common launch in main(): a 1-D grid rounded up from the size the
+// launch passes (`(n + BLOCK - 1) / BLOCK`) and a `#define`d block.
+TEST(ReplayShapes, ARoundedUpGridFromTheSizePassed) {
+  const std::string source =
+      "#define BLOCK 256\n"
+      "__global__ void scale(float *o, float *in, int n, int unused) {\n"
+      "  int i = blockIdx.x * BLOCK + threadIdx.x;\n"
+      "  if (i < n) o[i] = 2 * in[i];\n"
+      "}\n"
+      "int main() {\n"
+      "  int n = 1000, m = 1;\n"
+      "  scale<<<(n + BLOCK - 1) / BLOCK, BLOCK>>>(d_o, d_i, n, m);\n"
+      "}\n";
+  const std::vector<synth::KernelRecording> recorded = {
+      recording("_Z5scalePfS_ii", "scale(float*, float*, int, int)", 4, 1, 256, 1, 1000, 1)};
+  const ReplayShapes r = reshaped(source, harness_of(recorded));
+  EXPECT_EQ(r.tunables, std::vector<std::string>{"BLOCK"});
+  EXPECT_TRUE(has(r.harness, "  grid_x = static_cast<long long>((p2 + BLOCK - 1) / BLOCK);\n")) << r.harness;
+  EXPECT_TRUE(has(r.harness, "  block_x = static_cast<long long>(BLOCK);\n"));
+}
