@@ -163,3 +163,16 @@ TEST(ReplayShapes, ARoundedUpGridFromTheSizePassed) {
   EXPECT_TRUE(has(r.harness, "  grid_x = static_cast<long long>((p2 + BLOCK - 1) / BLOCK);\n")) << r.harness;
   EXPECT_TRUE(has(r.harness, "  block_x = static_cast<long long>(BLOCK);\n"));
 }
+
+// The build's gates run the tuned source with the same harness the tuner
+// did: its launchers reshaped, the tuned values given with -D.
+TEST(ReplayShapes, TheGatesRunATunedSourceWithTheShapesItsValuesGive) {
+  const std::string source = sample("d_o, d_i, size_x, size_y");
+  const std::string tuned = "#define BLOCK_ROWS 4\n#line 1 \"/p/transpose.cu\"\n" + source;
+  const TunedShapes t = shapes_for_tuned(harness_of(kRecorded), source, "/p/transpose.cu", tuned, {});
+  EXPECT_EQ(t.definitions, std::vector<std::string>{"BLOCK_ROWS=4"});
+  EXPECT_TRUE(has(t.harness, "  block_y = static_cast<long long>(BLOCK_ROWS);\n"));
+  // The original as the build renders it, and flags alone, need nothing.
+  EXPECT_TRUE(shapes_for_tuned(harness_of(kRecorded), source, "/p/transpose.cu", "#line 1 \"/p/transpose.cu\"\n" + source, {})
+                  .harness.empty());
+}

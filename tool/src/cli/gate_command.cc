@@ -19,6 +19,7 @@
 #include "eval/evaluator.h"
 #include "eval/gpu_probe.h"
 #include "report/report.h"
+#include "search/replay_shapes.h"
 
 namespace fs = std::filesystem;
 
@@ -71,6 +72,7 @@ namespace {
 struct GateCall {
   EvalRequest req;
   std::string tuned, check, rsp, record, report_tree;
+  std::vector<std::string> definitions;  // the tuned values a reshaped harness reads (follow_tuned_shapes)
   double min_speedup = 1.0;
   bool json = false, synthesized = false;
 };
@@ -107,6 +109,7 @@ std::string build_tuned(const Toolchain& tc, const GateCall& c, const GpuInfo& g
   CompileSettings cs = c.req.compile;
   if (cs.arch.empty()) cs.arch = gpu.arch;
   cs.flags.insert(cs.flags.end(), flags.begin(), flags.end());
+  cs.definitions.insert(cs.definitions.end(), c.definitions.begin(), c.definitions.end());
   BuildOutcome b = build_harness(tc, cs, c.req.harness, c.tuned, (fs::path(work) / "tuned").string(), c.req.build_timeout_s);
   if (b.ok) {
     *binary = b.binary;
@@ -171,7 +174,7 @@ GateOutcome judge_gate(const GateCall& c, bool untuned, const EvalResult& first,
 // `out` gets the JSON form of the verdict.
 GateOutcome run_gate(GateCall c, const std::vector<std::string>& flags, bool untuned, const Toolchain& tc,
                      GpuProbe& probe, const GpuInfo& gpu, const std::string& work, nlohmann::json& out) {
-  if (!flags.empty()) {
+  if (!flags.empty() || !c.definitions.empty()) {
     std::string binary;
     if (std::string why = build_tuned(tc, c, gpu, flags, work, &binary); !why.empty()) return {1, "FAIL: " + why, false};
     c.req.candidate_binary = binary;
@@ -187,6 +190,20 @@ GateOutcome run_gate(GateCall c, const std::vector<std::string>& flags, bool unt
   out["verdict"] = g.verdict;
   g.judged = true;
   return g;
+}
+
+// A harness that replays recorded launches runs the tuned source with the
+// shapes its values give, as the tuner's did (search/replay_shapes.h): the
+// reshaped copy in the work directory, the values as -D for the tuned build.
+void follow_tuned_shapes(GateCall& c, const std::string& work) {
+  if (!replays_recorded_launches(c.req.harness)) return;
+  const search::TunedShapes t =
+      search::shapes_for_tuned(read_file(c.req.harness), read_file(c.req.source), c.req.source, read_file(c.tuned),
+                               c.req.compile.include_dirs);
+  if (t.harness.empty()) return;
+  c.req.harness = (fs::path(work) / fs::path(c.req.harness).filename()).string();
+  write_file(c.req.harness, t.harness);
+  c.definitions = t.definitions;
 }
 
 // The tuned source's flags, and whether it is the original as the build
@@ -218,6 +235,7 @@ GateOutcome decide(GateCall& c, const std::string& self_exe, nlohmann::json& out
   }
   Toolchain tc = find_toolchain(self_exe);
   const WorkDir work("kernelblaster-gate");
+  if (!untuned) follow_tuned_shapes(c, work.path());
   return run_gate(c, flags, untuned, tc, probe, gpu, work.path(), out);
 }
 

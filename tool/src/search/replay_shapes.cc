@@ -345,4 +345,25 @@ ReplayShapes reshape_replayed_launches(const std::string& harness_text, const st
   return Reshaper(harness_text, source_text, source_file, found, include_dirs).run();
 }
 
+TunedShapes shapes_for_tuned(const std::string& harness_text, const std::string& source_text,
+                             const std::string& source_file, const std::string& tuned_text,
+                             const std::vector<std::string>& include_dirs) {
+  std::map<std::string, std::string> values;  // the tuned source's leading `#define NAME VALUE` lines
+  for (const std::string& line : lines_of(tuned_text)) {
+    if (line.rfind("#undef ", 0) == 0) continue;
+    if (line.rfind("#define ", 0) != 0) break;
+    const std::string rest = trim_all(line.substr(8));
+    const std::size_t space = rest.find_first_of(" \t");
+    if (space != npos) values[rest.substr(0, space)] = trim_all(rest.substr(space));
+  }
+  if (values.empty()) return {};
+  const LaunchTunables found = find_launch_tunables(source_text, source_file, SpaceDecl{}, include_dirs);
+  const ReplayShapes shapes = reshape_replayed_launches(harness_text, source_text, source_file, found, include_dirs);
+  TunedShapes out;
+  for (const std::string& t : shapes.tunables)
+    if (values.count(t)) out.definitions.push_back(t + "=" + values[t]);
+  if (!out.definitions.empty()) out.harness = shapes.harness;
+  return out;
+}
+
 }  // namespace kernelblaster::search

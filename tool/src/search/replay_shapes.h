@@ -37,4 +37,16 @@ ReplayShapes reshape_replayed_launches(const std::string& harness_text, const st
                                        const std::string& source_file, const LaunchTunables& found,
                                        const std::vector<std::string>& include_dirs);
 
+// The same for a source the tuner wrote (its `#define NAME VALUE` lines,
+// then the copy of the original): the harness its gates must run it with,
+// and the definitions ("NAME=VALUE") that give that harness the tuned
+// values. Empty when the harness replays nothing the tuned values shape.
+struct TunedShapes {
+  std::string harness;
+  std::vector<std::string> definitions;
+};
+TunedShapes shapes_for_tuned(const std::string& harness_text, const std::string& source_text,
+                             const std::string& source_file, const std::string& tuned_text,
+                             const std::vector<std::string>& include_dirs);
+
 }  // namespace kernelblaster::search
