@@ -12,12 +12,15 @@
 #include <string>
 
 #include "cache/lockfile.h"
+#include "common/kernel_replay.h"
 #include "common/protocol.h"
 #include "eval/manifest.h"
 #include "kb/kb_store.h"
 #include "kernelbench/problem.h"
 #include "profile/ptxas_info.h"
 #include "search/directives.h"
+#include "search/launch_reach.h"
+#include "search/replay_shapes.h"
 #include "search/run_log.h"
 
 namespace kernelblaster {
@@ -120,6 +123,47 @@ TEST(ParserFuzz, DriversAndCompilerOutput) {
   std::string ptxas = "ptxas info    : Compiling entry function '_Z4kernPf' for 'sm_90'\n"
                       "ptxas info    : Used 32 registers, 8 bytes spill stores, 4 bytes spill loads\n";
   fuzz("ptxas", ptxas, [](const std::string& t) { profile::parse_ptxas_verbose(t); });
+}
+
+// The harness text the tuner reads (a kernel-replay harness and a launcher
+// harness) and the source it reads launches from, each mangled while the
+// other stays whole: reshaping and reach either answer or refuse in one line.
+TEST(ParserFuzz, HarnessesAndLaunchesTheTunerReads) {
+  const std::string source =
+      "#define TILE 32\n#define ROWS 8\n#define BM 64\n"
+      "__global__ void copy(float *o, float *in, int w, int h) {\n"
+      "  for (int i = 0; i < TILE; i += ROWS) o[(blockIdx.y * TILE + threadIdx.y + i) * w] = in[i];\n}\n"
+      "void run(int M, int N, float *C) {\n"
+      "  if (M >= 128 and N >= 128) { fill<<<dim3(M / BM), dim3(BM)>>>(C, M); }\n"
+      "  else { fill<<<dim3(M / 16), dim3(16)>>>(C, M); }\n}\n"
+      "int main() {\n  int w, h;\n  dim3 grid(w / TILE, h / TILE), threads(TILE, ROWS);\n"
+      "  copy<<<grid, threads>>>(o, in, w, h);\n}\n";
+  const std::string harness =
+      "#include <kernelblaster/harness.h>\n" + std::string(kKernelReplayMarker) +
+      "\n// copy(float*, float*, int, int)" + kReplayedLauncherNote +
+      "\nvoid k_copy(float *p0, float *p1, long long p2, long long p3, long long grid_x, long long grid_y, "
+      "long long grid_z, long long block_x, long long block_y, long long block_z, long long shared_bytes) {\n"
+      "  void* args[] = {&p0};\n" + kLaunchShapeAnchor + "    ;\n}\n"
+      "int main(int argc, char** argv) {\n  Harness h(\"k\");\n"
+      "  h.size(\"s\", {{\"p2\", 1024}, {\"p3\", 512}, {\"grid_x\", 32}, {\"grid_y\", 16}, {\"grid_z\", 1}, "
+      "{\"block_x\", 32}, {\"block_y\", 8}, {\"block_z\", 1}, {\"shared_bytes\", 0}, {\"M\", 4096}, {\"N\", 4096}})\n"
+      "      .launch([](Call& c) {\n"
+      "        k_copy(c.out<float>(\"p0\"), c.in<float>(\"p1\"), c.dim(\"p2\"), c.dim(\"p3\"), c.dim(\"grid_x\"), "
+      "c.dim(\"grid_y\"), c.dim(\"grid_z\"), c.dim(\"block_x\"), c.dim(\"block_y\"), c.dim(\"block_z\"), "
+      "c.dim(\"shared_bytes\"));\n"
+      "        run(c.dim(\"M\"), c.dim(\"N\"), c.out<float>(\"C\"));\n      });\n}\n";
+  auto read = [](const std::string& h, const std::string& text) {
+    const search::LaunchTunables found = search::find_launch_tunables(text, "/p/t.cu", search::SpaceDecl{}, {});
+    search::reshape_replayed_launches(h, text, "/p/t.cu", found, {});
+    search::launch_reach(h, text, found);
+    search::shapes_for_tuned(h, text, "/p/t.cu", "#define ROWS 4\n" + text, {});
+  };
+  EXPECT_FALSE(search::reshape_replayed_launches(
+                   harness, source, "/p/t.cu", search::find_launch_tunables(source, "/p/t.cu", search::SpaceDecl{}, {}), {})
+                   .harness.empty())
+      << "the seed is reshaped";
+  fuzz("replay harness", harness, [&](const std::string& h) { read(h, source); }, 2000);
+  fuzz("launch source", source, [&](const std::string& t) { read(harness, t); }, 2000);
 }
 
 }  // namespace

@@ -209,7 +209,7 @@ class Reshaper {
         bool holds = false;
         try {
           holds = Constraint("(" + s.exprs[d] + ") == " + std::to_string(recorded->second)).holds(values);
-        } catch (const ConstraintError&) {
+        } catch (const std::exception&) {  // a number out of range, an expression it cannot read: no match
         }
         if (!holds)
           return *why = std::string(kShapeParams[d]) + " = " + s.exprs[d] + " is not the recorded " +
