@@ -8,6 +8,7 @@ and a replay of the synthetic recording prints a report.
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -65,6 +66,34 @@ if p.returncode == 0:
     print(f"{'PASS' if good else 'FAIL'} replay report fields")
     if not good:
         failures.append("replay report")
+
+# tune --list with a harness: a launcher whose `else` launch no size of the
+# harness reaches keeps that launch's tile as written.
+tmp = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"kb_tune_list_{os.getpid()}")
+os.makedirs(tmp, exist_ok=True)
+with open(os.path.join(tmp, "run.cu"), "w") as f:
+    f.write("template <int BM> __global__ void k(int M, float *C) { C[blockIdx.x * BM + threadIdx.x] = 0; }\n"
+            "void run(int M, float *C) {\n"
+            "  if (M >= 128) {\n    const int BM = 128;\n    k<BM><<<M / BM, BM>>>(M, C);\n"
+            "  } else {\n    const int BM = 32;\n    k<BM><<<M / BM, BM>>>(M, C);\n  }\n}\n")
+with open(os.path.join(tmp, "run_harness.cu"), "w") as f:
+    f.write('#include <kernelblaster/harness.h>\nvoid run(int M, float * C);\n'
+            'int main(int argc, char** argv) {\n  kernelblaster::Harness h("run");\n'
+            '  h.size("size0", {{"M", 4096}, {"C_elements", 4096}})\n'
+            '      .launch([](kernelblaster::Call& c) {\n'
+            '        run(static_cast<int>(c.dim("M")), c.out<float>("C"));\n      });\n'
+            '  return h.main(argc, argv);\n}\n')
+p = run(["tune", "--list", "--json", "--source", os.path.join(tmp, "run.cu"), "--harness", os.path.join(tmp, "run_harness.cu")])
+expect("tune --list --harness", p, 0, one_line=False)
+if p.returncode == 0:
+    listing = json.loads(p.stdout)
+    good = ([t["name"] for t in listing["tunables"]] == ["KERNELBLASTER_BM_L4"] and
+            listing["left_as_written"] == ["KERNELBLASTER_BM_L7"] and
+            "runs for no size of the harness (!(M >= 128))" in listing["harness"][0])
+    print(f"{'PASS' if good else 'FAIL'} tune --list --harness leaves the unreached tile: {p.stdout[-400:]}")
+    if not good:
+        failures.append("tune --list --harness")
+shutil.rmtree(tmp, ignore_errors=True)
 
 print(f"{len(failures)} failed")
 sys.exit(1 if failures else 0)

@@ -15,7 +15,7 @@ namespace kernelblaster {
 namespace {
 
 const char* kHelp = R"(usage: kernelblaster tune --source FILE.cu --harness HARNESS.cu [options]
-       kernelblaster tune --list --source FILE.cu [-I DIR ...] [--manifest FILE] [--json]
+       kernelblaster tune --list --source FILE.cu [--harness HARNESS.cu] [-I DIR ...] [--manifest FILE] [--json]
 
 Searches the tunable parameters declared in the source (// kernelblaster:
 tunable ...) and nvcc flags for the fastest configuration that the engine
@@ -48,7 +48,10 @@ writes it to --out. Progress goes to stderr.
   --list                print every tunable the source offers, per launch site
                         (#defines, constants and template arguments that shape
                         a launch, with the constraints derived from the code)
-                        and the size of the valid space; no GPU, no harness
+                        and the size of the valid space; no GPU. With --harness,
+                        what that harness lets the search reach: the tunables of
+                        launches no size of it runs, or that a harness replaying
+                        recorded launches cannot follow, are left as written
 
 Exit status: 0 tuned source written, 1 nothing worth writing (one line says
 why), 2 bad usage, 77 no GPU on this machine.
@@ -146,7 +149,8 @@ TuneCall parse_call(const CommandArgs& argv) {
 int run_listing(const TuneCall& c) {
   const search::TuneListing l = search::list_tunables(
       {read_file(c.opt.source), c.opt.source, c.opt.arch.empty() ? "sm_90" : c.opt.arch, c.opt.manifest,
-       c.opt.definitions, c.opt.include_dirs});
+       c.opt.definitions, c.opt.include_dirs},
+      c.opt.harness.empty() ? "" : read_file(c.opt.harness));
   std::printf("%s", c.json ? (search::listing_json(l) + "\n").c_str() : search::listing_text(l).c_str());
   return 0;
 }

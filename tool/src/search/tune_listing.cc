@@ -1,11 +1,13 @@
 #include "search/tune_listing.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "search/config_space.h"
+#include "search/harness_space.h"
 
 namespace kernelblaster::search {
 namespace {
@@ -60,10 +62,15 @@ std::string tunable_line(const TuneListing& l, const Tunable& t) {
 
 }  // namespace
 
-TuneListing list_tunables(const SourceSpaceInput& in) {
+TuneListing list_tunables(const SourceSpaceInput& in, const std::string& harness_text) {
   TuneListing l;
   l.source = in.source;
   l.space = source_space(in);
+  if (!harness_text.empty()) {
+    const HarnessSpace hs = harness_space(harness_text, l.space, in.text, in.source, in.include_dirs, l.space.decl);
+    l.left = hs.left;
+    l.harness_lines = hs.lines;
+  }
   std::vector<std::string> order = {""};
   for (const Tunable& t : l.space.decl.tunables)
     if (std::find(order.begin(), order.end(), t.group) == order.end()) order.push_back(t.group);
@@ -100,12 +107,14 @@ std::string listing_text(const TuneListing& l) {
            std::to_string(s.line) + ": " + (s.kernel.empty() ? "?" : s.kernel) + "<<<...>>>  (group " + s.group +
            ")\n";
     if (s.tunables.empty()) out += "    no tunables\n";
-    for (const std::string& n : s.tunables)
+    for (const std::string& n : s.tunables) {
       for (const Tunable& t : l.space.decl.tunables)
         if (t.name == n) {
           out += tunable_line(l, t) + "\n";
           shown.insert(n);
         }
+      if (std::find(l.left.begin(), l.left.end(), n) != l.left.end()) out += "    " + n + "  left as written (the harness, below)\n";
+    }
     for (const std::string& c : s.constraints) out += "    constraint: " + c + "\n";
   }
   std::string others;
@@ -118,6 +127,7 @@ std::string listing_text(const TuneListing& l) {
   out += "  whole space (one group changed at a time, before flags): " +
          (l.error.empty() ? std::to_string(l.valid) + " configurations, the original included" : l.error) + "\n";
   for (const std::string& n : l.space.launch.notes) out += "  note: " + n + "\n";
+  for (const std::string& n : l.harness_lines) out += "  harness: " + n + "\n";
   return out;
 }
 
@@ -144,6 +154,8 @@ std::string listing_json(const TuneListing& l) {
   j["valid"] = l.valid;
   j["error"] = l.error;
   j["notes"] = l.space.launch.notes;
+  j["left_as_written"] = l.left;
+  j["harness"] = l.harness_lines;
   return j.dump(2);
 }
 

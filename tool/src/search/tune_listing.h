@@ -1,6 +1,7 @@
 // `kernelblaster tune --list`: every tunable a source offers, per launch
 // site, with the constraints derived and the size of the valid space,
-// read from the text alone (no GPU, no harness).
+// read from the text alone (no GPU). Given a harness, what that harness
+// lets `tune` search (harness_space.h): the rest is shown left as written.
 #pragma once
 
 #include <cstddef>
@@ -27,9 +28,11 @@ struct TuneListing {
   std::vector<GroupCount> groups;
   std::size_t valid = 0;  // configurations of the whole space, before flags, the original included
   std::string error;
+  std::vector<std::string> left;           // with a harness: tunables left as written
+  std::vector<std::string> harness_lines;  // with a harness: why
 };
 
-TuneListing list_tunables(const SourceSpaceInput& in);
+TuneListing list_tunables(const SourceSpaceInput& in, const std::string& harness_text = "");
 std::string listing_text(const TuneListing& l);
 std::string listing_json(const TuneListing& l);
 

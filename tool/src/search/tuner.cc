@@ -18,11 +18,10 @@
 #include "search/discovery.h"
 #include "search/engine_measurer.h"
 #include "search/flag_space.h"
+#include "search/harness_space.h"
 #include "search/kb_bridge.h"
-#include "search/launch_reach.h"
 #include "search/manifest_space.h"
 #include "search/policy_choice.h"
-#include "search/replay_shapes.h"
 #include "search/reverify.h"
 #include "search/run_log.h"
 #include "search/search_loop.h"
@@ -100,45 +99,6 @@ struct TuneSpace {
   std::vector<std::string> harness_macros;
 };
 
-// A launch no size of the harness reaches (the other branch of `if (M >= 128)`)
-// never runs while candidates are judged: its tunables stay as written
-// (launch_reach.h).
-void leave_unreached_launches(const std::string& harness, const SourceSpace& found, const std::string& text,
-                              const std::string& kernel, const Say& say, TuneSpace& t) {
-  const LaunchReach reach = launch_reach(harness, text, found.launch);
-  if (reach.left.empty()) return;
-  std::vector<std::string> kept;
-  for (const Tunable& tunable : t.decl.tunables)
-    if (!std::count(reach.left.begin(), reach.left.end(), tunable.name)) kept.push_back(tunable.name);
-  keep_tunables(t.decl, kept);
-  for (const std::string& n : reach.notes) say("[tune] " + kernel + ": " + n);
-}
-
-// A harness that launches kernels as recorded runs them with the recorded
-// grid and block whatever the source's launch code says: a tunable could
-// change what the program launches without the harness seeing it. Only
-// those the harness can follow, by the source's own launch expressions,
-// stay (replay_shapes.h).
-void follow_replayed_launches(const TuneOptions& opt, const SourceSpace& found, const std::string& text,
-                              const std::string& source, const CompileSettings& cs, const std::string& kernel,
-                              const Say& say, TuneSpace& t) {
-  const ReplayShapes shapes =
-      reshape_replayed_launches(read_file(opt.harness), text, source, found.launch, cs.include_dirs);
-  keep_tunables(t.decl, shapes.tunables);
-  t.harness_text = shapes.harness;
-  t.harness_macros = shapes.tunables;
-  for (const std::string& n : shapes.notes) say("[tune] " + kernel + ": " + n);
-  if (shapes.tunables.empty()) {
-    say("[tune] " + kernel + ": the harness launches kernels as they were recorded, so only compiler flags are searched");
-    return;
-  }
-  std::string names, launches;
-  for (const std::string& n : shapes.tunables) names += (names.empty() ? "" : ", ") + n;
-  for (const std::string& r : shapes.reshaped) launches += (launches.empty() ? "" : ", ") + r;
-  say("[tune] " + kernel + ": the harness launches " + launches +
-      " with the shapes the source's launch expressions give, so " + names + " are searched");
-}
-
 TuneSpace tune_space(const TuneOptions& opt, const std::string& text, const std::string& source,
                      const CompileSettings& cs, const std::string& kernel, const Say& say) {
   TuneSpace t;
@@ -151,10 +111,11 @@ TuneSpace tune_space(const TuneOptions& opt, const std::string& text, const std:
     for (const std::string& s : found.summary) list += (list.empty() ? "" : ", ") + s;
     say("[tune] " + kernel + ": tunables found without directives: " + list);
   }
-  if (!t.decl.tunables.empty() && replays_recorded_launches(opt.harness))
-    follow_replayed_launches(opt, found, text, source, cs, kernel, say, t);
-  else if (!t.decl.tunables.empty())
-    leave_unreached_launches(read_file(opt.harness), found, text, kernel, say, t);
+  // What the harness runs decides what is searched (harness_space.h).
+  const HarnessSpace hs = harness_space(read_file(opt.harness), found, text, source, cs.include_dirs, t.decl);
+  for (const std::string& line : hs.lines) say("[tune] " + kernel + ": " + line);
+  t.harness_text = hs.harness;
+  t.harness_macros = hs.harness_macros;
   if (!opt.no_flags) t.flags = t.decl.flags_declared ? t.decl.flags : default_flag_dimensions(cs.arch);
   t.space = enumerate_space(t.decl, t.flags);
   if (t.space.capped)

@@ -1,0 +1,61 @@
+#include "search/harness_space.h"
+
+#include <algorithm>
+
+#include "common/kernel_replay.h"
+#include "search/launch_reach.h"
+#include "search/replay_shapes.h"
+
+namespace kernelblaster::search {
+namespace {
+
+std::string joined(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : ", ") + p;
+  return out;
+}
+
+// Everything in `decl` but `kept` is left as written.
+void keep_only(SpaceDecl& decl, const std::vector<std::string>& kept, HarnessSpace& out) {
+  for (const Tunable& t : decl.tunables)
+    if (std::find(kept.begin(), kept.end(), t.name) == kept.end()) out.left.push_back(t.name);
+  keep_tunables(decl, kept);
+}
+
+void follow_replayed_launches(const std::string& harness, const SourceSpace& found, const std::string& text,
+                              const std::string& source, const std::vector<std::string>& include_dirs,
+                              SpaceDecl& decl, HarnessSpace& out) {
+  const ReplayShapes shapes = reshape_replayed_launches(harness, text, source, found.launch, include_dirs);
+  keep_only(decl, shapes.tunables, out);
+  out.harness = shapes.harness;
+  out.harness_macros = shapes.tunables;
+  out.lines = shapes.notes;
+  if (shapes.tunables.empty())
+    out.lines.push_back("the harness launches kernels as they were recorded, so only compiler flags are searched");
+  else
+    out.lines.push_back("the harness launches " + joined(shapes.reshaped) +
+                        " with the shapes the source's launch expressions give, so " + joined(shapes.tunables) +
+                        " are searched");
+}
+
+}  // namespace
+
+HarnessSpace harness_space(const std::string& harness_text, const SourceSpace& found, const std::string& text,
+                           const std::string& source, const std::vector<std::string>& include_dirs, SpaceDecl& decl) {
+  HarnessSpace out;
+  if (decl.tunables.empty()) return out;
+  if (harness_text.find(kKernelReplayMarker) != std::string::npos) {
+    follow_replayed_launches(harness_text, found, text, source, include_dirs, decl, out);
+    return out;
+  }
+  const LaunchReach reach = launch_reach(harness_text, text, found.launch);
+  if (reach.left.empty()) return out;
+  std::vector<std::string> kept;
+  for (const Tunable& t : decl.tunables)
+    if (std::find(reach.left.begin(), reach.left.end(), t.name) == reach.left.end()) kept.push_back(t.name);
+  keep_only(decl, kept, out);
+  out.lines = reach.notes;
+  return out;
+}
+
+}  // namespace kernelblaster::search
