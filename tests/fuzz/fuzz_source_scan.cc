@@ -9,7 +9,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   kernelblaster::fuzz::expect_one_line(data, size, [](const std::string& t) {
     using namespace kernelblaster::search;
     SourceSpace s = source_space({t, "/k.cu", "sm_90", "", {}, {}});
-    keep_flags_only(s.decl);
+    keep_tunables(s.decl, {});
   });
   return 0;
 }

@@ -330,7 +330,7 @@ void chosen(float* c) { k<256><<<1, 256>>>(c); }
 TEST(LaunchTunables, FlagsOnlyDropsTheConstraintsToo) {
   SourceSpace s = source_space({kDefinesSample, "/src/k.cu", "sm_90", "", {}, {}});
   ASSERT_FALSE(s.decl.constraints.empty());
-  keep_flags_only(s.decl);
+  keep_tunables(s.decl, {});
   std::vector<FlagDimension> flags = {{"fast_math", "fast_math", {"", "-use_fast_math"}}};
   ConfigSpace space = enumerate_space(s.decl, flags);
   EXPECT_EQ(space.configs.size(), 1u);

@@ -1,9 +1,9 @@
 // The line a synthesized harness carries when it launches kernels as they
 // were recorded (synth/kernel_capture.h). Two parts read it:
 // - the tuner keeps launch-shaping tunables off (the harness launches with
-//   the recorded grid and block whatever the source's launch code says),
+//   the recorded grid and block whatever the source's launch code says)
 //   unless it can give a launcher the shape the source's own launch
-//   expressions compute (search/replay_shapes.h), which finds a launcher by
+//   expressions compute (search/replay_shapes.h): it finds a launcher by
 //   its note and puts the shape's lines before its anchor;
 // - the harness build links the source for its kernels alone: symbols of
 //   the target's other files or libraries it never calls may stay

@@ -48,9 +48,7 @@ class Reach {
   Reach(const std::string& harness, const std::string& text, const LaunchTunables& found)
       : m_harness(harness), m_code(without_preprocessor_lines(code_only(text))) {
     m_blocks = blocks_of(m_code);
-    m_launches = read_launches(m_code, text, m_blocks);
-    for (std::size_t i = 0; i < m_launches.size() && i < found.sites.size(); ++i)
-      if (found.sites[i].line == m_launches[i].site.line) m_launches[i].site = found.sites[i];
+    m_launches = read_launches(m_code, text, m_blocks, found.sites);
     add_known_constants(text, &m_known);
     for (const FoundTunable& t : found.tunables) m_known.erase(t.written_as);
     m_sizes = harness_sizes(harness);

@@ -98,6 +98,14 @@ std::vector<LaunchRead> read_launches(const std::string& code, const std::string
   return out;
 }
 
+std::vector<LaunchRead> read_launches(const std::string& code, const std::string& text, const std::vector<Block>& blocks,
+                                      const std::vector<LaunchSite>& sites) {
+  std::vector<LaunchRead> out = read_launches(code, text, blocks);
+  for (std::size_t i = 0; i < out.size() && i < sites.size(); ++i)
+    if (sites[i].line == out[i].site.line) out[i].site = sites[i];
+  return out;
+}
+
 // Whitespace, line breaks included, off both ends.
 
 std::string trim_all(const std::string& s) {

@@ -86,6 +86,10 @@ std::vector<std::string> included_texts(const std::string& text, const std::file
                                         const std::vector<std::string>& include_dirs);
 
 std::vector<LaunchRead> read_launches(const std::string& code, const std::string& text, const std::vector<Block>& blocks);
+// The same, each launch given the site find_launch_tunables() made of it
+// (its group, tunables and constraints), matched in order and by line.
+std::vector<LaunchRead> read_launches(const std::string& code, const std::string& text, const std::vector<Block>& blocks,
+                                      const std::vector<LaunchSite>& sites);
 // `name = e;`, `T name(e, ...)`, `T name{...}` inside `region`: each e.
 std::vector<std::string> settings_in(const std::string& code, Span region, const std::string& name);
 

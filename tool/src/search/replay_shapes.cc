@@ -78,10 +78,7 @@ class Reshaper {
       : m_harness(harness), m_file(file), m_found(found),
         m_code(without_preprocessor_lines(code_only(text))) {
     m_blocks = blocks_of(m_code);
-    m_launches = read_launches(m_code, text, m_blocks);
-    // The same reading as the finder's: its sites, in order, know their tunables.
-    for (std::size_t i = 0; i < m_launches.size() && i < found.sites.size(); ++i)
-      if (found.sites[i].line == m_launches[i].site.line) m_launches[i].site = found.sites[i];
+    m_launches = read_launches(m_code, text, m_blocks, found.sites);
     for (const std::string& h : included_texts(text, std::filesystem::path(file).parent_path(), include_dirs))
       add_known_constants(h, &m_known);
     add_known_constants(text, &m_known);

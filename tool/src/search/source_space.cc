@@ -48,11 +48,6 @@ SourceSpace source_space(const SourceSpaceInput& in) {
   return s;
 }
 
-void keep_flags_only(SpaceDecl& decl) {
-  decl.tunables.clear();
-  decl.constraints.clear();
-}
-
 void keep_tunables(SpaceDecl& decl, const std::vector<std::string>& kept) {
   const std::set<std::string> names(kept.begin(), kept.end());
   std::vector<Tunable> tunables;

@@ -28,10 +28,6 @@ struct SourceSpace {
 // Throws SpaceError for a malformed declaration.
 SourceSpace source_space(const SourceSpaceInput& in);
 
-// For a harness that launches kernels as recorded (the recorded grid and
-// block, whatever the source's launch code says): no tunable is searched,
-// and no constraint is left to read one; the flags stay.
-void keep_flags_only(SpaceDecl& decl);
 // Only the tunables `kept` stay, with the constraints that read nothing else
 // (a harness that follows those tunables alone: search/replay_shapes.h).
 void keep_tunables(SpaceDecl& decl, const std::vector<std::string>& kept);
