@@ -457,6 +457,31 @@ TEST_F(BuildStepTest, TheLineSaysHowTheTriesEnded) {
             std::string::npos) << line;
 }
 
+// A faster configuration that slowed a kernel down, or a best below the
+// minimum gain, is named: "nothing beat the original" alone would hide it.
+TEST_F(BuildStepTest, TheLineSaysWhyAFasterConfigurationWasNotKept) {
+  m_gpu = testing::h200();
+  m_tune_outcome.exit_code = 1;
+  m_tune_outcome.evaluations = 17;
+  m_tune_outcome.space_valid = 303;
+  m_tune_outcome.reason =
+      "no verified configuration beat the original in 17 evaluations without slowing a kernel down (the fastest, "
+      "BLOCK_ROWS=8 at 1.09x, made transposeCoarseGrained 0.970x at 1024x1024)";
+  std::string line = run().line;
+  EXPECT_NE(line.find("nothing beat the original (no verified configuration beat the original in 17 evaluations "
+                      "without slowing a kernel down (the fastest, BLOCK_ROWS=8 at 1.09x, made "
+                      "transposeCoarseGrained 0.970x at 1024x1024)); using the original"),
+            std::string::npos)
+      << line;
+}
+
+TEST_F(BuildStepTest, ThePlainReasonAddsNothingToTheCount) {
+  m_gpu = testing::h200();
+  m_tune_outcome.exit_code = 1;
+  m_tune_outcome.reason = "no verified configuration beat the original in 23 evaluations";
+  EXPECT_NE(run().line.find("nothing beat the original; using the original"), std::string::npos);
+}
+
 TEST(TriedBreakdown, VerifiedFirstThenTheMostFrequent) {
   EXPECT_EQ(tried_breakdown({}), "");
   EXPECT_EQ(tried_breakdown({{"crashed", 2}, {"duplicate", 3}}), "3 duplicate, 2 crashed");

@@ -93,6 +93,17 @@ TEST(TuneReport, FromARealRunLog) {
   EXPECT_THROW(tune_report(json::object(), "x.json"), std::runtime_error);
 }
 
+TEST(TuneReport, SaysWhyAFasterConfigurationWasNotKept) {
+  std::ifstream in(std::string(KB_REPORT_FIXTURES) + "/tune/rmsnorm-h200.log.json");
+  json log = json::parse(in);
+  json& e = log["evaluations"][0];
+  e["status"] = "ok";
+  e["speedup"] = 1.3;
+  e["slower_kernel"] = "rmsnorm 0.950x at 4096";
+  const std::string md = to_markdown(tune_report(log, "run.log.json"));
+  EXPECT_NE(md.find("not kept: a kernel is slower (rmsnorm 0.950x at 4096)"), std::string::npos);
+}
+
 TEST(OptimizeReport, ShowsTheKeptKernelAgainstTheOriginal) {
   fs::path dir = fs::temp_directory_path() / "kb_report_optimize_test";
   fs::remove_all(dir);

@@ -102,5 +102,40 @@ TEST(ActivityWindows, UntimedRecordsAreSkipped) {
   EXPECT_EQ(attribute_activity(w, gpu, api, kMain).windows[0].activities, 0);
 }
 
+
+TEST(ActivityWindows, EachRunListsItsKernelsInTheOrderTheyStarted) {
+  std::vector<TimedWindow> w = {{1000, 2000, 900}};
+  // Reported out of order, with a copy between the kernels.
+  std::vector<GpuActivity> gpu = {
+      {1500, 1700, 2, "_Z4tailv"}, {1100, 1300, 1, "_Z4headv"}, {1320, 1340, 3, ""}};
+  std::unordered_map<std::uint32_t, ApiCall> api = {
+      {1, {1010, 1020, kMain}}, {2, {1030, 1040, kMain}}, {3, {1025, 1028, kMain}}};
+  Attribution a = attribute_activity(w, gpu, api, kMain);
+  ASSERT_EQ(a.windows[0].kernels.size(), 2u);
+  EXPECT_EQ(a.windows[0].kernels[0].name, "_Z4headv");
+  EXPECT_EQ(a.windows[0].kernels[0].ns, 200);
+  EXPECT_EQ(a.windows[0].kernels[1].name, "_Z4tailv");
+  EXPECT_EQ(a.windows[0].activities, 3);
+}
+
+TEST(ActivityWindows, KernelTimingsTakeEachPlaceOverTheRunsOfTheUsualCount) {
+  std::vector<std::vector<KernelRun>> runs = {
+      {{"a", 10}, {"b", 100}},
+      {{"a", 12}, {"b", 104}},
+      {{"a", 500}},  // a run that launched one kernel only: left out
+      {{"a", 11}, {"b", 102}},
+      {},
+  };
+  std::vector<KernelTiming> t = kernel_timings(runs);
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_EQ(t[0].name, "a");
+  EXPECT_DOUBLE_EQ(t[0].median_ns, 11);
+  EXPECT_EQ(t[1].name, "b");
+  EXPECT_DOUBLE_EQ(t[1].median_ns, 102);
+  EXPECT_LE(t[1].q1_ns, t[1].median_ns);
+  EXPECT_GE(t[1].q3_ns, t[1].median_ns);
+  EXPECT_TRUE(kernel_timings({{}, {}}).empty());
+}
+
 }  // namespace
 }  // namespace kernelblaster

@@ -180,6 +180,31 @@ TEST(FocusedWinner, FlagsReachEveryKernelSoTheWholeHarnessMustVerifyAndNotBeSlow
   w = compose_winner(evals, tunables, f, 1.02, look, [](const Configuration&) { return result(0.95); });
   EXPECT_FALSE(w.found);
   EXPECT_NE(w.reason.find("makes the whole harness slower (0.95x)"), std::string::npos) << w.reason;
+  // Faster as a whole, but one of its kernels slower.
+  w = compose_winner(evals, tunables, f, 1.02, look, [](const Configuration&) {
+    CandidateResult r = result(1.05);
+    r.slower_kernel = "run_shift 0.960x at 1024";
+    return r;
+  });
+  EXPECT_FALSE(w.found);
+  EXPECT_NE(w.reason.find("makes a kernel slower on the whole harness: run_shift 0.960x"), std::string::npos)
+      << w.reason;
+}
+
+TEST(FocusedWinner, AGroupWhoseLookSlowsAKernelIsNotKept) {
+  const LaunchTunables t = found();
+  const std::vector<Tunable> tunables = tunables_of(t);
+  const std::string bm = tunable_named(t, "BM");
+  const LauncherFocus f = launcher_focus(harness_launchers(kHarnessHead), t.sites, tunables);
+  const std::vector<EvaluationRecord> evals = {measured({{bm, "256"}}, {}, 1.10)};
+  const Look look = [](const Configuration&) {
+    CandidateResult r = result(1.08);
+    r.slower_kernel = "run_scale 0.950x at 4096";
+    return r;
+  };
+  const FocusedWinner w = compose_winner(evals, tunables, f, 1.02, look, look);
+  EXPECT_FALSE(w.found);
+  EXPECT_NE(w.reason.find("1.08x, but run_scale 0.950x at 4096"), std::string::npos) << w.reason;
 }
 
 TEST(FocusedWinner, NoGroupGainNoComposition) {

@@ -141,6 +141,28 @@ TEST(SearchLoop, APolicyCanRefuseAResult) {
   EXPECT_EQ(out.evaluations[out.best].id, "BLOCK_SIZE=128");
 }
 
+TEST(SearchLoop, AConfigurationThatSlowsAKernelIsMeasuredNeverKept) {
+  ConfigSpace space = small_space();
+  FakeMeasurer m;
+  m.results["BLOCK_SIZE=128"] = ok(1.2);
+  kernelblaster::CandidateResult slowing = ok(1.9);
+  slowing.slower_kernel = "coarse 0.970x at 1024x1024";
+  m.results["BLOCK_SIZE=1024"] = slowing;
+  FakeClock clock;
+  InOrderPolicy p;
+  LoopOutcome out = run(space, m, p, clock);
+  ASSERT_GE(out.best, 0);
+  EXPECT_EQ(out.evaluations[out.best].id, "BLOCK_SIZE=128");
+  ASSERT_GE(out.best_slowing, 0);
+  EXPECT_EQ(out.evaluations[out.best_slowing].id, "BLOCK_SIZE=1024");
+  EXPECT_FALSE(out.evaluations[out.best_slowing].accepted);
+  // The policy still learns its speed.
+  bool seen = false;
+  for (const auto& h : p.seen.back().history)
+    if (h.action_id == "BLOCK_SIZE=1024") seen = h.speedup == 1.9 && !h.accepted;
+  EXPECT_TRUE(seen);
+}
+
 TEST(SearchLoop, IdenticalMachineCodeIsMeasuredOnce) {
   ConfigSpace space = small_space();
   FakeMeasurer m;

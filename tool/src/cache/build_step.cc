@@ -23,6 +23,15 @@ namespace kernelblaster::cache {
 
 namespace {
 
+// What the tuner said of a run that kept nothing, where it says more than
+// the count of tries does: the best below the minimum gain, a winner that
+// did not hold, a faster configuration that slowed a kernel down.
+std::string why_no_gain(const std::string& reason) {
+  const std::string plain = "no verified configuration beat the original in ";
+  if (reason.empty() || (reason.rfind(plain, 0) == 0 && reason.find('(') == std::string::npos)) return "";
+  return " (" + reason + ")";
+}
+
 std::string gpu_label(const GpuFingerprint& gpu) { return gpu.name.empty() ? gpu.id() : gpu.name; }
 
 std::string rsp_text(const std::vector<std::string>& flags) {
@@ -332,7 +341,8 @@ class BuildStepRun {
                              " in " + one_decimal_seconds(t.seconds) + tried + ": ";
     if (!r.improved)
       return finish(BuildCause::no_gain, r,
-                    m_lead + took + (none_tried ? t.reason : "nothing beat the original") + "; using the original" + store_note,
+                    m_lead + took + (none_tried ? t.reason : "nothing beat the original" + why_no_gain(t.reason)) +
+                        "; using the original" + store_note,
                     true);
     const std::string per_launcher = t.per_launcher.empty() ? "" : " (per launcher: " + t.per_launcher + ")";
     return finish(BuildCause::tuned, r, m_lead + took + describe(r) + per_launcher + store_note, true);

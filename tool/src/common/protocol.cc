@@ -20,8 +20,10 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OutputDump, name, file, count, p
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RunReport, index, size, seed, outputs, inputs_modified, oracle,
                                                 driver_verdict, driver_detail, activities, repeated_pointers,
                                                 timed_call, input_checksums, outside_writes)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(KernelTiming, name, median_ns, q1_ns, q3_ns)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingReport, size, method, runs, median_ns, q1_ns, q3_ns, min_ns,
-                                                event_median_ns, busy_median_ns, busy_q1_ns, busy_q3_ns, kernels_per_run, repeat_runs, repeat_median_ns,
+                                                event_median_ns, busy_median_ns, busy_q1_ns, busy_q3_ns, kernels_per_run,
+                                                kernels, repeat_runs, repeat_median_ns,
                                                 untimed_runs, foreign_activities, untimed_detail, empty_runs,
                                                 unwritten_runs, unwritten_detail, unwritten_max, sm_clock_mhz, wall_s)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceInfo, name, cc_major, cc_minor, sm_count, l2_bytes,

@@ -142,6 +142,14 @@ struct RunReport {
   std::map<std::string, std::uint64_t> input_checksums;  // before the call
 };
 
+// One kernel of the timed call, by its place in the launch order: what the
+// judge compares kernel by kernel (a change that speeds the call up may
+// slow one of its kernels down).
+struct KernelTiming {
+  std::string name;  // mangled, as the GPU reported it
+  double median_ns = 0, q1_ns = 0, q3_ns = 0;
+};
+
 struct TimingReport {
   int size = 0;
   std::string method;  // "cupti" (device-wide activity span) or "events"
@@ -151,6 +159,7 @@ struct TimingReport {
   double busy_median_ns = 0;        // "cupti": time the GPU ran some of the run's work (no idle gaps)
   double busy_q1_ns = 0, busy_q3_ns = 0;
   double kernels_per_run = 0;       // median GPU activities per run
+  std::vector<KernelTiming> kernels;  // "cupti": each kernel of the call, in launch order
   int repeat_runs = 0;
   double repeat_median_ns = 0;      // same inputs every run (result-caching probe)
   int untimed_runs = 0;             // runs whose GPU work escaped the event bracket

@@ -11,6 +11,7 @@ CandidateResult candidate_result_of(const EvalResult& r) {
   c.speedup = r.status == Status::ok ? r.speedup : 0.0;
   medians_of(r, &c.median_us, &c.reference_median_us);
   c.eval_s = r.eval_seconds;
+  if (r.status == Status::ok) c.slower_kernel = r.slower_kernel;
   return c;
 }
 

@@ -24,6 +24,11 @@ struct CandidateResult : Verdict {
   double reference_median_us = 0;  // the original's, same sizes
   double compile_s = 0;            // building the candidate's program
   double eval_s = 0;               // its evaluation
+  // The kernel it makes slower, as one line (EvalResult::slower_kernel):
+  // verified and measured, but never kept; empty when none is.
+  std::string slower_kernel;
+  // Verified, and no kernel slower: a candidate a loop may keep.
+  bool keepable() const { return verified() && slower_kernel.empty(); }
 };
 
 // An evaluation's conclusion as a CandidateResult (compile_s is the

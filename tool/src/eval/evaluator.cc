@@ -12,6 +12,7 @@
 #include "common/protocol.h"
 #include "common/text.h"
 #include "eval/judge.h"
+#include "eval/kernel_speeds.h"
 #include "eval/plan_builder.h"
 #include "eval/plausibility.h"
 #include "profile/ceilings_cache.h"
@@ -444,6 +445,7 @@ class EvaluationRun {
       m_round.verdict = second.verdict;
       return;
     }
+    m_warm_slower = slower_kernel(second.timing);
     m_res.notes.push_back("with the L2 warm between calls: " + speedup_text(second.speedup) + " (flushed: " +
                           speedup_text(m_round.speedup) + ")");
     if (second.speedup < m_round.speedup) {
@@ -460,6 +462,10 @@ class EvaluationRun {
     m_res.process_phase_seconds = std::move(m_round.process_phases);
     m_res.calibration = m_round.calibration.outputs;
     m_res.timing = std::move(m_round.timing);
+    m_res.slower_kernel = slower_kernel(m_res.timing);
+    if (m_res.slower_kernel.empty()) m_res.slower_kernel = m_warm_slower;
+    if (!m_res.slower_kernel.empty() && !m_warm_slower.empty() && m_res.slower_kernel != m_warm_slower)
+      m_res.slower_kernel += "; with the L2 warm " + m_warm_slower;
     m_res.speedup = m_res.status == Status::ok ? m_round.speedup : 0.0;
     if (!m_profile_failure.empty())
       m_res.profile_note = m_profile_failure;
@@ -499,6 +505,7 @@ class EvaluationRun {
   HarnessReport m_profiled_report;
   std::optional<profile::Ceilings> m_ceilings;
   std::string m_profile_failure;
+  std::string m_warm_slower;  // the warm-L2 round's slower kernel (kernel_speeds.h)
 };
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "common/text.h"
 #include "runtime/compare.h"
 #include "eval/dumps.h"
+#include "eval/kernel_speeds.h"
 
 namespace kernelblaster {
 
@@ -474,6 +475,7 @@ std::vector<SizeTiming> compare_timing(const HarnessReport& ref, const HarnessRe
       s.cost_q3_us = cc.q3_ns / 1e3;
       s.reference_cost_us = rc.ns / 1e3;
       s.speedup = rc.ns / cc.ns;
+      s.kernels = kernel_speeds(*r, c);
       log_sum += std::log(s.speedup);
       ++n;
     }

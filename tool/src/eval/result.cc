@@ -25,11 +25,12 @@ void to_json(nlohmann::json& j, const OutputCalibration& c) {
                               {"rtol", c.vs_oracle.rtol}, {"slack_factor", c.slack_factor}};
 }
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelProfile, name, metrics)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelSpeed, name, median_us, reference_median_us, speedup, slower)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SizeTiming, size, method, runs, median_us, q1_us, q3_us, min_us, event_median_us,
                                    kernels_per_run, repeat_median_us, sm_clock_mhz, reference_median_us, speedup,
                                    busy_median_us, reference_busy_median_us,
                                    basis, cost_us, reference_cost_us, cost_q1_us, cost_q3_us,
-                                   charged_idle_us)
+                                   charged_idle_us, kernels)
 
 void SandboxRecord::add(bool isolated, std::uint64_t limit, std::uint64_t peak, int strays) {
   network_isolated = (processes == 0 || network_isolated) && isolated;
@@ -52,6 +53,7 @@ std::string result_to_json(const EvalResult& r) {
   nlohmann::json j = {
       {"status", status_name(r.status)}, {"accepted", r.status == Status::ok}, {"detail", r.detail},
       {"speedup", r.speedup},            {"reverified", r.reverified},         {"device", r.device},
+      {"slower_kernel", r.slower_kernel},
       {"timing", r.timing},              {"checks", r.checks},                 {"calibration", r.calibration},
       {"notes", r.notes},                {"eval_seconds", r.eval_seconds},     {"compile_seconds", r.compile_seconds},
       {"prepare_seconds", r.prepare_seconds}, {"wall_seconds", r.wall_seconds}};
@@ -119,7 +121,14 @@ std::string result_to_text(const EvalResult& r) {
     }
     std::snprintf(line, sizeof line, ": %.3fx\n", t.speedup);
     out += line;
+    if (t.kernels.size() > 1)
+      for (const KernelSpeed& k : t.kernels) {
+        std::snprintf(line, sizeof line, "  %-30s %10.2f us vs %10.2f us: %.3fx%s\n", k.name.c_str(), k.median_us,
+                      k.reference_median_us, k.speedup, k.slower ? " (slower)" : "");
+        out += line;
+      }
   }
+  if (!r.slower_kernel.empty()) out += "a kernel is slower: " + r.slower_kernel + " (the tuner keeps no such candidate)\n";
   if (r.speedup > 0) {
     std::snprintf(line, sizeof line, "speedup: %.3fx%s\n", r.speedup, r.reverified ? " (re-verified)" : "");
     out += line;

@@ -26,6 +26,14 @@ struct RunCheck {
   std::vector<std::string> inputs_modified;
 };
 
+// One kernel of the call against the original's (eval/kernel_speeds.h).
+struct KernelSpeed {
+  std::string name;  // without template arguments
+  double median_us = 0, reference_median_us = 0;
+  double speedup = 0;
+  bool slower = false;  // beyond kKernelSlowerLimit and the spread of both samples
+};
+
 struct SizeTiming {
   std::string size;
   std::string method;        // "cupti" or "events"
@@ -42,6 +50,7 @@ struct SizeTiming {
   double cost_us = 0, reference_cost_us = 0;  // what the speedup divides (on the basis)
   double cost_q1_us = 0, cost_q3_us = 0;      // the candidate's cost spread (the speed gate's noise)
   double charged_idle_us = 0;  // idle time beyond the original's allowance, added to the candidate's cost
+  std::vector<KernelSpeed> kernels;  // kernel by kernel, where both calls launch the same kernels
 };
 
 // The candidate's time against what the original's calls must do on this
@@ -81,6 +90,10 @@ struct EvalResult {
   std::vector<SizeTiming> timing;
   double speedup = 0;        // geometric mean over timed sizes; 0 when not measured
   bool reverified = false;   // an implausible speedup was checked again
+  // The first kernel the candidate makes slower, at any size of any timing
+  // round (flushed or warm L2), as one line; empty when none is. Such a
+  // candidate is verified, and never kept (eval/kernel_speeds.h).
+  std::string slower_kernel;
   std::string device;
   std::vector<std::string> notes;
   double eval_seconds = 0;   // compile excluded, where nothing ran beside it

@@ -28,6 +28,16 @@ std::string tone_of(const json& e) {
 }
 
 // Best so far against evaluation number and against seconds.
+// What the table says beside an evaluation's status: the judge's line, the
+// kernel it made slower (measured, never kept), or its machine-code twin.
+std::string evaluation_detail(const json& e) {
+  const std::string twin = e.value("duplicate_of", std::string());
+  if (!twin.empty()) return "same machine code as " + twin;
+  const std::string slower = e.value("slower_kernel", std::string());
+  if (!slower.empty()) return "not kept: a kernel is slower (" + slower + ")";
+  return e.value("detail", std::string());
+}
+
 void add_progress(Document& doc, const json& evals) {
   Chart by_n{"best-by-evaluation", "Best speedup so far, by evaluation", "evaluation", "speedup over the original", {}, 1.0};
   Chart by_s{"best-by-seconds", "Best speedup so far, by seconds into the search", "seconds", "speedup over the original",
@@ -139,9 +149,7 @@ Document tune_report(const json& log, const std::string& path) {
                         {e.value("status", std::string()) == "ok" ? speedup_text(e.value("speedup", 0.0)) : "-"},
                         {fixed(e.value("median_us", 0.0), 2)},
                         {fixed(e.value("at_s", 0.0), 1)},
-                        {e.value("duplicate_of", std::string()).empty() ? e.value("detail", std::string())
-                                                                         : "same machine code as " +
-                                                                               e.value("duplicate_of", std::string())}});
+                        {evaluation_detail(e)}});
   doc.add(all);
   return doc;
 }

@@ -34,7 +34,7 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
       case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
       case CUPTI_ACTIVITY_KIND_KERNEL: {
         auto* k = reinterpret_cast<CUpti_ActivityKernel10*>(record);
-        g_gpu.push_back({k->start, k->end, k->correlationId});
+        g_gpu.push_back({k->start, k->end, k->correlationId, k->name ? k->name : "?"});
         if (g_keep_launches) {
           KernelLaunchRecord l;
           l.correlation_id = k->correlationId;

@@ -1,6 +1,9 @@
 #include "runtime/activity_windows.h"
 
 #include <algorithm>
+#include <map>
+
+#include "common/stats.h"
 
 namespace kernelblaster {
 namespace {
@@ -37,6 +40,7 @@ Attribution attribute_activity(const std::vector<TimedWindow>& windows, const st
   out.windows.resize(windows.size());
   std::vector<std::uint64_t> first(windows.size(), UINT64_MAX), last(windows.size(), 0);
   std::vector<std::vector<std::pair<std::uint64_t, std::uint64_t>>> intervals(windows.size());
+  std::vector<std::vector<std::pair<std::uint64_t, const GpuActivity*>>> starts(windows.size());
 
   // Windows are disjoint and in time order: binary search by begin.
   auto window_of = [&](std::uint64_t t) -> int {
@@ -95,12 +99,43 @@ Attribution attribute_activity(const std::vector<TimedWindow>& windows, const st
     last[w] = std::max(last[w], a.end);
     out.windows[w].activities++;
     intervals[w].emplace_back(a.start, a.end);
+    if (!a.kernel.empty()) starts[w].push_back({a.start, &a});
   }
   for (std::size_t w = 0; w < windows.size(); ++w) {
     if (out.windows[w].activities == 0) continue;
     out.windows[w].span_ns = static_cast<double>(last[w] - first[w]);
     out.windows[w].busy_ns = static_cast<double>(covered_ns(intervals[w]));
     out.windows[w].escaped_events = escapes_event_bracket(out.windows[w].span_ns, windows[w].event_ns);
+    std::stable_sort(starts[w].begin(), starts[w].end(),
+                     [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (const auto& [start, a] : starts[w])
+      out.windows[w].kernels.push_back({a->kernel, static_cast<double>(a->end - a->start)});
+  }
+  return out;
+}
+
+std::vector<KernelTiming> kernel_timings(const std::vector<std::vector<KernelRun>>& runs) {
+  std::map<std::size_t, int> counts;
+  for (const std::vector<KernelRun>& r : runs)
+    if (!r.empty()) ++counts[r.size()];
+  std::size_t usual = 0;
+  int most = 0;
+  for (const auto& [n, c] : counts)
+    if (c >= most) usual = n, most = c;
+  std::vector<KernelTiming> out(usual);
+  std::vector<std::vector<double>> ns(usual);
+  for (const std::vector<KernelRun>& r : runs) {
+    if (r.size() != usual) continue;
+    for (std::size_t k = 0; k < usual; ++k) {
+      if (out[k].name.empty()) out[k].name = r[k].name;
+      ns[k].push_back(r[k].ns);
+    }
+  }
+  for (std::size_t k = 0; k < usual; ++k) {
+    Summary s = summarize(ns[k]);
+    out[k].median_ns = s.median;
+    out[k].q1_ns = s.q1;
+    out[k].q3_ns = s.q3;
   }
   return out;
 }

@@ -22,11 +22,20 @@
 #include <utility>
 #include <vector>
 
+#include "common/protocol.h"
+
 namespace kernelblaster {
 
 struct GpuActivity {
   std::uint64_t start = 0, end = 0;  // device timestamps (ns, CUPTI clock)
   std::uint32_t correlation = 0;
+  std::string kernel;                // a kernel's (mangled) name; empty for a copy or a set
+};
+
+// One kernel of a timed run: its name and how long it ran.
+struct KernelRun {
+  std::string name;
+  double ns = 0;
 };
 
 struct ApiCall {
@@ -49,6 +58,7 @@ struct WindowTiming {
   bool escaped_events = false;  // device span exceeds the event bracket
   int unordered = 0;            // gated windows: activities that started before the gate ended and
                                 // were still running when the call returned
+  std::vector<KernelRun> kernels;  // the run's kernels in the order they started
 };
 
 struct Attribution {
@@ -64,6 +74,12 @@ struct Attribution {
 Attribution attribute_activity(const std::vector<TimedWindow>& windows, const std::vector<GpuActivity>& gpu,
                                const std::unordered_map<std::uint32_t, ApiCall>& api,
                                std::uint32_t runtime_thread);
+
+// Each kernel of a call, by its place in the launch order, over the runs
+// that launched the usual number of kernels (the most common count; a
+// tie goes to the larger): its name in the first of them and the median,
+// q1 and q3 of its duration. Empty when no run launched a kernel.
+std::vector<KernelTiming> kernel_timings(const std::vector<std::vector<KernelRun>>& runs);
 
 // Length of the union of [start, end) intervals.
 std::uint64_t covered_ns(std::vector<std::pair<std::uint64_t, std::uint64_t>> intervals);

@@ -128,6 +128,7 @@ TimingReport TimedLoop::finish() {
   out.runs = m_schedule.fresh_runs();
   out.repeat_runs = m_schedule.repeat_runs();
   std::vector<double> fresh, repeat, event_ns, counts, busy;
+  std::vector<std::vector<KernelRun>> kernels;
   std::vector<TimedWindow> windows;
   for (const Window& w : m_windows) windows.push_back(w.window);
   if (m_tracer.active()) {
@@ -142,6 +143,7 @@ TimingReport TimedLoop::finish() {
       if (is_fresh) {
         counts.push_back(w.activities);
         busy.push_back(w.busy_ns);
+        kernels.push_back(w.kernels);
         if (w.activities == 0) ++out.empty_runs;
       }
       if (w.escaped_events && out.untimed_runs++ == 0 && out.untimed_detail.empty())
@@ -170,6 +172,7 @@ TimingReport TimedLoop::finish() {
   }
   out.repeat_median_ns = summarize(repeat).median;
   out.kernels_per_run = summarize(counts).median;
+  out.kernels = kernel_timings(kernels);
   out.wall_s = seconds_since(m_start);
   return out;
 }

@@ -68,7 +68,7 @@ FocusedWinner compose_winner(const std::vector<EvaluationRecord>& evaluations, c
     g.id = c.id;
     g.search_speedup = e->speedup;
     g.look = look(c);
-    g.kept = g.look.verified() && g.look.speedup >= min_speedup;
+    g.kept = g.look.keepable() && g.look.speedup >= min_speedup;
     if (g.kept) values.insert(e->settings.begin(), e->settings.end());
     w.groups.push_back(std::move(g));
   }
@@ -76,8 +76,9 @@ FocusedWinner compose_winner(const std::vector<EvaluationRecord>& evaluations, c
   if (kept == 0) {
     const GroupResult& first = w.groups.front();
     w.reason = "no group's gain held with fresh seeds (" + first.launchers + ": " +
-               (first.look.verified() ? speedup_text(first.look.speedup)
-                                      : std::string(status_name(first.look.status)) + ": " + first.look.detail) +
+               (!first.look.verified()  ? std::string(status_name(first.look.status)) + ": " + first.look.detail
+                : first.look.keepable() ? speedup_text(first.look.speedup)
+                                        : speedup_text(first.look.speedup) + ", but " + first.look.slower_kernel) +
                ")";
     return w;
   }
@@ -88,6 +89,11 @@ FocusedWinner compose_winner(const std::vector<EvaluationRecord>& evaluations, c
     if (!w.whole.verified()) {
       w.reason = "the composed " + w.config.id + " failed on the whole harness: " + status_name(w.whole.status) +
                  (w.whole.detail.empty() ? "" : ": " + w.whole.detail);
+      return w;
+    }
+    if (!w.whole.keepable()) {
+      w.reason = "the composed " + w.config.id + " makes a kernel slower on the whole harness: " +
+                 w.whole.slower_kernel;
       return w;
     }
     if (w.whole.speedup < kWholeFloor) {

@@ -326,8 +326,12 @@ class SearchLoop::Run {
       h.settings = a.settings;
     }
     std::optional<bool> verdict = m_loop.m_policy.accept(context(), h);
-    bool verified = rec.status == Status::ok;
-    rec.accepted = verified && (verdict ? *verdict : rec.speedup > m_best_speedup);
+    // A candidate that makes one of the call's kernels slower is measured
+    // and learnt from, never kept (eval/kernel_speeds.h).
+    rec.accepted = rec.keepable() && (verdict ? *verdict : rec.speedup > m_best_speedup);
+    if (rec.verified() && !rec.keepable() &&
+        (m_outcome.best_slowing < 0 || rec.speedup > m_outcome.evaluations[m_outcome.best_slowing].speedup))
+      m_outcome.best_slowing = static_cast<int>(m_outcome.evaluations.size());
     h.accepted = rec.accepted;
     m_ctx.history.push_back(h);
     rec.at_s = m_loop.m_clock() - m_t0;

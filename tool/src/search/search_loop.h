@@ -51,6 +51,9 @@ int evaluations_left_estimate(const LoopProgress& p);
 struct LoopOutcome {
   std::vector<EvaluationRecord> evaluations;  // in completion order
   int best = -1;                              // index into evaluations; -1: none verified and accepted
+  // The fastest verified evaluation never kept because it made a kernel
+  // slower (CandidateResult::slower_kernel); -1: none.
+  int best_slowing = -1;
   int duplicates = 0;
   int measured = 0;
   std::string stop_reason;                    // "space exhausted", "evaluation cap", "deadline", "policy"

@@ -203,6 +203,8 @@ void decide_focused(const TuneOptions& opt, const LoopOutcome& outcome, const Sp
     for (const DeviceCheck& d : again.checks)
       sum.reverification.push_back({d.device, d.seeds, d.result.status, d.result.speedup});
     if (const DeviceCheck* bad = again.failure()) return bad->result;
+    for (const DeviceCheck& d : again.checks)
+      if (!d.result.keepable()) return d.result;
     return again.slowest()->result;
   };
   const Look whole = [&](const Configuration& c) {
@@ -250,6 +252,13 @@ void decide_winner(const TuneOptions& opt, const LoopOutcome& outcome, const Spa
                     "the budget left no time to try a configuration (building and running the original took " +
                         std::to_string(static_cast<int>(first_measurement_estimate(phases.read()) + 0.5)) +
                         " s); raise BUDGET");
+  if (outcome.best < 0 && outcome.best_slowing >= 0) {
+    const EvaluationRecord& s = outcome.evaluations[static_cast<std::size_t>(outcome.best_slowing)];
+    return conclude(sum, TuneVerdict::no_gain,
+                    "no verified configuration beat the original in " + std::to_string(sum.evaluations) +
+                        " evaluations without slowing a kernel down (the fastest, " + s.id + " at " +
+                        speedup_text(s.speedup) + ", made " + s.slower_kernel + ")");
+  }
   if (outcome.best < 0)
     return conclude(sum, TuneVerdict::no_gain,
                     "no verified configuration beat the original in " + std::to_string(sum.evaluations) +
@@ -283,6 +292,11 @@ void decide_winner(const TuneOptions& opt, const LoopOutcome& outcome, const Spa
                     "the winner " + best.id + " failed re-verification on GPU " + std::to_string(bad->device) +
                         ": " + status_name(bad->result.status) + ": " + bad->result.detail);
   const DeviceCheck& believed = *again.slowest();
+  for (const DeviceCheck& c : again.checks)
+    if (!c.result.keepable())
+      return conclude(sum, TuneVerdict::no_gain,
+                      "the winner " + best.id + " made a kernel slower when measured again on GPU " +
+                          std::to_string(c.device) + ": " + c.result.slower_kernel);
   sum.speedup = believed.result.speedup;
   sum.best_median_us = believed.result.median_us;
   sum.reference_median_us = believed.result.reference_median_us;

@@ -1,0 +1,77 @@
+#include "eval/kernel_speeds.h"
+
+#include <gtest/gtest.h>
+
+#include "eval/judge.h"
+
+namespace kernelblaster {
+namespace {
+
+KernelTiming kernel(const std::string& name, double median, double spread) {
+  return {name, median, median - spread, median + spread};
+}
+
+TimingReport call_of(std::vector<KernelTiming> kernels) {
+  TimingReport t;
+  t.median_ns = 0;
+  for (const KernelTiming& k : kernels) t.median_ns += k.median_ns;
+  t.kernels = std::move(kernels);
+  return t;
+}
+
+TEST(KernelSpeeds, ATemplateKernelIsTheSameKernelWhateverItsArguments) {
+  // void tile<32, 8>(float*, int) and a plain function, mangled and not.
+  EXPECT_EQ(kernel_base_name("_Z4tileILi32ELi8EEvPfi"), "tile");
+  EXPECT_EQ(kernel_base_name("_Z4tileILi16ELi4EEvPfi"), "tile");
+  EXPECT_EQ(kernel_base_name("_Z14transposeNaivePfS_ii"), "transposeNaive");
+  EXPECT_EQ(kernel_base_name("_ZN2ns6reduceEPKfPfi"), "ns::reduce");
+  EXPECT_EQ(kernel_base_name("not_mangled"), "not_mangled");
+}
+
+TEST(KernelSpeeds, EachKernelIsComparedAtItsPlace) {
+  TimingReport ref = call_of({kernel("_Z4tileILi32ELi8EEvPfi", 1000, 5), kernel("_Z4tailPf", 400, 2)});
+  TimingReport cand = call_of({kernel("_Z4tileILi16ELi8EEvPfi", 800, 5), kernel("_Z4tailPf", 440, 2)});
+  std::vector<KernelSpeed> k = kernel_speeds(ref, cand);
+  ASSERT_EQ(k.size(), 2u);
+  EXPECT_EQ(k[0].name, "tile");
+  EXPECT_DOUBLE_EQ(k[0].speedup, 1.25);
+  EXPECT_FALSE(k[0].slower);
+  EXPECT_EQ(k[1].name, "tail");
+  EXPECT_TRUE(k[1].slower);  // 10% slower, the samples apart
+}
+
+TEST(KernelSpeeds, NoiseIsNoSlowdown) {
+  // 2% slower in the median, but the samples overlap.
+  TimingReport ref = call_of({kernel("_Z1av", 1000, 30)});
+  TimingReport cand = call_of({kernel("_Z1av", 1020, 30)});
+  ASSERT_EQ(kernel_speeds(ref, cand).size(), 1u);
+  EXPECT_FALSE(kernel_speeds(ref, cand)[0].slower);
+  // Apart, but within the 1% allowed.
+  cand = call_of({kernel("_Z1av", 1008, 1)});
+  ref = call_of({kernel("_Z1av", 1000, 1)});
+  EXPECT_FALSE(kernel_speeds(ref, cand)[0].slower);
+}
+
+TEST(KernelSpeeds, OtherKernelsAreComparedOnlyAsAWhole) {
+  TimingReport ref = call_of({kernel("_Z1av", 1000, 5), kernel("_Z1bv", 1000, 5)});
+  EXPECT_TRUE(kernel_speeds(ref, call_of({kernel("_Z5fusedv", 500, 5)})).empty());  // fewer
+  EXPECT_TRUE(kernel_speeds(ref, call_of({kernel("_Z1av", 900, 5), kernel("_Z1cv", 2000, 5)})).empty());
+  EXPECT_TRUE(kernel_speeds(TimingReport{}, TimingReport{}).empty());
+}
+
+TEST(KernelSpeeds, TheJudgesTimingNamesTheFirstSlowerKernel) {
+  HarnessReport ref, cand;
+  ref.sizes = cand.sizes = {{"1024x1024", {}, false}};
+  ref.timings = {call_of({kernel("_Z5naivePf", 1000, 5), kernel("_Z6coarsePf", 1000, 5)})};
+  cand.timings = {call_of({kernel("_Z5naivePf", 700, 5), kernel("_Z6coarsePf", 1030, 5)})};
+  double speedup = 0;
+  std::vector<SizeTiming> rows = compare_timing(ref, cand, &speedup);
+  EXPECT_GT(speedup, 1.1);  // faster as a whole
+  ASSERT_EQ(rows[0].kernels.size(), 2u);
+  EXPECT_EQ(slower_kernel(rows), "coarse 0.971x at 1024x1024");
+  cand.timings = {call_of({kernel("_Z5naivePf", 700, 5), kernel("_Z6coarsePf", 1000, 5)})};
+  EXPECT_EQ(slower_kernel(compare_timing(ref, cand, &speedup)), "");
+}
+
+}  // namespace
+}  // namespace kernelblaster
