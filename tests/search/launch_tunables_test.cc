@@ -231,6 +231,45 @@ void run(float* x, int n) { k<<<n / BLOCK, BLOCK>>>(x); }
   EXPECT_EQ(l.text, text);  // nothing found: the copy is the original
 }
 
+// A training exercise's matrix multiply (olcf/cuda-training-series hw2
+// shape): `const int DSIZE` sizes the matrices and the grid; only the tile
+// is the author's choice.
+TEST(LaunchTunables, AValueTheHostSizesItsDataWithIsTheProblemNotATunable) {
+  const std::string text = R"(#include <cuda_runtime.h>
+#include <cstdlib>
+#define ROWS 64
+const int DSIZE = 4096;
+const int block_size = 32;
+__global__ void mmul(const float* a, const float* b, float* c, int ds) {
+  __shared__ float as[block_size][block_size];
+  c[threadIdx.x] = a[threadIdx.x] + b[threadIdx.y] + as[0][0] + ROWS;
+}
+int main() {
+  float* h = new float[ROWS * 4];
+  float *a, *b, *c;
+  cudaMalloc(&a, DSIZE * DSIZE * sizeof(float));
+  cudaMalloc(&b, DSIZE * DSIZE * sizeof(float));
+  cudaMalloc(&c, DSIZE * DSIZE * sizeof(float));
+  dim3 block(block_size, block_size);
+  dim3 grid((DSIZE + block.x - 1) / block.x, (DSIZE + block.y - 1) / block.y);
+  mmul<<<grid, block>>>(a, b, c, DSIZE);
+  delete[] h;
+}
+)";
+  LaunchTunables l = find(text);
+  ASSERT_EQ(l.tunables.size(), 1u);
+  EXPECT_NE(l.tunables[0].tunable.name.find("block_size"), std::string::npos);
+  const std::string notes = [&] {
+    std::string all;
+    for (const std::string& n : l.notes) all += n + "\n";
+    return all;
+  }();
+  EXPECT_NE(notes.find("DSIZE sizes the program's data (cudaMalloc at line 13): the problem's size, left as written"),
+            std::string::npos)
+      << notes;
+  EXPECT_NE(notes.find("ROWS sizes the program's data (new[] at line 11)"), std::string::npos) << notes;
+}
+
 TEST(LaunchTunables, TheSpaceChangesOneGroupAtATime) {
   SourceSpace s = source_space({kTiledLauncher, "/src/k.cu", "sm_90", "", {}, {}});
   ConfigSpace space = enumerate_space(s.decl, {}, 0);

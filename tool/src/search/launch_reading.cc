@@ -430,6 +430,27 @@ std::vector<std::string> first_arguments(const std::string& body, const std::str
   return out;
 }
 
+std::string host_data_use(const std::string& code, const std::string& name) {
+  auto line_of = [&](std::size_t at) { return 1 + std::count(code.begin(), code.begin() + at, '\n'); };
+  for (const char* call : {"malloc", "calloc", "realloc", "cudaMalloc", "cudaMallocHost", "cudaMallocManaged",
+                           "cudaHostAlloc", "cudaMemcpy", "cudaMemcpyAsync", "cudaMemset"})
+    for (std::size_t p : word_positions(code, call)) {
+      std::size_t open = code.find_first_not_of(" \t\n", p + std::strlen(call));
+      if (open == std::string::npos || code[open] != '(') continue;
+      std::size_t close = matching(code, open, '(', ')');
+      if (close != std::string::npos && mentions(code.substr(open, close - open), name))
+        return std::string(call) + " at line " + std::to_string(line_of(p));
+    }
+  for (std::size_t p : word_positions(code, "new")) {
+    std::size_t open = code.find_first_of("[;(", p);
+    if (open == std::string::npos || code[open] != '[') continue;
+    std::size_t close = matching(code, open, '[', ']');
+    if (close != std::string::npos && mentions(code.substr(open, close - open), name))
+      return "new[] at line " + std::to_string(line_of(p));
+  }
+  return "";
+}
+
 // Bytes of the static `__shared__` arrays of a kernel body, as an expression.
 
 std::string shared_bytes(const std::string& body) {

@@ -107,6 +107,13 @@ std::string folded(std::string expr, const std::map<std::string, std::string>& e
                    const std::set<std::string>& tunables);
 // The first argument of every `word(...)` in `body`.
 std::vector<std::string> first_arguments(const std::string& body, const std::string& word);
+// Where `name` sizes the program's data on the host: named in the
+// arguments of an allocation, a copy or a set (malloc, calloc, realloc,
+// cudaMalloc, cudaMallocHost, cudaMallocManaged, cudaHostAlloc, cudaMemcpy,
+// cudaMemcpyAsync, cudaMemset) or in a `new T[...]`, as "cudaMalloc at line
+// 87" (lines of `code`); "" when nowhere. Such a value is the problem's size
+// (the data the launches are given), never a choice a candidate may change.
+std::string host_data_use(const std::string& code, const std::string& name);
 // Bytes of the static `__shared__` arrays of a kernel body, as an expression ("" when unknown).
 std::string shared_bytes(const std::string& body);
 

@@ -58,6 +58,14 @@ class Finder {
     return kernel_text(m_code, l.site.kernel, &k) && mentions(k.body, name);
   }
 
+  // A value the host's allocations or copies are sized with is the
+  // problem's size: left as written, with a note.
+  bool sizes_host_data(const std::string& name) {
+    const std::string use = host_data_use(m_code, name);
+    if (!use.empty()) m_notes.insert(name + " sizes the program's data (" + use + "): the problem's size, left as written");
+    return !use.empty();
+  }
+
   void find_defines() {
     std::set<std::string> guarded;
     std::vector<std::string> lines = lines_of(m_text);
@@ -71,6 +79,7 @@ class Finder {
         if (b.function && b.device && mentions(m_code.substr(b.span.begin, b.span.end - b.span.begin), d.name))
           in_kernel = true;
       if (f.sites.empty() && !in_kernel) continue;
+      if (sizes_host_data(d.name)) continue;
       bool block_size = false;
       for (std::size_t s : f.sites) block_size = block_size || bare_block(m_code, m_launches[s], d.name);
       f.t.tunable.name = d.name;
@@ -102,7 +111,7 @@ class Finder {
         if (l.at > c.at && l.at < c.scope.end && l.at > c.scope.begin && mentions(l.shape_text, c.name))
           f.sites.insert(i);
       }
-      if (f.sites.empty()) continue;
+      if (f.sites.empty() || sizes_host_data(c.name)) continue;
       bool block_size = false;
       for (std::size_t s : f.sites) block_size = block_size || bare_block(m_code, m_launches[s], c.name);
       const int line = line_at(m_text, c.at);
