@@ -912,11 +912,42 @@ def case_llm():
     print("ok: bad LLM cache variables are one-line configure errors")
 
 
+def case_nested():
+    """find_package() and the one line in two sibling subdirectories, as a
+    project of one program per folder writes them (Tony-Tan/CUDA_Freshman):
+    the imported tool must reach the report rule of the top directory."""
+    src = os.path.join(ARGS.work, "src")
+    shutil.rmtree(src, ignore_errors=True)
+    write(os.path.join(src, "CMakeLists.txt"),
+          "cmake_minimum_required(VERSION 3.24)\nset(CMAKE_CUDA_ARCHITECTURES 90)\n"
+          "project(nested LANGUAGES CXX CUDA)\nadd_subdirectory(one)\nadd_subdirectory(two)\n")
+    for sub, name in (("one", "scale"), ("two", "shift")):
+        shutil.copytree(os.path.join(SAMPLE, "include"), os.path.join(src, sub, "include"))
+        shutil.copy(os.path.join(SAMPLE, "src", name + ".cu"), os.path.join(src, sub, name + ".cu"))
+        shutil.copy(os.path.join(SAMPLE, "src", "detail.cuh"), os.path.join(src, sub, "detail.cuh"))
+        write(os.path.join(src, sub, "CMakeLists.txt"),
+              "add_library(%s STATIC %s.cu)\ntarget_include_directories(%s PUBLIC include)\n"
+              "find_package(KernelBlaster REQUIRED)\nkernelblaster_optimize(%s BUDGET 30 NO_TESTS)\n"
+              % (name, name, name, name))
+    b = os.path.join(ARGS.work, "build")
+    shutil.rmtree(b, ignore_errors=True)
+    p = configure(b, ["-DCMAKE_PREFIX_PATH=" + ARGS.prefix,
+                      "-DKERNELBLASTER_CACHE_DIR=" + os.path.join(ARGS.work, "cache")], source=src, ok=False)
+    if p.returncode != 0:
+        print(p.stdout)
+        fail("a project whose subdirectories each find KernelBlaster does not configure")
+    out = run(["cmake", "--build", b]).stdout
+    expect_lines(out, {"scale.cu": r"no harness yet: recording", "shift.cu": r"no harness yet: recording"})
+    if not os.path.exists(os.path.join(b, "kernelblaster_report.html")):
+        fail("no build report at the top of the build tree")
+    print("ok: find_package in two subdirectories configures, builds and reports")
+
+
 def main():
     global ARGS, SAMPLE
     ap = argparse.ArgumentParser()
     ap.add_argument("case", choices=["errors", "subdirectory", "find_package", "configure_time", "makefiles", "awkward", "noharness",
-                                     "llm", "imagelib", "sgemmlike"])
+                                     "llm", "imagelib", "sgemmlike", "nested"])
     ap.add_argument("--source-dir", required=True)
     ap.add_argument("--prefix", required=True)
     ap.add_argument("--tool", required=True)
