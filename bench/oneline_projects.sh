@@ -9,10 +9,15 @@
 # project has tests. Run from the repository root; results go to $OUT.
 #   bench/oneline_projects.sh build             build and install the tool (/tmp/kb), the recorder's GPU test
 #   bench/oneline_projects.sh run NAME          one project (NAME: imagelib, sgemmlike, sgemm_cuda, matrixMul,
-#                                               reduction, mergeSort, convolutionSeparable, transpose); the
+#                                               reduction, mergeSort, convolutionSeparable, transpose, freshman,
+#                                               howto_reduce, olcf); the
 #                                               open-source ones are read from
 #                                               $ONELINE_OSS (default oss/): SGEMM_CUDA/ (siboehm/SGEMM_CUDA) and
-#                                               cuda-samples/ (NVIDIA/cuda-samples: Common, cmake, the samples)
+#                                               cuda-samples/ (NVIDIA/cuda-samples: Common, cmake, the samples),
+#                                               CUDA_Freshman/ (Tony-Tan/CUDA_Freshman: include, CMakeLists.txt,
+#                                               12_reduce_unrolling, 26_transform_shared_memory),
+#                                               How_to_optimize_in_GPU/ (Liu-xiandong/...: reduce, elementwise) and
+#                                               cuda-training-series/ (olcf/...: exercises/hw2, exercises/hw5)
 #   STAGE=before|tune|after bench/oneline_projects.sh run NAME
 #                                               one stage of it (each fits the device's 10-minute command
 #                                               limit; "before" starts afresh, the others go on from it):
@@ -38,6 +43,13 @@ timed() {  # label, command...: wall seconds into $OUT/times.tsv
 
 one_line() {  # cmakelists, target: the user's edit
   printf '\nfind_package(KernelBlaster REQUIRED)\nkernelblaster_optimize(%s BUDGET %s)\n' "$2" "$BUDGET" >> "$1"
+}
+
+cmake_for() {  # dir, target:source ...: a CMakeLists for a project built with nvcc by hand, the one line per target
+  local dir=$1; shift
+  printf 'cmake_minimum_required(VERSION 3.24)\nproject(%s CUDA CXX)\nset(CMAKE_CUDA_ARCHITECTURES 90)\n' "$NAME" > "$dir/CMakeLists.txt"
+  for pair in "$@"; do printf 'add_executable(%s %s)\n' "${pair%%:*}" "${pair#*:}" >> "$dir/CMakeLists.txt"; done
+  for pair in "$@"; do one_line "$dir/CMakeLists.txt" "${pair%%:*}"; done
 }
 
 flow() {  # project source dir, then the programs to run (relative to the build dir, quoted)
@@ -117,6 +129,33 @@ case "${1:-}" in
         fi
         flow "$W" "./sgemm 1" "./sgemm 2" "./sgemm 3" "./sgemm 4" "./sgemm 5" "./sgemm 6" "./sgemm 7" "./sgemm 8" \
           "./sgemm 9" "./sgemm 10" "./sgemm 11" "./sgemm 12" ;;
+      freshman)  # Tony-Tan/CUDA_Freshman: one program per folder, its own CMakeLists each
+        if [ $fresh = 1 ]; then
+          cp -r "$OSS/CUDA_Freshman" "$W"
+          # The architecture where the author sets it (compute_35 is gone from
+          # CUDA 13; the other flags, -g -G -O3, stay), and only the two programs copied.
+          sed -i 's/-arch=compute_35/-arch=sm_90/; /add_subdirectory/d' "$W/CMakeLists.txt"
+          printf 'add_subdirectory(12_reduce_unrolling)\nadd_subdirectory(26_transform_shared_memory)\n' >> "$W/CMakeLists.txt"
+          one_line "$W/12_reduce_unrolling/CMakeLists.txt" reduceUnrolling
+          one_line "$W/26_transform_shared_memory/CMakeLists.txt" transform_shared_memory
+        fi
+        flow "$W" "./12_reduce_unrolling/reduceUnrolling" "./26_transform_shared_memory/transform_shared_memory 0" \
+          "./26_transform_shared_memory/transform_shared_memory 1" "./26_transform_shared_memory/transform_shared_memory 2" \
+          "./26_transform_shared_memory/transform_shared_memory 3" "./26_transform_shared_memory/transform_shared_memory 4" ;;
+      howto_reduce)  # Liu-xiandong/How_to_optimize_in_GPU: a Makefile of nvcc lines; the CMakeLists a user would write
+        if [ $fresh = 1 ]; then
+          mkdir -p "$W" && cp "$OSS"/How_to_optimize_in_GPU/reduce/*.cu "$OSS"/How_to_optimize_in_GPU/elementwise/*.cu "$W/"
+          cmake_for "$W" reduce_v5:reduce_v5_completely_unroll.cu reduce_v7:reduce_v7_shuffle.cu \
+            elementwise_add:elementwise_add.cu
+        fi
+        flow "$W" ./reduce_v5 ./reduce_v7 ./elementwise_add ;;
+      olcf)  # olcf/cuda-training-series: exercise solutions built with nvcc by hand; the CMakeLists a user would write
+        if [ $fresh = 1 ]; then
+          mkdir -p "$W" && cp "$OSS"/cuda-training-series/exercises/hw2/matrix_mul_shared_solution.cu \
+            "$OSS"/cuda-training-series/exercises/hw5/reductions.cu "$W/"
+          cmake_for "$W" matrix_mul_shared:matrix_mul_shared_solution.cu reductions:reductions.cu
+        fi
+        flow "$W" ./matrix_mul_shared ./reductions ;;
       matrixMul|mergeSort|reduction|convolutionSeparable|transpose)
         [ $fresh = 1 ] && rm -rf /tmp/oneline/cuda-samples && cp -r "$OSS/cuda-samples" /tmp/oneline/cuda-samples
         S=$(ls -d /tmp/oneline/cuda-samples/Samples/*/$NAME)
