@@ -198,6 +198,43 @@ TEST_F(KernelCaptureTest, KernelsLaunchedFromMainAreHarnessedAndTheOthersNamed) 
   EXPECT_FALSE(has(text, "_Z5otherPf"));
 }
 
+// Two programs of one build tree (Tony-Tan/CUDA_Freshman) each define a
+// `warmup` kernel with other parameters; the recorder's directory holds
+// both. Each source's harness replays its own, and a source with two
+// overloads of one name gets two launchers, not one declared twice.
+TEST_F(KernelCaptureTest, AKernelOfTheSameNameInAnotherProgramIsLeftOutAndOverloadsGetTheirOwnLaunchers) {
+  if (!have_parser()) GTEST_SKIP() << "built without libclang";
+  const fs::path source = dir / "reduce.cu";
+  std::ofstream(source) << "__global__ void warmup(int* in, int* out, unsigned int n) { out[0] = in[0] + n; }\n"
+                           "__global__ void scale(float* p) { p[0] *= 2; }\n"
+                           "__global__ void scale(float* p, int n) { p[0] *= n; }\n"
+                           "int main() { return 0; }\n";
+  CaptureStep step;
+  step.source = source.string();
+  step.harness = (dir / "gen" / "reduce_harness.cu").string();
+  step.lines = (dir / "gen" / "reduce.calls.jsonl").string();
+  step.runtime_dir = (dir / "gen" / "runtime").string();
+  step.kernel_records = (dir / "launches").string();
+  record(launch("_Z6warmupPiS_j", "warmup(int*, int*, unsigned int)", 1, 32,
+                {buffer(0x5000, 128, false), buffer(0x6000, 128, true), scalar(32)}));
+  record(launch("_Z6warmupPfS_ii", "warmup(float*, float*, int, int)", 1, 32,  // the other program's
+                {buffer(0x7000, 128, false), buffer(0x8000, 128, true), scalar(32), scalar(1)}));
+  record(launch("_Z5scalePf", "scale(float*)", 1, 1, {buffer(0x9000, 4, true)}));
+  record(launch("_Z5scalePfi", "scale(float*, int)", 1, 1, {buffer(0xa000, 4, true), scalar(3)}));
+  CaptureOutcome o = prepare_capture_step(step);
+  ASSERT_EQ(o.state, CaptureOutcome::State::harness_ready) << o.note;
+  std::ifstream in(step.harness);
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_TRUE(has(text, "kernel_symbol(\"_Z6warmupPiS_j\")"));
+  EXPECT_FALSE(has(text, "_Z6warmupPfS_ii"));
+  EXPECT_TRUE(has(text, "kernel_symbol(\"_Z5scalePf\")"));
+  EXPECT_TRUE(has(text, "kernel_symbol(\"_Z5scalePfi\")"));
+  EXPECT_TRUE(has(text, "k_scale_2")) << "the second overload's launcher";
+  EXPECT_EQ(kernel_parameter_counts("__global__ void k(void) {}\n__global__ void k(int a, float* b) {}", "k"),
+            (std::vector<std::size_t>{0, 2}));
+  EXPECT_TRUE(kernel_parameter_counts("__global__ void other(int a) {}", "k").empty());
+}
+
 TEST(KernelNames, DefinitionsAreReadFromTextWithoutAParser) {
   const std::string text =
       "// __global__ void commented(int* p) {}\n"

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "common/file_util.h"
 #include "synth/capture_gather.h"
@@ -179,13 +180,29 @@ void plan_kernels(const CaptureStep& step, const ReadSource& src, const std::str
   const std::vector<std::string> by_launchers = plan.covered;
   for (const std::string& e : records.errors) plan.notes.push_back("a kernel record refused: " + e);
   plan.launches_recorded = !records.kernels.empty();
+  std::string text;
+  read_file_if_present(source, &text);
+  std::set<std::string> launchers;  // the names the harness defines so far
   for (const KernelRecording& r : records.kernels) {
     const std::string& base = r.signature.base_name;
     if (std::find(mine.begin(), mine.end(), base) == mine.end()) continue;
     if (std::find(by_launchers.begin(), by_launchers.end(), base) != by_launchers.end())
       continue;  // a recorded launcher of the source runs it, with the launch code the tuning changes
+    // Programs of one build tree share the recorder's directory: a kernel of
+    // the same name in another program is not this source's.
+    const std::vector<std::size_t> counts = kernel_parameter_counts(text, base);
+    if (!counts.empty() && std::find(counts.begin(), counts.end(), r.signature.params.size()) == counts.end()) {
+      plan.notes.push_back("a recorded " + r.name + " is not this source's " + base + " (its parameters differ): " +
+                           "another program's kernel of the same name, left out");
+      continue;
+    }
     try {
       KernelCapture kc = kernel_capture(r, source);
+      // Two recorded kernels of one name (overloads): the second launcher gets a number.
+      const std::string first = kc.capture.launcher.name;
+      for (int n = 2; launchers.count(kc.capture.launcher.name); ++n)
+        kc = kernel_capture(r, source, first.substr(0, 56) + "_" + std::to_string(n));
+      launchers.insert(kc.capture.launcher.name);
       for (const std::string& l : kc.left_out) plan.notes.push_back(r.signature.name + ": " + l);
       plan.launches += kc.capture.calls.size();
       plan.kernel_names += (plan.kernel_names.empty() ? "" : ", ") + r.signature.name;

@@ -353,7 +353,7 @@ std::string definition_of(const KernelRecording& r, const std::vector<ParamPlan>
 
 }  // namespace
 
-KernelCapture kernel_capture(const KernelRecording& r, const std::string& source) {
+KernelCapture kernel_capture(const KernelRecording& r, const std::string& source, const std::string& launcher_name) {
   if (!r.signature.ok) throw std::runtime_error(r.kernel + ": its parameter types are unknown (no C++ name)");
   KernelCapture kc;
   kc.capture.source = source;
@@ -362,6 +362,7 @@ KernelCapture kernel_capture(const KernelRecording& r, const std::string& source
   const RecordedLaunch& first = *usable.front();
   const std::vector<ParamPlan> plan = plan_params(r.signature.params, first);
   kc.capture.launcher = launcher_of(r, plan);
+  if (!launcher_name.empty()) kc.capture.launcher.name = launcher_name;
   std::set<std::string> bytes_differ;
   for (const RecordedLaunch* l : usable) {
     kc.capture.calls.push_back(call_of(r, plan, *l));

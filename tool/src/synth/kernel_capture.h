@@ -58,7 +58,10 @@ struct KernelCapture {
   std::string definition;
   std::vector<std::string> left_out;
 };
-KernelCapture kernel_capture(const KernelRecording& r, const std::string& source);
+// `launcher_name` replaces "k_<kernel>" where two recorded kernels of one
+// name (overloads) would otherwise define the same launcher and buffers.
+KernelCapture kernel_capture(const KernelRecording& r, const std::string& source,
+                             const std::string& launcher_name = "");
 
 using kernelblaster::kKernelReplayMarker;  // the line its harness carries (common/kernel_replay.h)
 

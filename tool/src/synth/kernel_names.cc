@@ -90,6 +90,46 @@ std::vector<std::string> kernel_definitions_in_text(const std::string& text) {
   return names;
 }
 
+std::vector<std::size_t> kernel_parameter_counts(const std::string& text, const std::string& name) {
+  const std::string code = code_only(text);
+  std::vector<std::size_t> counts;
+  for (std::size_t at = code.find("__global__"); at != std::string::npos; at = code.find("__global__", at + 1)) {
+    if ((at > 0 && is_identifier_char(code[at - 1])) || (at + 10 < code.size() && is_identifier_char(code[at + 10]))) continue;
+    if (definition_name(code, at + 10) != name) continue;
+    // The definition's parameter list: the first "name(" after __global__.
+    std::size_t p = at + 10;
+    for (;;) {
+      p = code.find(name, p);
+      if (p == std::string::npos) break;
+      std::size_t open = code.find_first_not_of(" \t\n", p + name.size());
+      if (!is_identifier_char(code[p - 1]) && open != std::string::npos && code[open] == '(') {
+        p = open;
+        break;
+      }
+      p += name.size();
+    }
+    if (p == std::string::npos) continue;
+    int depth = 0;
+    std::size_t n = 0;
+    bool any = false;
+    for (std::size_t i = p; i < code.size(); ++i) {
+      const char c = code[i];
+      if (c == '(' || c == '<' || c == '[') ++depth;
+      if (c == ')' || c == '>' || c == ']') --depth;
+      if (depth == 0) break;
+      if (depth == 1 && c == ',') ++n;
+      if (i > p && !std::isspace(static_cast<unsigned char>(c)) && depth >= 1) any = true;
+    }
+    const std::string inside = code.substr(p + 1, code.find(')', p) - p - 1);
+    const bool just_void = inside.find_first_not_of(" \t\n") != std::string::npos &&
+                           inside.substr(inside.find_first_not_of(" \t\n"), 4) == "void" && n == 0 &&
+                           inside.find('*') == std::string::npos;
+    const std::size_t count = any && !just_void ? n + 1 : 0;
+    if (std::find(counts.begin(), counts.end(), count) == counts.end()) counts.push_back(count);
+  }
+  return counts;
+}
+
 std::vector<std::string> kernels_defined_in(const std::string& source, const std::vector<std::string>& include_dirs,
                                             const std::string& toolkit_include) {
   std::vector<std::string> names;

@@ -18,6 +18,11 @@ std::vector<std::string> kernels_defined_in(const std::string& source, const std
 // The names of the __global__ definitions in one text (no includes followed).
 std::vector<std::string> kernel_definitions_in_text(const std::string& text);
 
+// The parameter counts of the __global__ definitions named `name` in one
+// text, each once (empty when the text defines none): a recorded kernel of
+// that name with another count is another program's kernel.
+std::vector<std::size_t> kernel_parameter_counts(const std::string& text, const std::string& name);
+
 // The kernels the body of host function `function` launches with `<<<...>>>`
 // in one text (template arguments dropped), in order, each once: what the
 // parser could not see where the CUDA launch syntax did not parse.
