@@ -156,6 +156,13 @@ TEST(SearchLoop, AConfigurationThatSlowsAKernelIsMeasuredNeverKept) {
   ASSERT_GE(out.best_slowing, 0);
   EXPECT_EQ(out.evaluations[out.best_slowing].id, "BLOCK_SIZE=1024");
   EXPECT_FALSE(out.evaluations[out.best_slowing].accepted);
+  // Slower as a whole too: nothing to say of it beyond its speed.
+  kernelblaster::CandidateResult slow = ok(0.7);
+  slow.slower_kernel = "coarse 0.700x at 1024x1024";
+  m.results["BLOCK_SIZE=1024"] = slow;
+  FakeClock clock2;
+  InOrderPolicy p2;
+  EXPECT_LT(run(space, m, p2, clock2).best_slowing, 0);
   // The policy still learns its speed.
   bool seen = false;
   for (const auto& h : p.seen.back().history)

@@ -329,7 +329,7 @@ class SearchLoop::Run {
     // A candidate that makes one of the call's kernels slower is measured
     // and learnt from, never kept (eval/kernel_speeds.h).
     rec.accepted = rec.keepable() && (verdict ? *verdict : rec.speedup > m_best_speedup);
-    if (rec.verified() && !rec.keepable() &&
+    if (rec.verified() && !rec.keepable() && rec.speedup > 1.0 &&
         (m_outcome.best_slowing < 0 || rec.speedup > m_outcome.evaluations[m_outcome.best_slowing].speedup))
       m_outcome.best_slowing = static_cast<int>(m_outcome.evaluations.size());
     h.accepted = rec.accepted;

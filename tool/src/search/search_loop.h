@@ -51,8 +51,9 @@ int evaluations_left_estimate(const LoopProgress& p);
 struct LoopOutcome {
   std::vector<EvaluationRecord> evaluations;  // in completion order
   int best = -1;                              // index into evaluations; -1: none verified and accepted
-  // The fastest verified evaluation never kept because it made a kernel
-  // slower (CandidateResult::slower_kernel); -1: none.
+  // The fastest verified evaluation faster than the original as a whole
+  // but never kept because it made a kernel slower
+  // (CandidateResult::slower_kernel); -1: none.
   int best_slowing = -1;
   int duplicates = 0;
   int measured = 0;

@@ -247,6 +247,15 @@ void decide_winner(const TuneOptions& opt, const LoopOutcome& outcome, const Spa
   if (outcome.best < 0 && original_failed)
     return conclude(sum, TuneVerdict::failed,
                     "the original fails with its harness: " + outcome.evaluations.front().detail);
+  // Nothing ran but a harness that cannot be used (a buffer declared
+  // twice): that is no "nothing beat the original", and must not be cached as one.
+  const bool harness_broken =
+      !outcome.evaluations.empty() &&
+      std::all_of(outcome.evaluations.begin(), outcome.evaluations.end(), [](const EvaluationRecord& e) {
+        return e.status == Status::harness_error || e.status == Status::reference_failed;
+      });
+  if (outcome.best < 0 && harness_broken)
+    return conclude(sum, TuneVerdict::failed, "the harness fails: " + outcome.evaluations.front().detail);
   if (outcome.evaluations.empty() && outcome.stop_reason == "deadline")
     return conclude(sum, TuneVerdict::no_gain,
                     "the budget left no time to try a configuration (building and running the original took " +
