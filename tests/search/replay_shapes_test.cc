@@ -125,7 +125,8 @@ TEST(ReplayShapes, ATunableTheLaunchPassesToTheKernelStaysAsWritten) {
   // size_y is no argument now: grid_y reads a value the harness does not have.
   EXPECT_TRUE(r.tunables.empty());
   ASSERT_FALSE(r.notes.empty());
-  EXPECT_TRUE(has(r.notes.front(), "`size_y / TILE_DIM` reads a value the launch does not pass to the kernel"))
+  EXPECT_TRUE(has(r.notes.front(), "`size_y / TILE_DIM` reads `size_y`, neither a value the launch passes to the "
+                                   "kernel nor an integer constant"))
       << r.notes.front();
 }
 
@@ -162,6 +163,61 @@ TEST(ReplayShapes, ARoundedUpGridFromTheSizePassed) {
   EXPECT_EQ(r.tunables, std::vector<std::string>{"BLOCK"});
   EXPECT_TRUE(has(r.harness, "  grid_x = static_cast<long long>((p2 + BLOCK - 1) / BLOCK);\n")) << r.harness;
   EXPECT_TRUE(has(r.harness, "  block_x = static_cast<long long>(BLOCK);\n"));
+}
+
+// The training exercise's idiom (olcf/cuda-training-series): the grid is
+// rounded up from the block's own members, `dim3 grid((DSIZE + block.x - 1)
+// / block.x, ...)`, with a namespace-scope tile and the problem's size a
+// constant the host allocates with.
+TEST(ReplayShapes, AGridReadFromTheBlocksMembers) {
+  const std::string source =
+      "const int DSIZE = 1024;\n"
+      "const int block_size = 32;\n"
+      "__global__ void mmul(float *c, float *a, int ds, int unused) {\n"
+      "  __shared__ float as[block_size][block_size];\n"
+      "  c[threadIdx.x] = a[threadIdx.x] + as[0][0] + ds;\n"
+      "}\n"
+      "int main() {\n"
+      "  float *d_c, *d_a;\n"
+      "  cudaMalloc(&d_c, DSIZE * DSIZE * sizeof(float));\n"
+      "  int m = 1;\n"
+      "  dim3 block(block_size, block_size);\n"
+      "  dim3 grid((DSIZE + block.x - 1) / block.x, (DSIZE + block.y - 1) / block.y);\n"
+      "  mmul<<<grid, block>>>(d_c, d_a, DSIZE, m);\n"
+      "}\n";
+  const std::vector<synth::KernelRecording> recorded = {
+      recording("_Z4mmulPfS_ii", "mmul(float*, float*, int, int)", 32, 32, 32, 32, 1024, 1)};
+  const ReplayShapes r = reshaped(source, harness_of(recorded));
+  ASSERT_EQ(r.tunables.size(), 1u) << (r.notes.empty() ? "" : r.notes.front());
+  EXPECT_TRUE(has(r.tunables[0], "block_size"));
+  // DSIZE is the value the launch passes as `ds`: the harness's p2.
+  EXPECT_TRUE(has(r.harness, "grid_x = static_cast<long long>((p2 + (KERNELBLASTER_block_size_L2) - 1) / "
+                             "(KERNELBLASTER_block_size_L2));"))
+      << r.harness;
+}
+
+// A block the program's input may change (CUDA_Freshman: `int dimx = BDIMX;`,
+// then `dimx = atoi(argv[2])` when given) keeps its recorded shape, and
+// the line says which value.
+TEST(ReplayShapes, ABlockTheInputMayChangeKeepsItsRecordedShape) {
+  const std::string source =
+      "#define BDIMX 8\n"
+      "__global__ void scale(float *o, float *in, int n, int unused) {\n"
+      "  o[blockIdx.x * blockDim.x + threadIdx.x] = in[0] * BDIMX;\n"
+      "}\n"
+      "int main(int argc, char **argv) {\n"
+      "  int n = 1024, m = 1;\n"
+      "  int dimx = BDIMX;\n"
+      "  if (argc > 1) dimx = atoi(argv[1]);\n"
+      "  dim3 block(dimx);\n"
+      "  scale<<<(n - 1) / block.x + 1, block>>>(d_o, d_i, n, m);\n"
+      "}\n";
+  const std::vector<synth::KernelRecording> recorded = {
+      recording("_Z5scalePfS_ii", "scale(float*, float*, int, int)", 128, 1, 8, 1, 1024, 1)};
+  const ReplayShapes r = reshaped(source, harness_of(recorded));
+  EXPECT_TRUE(r.tunables.empty());
+  ASSERT_FALSE(r.notes.empty());
+  EXPECT_TRUE(has(r.notes.front(), "reads `dimx`, set more than once before the launch")) << r.notes.front();
 }
 
 // The build's gates run the tuned source with the same harness the tuner

@@ -143,6 +143,45 @@ class Reshaper {
   // the launch are followed (three deep); "" when a name stays unknown.
   std::string resolved(const std::string& expr, const LaunchRead& l, std::map<std::string, std::string>& env,
                        const std::set<std::string>& allowed) const {
+    return resolved_names(with_dim3_members(expr, l), l, env, allowed);
+  }
+
+  // `block.x` where `dim3 block(TILE, ROWS)` is set once before the launch:
+  // its dimension, `(TILE)` (`.y` and `.z` past those written are 1). The
+  // idiom `dim3 grid((n + block.x - 1) / block.x)` reads its block so.
+  std::string with_dim3_members(const std::string& expr, const LaunchRead& l) const {
+    std::string out;
+    std::size_t i = 0;
+    while (i < expr.size()) {
+      if (!is_identifier_char(expr[i]) || (i > 0 && is_identifier_char(expr[i - 1]))) {
+        out += expr[i++];
+        continue;
+      }
+      std::size_t e = i;
+      while (e < expr.size() && is_identifier_char(expr[e])) ++e;
+      const std::string name = expr.substr(i, e - i);
+      std::size_t dot = expr.find_first_not_of(" \t", e);
+      std::size_t axis = dot == std::string::npos || expr[dot] != '.' ? std::string::npos
+                                                                       : expr.find_first_not_of(" \t", dot + 1);
+      const bool member = axis != std::string::npos && std::string("xyz").find(expr[axis]) != std::string::npos &&
+                          (axis + 1 == expr.size() || !is_identifier_char(expr[axis + 1])) &&
+                          !std::isdigit(static_cast<unsigned char>(name[0]));
+      const std::vector<std::string> sets = member ? settings_in(m_code, l.region, name) : std::vector<std::string>{};
+      const std::vector<std::string> dims = sets.size() == 1 ? split_top(sets.front(), ',') : std::vector<std::string>{};
+      if (dims.empty() || dims.size() > 3) {
+        out += name;
+        i = e;
+        continue;
+      }
+      const std::size_t k = static_cast<std::size_t>(expr[axis] - 'x');
+      out += k < dims.size() ? "(" + trim_all(dims[k]) + ")" : "1";
+      i = axis + 1;
+    }
+    return out;
+  }
+
+  std::string resolved_names(const std::string& expr, const LaunchRead& l, std::map<std::string, std::string>& env,
+                             const std::set<std::string>& allowed) const {
     std::string text = expr;
     for (int depth = 0; depth < 3; ++depth) {
       bool more = false;
@@ -157,6 +196,21 @@ class Reshaper {
       if (!more) break;
     }
     return folded(expr, env, allowed);
+  }
+
+  // Why `expr` could not be resolved: the first name it reads that is
+  // neither a constant, a tunable, a value passed to the kernel nor a local
+  // set once before the launch.
+  std::string unknown_name(const std::string& expr, const LaunchRead& l, std::map<std::string, std::string> env,
+                           const std::set<std::string>& allowed) const {
+    for (const std::string& id : identifiers(with_dim3_members(expr, l))) {
+      if (env.count(id) || allowed.count(id)) continue;
+      const std::size_t sets = settings_in(m_code, l.region, id).size();
+      if (sets > 1) return "reads `" + id + "`, set more than once before the launch (the program's input may change it)";
+      if (sets == 0) return "reads `" + id + "`, neither a value the launch passes to the kernel nor an integer constant";
+      if (resolved(id, l, env, allowed).empty()) return "reads `" + id + "`, which reads a value not known here";
+    }
+    return "reads a value the launch does not pass to the kernel";
   }
 
   bool shape_of(const LaunchRead& l, const Replayed& r, Shape* out, std::string* why) const {
@@ -181,7 +235,7 @@ class Reshaper {
     out->line = l.site.line;
     for (const std::string& w : written) {
       const std::string e = resolved(w, l, env, allowed);
-      if (e.empty()) return *why = "`" + trim_all(w) + "` reads a value the launch does not pass to the kernel", false;
+      if (e.empty()) return *why = "`" + trim_all(w) + "` " + unknown_name(w, l, env, allowed), false;
       out->exprs.push_back(trim_all(e));
     }
     return true;
