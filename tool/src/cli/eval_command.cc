@@ -3,13 +3,18 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 
 #include "cli/args.h"
 #include "common/file_util.h"
+#include "eval/candidate_build.h"
 #include "eval/evaluator.h"
 #include "eval/gpu_probe.h"
 #include "eval/plan_builder.h"
 #include "kernelbench/evaluate.h"
+#include "search/replay_shapes.h"
+
+namespace fs = std::filesystem;
 
 namespace kernelblaster {
 namespace {
@@ -20,7 +25,10 @@ const char* kHelp = R"(usage: kernelblaster eval --source ORIGINAL.cu --harness 
 Builds the harness against the original source (the reference) and against the
 candidate, runs each in its own process on the same fresh seeds, and reports
 whether the candidate is correct and how much faster it is. Without
---candidate, the original is judged against itself.
+--candidate, the original is judged against itself. With a harness that
+replays recorded launches and a source `kernelblaster tune` wrote, the
+candidate's launches take the grid and block its values give, as in tune
+and the gates. Each kernel of the call is compared with the original's too.
 
   --kernelbench DIR     a KernelBench-CUDA problem (init.cu + libtorch driver.cpp);
                         libtorch from --torch-prefix, KERNELBLASTER_TORCH_PREFIX
@@ -141,8 +149,25 @@ EvalCall parse_call(const CommandArgs& argv) {
   return c;
 }
 
+// A harness that replays recorded launches runs a tuned candidate with the
+// shapes its values give, as `tune` and the gates do: the reshaped harness
+// in the work directory, the values for the candidate's build alone.
+void follow_candidate_shapes(EvalCall& c, std::unique_ptr<WorkDir>& scratch) {
+  EvalRequest& req = c.req;
+  if (req.candidate.empty() || !replays_recorded_launches(req.harness)) return;
+  const search::TunedShapes t = search::shapes_for_tuned(read_file(req.harness), read_file(req.source), req.source,
+                                                         read_file(req.candidate), req.compile.include_dirs);
+  if (t.harness.empty()) return;
+  scratch = std::make_unique<WorkDir>("kernelblaster-eval-harness");
+  req.harness = (fs::path(scratch->path()) / fs::path(req.harness).filename()).string();
+  write_file(req.harness, t.harness);
+  req.candidate_definitions = t.definitions;
+}
+
 // The evaluation and what it prints; exit status as eval_command's.
-int run_eval(const EvalCall& c, const std::string& self_exe) {
+int run_eval(EvalCall c, const std::string& self_exe) {
+  std::unique_ptr<WorkDir> scratch;  // the reshaped harness, while the evaluation runs
+  follow_candidate_shapes(c, scratch);
   CudaGpuProbe probe;
   Toolchain toolchain = find_toolchain(self_exe);
   EvalResult result = c.kernelbench_dir.empty()

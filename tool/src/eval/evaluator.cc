@@ -322,6 +322,12 @@ class EvaluationRun {
     fs::create_directories(m_work);
   }
 
+  CompileSettings candidate_settings() const {
+    CompileSettings cs = m_settings;
+    cs.definitions.insert(cs.definitions.end(), m_req.candidate_definitions.begin(), m_req.candidate_definitions.end());
+    return cs;
+  }
+
   // Both programs; false (the result says why) when one cannot be had.
   bool build_programs() {
     auto ref_build = std::async(std::launch::async, [&] {
@@ -337,8 +343,8 @@ class EvaluationRun {
     else
       m_program.built = !m_req.candidate_binary.empty()
                             ? prebuilt(m_req.candidate_binary)
-                            : build_harness(m_toolchain, m_settings, m_req.harness, m_candidate, m_work + "/candidate",
-                                            m_req.build_timeout_s);
+                            : build_harness(m_toolchain, candidate_settings(), m_req.harness, m_candidate,
+                                            m_work + "/candidate", m_req.build_timeout_s);
     m_reference = ref_build.get();
     m_res.compile_seconds = std::max(m_reference.seconds, m_program.built.seconds);
     if (!m_reference.ok && m_reference.nvcc_unusable) {

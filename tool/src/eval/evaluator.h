@@ -31,6 +31,9 @@ struct EvalRequest {
   std::string candidate;  // empty: the source against itself
   std::string harness;    // native harness source
   CompileSettings compile;
+  // Definitions ("NAME=VALUE") for the candidate's build alone: the tuned
+  // values a reshaped replay harness reads (search/replay_shapes.h).
+  std::vector<std::string> candidate_definitions;
   int seeds = 3;                       // fresh seeds per size (at least 3)
   // The harness's validation sizes in the first round too, not only when a
   // candidate is looked at again: a winner is checked on every shape.
