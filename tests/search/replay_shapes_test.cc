@@ -220,6 +220,29 @@ TEST(ReplayShapes, ABlockTheInputMayChangeKeepsItsRecordedShape) {
   EXPECT_TRUE(has(r.notes.front(), "reads `dimx`, set more than once before the launch")) << r.notes.front();
 }
 
+// A size the launch does not pass, but a file-scope constant of an integer
+// expression (olcf's reductions: `const size_t N = 8ULL*1024ULL*1024ULL;`).
+TEST(ReplayShapes, AFileScopeConstantExpressionIsKnown) {
+  const std::string source =
+      "const size_t N = 4ULL * 256ULL;\n"
+      "const int BLOCK_SIZE = 256;\n"
+      "__global__ void scale(float *o, float *in, int a, int b) {\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < N) o[i] = 2 * in[i];\n"
+      "}\n"
+      "int main() {\n"
+      "  int a = 1, b = 2;\n"
+      "  scale<<<(N + BLOCK_SIZE - 1) / BLOCK_SIZE, BLOCK_SIZE>>>(d_o, d_i, a, b);\n"
+      "}\n";
+  const std::vector<synth::KernelRecording> recorded = {
+      recording("_Z5scalePfS_ii", "scale(float*, float*, int, int)", 4, 1, 256, 1, 1, 2)};
+  const ReplayShapes r = reshaped(source, harness_of(recorded));
+  ASSERT_EQ(r.tunables.size(), 1u) << (r.notes.empty() ? "" : r.notes.front());
+  EXPECT_TRUE(has(r.harness, "grid_x = static_cast<long long>(((4 * 256) + KERNELBLASTER_BLOCK_SIZE_L2 - 1) / "
+                             "KERNELBLASTER_BLOCK_SIZE_L2);"))
+      << r.harness;
+}
+
 // The build's gates run the tuned source with the same harness the tuner
 // did: its launchers reshaped, the tuned values given with -D.
 TEST(ReplayShapes, TheGatesRunATunedSourceWithTheShapesItsValuesGive) {

@@ -360,6 +360,13 @@ void add_known_constants(const std::string& text, std::map<std::string, std::str
   for (const Constant& c : literal_constants(code, blocks))
     if (c.scope.begin == 0 && c.scope.end == code.size() && !known->count(c.name))
       (*known)[c.name] = std::to_string(c.value);
+  // File-scope constants of other integer expressions (`const size_t N =
+  // 8ULL * 1024ULL * 1024ULL;`): the text outside every block.
+  std::string file_scope = code;
+  for (const Block& b : blocks)
+    for (std::size_t i = b.span.begin; i < b.span.end && i < file_scope.size(); ++i)
+      if (file_scope[i] != '\n') file_scope[i] = ' ';
+  add_derived(file_scope, known);
 }
 
 // Derived constants of a body (`constexpr uint NUM_WARPS = K10_NUM_THREADS / 32;`).
