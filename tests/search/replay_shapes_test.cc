@@ -93,6 +93,12 @@ const std::vector<synth::KernelRecording> kRecorded = {
     recording("_Z4copyPfS_ii", "copy(float*, float*, int, int)", 32, 16, 32, 8, 1024, 512),
     recording("_Z14transposeNaivePfS_ii", "transposeNaive(float*, float*, int, int)", 32, 16, 32, 8, 1024, 512)};
 
+// One recorded kernel of `source`, and what the reshaping made of it; a
+// test that expects one tunable names the first note when there is none.
+ReplayShapes reshaped_one(const std::string& source, const synth::KernelRecording& recorded) {
+  return reshaped(source, harness_of({recorded}));
+}
+
 }  // namespace
 
 TEST(ReplayShapes, LaunchesFromMainTakeTheShapeTheirExpressionsGive) {
@@ -157,9 +163,8 @@ TEST(ReplayShapes, ARoundedUpGridFromTheSizePassed) {
       "  int n = 1000, m = 1;\n"
       "  scale<<<(n + BLOCK - 1) / BLOCK, BLOCK>>>(d_o, d_i, n, m);\n"
       "}\n";
-  const std::vector<synth::KernelRecording> recorded = {
-      recording("_Z5scalePfS_ii", "scale(float*, float*, int, int)", 4, 1, 256, 1, 1000, 1)};
-  const ReplayShapes r = reshaped(source, harness_of(recorded));
+  const ReplayShapes r =
+      reshaped_one(source, recording("_Z5scalePfS_ii", "scale(float*, float*, int, int)", 4, 1, 256, 1, 1000, 1));
   EXPECT_EQ(r.tunables, std::vector<std::string>{"BLOCK"});
   EXPECT_TRUE(has(r.harness, "  grid_x = static_cast<long long>((p2 + BLOCK - 1) / BLOCK);\n")) << r.harness;
   EXPECT_TRUE(has(r.harness, "  block_x = static_cast<long long>(BLOCK);\n"));
@@ -185,9 +190,8 @@ TEST(ReplayShapes, AGridReadFromTheBlocksMembers) {
       "  dim3 grid((DSIZE + block.x - 1) / block.x, (DSIZE + block.y - 1) / block.y);\n"
       "  mmul<<<grid, block>>>(d_c, d_a, DSIZE, m);\n"
       "}\n";
-  const std::vector<synth::KernelRecording> recorded = {
-      recording("_Z4mmulPfS_ii", "mmul(float*, float*, int, int)", 32, 32, 32, 32, 1024, 1)};
-  const ReplayShapes r = reshaped(source, harness_of(recorded));
+  const ReplayShapes r =
+      reshaped_one(source, recording("_Z4mmulPfS_ii", "mmul(float*, float*, int, int)", 32, 32, 32, 32, 1024, 1));
   ASSERT_EQ(r.tunables.size(), 1u) << (r.notes.empty() ? "" : r.notes.front());
   EXPECT_TRUE(has(r.tunables[0], "block_size"));
   // DSIZE is the value the launch passes as `ds`: the harness's p2.
@@ -212,9 +216,8 @@ TEST(ReplayShapes, ABlockTheInputMayChangeKeepsItsRecordedShape) {
       "  dim3 block(dimx);\n"
       "  scale<<<(n - 1) / block.x + 1, block>>>(d_o, d_i, n, m);\n"
       "}\n";
-  const std::vector<synth::KernelRecording> recorded = {
-      recording("_Z5scalePfS_ii", "scale(float*, float*, int, int)", 128, 1, 8, 1, 1024, 1)};
-  const ReplayShapes r = reshaped(source, harness_of(recorded));
+  const ReplayShapes r =
+      reshaped_one(source, recording("_Z5scalePfS_ii", "scale(float*, float*, int, int)", 128, 1, 8, 1, 1024, 1));
   EXPECT_TRUE(r.tunables.empty());
   ASSERT_FALSE(r.notes.empty());
   EXPECT_TRUE(has(r.notes.front(), "reads `dimx`, set more than once before the launch")) << r.notes.front();
@@ -234,9 +237,8 @@ TEST(ReplayShapes, AFileScopeConstantExpressionIsKnown) {
       "  int a = 1, b = 2;\n"
       "  scale<<<(N + BLOCK_SIZE - 1) / BLOCK_SIZE, BLOCK_SIZE>>>(d_o, d_i, a, b);\n"
       "}\n";
-  const std::vector<synth::KernelRecording> recorded = {
-      recording("_Z5scalePfS_ii", "scale(float*, float*, int, int)", 4, 1, 256, 1, 1, 2)};
-  const ReplayShapes r = reshaped(source, harness_of(recorded));
+  const ReplayShapes r =
+      reshaped_one(source, recording("_Z5scalePfS_ii", "scale(float*, float*, int, int)", 4, 1, 256, 1, 1, 2));
   ASSERT_EQ(r.tunables.size(), 1u) << (r.notes.empty() ? "" : r.notes.front());
   EXPECT_TRUE(has(r.harness, "grid_x = static_cast<long long>(((4 * 256) + KERNELBLASTER_BLOCK_SIZE_L2 - 1) / "
                              "KERNELBLASTER_BLOCK_SIZE_L2);"))
