@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <future>
 #include <sstream>
 
 #include "common/file_util.h"
@@ -155,6 +156,26 @@ CandidateResult EngineMeasurer::remeasure(const Configuration& config, int devic
 
 CandidateResult EngineMeasurer::remeasure_whole(const Configuration& config, int device, int seeds) {
   return candidate_result_of(evaluate_build(m_whole_builds.get(config).get(), 0, device, seeds));
+}
+
+std::vector<CandidateResult> EngineMeasurer::remeasure_each_alone(const Configuration& config, int launchers,
+                                                                  int device, int seeds) {
+  launchers = std::min(launchers, kMaskedLaunchers);
+  std::vector<std::future<CandidateBuild>> builds;
+  for (int k = 0; k < launchers; ++k) {
+    const std::uint64_t mask = std::uint64_t{1} << k;
+    reference_for(mask);  // on the pool meanwhile
+    std::ostringstream dir;
+    dir << m_target.work_dir << "/alone-" << std::hex << mask;
+    builds.push_back(std::async(std::launch::async, [this, &config, d = dir.str(), mask] { return build(config, d, mask); }));
+  }
+  std::vector<CandidateBuild> built;
+  for (std::future<CandidateBuild>& b : builds) built.push_back(b.get());  // every job joined before any throw
+  std::vector<CandidateResult> out;
+  for (int k = 0; k < launchers; ++k)
+    out.push_back(candidate_result_of(evaluate_build(built[static_cast<std::size_t>(k)], std::uint64_t{1} << k, device,
+                                                     seeds)));
+  return out;
 }
 
 EvalResult EngineMeasurer::evaluate(const Configuration& config, int device, int seeds) {

@@ -42,6 +42,7 @@ class EngineMeasurer final : public Measurer {
   // Set before the first configuration is prepared.
   void focus(LauncherFocus f) { m_focus = std::move(f); }
   const LauncherFocus& focus() const { return m_focus; }
+  const EngineTarget& target() const { return m_target; }
 
   void prepare(const Configuration& config) override;
   bool ready(const Configuration& config) override;
@@ -54,6 +55,13 @@ class EngineMeasurer final : public Measurer {
   // The same on the whole harness, every launcher running, whatever group
   // `config` changes: what a composed winner is checked with.
   CandidateResult remeasure_whole(const Configuration& config, int device, int seeds);
+  // Each of the harness's first `launchers` launchers alone (built with
+  // its mask bit), `config` against the original with `seeds` fresh seeds:
+  // with its data left in the L2 between calls, as a program that calls one
+  // kernel back to back sees it (a tile best from DRAM may not be best
+  // from the L2). The builds run at once; the evaluations one by one.
+  std::vector<CandidateResult> remeasure_each_alone(const Configuration& config, int launchers, int device,
+                                                    int seeds);
   // The candidate's source text and compile settings.
   std::string source_of(const Configuration& config) const;
   CompileSettings settings_of(const Configuration& config) const;

@@ -82,6 +82,10 @@ struct TuneSummary {
   std::vector<GroupResult> launcher_groups;
   double whole_speedup = 0;   // the composed winner on the whole harness; 0: not checked
   std::string per_launcher;   // FocusedWinner::summary() of a tuned result
+  // A harness of several launchers not judged group by group: the winner
+  // is timed again on each launcher alone (EngineMeasurer::
+  // remeasure_each_alone), and none may be slower. How many; 0: none.
+  int launchers_alone = 0;
 };
 
 // `log_line` prints one line of progress or warning (stderr in the tool).
