@@ -262,16 +262,18 @@ std::string slower_alone(const TuneOptions& opt, EngineMeasurer& measurer, const
 // cannot be used (a buffer declared twice): nothing was measured, which is
 // no "nothing beat the original" and must not be cached as one. "" else.
 std::string harness_failure(const LoopOutcome& outcome) {
-  if (outcome.best >= 0 || outcome.evaluations.empty()) return "";
-  const auto all = [&](auto pred) {
-    return std::all_of(outcome.evaluations.begin(), outcome.evaluations.end(), pred);
-  };
-  if (all([](const EvaluationRecord& e) { return e.status == Status::reference_failed; }))
-    return "the original fails with its harness: " + outcome.evaluations.front().detail;
-  if (all([](const EvaluationRecord& e) {
-        return e.status == Status::harness_error || e.status == Status::reference_failed;
+  // What ran: a candidate with the original's machine code was never run.
+  std::vector<const EvaluationRecord*> ran;
+  for (const EvaluationRecord& e : outcome.evaluations)
+    if (e.duplicate_of.empty()) ran.push_back(&e);
+  if (outcome.best >= 0 || ran.empty()) return "";
+  const auto all = [&](auto pred) { return std::all_of(ran.begin(), ran.end(), pred); };
+  if (all([](const EvaluationRecord* e) { return e->status == Status::reference_failed; }))
+    return "the original fails with its harness: " + ran.front()->detail;
+  if (all([](const EvaluationRecord* e) {
+        return e->status == Status::harness_error || e->status == Status::reference_failed;
       }))
-    return "the harness fails: " + outcome.evaluations.front().detail;
+    return "the harness fails: " + ran.front()->detail;
   return "";
 }
 
