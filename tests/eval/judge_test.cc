@@ -273,6 +273,27 @@ TEST(JudgeTiming, FasterOnRepeatedInputsIsCaching) {
   EXPECT_EQ(judge_timing(HarnessReport{}, r).status, Status::ok);
 }
 
+// A content-keyed cache that answers repeated inputs without launching
+// anything: the repeat runs' GPU time is 0, which the test above skipped.
+TEST(JudgeTiming, RepeatedInputsThatLaunchNothingAreCaching) {
+  HarnessReport original, cand;
+  original.sizes = cand.sizes = {{"s", {}, false}};
+  TimingReport t;
+  t.runs = 100;
+  t.median_ns = 500000;
+  t.repeat_runs = 15;
+  t.repeat_median_ns = 480000;
+  original.timings = {t};
+  t.repeat_median_ns = 0;
+  cand.timings = {t};
+  const Verdict v = judge_timing(original, cand);
+  EXPECT_EQ(v.status, Status::cached_result);
+  EXPECT_NE(v.detail.find("calls on repeated inputs launched no GPU work"), std::string::npos) << v.detail;
+  // Where the original launches nothing on repeats either, it is the harness's way, not a cache.
+  original.timings[0].repeat_median_ns = 0;
+  EXPECT_EQ(judge_timing(original, cand).status, Status::ok);
+}
+
 TEST(CompareTiming, GeometricMeanSpeedup) {
   HarnessReport ref, cand;
   ref.sizes = cand.sizes = {{"a", {}, false}, {"b", {}, false}};

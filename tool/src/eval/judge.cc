@@ -409,6 +409,14 @@ Verdict judge_timing(const HarnessReport& ref, const HarnessReport& cand) {
       return {Status::cached_result, "size " + size + ": " + std::to_string(t.unwritten_runs) + " of " +
                                          std::to_string(t.runs) + " timed runs left outputs unwritten (" +
                                          t.unwritten_detail + ") though the checked calls wrote them"};
+    // Calls on repeated inputs that launch nothing, where the fresh ones
+    // did (and the original launched on repeats too): a result cache keyed
+    // by input content that answered without the GPU. (Fresh runs that
+    // launch nothing are `empty_runs` above.)
+    const bool original_repeats_work = !r || r->repeat_runs == 0 || r->repeat_median_ns > 0;
+    if (t.repeat_runs > 0 && t.repeat_median_ns <= 0 && t.median_ns > 0 && original_repeats_work)
+      return {Status::cached_result, "size " + size + ": the " + std::to_string(t.repeat_runs) +
+                                         " calls on repeated inputs launched no GPU work, the calls on fresh inputs did"};
     // Honest kernels take as long on repeated inputs as on fresh ones (both
     // with a flushed L2); a result cache keyed by input content does not.
     if (t.repeat_runs > 0 && t.repeat_median_ns > 0 && t.repeat_median_ns * 1.3 < t.median_ns &&
