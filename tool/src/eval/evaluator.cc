@@ -395,7 +395,13 @@ class EvaluationRun {
     choose_timed_inputs(m_plan.timing, m_req.seed_base);
     // Profiling rides in the candidate's main-round process, after its timing
     // (a process of its own would cost a second CUDA context: over 0.5 s).
-    if (m_req.profile) m_profiled = profile_request(m_declared, *m_req.profile);
+    if (m_req.profile) {
+      m_profiled = profile_request(m_declared, *m_req.profile);
+      // Inputs no earlier evaluation profiled: a candidate that kept what it
+      // saw (a disk cache) cannot feed a profile of another run to the KB.
+      m_profiled.seed =
+          make_seeds(1, m_req.seed_base ? (m_req.seed_base ^ 0x6b62'7072'6f66'0000ull) : 0)[0];
+    }
     m_round = play_round(m_plan, "main", m_profiled);
     const Status s = m_round.verdict.status;
     if (m_profiled.size >= 0 && (s == Status::crashed || s == Status::timed_out)) {
