@@ -233,6 +233,8 @@ TEST_F(KernelCaptureTest, AKernelOfTheSameNameInAnotherProgramIsLeftOutAndOverlo
   EXPECT_EQ(kernel_parameter_counts("__global__ void k(void) {}\n__global__ void k(int a, float* b) {}", "k"),
             (std::vector<std::size_t>{0, 2}));
   EXPECT_TRUE(kernel_parameter_counts("__global__ void other(int a) {}", "k").empty());
+  EXPECT_EQ(kernel_parameter_counts("__global__ void k(Pair<int, float>* p, int n) {}", "k"),
+            std::vector<std::size_t>{2});  // a comma inside template arguments separates nothing
 }
 
 TEST(KernelNames, DefinitionsAreReadFromTextWithoutAParser) {

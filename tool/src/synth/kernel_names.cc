@@ -96,35 +96,20 @@ std::vector<std::size_t> kernel_parameter_counts(const std::string& text, const 
   for (std::size_t at = code.find("__global__"); at != std::string::npos; at = code.find("__global__", at + 1)) {
     if ((at > 0 && is_identifier_char(code[at - 1])) || (at + 10 < code.size() && is_identifier_char(code[at + 10]))) continue;
     if (definition_name(code, at + 10) != name) continue;
-    // The definition's parameter list: the first "name(" after __global__.
-    std::size_t p = at + 10;
-    for (;;) {
-      p = code.find(name, p);
-      if (p == std::string::npos) break;
-      std::size_t open = code.find_first_not_of(" \t\n", p + name.size());
-      if (!is_identifier_char(code[p - 1]) && open != std::string::npos && code[open] == '(') {
-        p = open;
+    // The definition's parameter list: the first `name(` after __global__.
+    std::size_t open = std::string::npos;
+    for (std::size_t p : word_positions(code.substr(at), name)) {
+      const std::size_t o = code.find_first_not_of(" \t\n", at + p + name.size());
+      if (o != std::string::npos && code[o] == '(') {
+        open = o;
         break;
       }
-      p += name.size();
     }
-    if (p == std::string::npos) continue;
-    int depth = 0;
-    std::size_t n = 0;
-    bool any = false;
-    for (std::size_t i = p; i < code.size(); ++i) {
-      const char c = code[i];
-      if (c == '(' || c == '<' || c == '[') ++depth;
-      if (c == ')' || c == '>' || c == ']') --depth;
-      if (depth == 0) break;
-      if (depth == 1 && c == ',') ++n;
-      if (i > p && !std::isspace(static_cast<unsigned char>(c)) && depth >= 1) any = true;
-    }
-    const std::string inside = code.substr(p + 1, code.find(')', p) - p - 1);
-    const bool just_void = inside.find_first_not_of(" \t\n") != std::string::npos &&
-                           inside.substr(inside.find_first_not_of(" \t\n"), 4) == "void" && n == 0 &&
-                           inside.find('*') == std::string::npos;
-    const std::size_t count = any && !just_void ? n + 1 : 0;
+    const std::size_t close = open == std::string::npos ? open : matching(code, open, '(', ')');
+    if (close == std::string::npos) continue;
+    std::vector<std::string> params = split_outside_brackets(code.substr(open + 1, close - open - 1), ',', "([{<", ")]}>");
+    const std::string first = params.size() == 1 ? trim(params[0]) : "";
+    const std::size_t count = params.size() == 1 && (first.empty() || first == "void") ? 0 : params.size();
     if (std::find(counts.begin(), counts.end(), count) == counts.end()) counts.push_back(count);
   }
   return counts;
