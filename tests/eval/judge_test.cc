@@ -256,15 +256,21 @@ TEST(JudgeTiming, WorkOutsideTheTimedRegion) {
   EXPECT_NE(v.detail.find("correctness runs"), std::string::npos);
 }
 
-TEST(JudgeTiming, FasterOnRepeatedInputsIsCaching) {
+// One size timed on 100 fresh inputs and 15 repeated ones.
+HarnessReport repeat_probe(double fresh_ns, double repeat_ns) {
   HarnessReport r;
   r.sizes = {{"s", {}, false}};
   TimingReport t;
   t.runs = 100;
-  t.median_ns = 500000;
+  t.median_ns = fresh_ns;
   t.repeat_runs = 15;
-  t.repeat_median_ns = 20000;
+  t.repeat_median_ns = repeat_ns;
   r.timings = {t};
+  return r;
+}
+
+TEST(JudgeTiming, FasterOnRepeatedInputsIsCaching) {
+  HarnessReport r = repeat_probe(500000, 20000);
   EXPECT_EQ(judge_timing(HarnessReport{}, r).status, Status::cached_result);
   r.timings[0].repeat_median_ns = 495000;  // noise, not caching
   EXPECT_EQ(judge_timing(HarnessReport{}, r).status, Status::ok);
@@ -276,16 +282,7 @@ TEST(JudgeTiming, FasterOnRepeatedInputsIsCaching) {
 // A content-keyed cache that answers repeated inputs without launching
 // anything: the repeat runs' GPU time is 0, which the test above skipped.
 TEST(JudgeTiming, RepeatedInputsThatLaunchNothingAreCaching) {
-  HarnessReport original, cand;
-  original.sizes = cand.sizes = {{"s", {}, false}};
-  TimingReport t;
-  t.runs = 100;
-  t.median_ns = 500000;
-  t.repeat_runs = 15;
-  t.repeat_median_ns = 480000;
-  original.timings = {t};
-  t.repeat_median_ns = 0;
-  cand.timings = {t};
+  HarnessReport original = repeat_probe(500000, 480000), cand = repeat_probe(500000, 0);
   const Verdict v = judge_timing(original, cand);
   EXPECT_EQ(v.status, Status::cached_result);
   EXPECT_NE(v.detail.find("calls on repeated inputs launched no GPU work"), std::string::npos) << v.detail;
