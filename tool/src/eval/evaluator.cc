@@ -457,10 +457,14 @@ class EvaluationRun {
       m_round.verdict = second.verdict;
       return;
     }
-    m_warm_slower = slower_kernel(second.timing);
     m_res.notes.push_back("with the L2 warm between calls: " + speedup_text(second.speedup) + " (flushed: " +
                           speedup_text(m_round.speedup) + ")");
-    if (second.speedup < m_round.speedup) {
+    // The result keeps one round's timing; a kernel the other round found
+    // slower is said all the same.
+    const bool warm_kept = second.speedup < m_round.speedup;
+    const std::string dropped = slower_kernel(warm_kept ? m_round.timing : second.timing);
+    if (!dropped.empty()) m_dropped_round_slower = (warm_kept ? "with the L2 flushed " : "with the L2 warm ") + dropped;
+    if (warm_kept) {
       m_round.timing = second.timing;
       m_round.speedup = second.speedup;
     }
@@ -475,9 +479,8 @@ class EvaluationRun {
     m_res.calibration = m_round.calibration.outputs;
     m_res.timing = std::move(m_round.timing);
     m_res.slower_kernel = slower_kernel(m_res.timing);
-    if (m_res.slower_kernel.empty()) m_res.slower_kernel = m_warm_slower;
-    if (!m_res.slower_kernel.empty() && !m_warm_slower.empty() && m_res.slower_kernel != m_warm_slower)
-      m_res.slower_kernel += "; with the L2 warm " + m_warm_slower;
+    if (!m_dropped_round_slower.empty())
+      m_res.slower_kernel += (m_res.slower_kernel.empty() ? "" : "; ") + m_dropped_round_slower;
     m_res.speedup = m_res.status == Status::ok ? m_round.speedup : 0.0;
     if (!m_profile_failure.empty())
       m_res.profile_note = m_profile_failure;
@@ -517,7 +520,7 @@ class EvaluationRun {
   HarnessReport m_profiled_report;
   std::optional<profile::Ceilings> m_ceilings;
   std::string m_profile_failure;
-  std::string m_warm_slower;  // the warm-L2 round's slower kernel (kernel_speeds.h)
+  std::string m_dropped_round_slower;  // a slower kernel of the timing round the result does not keep
 };
 
 }  // namespace
