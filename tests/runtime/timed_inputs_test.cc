@@ -161,5 +161,47 @@ TEST(TimedSchedule, SlowRunsStillGetTheMinimumAndEveryCheckARun) {
   EXPECT_EQ(checks, 4);
 }
 
+TEST(BackToBack, ThePlanCarriesTheCallsPerRunAndAMissingSizeCallsOnce) {
+  Plan p;
+  p.timing.calls_per_run = {50, 0, 2};
+  Plan q = plan_from_json(plan_to_json(p));
+  EXPECT_EQ(calls_per_run(q.timing, 0), 50);
+  EXPECT_EQ(calls_per_run(q.timing, 1), 1);  // below 2: once
+  EXPECT_EQ(calls_per_run(q.timing, 2), 2);
+  EXPECT_EQ(calls_per_run(q.timing, 3), 1);  // not listed
+  EXPECT_EQ(calls_per_run(plan_from_json(R"({"runs": []})").timing, 0), 1);
+}
+
+TEST(BackToBack, EnoughCallsToFillTheSpanAtTheOriginalsPace) {
+  HarnessReport ref;
+  ref.sizes = {{"n=1024"}, {"n=64", {}, true}, {"n=4096"}, {"n=big"}};
+  TimingReport fast, slow, slowest;
+  fast.size = 0;
+  fast.median_ns = 4060;  // 4 us a call: 50 calls fill 200 us
+  slow.size = 2;
+  slow.median_ns = 150e3;
+  slowest.size = 3;
+  slowest.median_ns = 5e6;
+  ref.timings = {fast, slow, slowest};
+  const std::vector<int> calls = back_to_back_calls(ref, ref.sizes.size());
+  EXPECT_EQ(calls, (std::vector<int>{50, 1, 2, 1}));  // the validation size is untimed: once
+  EXPECT_EQ(calls_text(calls, ref), "50 calls a run at n=1024, 2 at n=4096, 1 at n=big");
+  fast.median_ns = 100;  // never more than the cap
+  ref.timings = {fast};
+  EXPECT_EQ(back_to_back_calls(ref, 1), (std::vector<int>{kMaxBackToBackCalls}));
+}
+
+TEST(BackToBack, EachCallsKernelsCountAsARunOfTheirOwn) {
+  const std::vector<KernelRun> run = {{"a", 1}, {"b", 2}, {"a", 3}, {"b", 4}, {"a", 5}, {"b", 6}};
+  std::vector<std::vector<KernelRun>> calls = split_calls(run, 3);
+  ASSERT_EQ(calls.size(), 3u);
+  EXPECT_EQ(calls[2][0].ns, 5);
+  EXPECT_EQ(calls[2][1].name, "b");
+  EXPECT_EQ(split_calls(run, 4).size(), 1u);  // 6 kernels do not split into 4 calls
+  const std::vector<KernelRun> unlike = {{"a", 1}, {"b", 2}, {"b", 3}, {"a", 4}};
+  EXPECT_EQ(split_calls(unlike, 2).size(), 1u);  // the calls launched different sequences: kept whole
+  EXPECT_EQ(split_calls(run, 1).size(), 1u);
+}
+
 }  // namespace
 }  // namespace kernelblaster

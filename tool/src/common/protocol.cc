@@ -1,5 +1,6 @@
 #include "common/protocol.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -8,7 +9,8 @@ namespace kernelblaster {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RunRequest, size, seed)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimedCheck, at, seed)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingRequest, enabled, budget_ms, warmup_ms, min_runs, max_runs,
-                                                flush_l2, repeat_probe_runs, seed, sizes, checks)
+                                                flush_l2, repeat_probe_runs, seed, sizes, checks,
+                                                calls_per_run)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProfileRequest, size, set, metrics, seed, max_kernels)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Plan, runs, timing, profile, lock_dir, lock_timeout_s, device,
                                                 keep_initial_outputs, probe_initial_outputs, dump_oracles, isolate)
@@ -35,6 +37,11 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProfileReport, requested, set, c
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HarnessReport, harness, device, sizes, buffers, runs, timings, profile,
                                                 foreign_activities, foreign_detail, notes, error, wall_s,
                                                 kept_initial_outputs, phase_s, persisting_l2_bytes, isolated_bytes)
+
+int calls_per_run(const TimingRequest& request, int size) {
+  if (size < 0 || static_cast<std::size_t>(size) >= request.calls_per_run.size()) return 1;
+  return std::max(1, request.calls_per_run[static_cast<std::size_t>(size)]);
+}
 
 namespace {
 template <class T>

@@ -41,7 +41,15 @@ struct TimingRequest {
   std::uint64_t seed = 0x6b62'0000;  // first seed of the fresh inputs of timed runs
   std::vector<int> sizes;       // empty: every timed (non-validation) size
   std::vector<TimedCheck> checks;  // per timed size, in order of `at`
+  // Per size index: each timed run calls the launcher this many times back
+  // to back, with nothing between the calls, and counts a call as the run's
+  // time over the calls (as a program that launches a kernel in a loop sees
+  // it). Missing or below 2: one call per run.
+  std::vector<int> calls_per_run;
 };
+
+// The calls each timed run of size `size` makes (at least 1).
+int calls_per_run(const TimingRequest& request, int size);
 
 // One profiled call of the launcher, after everything else in the plan and
 // never timed. Empty `metrics` with size >= 0: launch facts only.

@@ -38,10 +38,10 @@ struct EvalRequest {
   // The harness's validation sizes in the first round too, not only when a
   // candidate is looked at again: a winner is checked on every shape.
   bool validation_sizes = false;
-  // Time again with the L2 left warm between calls (as a program that calls
-  // the kernel back to back on data that fits in it sees it, where the first
-  // timing flushes it before every call); the lower speedup is the one kept.
-  bool warm_timing = false;
+  // Time again as a program that calls the launcher in a loop sees it:
+  // back to back, the L2 warm from the call before (the first timing calls
+  // once a run with the L2 flushed); the lower speedup is the one kept.
+  bool back_to_back = false;
   std::uint64_t seed_base = 0;         // 0: fresh random seeds
   double run_timeout_s = 60;           // per harness process
   double build_timeout_s = 300;        // per nvcc

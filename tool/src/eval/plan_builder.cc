@@ -1,5 +1,7 @@
 #include "eval/plan_builder.h"
 
+#include <algorithm>
+#include <cmath>
 #include <random>
 #include <set>
 
@@ -53,6 +55,29 @@ void choose_timed_inputs(TimingRequest& timing, std::uint64_t base) {
     late = 0.5 + 0.35 * u(rd);
   }
   timing.checks = {{early, seeds[0]}, {late, seeds[1]}, {1.0, seeds[2]}};
+}
+
+std::vector<int> back_to_back_calls(const HarnessReport& reference, std::size_t sizes) {
+  std::vector<int> calls(sizes, 1);
+  for (const TimingReport& t : reference.timings) {
+    if (t.size < 0 || static_cast<std::size_t>(t.size) >= sizes || t.median_ns <= 0) continue;
+    const double n = std::ceil(kBackToBackNs / t.median_ns);
+    calls[static_cast<std::size_t>(t.size)] = static_cast<int>(std::clamp(n, 1.0, double{kMaxBackToBackCalls}));
+  }
+  return calls;
+}
+
+std::string calls_text(const std::vector<int>& calls, const HarnessReport& reference) {
+  std::string out;
+  for (const TimingReport& t : reference.timings) {
+    if (t.size < 0 || static_cast<std::size_t>(t.size) >= calls.size()) continue;
+    const std::size_t i = static_cast<std::size_t>(t.size);
+    const std::string size = i < reference.sizes.size() ? reference.sizes[i].label : std::to_string(i);
+    const int n = calls[i];
+    out += (out.empty() ? std::to_string(n) + (n == 1 ? " call a run" : " calls a run") : ", " + std::to_string(n)) +
+           " at " + size;
+  }
+  return out;
 }
 
 std::vector<std::uint64_t> make_seeds(int count, std::uint64_t base) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "common/protocol.h"
@@ -25,6 +26,16 @@ ProfileRequest profile_request(const HarnessReport& declaration, profile::Metric
 // inputs are another's, so a result kept from one run is of no use in the
 // next.
 void choose_timed_inputs(TimingRequest& timing, std::uint64_t base);
+
+// Calls per timed run, per size index, for timing back to back: as many as
+// fill kBackToBackNs at the original's median time per call at that size
+// (`reference`'s timings), at most kMaxBackToBackCalls; 1 for a size the
+// original did not time.
+constexpr double kBackToBackNs = 200e3;
+constexpr int kMaxBackToBackCalls = 100;
+std::vector<int> back_to_back_calls(const HarnessReport& reference, std::size_t sizes);
+// "50 calls a run at n=1024, 2 at n=4096", over the sizes `reference` timed.
+std::string calls_text(const std::vector<int>& calls, const HarnessReport& reference);
 
 // `count` distinct non-zero seeds from `base`, or fresh random ones when base is 0.
 std::vector<std::uint64_t> make_seeds(int count, std::uint64_t base);

@@ -91,7 +91,7 @@ struct EvalResult {
   double speedup = 0;        // geometric mean over timed sizes; 0 when not measured
   bool reverified = false;   // an implausible speedup was checked again
   // The first kernel the candidate makes slower, at any size of any timing
-  // round (flushed or warm L2), as one line; empty when none is. Such a
+  // round (flushed, or back to back), as one line; empty when none is. Such a
   // candidate is verified, and never kept (eval/kernel_speeds.h).
   std::string slower_kernel;
   std::string device;

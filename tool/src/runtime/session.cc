@@ -366,7 +366,7 @@ class Session {
       dump_outputs(set, 0xFF, run);
       m_report.runs.push_back(std::move(run));
     };
-    TimedLoop loop(m_tracer, tr, tr.repeat_probe_runs);
+    TimedLoop loop(m_tracer, tr, tr.repeat_probe_runs, calls_per_run(tr, size));
     while (!loop.done()) loop.run(hooks);
     TimingReport out = loop.finish();
     m_persisting = std::max(m_persisting, loop.persisting_l2_bytes());

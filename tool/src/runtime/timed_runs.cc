@@ -68,8 +68,22 @@ bool TimedSchedule::advance(double warmup_s) {
   return sized;
 }
 
-TimedLoop::TimedLoop(ActivityTracer& tracer, const TimingRequest& request, int repeat_runs)
-    : m_tracer(tracer), m_schedule(request, repeat_runs) {
+std::vector<std::vector<KernelRun>> split_calls(const std::vector<KernelRun>& run, int calls) {
+  const std::size_t k = static_cast<std::size_t>(std::max(1, calls));
+  if (k == 1 || run.empty() || run.size() % k != 0) return {run};
+  const std::size_t each = run.size() / k;
+  std::vector<std::vector<KernelRun>> out;
+  for (std::size_t c = 0; c < k; ++c) {
+    out.emplace_back(run.begin() + static_cast<std::ptrdiff_t>(c * each),
+                     run.begin() + static_cast<std::ptrdiff_t>((c + 1) * each));
+    for (std::size_t i = 0; i < each; ++i)
+      if (out.back()[i].name != run[i].name) return {run};  // the calls launched unlike sequences
+  }
+  return out;
+}
+
+TimedLoop::TimedLoop(ActivityTracer& tracer, const TimingRequest& request, int repeat_runs, int calls)
+    : m_tracer(tracer), m_schedule(request, repeat_runs), m_calls(std::max(1, calls)) {
   m_start = m_warm_start = std::chrono::steady_clock::now();
   cuda_check(cudaEventCreate(&m_start_event), "event");
   cuda_check(cudaEventCreate(&m_stop_event), "event");
@@ -93,14 +107,14 @@ void TimedLoop::run(const TimedRunHooks& hooks) {
   TimedWindow w;
   w.begin = m_tracer.active() ? m_tracer.now() : 0;
   cuda_check(cudaEventRecord(m_start_event, cudaStreamLegacy), "event record");
-  hooks.call();
+  for (int c = 0; c < m_calls; ++c) hooks.call();
   cuda_check(cudaGetLastError(), "kernel launch");
   cuda_check(cudaEventRecord(m_stop_event, cudaStreamLegacy), "event record");
   cuda_check(cudaDeviceSynchronize(), "kernel execution");
   w.end = m_tracer.active() ? m_tracer.now() : 0;
   float ms = 0;
   cuda_check(cudaEventElapsedTime(&ms, m_start_event, m_stop_event), "event time");
-  w.event_ns = static_cast<double>(ms) * 1e6;
+  w.event_ns = static_cast<double>(ms) * 1e6;  // the whole window: attribution compares it
 
   if (step.phase != TimedPhase::warmup) m_windows.push_back({w, step.phase == TimedPhase::fresh});
   if (step.phase == TimedPhase::fresh) {
@@ -139,11 +153,11 @@ TimingReport TimedLoop::finish() {
     for (std::size_t i = 0; i < windows.size(); ++i) {
       const WindowTiming& w = attr.windows[i];
       const bool is_fresh = m_windows[i].fresh;
-      (is_fresh ? fresh : repeat).push_back(w.span_ns);
+      (is_fresh ? fresh : repeat).push_back(w.span_ns / m_calls);
       if (is_fresh) {
-        counts.push_back(w.activities);
-        busy.push_back(w.busy_ns);
-        kernels.push_back(w.kernels);
+        counts.push_back(static_cast<double>(w.activities) / m_calls);
+        busy.push_back(w.busy_ns / m_calls);
+        for (std::vector<KernelRun>& call : split_calls(w.kernels, m_calls)) kernels.push_back(std::move(call));
         if (w.activities == 0) ++out.empty_runs;
       }
       if (w.escaped_events && out.untimed_runs++ == 0 && out.untimed_detail.empty())
@@ -154,10 +168,10 @@ TimingReport TimedLoop::finish() {
     }
   } else {
     out.method = "events";
-    for (const Window& w : m_windows) (w.fresh ? fresh : repeat).push_back(w.window.event_ns);
+    for (const Window& w : m_windows) (w.fresh ? fresh : repeat).push_back(w.window.event_ns / m_calls);
   }
   for (const Window& w : m_windows)
-    if (w.fresh) event_ns.push_back(w.window.event_ns);
+    if (w.fresh) event_ns.push_back(w.window.event_ns / m_calls);
   Summary f = summarize(fresh);
   out.median_ns = f.median;
   out.q1_ns = f.q1;
@@ -178,8 +192,8 @@ TimingReport TimedLoop::finish() {
 }
 
 TimingReport run_timed_loop(ActivityTracer& tracer, const TimingRequest& request, int repeat_runs,
-                            const TimedRunHooks& hooks) {
-  TimedLoop loop(tracer, request, repeat_runs);
+                            const TimedRunHooks& hooks, int calls) {
+  TimedLoop loop(tracer, request, repeat_runs, calls);
   while (!loop.done()) loop.run(hooks);
   return loop.finish();
 }

@@ -10,7 +10,11 @@
 // The loop is driven one run at a time (TimedLoop), so a runtime whose
 // inputs come from someone else's code can make them anew for every run: a
 // KernelBench driver's main() runs once per timed run, and its launcher call
-// takes the loop's next step. The order of the runs:
+// takes the loop's next step. A run may call the launcher several times back
+// to back (TimingRequest::calls_per_run; native sessions only): its times
+// are then per call, the window's over the calls, and each call's kernels
+// count as a run of their own in the per-kernel timings. The order of the
+// runs:
 //   warm-up      until 3 runs and warmup_ms have passed; sizes the sample
 //   fresh 0..n-2 new inputs every run
 //   repeat       the inputs of the fresh run before, unchanged: an honest
@@ -90,7 +94,8 @@ class TimedSchedule {
 
 class TimedLoop {
  public:
-  TimedLoop(ActivityTracer& tracer, const TimingRequest& request, int repeat_runs);
+  // `calls`: launcher calls per run, back to back (at least 1).
+  TimedLoop(ActivityTracer& tracer, const TimingRequest& request, int repeat_runs, int calls = 1);
   ~TimedLoop();
   TimedLoop(const TimedLoop&) = delete;
   TimedLoop& operator=(const TimedLoop&) = delete;
@@ -108,6 +113,7 @@ class TimedLoop {
  private:
   ActivityTracer& m_tracer;
   TimedSchedule m_schedule;
+  const int m_calls;
   std::chrono::steady_clock::time_point m_start, m_warm_start;
   struct Window {
     TimedWindow window;
@@ -125,6 +131,10 @@ std::vector<int> check_indices(const std::vector<TimedCheck>& checks, int fresh)
 
 // Drives a TimedLoop to its end with the same hooks for every run.
 TimingReport run_timed_loop(ActivityTracer& tracer, const TimingRequest& request, int repeat_runs,
-                            const TimedRunHooks& hooks);
+                            const TimedRunHooks& hooks, int calls = 1);
+
+// A run's kernels as `calls` runs of their own, when they split evenly
+// into that many equal launch sequences; else the run whole.
+std::vector<std::vector<KernelRun>> split_calls(const std::vector<KernelRun>& run, int calls);
 
 }  // namespace kernelblaster

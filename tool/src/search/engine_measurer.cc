@@ -138,7 +138,7 @@ EvalResult EngineMeasurer::evaluate_build(const CandidateBuild& b, std::uint64_t
     req.seeds = seeds;
     req.seed_base = 0;  // fresh random seeds, unlike any the search used
     req.validation_sizes = true;  // and every shape the harness has, the small ones the search skips
-    req.warm_timing = true;       // and a speedup that holds with the L2 warm too
+    req.back_to_back = true;      // and a speedup that holds back to back, the L2 warm
   }
   return Evaluator(m_toolchain, m_probe).evaluate(req);
 }
