@@ -85,12 +85,21 @@ TEST(Directives, FlagsDirective) {
   EXPECT_EQ(some.flags[1].values, (std::vector<std::string>{"", "--maxrregcount=32", "--maxrregcount=64"}));
   EXPECT_EQ(some.flags[2].values, (std::vector<std::string>{"", "-Xptxas=-dlcm=ca", "-Xptxas=-dlcm=cg"}));
   EXPECT_EQ(some.flags[3].values, (std::vector<std::string>{"", "-arch=sm_90a"}));
+  EXPECT_EQ(some.flags[0].values, (std::vector<std::string>{"", "-use_fast_math"}));  // the whole, as always
   // No arch-specific variant before sm_90: the dimension disappears.
   EXPECT_EQ(parse_directives("// kernelblaster: flags arch\n", "k.cu", "sm_80").flags.size(), 0u);
+  SpaceDecl parts = parse_directives("// kernelblaster: flags fast_math=ftz,all\n", "k.cu", "sm_90");
+  EXPECT_EQ(parts.flags[0].values, (std::vector<std::string>{"", "-ftz=true", "-use_fast_math"}));
+  EXPECT_EQ(error_of("// kernelblaster: flags fast_math=fastest\n"),
+            "k.cu:1: fast_math value 'fastest' is not one of ftz, prec_div, prec_sqrt, all");
 }
 
 TEST(Flags, DefaultsAndTechniques) {
   EXPECT_EQ(default_flag_dimensions("sm_90").size(), 4u);
+  // Fast math and each of its parts alone.
+  EXPECT_EQ(default_flag_dimensions("sm_90")[0].values,
+            (std::vector<std::string>{"", "-ftz=true", "-prec-div=false", "-prec-sqrt=false", "-use_fast_math"}));
+  for (const char* part : {"-ftz=true", "--prec-div=false", "-prec-sqrt=false"}) EXPECT_EQ(flag_technique(part), "fast_math");
   EXPECT_EQ(default_flag_dimensions("sm_86").size(), 3u);
   EXPECT_EQ(arch_specific_variant("sm_100"), "sm_100a");
   EXPECT_EQ(arch_specific_variant("sm_90a"), "");

@@ -45,8 +45,8 @@ TEST(ExampleSpaces, SizesAreSmallEnoughToRecordExhaustively) {
       {"vector_add", 5 * 3 * 2},     // BLOCK_SIZE x VEC_BYTES x dlcm
       {"softmax", 6 * 3 * 2 * 2},    // BLOCK_SIZE x VEC_BYTES x fast_math x maxrregcount
       {"rmsnorm", 6 * 4 * 2 * 2},    // BLOCK_SIZE x VEC_BYTES (half: 2..16) x fast_math x maxrregcount
-      {"transpose", 3 * 16},         // TILE x the 16 default flag combinations on sm_90
-      {"matmul", 3 * 16},            // TILE (64 fails TILE * TILE <= 1024) x 16
+      {"transpose", 3 * 40},         // TILE x the 40 default flag combinations on sm_90
+      {"matmul", 3 * 40},            // TILE (64 fails TILE * TILE <= 1024) x 40
   };
   for (const auto& [name, valid] : expected) {
     SpaceDecl d = parse_directives(example_text(name), name + ".cu", "sm_90");

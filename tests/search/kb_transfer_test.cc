@@ -60,7 +60,7 @@ TEST(SettingEffects, RecoverEachSettingsFactorFromAFullFactorial) {
   EXPECT_NEAR(fit.log_effect.at("BLOCK_SIZE=128"), std::log(1.01), 1e-3);
   EXPECT_NEAR(fit.log_effect.at("BLOCK_SIZE=512"), 0.0, 1e-3);
   EXPECT_NEAR(fit.log_effect.at("-use_fast_math"), 0.0, 1e-3);
-  EXPECT_EQ(fit.support.at("VEC_BYTES=16"), 80);  // 5 block sizes x 16 flag combinations
+  EXPECT_EQ(fit.support.at("VEC_BYTES=16"), 200);  // 5 block sizes x 40 flag combinations
 }
 
 TEST(SettingEffects, SettingsOnlySeenTogetherShareTheEffect) {
@@ -88,7 +88,7 @@ TEST(KbLearning, ANeutralSettingDoesNotInheritTheGainOfTheSettingsItWasMeasuredW
   // a third VEC_BYTES=8 (1.12x): their whole speedups would average ~1.12.
   EXPECT_NEAR(neutral->mean, 1.0, 0.01);
   EXPECT_NEAR(vec16->mean, 1.25, 0.02);
-  EXPECT_EQ(neutral->tries, 48);
+  EXPECT_EQ(neutral->tries, 120);  // 3 vector widths x 40 flag combinations
 }
 
 TEST(KbWarmStart, KnownNeutralWeighsAsUnknownAndKnownHarmfulLess) {

@@ -27,6 +27,16 @@ std::string arch_specific_variant(const std::string& arch) {
   return major >= 9 ? arch + "a" : "";
 }
 
+// -use_fast_math is -ftz=true, -prec-div=false, -prec-sqrt=false and the
+// fast intrinsics together; a part alone can keep the accuracy the whole loses.
+std::string fast_math_part(const std::string& v) {
+  if (v == "ftz") return "-ftz=true";
+  if (v == "prec_div") return "-prec-div=false";
+  if (v == "prec_sqrt") return "-prec-sqrt=false";
+  if (v == "all") return "-use_fast_math";
+  throw SpaceError("fast_math value '" + v + "' is not one of ftz, prec_div, prec_sqrt, all");
+}
+
 FlagDimension flag_dimension(const std::string& name, const std::vector<std::string>& values, const std::string& arch) {
   FlagDimension d;
   d.name = name;
@@ -35,9 +45,9 @@ FlagDimension flag_dimension(const std::string& name, const std::vector<std::str
     if (!values.empty()) throw SpaceError("flag dimension '" + name + "' takes no values");
   };
   if (name == "fast_math") {
-    need_no_values();
     d.technique = "fast_math";
-    d.values.push_back("-use_fast_math");
+    if (values.empty()) d.values.push_back("-use_fast_math");
+    for (const std::string& v : values) d.values.push_back(fast_math_part(v));
   } else if (name == "maxrregcount") {
     d.technique = "register_pressure_reduction";
     if (values.empty()) throw SpaceError("flag dimension 'maxrregcount' needs register counts, e.g. maxrregcount=32,64");
@@ -68,7 +78,7 @@ FlagDimension flag_dimension(const std::string& name, const std::vector<std::str
 
 std::vector<FlagDimension> default_flag_dimensions(const std::string& arch) {
   std::vector<FlagDimension> dims = {
-      flag_dimension("fast_math", {}, arch),
+      flag_dimension("fast_math", {"ftz", "prec_div", "prec_sqrt", "all"}, arch),
       flag_dimension("maxrregcount", {"64"}, arch),
       flag_dimension("dlcm", {"cg"}, arch),
   };
@@ -78,7 +88,8 @@ std::vector<FlagDimension> default_flag_dimensions(const std::string& arch) {
 }
 
 std::string flag_technique(const std::string& flag) {
-  if (flag == "-use_fast_math" || flag == "--use_fast_math") return "fast_math";
+  for (const char* part : {"use_fast_math", "ftz=true", "prec-div=false", "prec-sqrt=false"})
+    if (flag == std::string("-") + part || flag == std::string("--") + part) return "fast_math";
   if (flag.find("maxrregcount") != std::string::npos) return "register_pressure_reduction";
   if (flag.find("dlcm") != std::string::npos) return "cache_policy_flags";
   if (flag.rfind("-arch=", 0) == 0) return "arch_specific_codegen";
