@@ -217,4 +217,8 @@ bool Constraint::holds(const std::map<std::string, long long>& values) const {
   return v && *v != 0;
 }
 
+std::optional<long long> Constraint::value(const std::map<std::string, long long>& values) const {
+  return eval(*m_root, values);
+}
+
 }  // namespace kernelblaster::search

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -34,6 +35,8 @@ class Constraint {
   // name without a value. Division or remainder by zero makes the whole
   // constraint false (the configuration is dropped), never a crash.
   bool holds(const std::map<std::string, long long>& values) const;
+  // The expression's value; none where it divides by zero.
+  std::optional<long long> value(const std::map<std::string, long long>& values) const;
 
  private:
   std::string m_text;

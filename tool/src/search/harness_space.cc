@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/kernel_replay.h"
+#include "search/kernel_rewrites.h"
 #include "search/launch_reach.h"
 #include "search/replay_shapes.h"
 
@@ -26,7 +27,12 @@ void follow_replayed_launches(const std::string& harness, const SourceSpace& fou
                               const std::string& source, const std::vector<std::string>& include_dirs,
                               SpaceDecl& decl, HarnessSpace& out) {
   const ReplayShapes shapes = reshape_replayed_launches(harness, text, source, found.launch, include_dirs);
-  keep_only(decl, shapes.tunables, out);
+  // An unroll factor or a launch bound changes no launch's shape: the
+  // recorded shapes hold for it as for a flag.
+  std::vector<std::string> kept = shapes.tunables;
+  for (const Tunable& t : decl.tunables)
+    if (is_kernel_rewrite(t)) kept.push_back(t.name);
+  keep_only(decl, kept, out);
   out.harness = shapes.harness;
   out.harness_macros = shapes.tunables;
   out.lines = shapes.notes;

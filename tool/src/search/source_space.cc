@@ -6,6 +6,7 @@
 
 #include "search/directives.h"
 #include "search/discovery.h"
+#include "search/kernel_rewrites.h"
 #include "search/manifest_space.h"
 
 namespace kernelblaster::search {
@@ -44,7 +45,10 @@ SourceSpace source_space(const SourceSpaceInput& in) {
   PreparedSource prepared = prepare_literal_blocks(s.launch.text, in.source, s.decl);
   s.decl.tunables.insert(s.decl.tunables.end(), prepared.tunables.begin(), prepared.tunables.end());
   s.summary.insert(s.summary.end(), prepared.summary.begin(), prepared.summary.end());
-  s.text = prepared.text;
+  KernelRewrites rewrites = prepare_kernel_rewrites(prepared.text, in.source, s.decl, s.launch.sites);
+  s.decl.tunables.insert(s.decl.tunables.end(), rewrites.tunables.begin(), rewrites.tunables.end());
+  s.summary.insert(s.summary.end(), rewrites.summary.begin(), rewrites.summary.end());
+  s.text = rewrites.text;
   return s;
 }
 

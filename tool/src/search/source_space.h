@@ -2,7 +2,8 @@
 // `tune --list` gather it: its directives and the manifest's tunables, the
 // launch sites' tunables (launch_tunables.h: #defines, constants and
 // template arguments that shape a launch), guarded macros (discovery.h) and
-// literal block sizes; and the copy the candidates are made from.
+// literal block sizes, and the rewrites without a model (kernel_rewrites.h:
+// unroll factors, launch bounds); and the copy the candidates are made from.
 #pragma once
 
 #include <string>
