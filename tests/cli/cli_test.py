@@ -61,6 +61,8 @@ def main():
     expect("fewer than 3 seeds refused", p.returncode == 2 and "at least 3" in p.stderr, p)
     p = run([tool, "eval", "--kernelbench", "x", "--source", "a.cu"])
     expect("--kernelbench excludes --source", p.returncode == 2 and one_line(p.stderr), p)
+    p = run([tool, "eval", "--kernelbench", "x", "--back-to-back"])
+    expect("--back-to-back is for native harnesses", p.returncode == 2 and one_line(p.stderr) and "native" in p.stderr, p)
 
     softmax = ["--source", f"{ROOT}/examples/kernels/src/softmax.cu",
                "--harness", f"{ROOT}/examples/kernels/harness/softmax_harness.cu", "-I", f"{ROOT}/examples/kernels/include"]

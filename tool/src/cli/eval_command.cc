@@ -41,6 +41,10 @@ and the gates. Each kernel of the call is compared with the original's too.
   --seed S              fixed first seed instead of fresh random ones
   --budget-ms MS        timed runs per size (default 300)
   --no-timing           correctness only
+  --back-to-back        time again as a program's loop does: each timed run
+                        calls the launcher up to 100 times in a row, the L2
+                        warm; the lower speedup of the two timings is the
+                        result (native harnesses; what tune's winner passes)
   --timeout S           per harness process, from when it holds the GPU
                         (default 60; 180 with --kernelbench)
   --max-speedup X       re-verify speedups above X (default 20)
@@ -111,7 +115,7 @@ EvalCall parse_call(const CommandArgs& argv) {
   Args args(with_profile_values(argv),
             {"--profile", "--source", "--harness", "--candidate", "--kernelbench", "--torch-prefix", "--arch", "-I", "-D", "--nvcc-flag", "--manifest", "--seeds",
              "--seed", "--budget-ms", "--timeout", "--max-speedup", "--device", "--work-dir"},
-            {"--json", "--keep", "--no-timing"});
+            {"--json", "--keep", "--no-timing", "--back-to-back"});
   c.json = args.flag("--json");
   req.source = args.value("--source");
   req.harness = args.value("--harness");
@@ -131,6 +135,9 @@ EvalCall parse_call(const CommandArgs& argv) {
   req.seed_base = static_cast<std::uint64_t>(args.number("--seed", 0));
   req.budget_ms = args.number("--budget-ms", 300);
   req.timing = !args.flag("--no-timing");
+  req.back_to_back = args.flag("--back-to-back");
+  if (req.back_to_back && !c.kernelbench_dir.empty())
+    throw UsageError("--back-to-back times a native harness; a KernelBench driver runs once per timed call");
   // A KernelBench driver starts libtorch and computes torch's reference in
   // every invocation: more time per process than a native harness.
   req.run_timeout_s = args.number("--timeout", c.kernelbench_dir.empty() ? 60 : 180);
