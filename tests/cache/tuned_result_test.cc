@@ -46,6 +46,17 @@ TEST(TunedResult, Describe) {
   EXPECT_EQ(describe(r), "1.41x, BLOCK_SIZE=128, -use_fast_math");
 }
 
+TEST(TunedResult, WhatARestrictAssumesIsSaid) {
+  TunedResult r;
+  r.speedup = 1.2;
+  r.config = {{"KERNELBLASTER_RESTRICT_copy", "1"}, {"KERNELBLASTER_RESTRICT_scale", "0"}, {"TILE", "16"}};
+  EXPECT_EQ(assumptions(r), "assumes the buffers of copy never overlap, as in every recorded launch");
+  EXPECT_EQ(describe(r), "1.20x, KERNELBLASTER_RESTRICT_copy=1, KERNELBLASTER_RESTRICT_scale=0, TILE=16 (" +
+                             assumptions(r) + ")");
+  r.config["KERNELBLASTER_RESTRICT_copy"] = "0";
+  EXPECT_EQ(assumptions(r), "");
+}
+
 TEST(TunedResult, LineDirectiveQuotes) { EXPECT_EQ(line_directive_path("a\"b\\c"), "\"a\\\"b\\\\c\""); }
 
 }  // namespace

@@ -5,10 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
+#include "common/kernel_replay.h"
+#include "search/harness_space.h"
 #include "search/source_space.h"
 
 namespace kernelblaster::search {
@@ -106,6 +109,35 @@ TEST(KernelRewrites, AKernelWithAFixedBlockGetsLaunchBoundsThatCoverIt) {
             std::string::npos);
 }
 
+TEST(KernelRewrites, RestrictIsOfferedOnKernelsWithTwoPointersAndKeptOnlyWhereRecordingsBackIt) {
+  KernelRewrites r = prepare_kernel_rewrites(kReduce, "k.cu", {});
+  const Tunable* restrict = named(r, "KERNELBLASTER_RESTRICT_reduce");
+  ASSERT_NE(restrict, nullptr);
+  EXPECT_EQ(restrict->values, (std::vector<std::string>{"0", "1"}));
+  EXPECT_EQ(restrict->technique, "read_only_cache");
+  EXPECT_NE(r.text.find("reduce(float* KERNELBLASTER_RESTRICT_WHEN(KERNELBLASTER_RESTRICT_reduce) out, const float* "
+                        "KERNELBLASTER_RESTRICT_WHEN(KERNELBLASTER_RESTRICT_reduce) in, int n)"),
+            std::string::npos);
+  EXPECT_EQ(named(r, "KERNELBLASTER_RESTRICT_scale"), nullptr);  // one pointer: nothing to tell apart
+  EXPECT_TRUE(prepare_kernel_rewrites("__global__ void k(float* __restrict__ a, float* b) { a[0] = b[0]; }\n"
+                                      "void f(float* a, float* b) { k<<<1, 32>>>(a, b); }\n", "k.cu", {})
+                  .text.find("KERNELBLASTER_RESTRICT_WHEN") == std::string::npos);  // the author already said
+
+  const SourceSpace found = source_space({kReduce, "k.cu", "sm_90", "", {}, {}});
+  // A native harness: the program's own calls are unknown, so it stays as written, and says why.
+  SpaceDecl native = found.decl;
+  HarnessSpace n = harness_space("int main() { run(0, 0, 0, 1 << 20, 32); }\n", found, found.text, "k.cu", {}, native);
+  EXPECT_TRUE(std::none_of(native.tunables.begin(), native.tunables.end(), is_restrict_rewrite));
+  ASSERT_FALSE(n.lines.empty());
+  EXPECT_NE(n.lines[0].find("KERNELBLASTER_RESTRICT_reduce stays as written: no recorded launch of reduce"),
+            std::string::npos) << n.lines[0];
+  // A replay harness whose recordings had reduce's buffers apart keeps it.
+  SpaceDecl replayed = found.decl;
+  const std::string harness = std::string(kKernelReplayMarker) + "\n" + kDisjointBuffersNote + "reduce\n";
+  harness_space(harness, found, found.text, "k.cu", {}, replayed);
+  EXPECT_TRUE(std::any_of(replayed.tunables.begin(), replayed.tunables.end(), is_restrict_rewrite));
+}
+
 TEST(KernelRewrites, LinesAreTheOriginalFilesAndDiscoverOffTurnsThemOff) {
   const std::string prepared = "#ifndef X\n#define X 1\n#endif\n#line 1 \"k.cu\"\n" + std::string(kReduce);
   KernelRewrites r = prepare_kernel_rewrites(prepared, "k.cu", {});
@@ -142,6 +174,7 @@ TEST(KernelRewrites, TheCopyCompilesToTheOriginalsCodeAtItsDefaults) {
   std::ofstream(dir / "copy.cu") << r.text;
   std::ofstream(dir / "unrolled.cu") << "#define KERNELBLASTER_UNROLL_reduce 4\n" + r.text;
   std::ofstream(dir / "bounded.cu") << "#define KERNELBLASTER_MIN_BLOCKS_reduce 4\n" + r.text;
+  std::ofstream(dir / "restricted.cu") << "#define KERNELBLASTER_RESTRICT_reduce 1\n" + r.text;
   auto cubin = [&](const std::string& name) {
     const std::string base = (dir / name).string();
     const std::string cmd = nvcc + " -arch=sm_90 -cubin -o " + base + ".cubin " + base + ".cu";
@@ -150,6 +183,7 @@ TEST(KernelRewrites, TheCopyCompilesToTheOriginalsCodeAtItsDefaults) {
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   };
   const std::string a = cubin("k"), b = cubin("copy"), c = cubin("unrolled"), d = cubin("bounded");
+  EXPECT_FALSE(cubin("restricted").empty());
   EXPECT_FALSE(a.empty());
   EXPECT_EQ(a, b);
   EXPECT_NE(a, c);

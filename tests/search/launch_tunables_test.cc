@@ -378,7 +378,7 @@ TEST(LaunchTunables, FlagsOnlyDropsTheConstraintsToo) {
 // The tune line names a few tunables one by one and counts many.
 TEST(LaunchTunables, TheTuneLineCountsManyTunables) {
   SourceSpace many = source_space({kTiledLauncher, "/src/k.cu", "sm_90", "", {}, {}});
-  ASSERT_EQ(many.summary.size(), 1u);
+  ASSERT_GE(many.summary.size(), 1u);  // then the rewrites without a model (kernel_rewrites.h)
   EXPECT_EQ(many.summary[0],
             "9 at 3 launch sites (6 constants, 3 template arguments; 'kernelblaster tune --list' names each)");
   SourceSpace few = source_space({kDefinesSample, "/src/k.cu", "sm_90", "", {}, {}});

@@ -169,6 +169,23 @@ TEST_F(KernelCaptureTest, ABufferPassedTwiceStaysOneBuffer) {
   ASSERT_EQ(kc.capture.launcher.params.size(), 2u + 7u);  // p0, p2 and the launch configuration
 }
 
+// The one fact that lets the tuner offer __restrict__ on a kernel: in every
+// recorded launch its buffers' ranges (pointer to allocation end) were apart.
+TEST_F(KernelCaptureTest, BuffersApartInEveryRecordedLaunchAreSaidAndNoOthers) {
+  const std::string note = std::string(kDisjointBuffersNote) + "axpy\n";
+  record(launch("_Z4axpyPfS_f", "axpy(float*, float*, float)", 4, 256,
+                {buffer(0x9000, 4096, true), buffer(0xA000, 4096, false), scalar(0)}));
+  record(launch("_Z4axpyPfS_f", "axpy(float*, float*, float)", 8, 256,
+                {buffer(0x20000, 8192, true), buffer(0x10000, 8192, false), scalar(0)}));
+  KernelRecords apart = read_kernel_records((dir / "launches").string());
+  EXPECT_TRUE(has(kernel_capture(apart.kernels[0], "axpy.cu").definition, note));
+  // A third launch whose second pointer lies inside the first's allocation.
+  record(launch("_Z4axpyPfS_f", "axpy(float*, float*, float)", 8, 256,
+                {buffer(0x40000, 8192, true), buffer(0x40800, 6144, false), scalar(0)}));
+  KernelRecords inside = read_kernel_records((dir / "launches").string());
+  EXPECT_FALSE(has(kernel_capture(inside.kernels[0], "axpy.cu").definition, note));
+}
+
 TEST_F(KernelCaptureTest, KernelsLaunchedFromMainAreHarnessedAndTheOthersNamed) {
   if (!have_parser()) GTEST_SKIP() << "built without libclang";
   const fs::path source = dir / "app.cu";

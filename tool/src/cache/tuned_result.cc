@@ -1,4 +1,6 @@
 #include "cache/tuned_result.h"
+
+#include "common/kernel_replay.h"
 #include "common/text.h"
 
 #include <cstdio>
@@ -87,6 +89,14 @@ void absorb_tuned_text(TunedResult& r, const std::string& tuned_text, const std:
   replace_all(r.text, line_directive_path(tuned_for_path), line_directive_path(kSourcePathToken));
 }
 
+std::string assumptions(const TunedResult& r) {
+  const std::string prefix = kRestrictTunablePrefix;
+  std::string kernels;
+  for (const auto& [name, value] : r.config)
+    if (value == "1" && name.rfind(prefix, 0) == 0) kernels += (kernels.empty() ? "" : ", ") + name.substr(prefix.size());
+  return kernels.empty() ? "" : "assumes the buffers of " + kernels + " never overlap, as in every recorded launch";
+}
+
 std::string describe(const TunedResult& r) {
   std::string out = speedup_text(r.speedup);
   if (!r.defines.empty())
@@ -94,6 +104,7 @@ std::string describe(const TunedResult& r) {
   else
     for (const auto& [name, value] : r.config) out += ", " + name + "=" + value;
   for (const auto& f : r.flags) out += ", " + f;
+  if (const std::string a = assumptions(r); !a.empty()) out += " (" + a + ")";
   return out;
 }
 

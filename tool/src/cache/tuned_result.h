@@ -55,6 +55,10 @@ void absorb_tuned_text(TunedResult& r, const std::string& tuned_text, const std:
                        const std::string& original_text);
 
 // "1.41x, BLOCK_SIZE=128, -use_fast_math": what a build line says about r.
+// What the result assumes of the program beyond what was measured ("" when
+// nothing): `__restrict__` on a kernel (search/kernel_rewrites.h) assumes
+// its buffers never overlap, as they did in every recorded launch.
+std::string assumptions(const TunedResult& r);
 std::string describe(const TunedResult& r);
 
 // Quotes a path for a #line directive.

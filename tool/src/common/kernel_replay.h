@@ -20,4 +20,14 @@ inline constexpr const char* kKernelReplayMarker = "// kernelblaster: launches k
 inline constexpr const char* kReplayedLauncherNote = ", launched as the program launched it (recorded at the kernel level).";
 inline constexpr const char* kLaunchShapeAnchor = "  if (shared_bytes > 48 * 1024)\n";
 
+// The line (then the kernel's name, unqualified, no template arguments)
+// above a launcher whose every recorded launch passed buffers whose
+// ranges, from each pointer to its allocation's end, overlap no other's:
+// the one fact that lets the tuner offer `__restrict__` on that kernel
+// (search/kernel_rewrites.h).
+inline constexpr const char* kDisjointBuffersNote = "// kernelblaster: buffers disjoint in every recorded launch of ";
+// That tunable's name is this and the kernel's; the build line says what
+// its value 1 assumes (cache/tuned_result.h).
+inline constexpr const char* kRestrictTunablePrefix = "KERNELBLASTER_RESTRICT_";
+
 }  // namespace kernelblaster

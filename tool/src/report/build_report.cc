@@ -172,6 +172,7 @@ std::string config_text(const cache::TunedResult& r) {
   std::string out;
   for (const auto& [name, value] : r.config) out += (out.empty() ? "" : ", ") + name + "=" + value;
   for (const auto& flag : r.flags) out += (out.empty() ? "" : " ") + flag;
+  if (const std::string a = cache::assumptions(r); !a.empty()) out += " (" + a + ")";
   return out.empty() ? "(defaults, no flags)" : out;
 }
 

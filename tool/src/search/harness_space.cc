@@ -35,7 +35,7 @@ void follow_replayed_launches(const std::string& harness, const SourceSpace& fou
   keep_only(decl, kept, out);
   out.harness = shapes.harness;
   out.harness_macros = shapes.tunables;
-  out.lines = shapes.notes;
+  out.lines.insert(out.lines.end(), shapes.notes.begin(), shapes.notes.end());
   if (shapes.tunables.empty())
     out.lines.push_back("the harness launches kernels as they were recorded, so only compiler flags are searched");
   else
@@ -44,11 +44,29 @@ void follow_replayed_launches(const std::string& harness, const SourceSpace& fou
                         " are searched");
 }
 
+// `__restrict__` holds only where a kernel's buffers never overlap: it is
+// kept where the harness replays recorded launches that all had disjoint
+// buffers, else left as written with a line that says why.
+void keep_backed_restrict(const std::string& harness, SpaceDecl& decl, HarnessSpace& out) {
+  std::vector<std::string> kept;
+  for (const Tunable& t : decl.tunables) {
+    const std::string k = restricted_kernel(t);
+    if (k.empty() || harness.find(std::string(kDisjointBuffersNote) + k + "\n") != std::string::npos) {
+      kept.push_back(t.name);
+      continue;
+    }
+    out.lines.push_back(t.name + " stays as written: no recorded launch of " + k +
+                        " shows its buffers apart (__restrict__ holds only where they never overlap)");
+  }
+  if (kept.size() != decl.tunables.size()) keep_only(decl, kept, out);
+}
+
 }  // namespace
 
 HarnessSpace harness_space(const std::string& harness_text, const SourceSpace& found, const std::string& text,
                            const std::string& source, const std::vector<std::string>& include_dirs, SpaceDecl& decl) {
   HarnessSpace out;
+  keep_backed_restrict(harness_text, decl, out);
   if (decl.tunables.empty()) return out;
   if (harness_text.find(kKernelReplayMarker) != std::string::npos) {
     follow_replayed_launches(harness_text, found, text, source, include_dirs, decl, out);
@@ -56,11 +74,11 @@ HarnessSpace harness_space(const std::string& harness_text, const SourceSpace& f
   }
   const LaunchReach reach = launch_reach(harness_text, text, found.launch);
   if (reach.left.empty()) return out;
-  std::vector<std::string> kept;
+  std::vector<std::string> kept;  // (out.lines may hold keep_backed_restrict's)
   for (const Tunable& t : decl.tunables)
     if (std::find(reach.left.begin(), reach.left.end(), t.name) == reach.left.end()) kept.push_back(t.name);
   keep_only(decl, kept, out);
-  out.lines = reach.notes;
+  out.lines.insert(out.lines.end(), reach.notes.begin(), reach.notes.end());
   return out;
 }
 

@@ -1,7 +1,10 @@
 // What a harness lets the tuner search of a source's tunables. Launches no
 // size of the harness reaches keep theirs (launch_reach.h). With a harness
 // that replays recorded launches, only the tunables its reshaped launchers
-// follow are searched (replay_shapes.h), none where it cannot be reshaped.
+// follow are searched (replay_shapes.h), none where it cannot be reshaped;
+// the rewrites that change no shape (kernel_rewrites.h) are searched as
+// flags are, but `__restrict__` only on a kernel whose recorded launches
+// all had disjoint buffers (kDisjointBuffersNote): never with a native harness.
 // `tune` searches what is left; `tune --list --harness` shows the same.
 #pragma once
 

@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 
+#include "common/kernel_replay.h"
 #include "common/source_lines.h"
 #include "common/source_text.h"
 #include "search/candidate_source.h"
@@ -26,6 +27,7 @@ const std::vector<long long> kUnrollFactors = {2, 4, 8};
 const std::vector<int> kMinBlocks = {1, 2, 4};
 const std::string kUnrollPrefix = "KERNELBLASTER_UNROLL_";
 const std::string kBoundsPrefix = "KERNELBLASTER_MIN_BLOCKS_";
+const std::string kRestrictPrefix = kRestrictTunablePrefix;
 
 // The integer `expr` comes to with the names of `env`; none where a name stays unknown.
 std::optional<long long> integer_of(const std::string& expr, const Env& env) {
@@ -268,9 +270,9 @@ struct Rewriter {
     int found = 0;
     for (const Block& b : blocks) {
       if (!b.function || !b.device) continue;
-      std::size_t name_at = 0;
-      const std::string head = kernel_head(b, &name_at);
-      if (!mentions(head, "__global__") || mentions(head, "__launch_bounds__")) continue;
+      const Head h = kernel_head(b);
+      const std::size_t name_at = h.name_at;
+      if (!mentions(h.text, "__global__") || mentions(h.text, "__launch_bounds__")) continue;
       const std::string block = fixed_block(b.name, launches, env, tunables);
       if (block.empty()) continue;
       const std::string name = unique_name(kBoundsPrefix + b.name, &taken);
@@ -286,26 +288,72 @@ struct Rewriter {
                             " launched with a fixed block (launch bounds: as written, 1, 2, 4 blocks per SM)");
   }
 
-  // The text from the end of the statement before a function to its name,
-  // and where the name starts.
-  std::string kernel_head(const Block& b, std::size_t* name_at) const {
-    std::size_t close = reading::skip_space_back(code, b.span.begin);
-    if (close == 0 || code[close - 1] != ')') return "";
+  // A function's head: the text from the end of the statement before it
+  // to its name, where the name starts, and its parameter list's brackets.
+  struct Head {
+    std::string text;
+    std::size_t name_at = 0, open = 0, close = 0;
+  };
+  Head kernel_head(const Block& b) const {
+    Head h;
+    h.close = reading::skip_space_back(code, b.span.begin);
+    if (h.close == 0 || code[h.close - 1] != ')') return h;
+    --h.close;
     int depth = 0;
-    std::size_t open = close - 1;
-    for (std::size_t i = close; i-- > 0;) {
+    for (std::size_t i = h.close + 1; i-- > 0;) {
       depth += code[i] == ')' ? 1 : code[i] == '(' ? -1 : 0;
       if (depth == 0) {
-        open = i;
+        h.open = i;
         break;
       }
     }
-    std::size_t end = reading::skip_space_back(code, open), start = end;
+    std::size_t start = reading::skip_space_back(code, h.open);
     while (start > 0 && is_name_char(code[start - 1])) --start;
-    *name_at = start;
-    std::size_t head = code.find_last_of(";}", start);
-    head = head == std::string::npos ? 0 : head + 1;
-    return code.substr(head, start - head);
+    h.name_at = start;
+    std::size_t from = code.find_last_of(";}", start);
+    from = from == std::string::npos ? 0 : from + 1;
+    h.text = code.substr(from, start - from);
+    return h;
+  }
+
+  // Where `__restrict__` goes in each pointer parameter (after its last
+  // `*`); none when a parameter already has one, or fewer than two are pointers.
+  std::vector<std::size_t> restrict_points(const Head& h) const {
+    std::vector<std::size_t> at;
+    std::size_t from = h.open + 1;
+    for (const std::string& param : split_top(code.substr(h.open + 1, h.close - h.open - 1), ',')) {
+      const std::size_t begin = code.find(param, from);
+      if (begin == std::string::npos) return {};
+      from = begin + param.size();
+      if (mentions(param, "__restrict__") || mentions(param, "restrict")) return {};
+      const std::size_t star = param.rfind('*');
+      if (star == std::string::npos || param.find_first_of("&[", star) != std::string::npos) continue;
+      at.push_back(begin + star + 1);
+    }
+    if (at.size() < 2) return {};
+    return at;
+  }
+
+  // `__restrict__` on every pointer of a kernel with two or more: offered
+  // here, kept by harness_space only where the recorded launches had
+  // disjoint buffers.
+  void restrict_kernels() {
+    int found = 0;
+    for (const Block& b : blocks) {
+      if (!b.function || !b.device) continue;
+      const Head h = kernel_head(b);
+      if (!mentions(h.text, "__global__")) continue;
+      const std::vector<std::size_t> points = restrict_points(h);
+      if (points.empty()) continue;
+      const std::string name = unique_name(kRestrictPrefix + b.name, &taken);
+      for (std::size_t at : points) edits.push_back({{at, at}, " KERNELBLASTER_RESTRICT_WHEN(" + name + ")"});
+      add_tunable(name, {"0", "1"}, "read_only_cache", h.name_at,
+                  "__restrict__ on " + std::to_string(points.size()) + " pointers of " + b.name, group_of(b.name));
+      ++found;
+    }
+    if (found > 0)
+      out.summary.push_back(std::to_string(found) + " kernel" + (found == 1 ? "" : "s") +
+                            " with two or more pointers (__restrict__, where recorded launches had disjoint buffers)");
   }
 
   std::string head() const {
@@ -328,6 +376,11 @@ struct Rewriter {
         h += "#define KERNELBLASTER_BOUNDS_" + std::to_string(k) + "(threads) __launch_bounds__(threads, " +
              std::to_string(k) + ")\n";
     }
+    if (any("read_only_cache"))
+      h += "#define KERNELBLASTER_PICK_RESTRICT_(n) KERNELBLASTER_PICK_RESTRICT_##n\n"
+           "#define KERNELBLASTER_RESTRICT_WHEN(n) KERNELBLASTER_PICK_RESTRICT_(n)\n"
+           "#define KERNELBLASTER_PICK_RESTRICT_0\n"
+           "#define KERNELBLASTER_PICK_RESTRICT_1 __restrict__\n";
     for (const Tunable& t : out.tunables) h += "#ifndef " + t.name + "\n#define " + t.name + " 0\n#endif\n";
     return h;
   }
@@ -345,7 +398,13 @@ struct Rewriter {
 }  // namespace
 
 bool is_kernel_rewrite(const Tunable& t) {
-  return t.name.rfind(kUnrollPrefix, 0) == 0 || t.name.rfind(kBoundsPrefix, 0) == 0;
+  return t.name.rfind(kUnrollPrefix, 0) == 0 || t.name.rfind(kBoundsPrefix, 0) == 0 || is_restrict_rewrite(t);
+}
+
+bool is_restrict_rewrite(const Tunable& t) { return t.name.rfind(kRestrictPrefix, 0) == 0; }
+
+std::string restricted_kernel(const Tunable& t) {
+  return is_restrict_rewrite(t) ? t.name.substr(kRestrictPrefix.size()) : "";
 }
 
 int logical_line(const std::string& text, std::size_t pos) {
@@ -386,6 +445,7 @@ KernelRewrites prepare_kernel_rewrites(const std::string& text, const std::strin
   }
   r.unroll_loops(env);
   r.bound_kernels(fixed, tunables);
+  r.restrict_kernels();
   r.finish();
   return r.out;
 }

@@ -19,6 +19,18 @@
 //                    __launch_bounds__(<block>, 1, 2 or 4). A kernel launched
 //                    with a block the source does not fix is left as written.
 //                    Technique launch_bounds.
+//   __restrict__     a __global__ kernel with two or more pointer
+//                    parameters, none restrict already, gets
+//                    KERNELBLASTER_RESTRICT_<kernel>: 0 (as written) or 1
+//                    (__restrict__ on each). It is no rewrite that holds
+//                    whatever the program passes: it holds only where the
+//                    buffers never overlap, so harness_space.h keeps it only
+//                    where the harness replays recorded launches that all
+//                    had disjoint buffers (kDisjointBuffersNote) and the
+//                    build line says it assumes that. Technique
+//                    read_only_cache. (`const` on the pointees is not
+//                    offered: it changes the kernel's mangled name, by which
+//                    a replay harness and other files find it.)
 //
 // A function's rewrites join the group of the launch sites that launch it
 // (launch_tunables.h) where it has one and their product fits a part of the
@@ -50,6 +62,10 @@ KernelRewrites prepare_kernel_rewrites(const std::string& text, const std::strin
 
 // Whether `t` is one of these rewrites (they change no launch's shape).
 bool is_kernel_rewrite(const Tunable& t);
+
+// Whether `t` is the __restrict__ rewrite, and the kernel it is for ("" if not).
+bool is_restrict_rewrite(const Tunable& t);
+std::string restricted_kernel(const Tunable& t);
 
 // The line `pos` has in the file `text` stands for, `#line` directives honoured.
 int logical_line(const std::string& text, std::size_t pos);

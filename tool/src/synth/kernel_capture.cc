@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -304,11 +305,41 @@ RecordedCall call_of(const KernelRecording& r, const std::vector<ParamPlan>& pla
   return call;
 }
 
+// Whether every recorded launch of `r` (replayed or not) passed at least
+// two buffers, each range from its pointer to its allocation's end
+// overlapping no other's.
+bool buffers_disjoint(const KernelRecording& r) {
+  for (const RecordedLaunch& l : r.launches) {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
+    for (const RecordedParam& p : l.params) {
+      if (!p.buffer) continue;
+      std::uint64_t at = 0;
+      for (std::size_t i = 0; i < p.bytes.size() && i < 8; ++i) at |= std::uint64_t{p.bytes[i]} << (8 * i);
+      ranges.emplace_back(at, at + static_cast<std::uint64_t>(p.extent));
+    }
+    if (ranges.size() < 2) return false;
+    for (std::size_t i = 0; i < ranges.size(); ++i)
+      for (std::size_t j = i + 1; j < ranges.size(); ++j)
+        if (ranges[i].first < ranges[j].second && ranges[j].first < ranges[i].second) return false;
+  }
+  return !r.launches.empty();
+}
+
+// "ns::copy(float*, float*)", "void ns::copy<32>(float*)" -> "copy".
+std::string unqualified_name(const std::string& demangled) {
+  std::string n = demangled.substr(0, demangled.find('('));
+  n = n.substr(0, n.find('<'));
+  n = n.substr(n.find_last_of(' ') == std::string::npos ? 0 : n.find_last_of(' ') + 1);
+  const std::size_t colon = n.rfind("::");
+  return colon == std::string::npos ? n : n.substr(colon + 2);
+}
+
 // The launcher's text: the kernel's arguments as the launch lays them out,
 // launched through its host stub.
 std::string definition_of(const KernelRecording& r, const std::vector<ParamPlan>& plan, const Launcher& lau,
                           const RecordedLaunch& first) {
   std::ostringstream d;
+  if (buffers_disjoint(r)) d << kDisjointBuffersNote << unqualified_name(r.name) << "\n";
   d << "// " << r.name << kReplayedLauncherNote << "\n"
     << "void " << lau.name << "(";
   std::size_t k = 0;
