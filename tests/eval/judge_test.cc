@@ -291,6 +291,31 @@ TEST(JudgeTiming, RepeatedInputsThatLaunchNothingAreCaching) {
   EXPECT_EQ(judge_timing(original, cand).status, Status::ok);
 }
 
+// Work the GPU's timeline cannot see: a launcher that computes on the host
+// (or waits for another process) before a token launch has a short span
+// and a long event bracket.
+TEST(JudgeTiming, TimeBetweenTheEventsThatIsNoGpuWorkIsUntimed) {
+  HarnessReport original = repeat_probe(500000, 500000), cand = repeat_probe(2000, 2000);
+  original.timings[0].method = cand.timings[0].method = "cupti";
+  original.timings[0].event_median_ns = 508000;  // launch latency around the work
+  cand.timings[0].event_median_ns = 495000;      // the answer made on the host, one tiny kernel timed
+  const Verdict v = judge_timing(original, cand);
+  EXPECT_EQ(v.status, Status::untimed_work);
+  EXPECT_NE(v.detail.find("the calls took 495.0 us between their events but ran 2.0 us of GPU work"), std::string::npos)
+      << v.detail;
+  // An honest faster call: its events shrink with its GPU work.
+  cand.timings[0].event_median_ns = 9000;
+  EXPECT_EQ(judge_timing(original, cand).status, Status::ok);
+  // A few microseconds more off the GPU than the original (a cudaMalloc, a
+  // host-side argument) is within the slack.
+  cand.timings[0].event_median_ns = 2000 + 8000 + 15000;
+  EXPECT_EQ(judge_timing(original, cand).status, Status::ok);
+  // Event timing alone (no CUPTI) has nothing to compare.
+  cand.timings[0].method = "events";
+  cand.timings[0].event_median_ns = 495000;
+  EXPECT_EQ(judge_timing(original, cand).status, Status::ok);
+}
+
 TEST(CompareTiming, GeometricMeanSpeedup) {
   HarnessReport ref, cand;
   ref.sizes = cand.sizes = {{"a", {}, false}, {"b", {}, false}};

@@ -426,8 +426,25 @@ Verdict judge_timing(const HarnessReport& ref, const HarnessReport& cand) {
                     t.repeat_median_ns / 1e3, t.median_ns / 1e3);
       return {Status::cached_result, buf};
     }
+    if (r) {
+      if (Verdict v = judge_time_off_the_gpu(*r, t, size); v.status != Status::ok) return v;
+    }
   }
   return {};
+}
+
+Verdict judge_time_off_the_gpu(const TimingReport& ref, const TimingReport& cand, const std::string& size) {
+  if (cand.method != "cupti" || ref.method != "cupti" || cand.event_median_ns <= 0 || ref.event_median_ns <= 0) return {};
+  const double gap = cand.event_median_ns - cand.median_ns, ref_gap = ref.event_median_ns - ref.median_ns;
+  if (gap <= std::max(0.0, ref_gap) + std::max(kOffTheGpuSlackNs, kOffTheGpuShare * ref.event_median_ns)) return {};
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "size %s: the calls took %.1f us between their events but ran %.1f us of GPU work (the original: %.1f "
+                "and %.1f us): time spent where the GPU's timeline does not show it (the host before a launch, or "
+                "another process) is not the kernel's speed",
+                size.c_str(), cand.event_median_ns / 1e3, cand.median_ns / 1e3, ref.event_median_ns / 1e3,
+                ref.median_ns / 1e3);
+  return {Status::untimed_work, buf};
 }
 
 std::pair<CallCost, CallCost> call_costs(const TimingReport& ref, const TimingReport& cand) {

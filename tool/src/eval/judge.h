@@ -56,6 +56,17 @@ Verdict judge_state(const HarnessReport& ref, const HarnessReport& cand);
 // fingerprint.
 Verdict judge_timing(const HarnessReport& ref, const HarnessReport& cand);
 
+// The event bracket's other side (judge_untimed checks GPU work outside it):
+// a candidate whose calls take longer between their CUDA events, beyond
+// their GPU work, than the original's do by more than the slack (the
+// larger of kOffTheGpuSlackNs and kOffTheGpuShare of the original's event
+// time) did work the timing cannot see: on the host before its first
+// launch, or in another process it waits for. untimed_work. Part of
+// judge_timing.
+constexpr double kOffTheGpuSlackNs = 20e3;
+constexpr double kOffTheGpuShare = 0.25;
+Verdict judge_time_off_the_gpu(const TimingReport& ref, const TimingReport& cand, const std::string& size);
+
 // What a call costs, for the speedup: the GPU's busy time in the call (the
 // union of its kernels, copies and sets), not the span from first start to
 // last end. The span also holds the idle gaps in which the GPU waits for
