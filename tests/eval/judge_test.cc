@@ -256,6 +256,24 @@ TEST(JudgeTiming, WorkOutsideTheTimedRegion) {
   EXPECT_NE(v.detail.find("correctness runs"), std::string::npos);
 }
 
+TEST(JudgeIsolation, ADriverThatScrubbedNothingCannotBeVouchedFor) {
+  HarnessReport r;
+  r.harness = "kernelbench";
+  r.runs.resize(3);
+  r.isolated_bytes = 0;
+  const Verdict v = judge_isolation(r);
+  EXPECT_EQ(v.status, Status::tool_error);
+  EXPECT_NE(v.detail.find("PYTORCH_NO_CUDA_MEMORY_CACHING"), std::string::npos) << v.detail;
+  r.isolated_bytes = 2 << 20;
+  EXPECT_EQ(judge_isolation(r).status, Status::ok);
+  r.isolated_bytes = 0;
+  r.notes = {"isolation unavailable: the driver's allocator cannot be asked for its memory"};
+  EXPECT_EQ(judge_isolation(r).status, Status::ok);  // said already; nothing was promised
+  HarnessReport native;
+  native.runs.resize(3);
+  EXPECT_EQ(judge_isolation(native).status, Status::ok);  // a native harness hands out its own buffers
+}
+
 // One size timed on 100 fresh inputs and 15 repeated ones.
 HarnessReport repeat_probe(double fresh_ns, double repeat_ns) {
   HarnessReport r;

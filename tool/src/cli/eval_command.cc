@@ -136,6 +136,7 @@ EvalCall parse_call(const CommandArgs& argv) {
   req.budget_ms = args.number("--budget-ms", 300);
   req.timing = !args.flag("--no-timing");
   req.back_to_back = args.flag("--back-to-back");
+  req.untrusted = !req.candidate.empty();  // a candidate from elsewhere: its object is checked first
   if (req.back_to_back && !c.kernelbench_dir.empty())
     throw UsageError("--back-to-back times a native harness; a KernelBench driver runs once per timed call");
   // A KernelBench driver starts libtorch and computes torch's reference in

@@ -15,6 +15,7 @@ constexpr EnumName<Status> kNames[] = {
     {Status::harness_error, "harness_error"},        {Status::reference_failed, "reference_failed"},
     {Status::no_gpu, "no_gpu"},                      {Status::tool_error, "tool_error"},
     {Status::not_recorded, "not_recorded"},         {Status::out_of_bounds, "out_of_bounds"},
+    {Status::forbidden_code, "forbidden_code"},
 };
 
 constexpr EnumName<AttemptEnd> kEndNames[] = {

@@ -30,6 +30,7 @@ enum class Status {
   no_gpu,              // nothing could run here
   tool_error,          // the tool could not measure (a measurer's own failure, not the candidate's)
   not_recorded,        // a recorded run (replay) has no result for this configuration
+  forbidden_code,      // an untrusted candidate's object calls, defines or adds what it may not (eval/object_bound.h)
 };
 
 const char* status_name(Status s);

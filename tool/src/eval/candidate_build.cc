@@ -121,18 +121,16 @@ std::vector<std::string> harness_build_command(const Toolchain& tc, const Compil
   return cmd;
 }
 
-BuildOutcome build_harness(const Toolchain& tc, const CompileSettings& cs, const std::string& harness,
-                           const std::string& kernel_source, const std::string& scratch_dir, double timeout_s) {
-  BuildOutcome b;
-  fs::create_directories(scratch_dir);
-  b.binary = (fs::path(scratch_dir) / "harness").string();
+namespace {
+
+// Runs one nvcc command whose product is `b.binary`, in `scratch_dir`.
+BuildOutcome run_nvcc(const Toolchain& tc, const std::vector<std::string>& cmd, const std::string& scratch_dir,
+                      double timeout_s, BuildOutcome b) {
   ProcessOptions opt;
   opt.timeout_s = timeout_s;
   opt.cwd = scratch_dir;  // nvcc's temporaries stay in the candidate's own directory
   opt.extra_env["TMPDIR"] = scratch_dir;
-  ProcessResult r = run_process(harness_build_command(tc, cs, fs::absolute(harness).string(),
-                                                      fs::absolute(kernel_source).string(), b.binary),
-                                opt);
+  ProcessResult r = run_process(cmd, opt);
   b.seconds = r.seconds;
   b.log = r.output;
   b.ok = r.ok() && exists(b.binary);
@@ -143,6 +141,34 @@ BuildOutcome build_harness(const Toolchain& tc, const CompileSettings& cs, const
     b.first_error = r.timed_out ? "nvcc " + r.how_it_ended() : first_error_line(r.output);
   }
   return b;
+}
+
+}  // namespace
+
+BuildOutcome build_harness(const Toolchain& tc, const CompileSettings& cs, const std::string& harness,
+                           const std::string& kernel_source, const std::string& scratch_dir, double timeout_s) {
+  BuildOutcome b;
+  fs::create_directories(scratch_dir);
+  b.binary = (fs::path(scratch_dir) / "harness").string();
+  return run_nvcc(tc,
+                  harness_build_command(tc, cs, fs::absolute(harness).string(), fs::absolute(kernel_source).string(),
+                                        b.binary),
+                  scratch_dir, timeout_s, b);
+}
+
+BuildOutcome build_object(const Toolchain& tc, const CompileSettings& cs, const std::string& kernel_source,
+                          const std::string& scratch_dir, double timeout_s) {
+  BuildOutcome b;
+  fs::create_directories(scratch_dir);
+  b.binary = (fs::path(scratch_dir) / "kernel.o").string();
+  std::vector<std::string> cmd = {tc.nvcc, "-std=c++17", "-O3", "-c"};
+  if (!cs.arch.empty()) cmd.push_back("-arch=" + cs.arch);
+  cmd.push_back("-I" + tc.include_dir);
+  for (const auto& d : cs.include_dirs) cmd.push_back("-I" + d);
+  for (const auto& d : cs.definitions) cmd.push_back("-D" + d);
+  for (const auto& f : cs.flags) cmd.push_back(f);
+  cmd.insert(cmd.end(), {fs::absolute(kernel_source).string(), "-o", b.binary});
+  return run_nvcc(tc, cmd, scratch_dir, timeout_s, b);
 }
 
 }  // namespace kernelblaster

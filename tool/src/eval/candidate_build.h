@@ -78,4 +78,9 @@ struct BuildOutcome {
 BuildOutcome build_harness(const Toolchain& tc, const CompileSettings& cs, const std::string& harness,
                            const std::string& kernel_source, const std::string& scratch_dir, double timeout_s);
 
+// `kernel_source` alone compiled to an object (`binary` names it), with the
+// settings a harness build uses: what eval/object_bound.h reads.
+BuildOutcome build_object(const Toolchain& tc, const CompileSettings& cs, const std::string& kernel_source,
+                          const std::string& scratch_dir, double timeout_s);
+
 }  // namespace kernelblaster

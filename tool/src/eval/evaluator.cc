@@ -13,6 +13,7 @@
 #include "common/text.h"
 #include "eval/judge.h"
 #include "eval/kernel_speeds.h"
+#include "eval/object_bound.h"
 #include "eval/plan_builder.h"
 #include "eval/plausibility.h"
 #include "profile/ceilings_cache.h"
@@ -176,6 +177,8 @@ Round play(const std::string& ref_bin, CandidateProgram& cand_prog, const Plan& 
   if (round.verdict.status != Status::ok) return round;
   round.verdict = judge_untimed(cand.report);
   if (round.verdict.status != Status::ok) return round;
+  round.verdict = judge_isolation(cand.report);
+  if (round.verdict.status != Status::ok) return round;
   round.verdict = judge_state(ref.report, cand.report);
   if (round.verdict.status != Status::ok) return round;
   try {
@@ -266,7 +269,7 @@ class EvaluationRun {
     if (!gpu.present) return without_gpu(gpu);
     m_res.device = gpu.name;
     prepare(gpu);
-    if (!build_programs() || !describe()) return finish();
+    if (!build_programs() || !bound_candidate() || !describe()) return finish();
     play_main_round();
     if (too_good_to_believe()) look_again();
     if (m_req.back_to_back && m_req.timing && m_round.verdict.status == Status::ok) time_back_to_back();
@@ -287,6 +290,23 @@ class EvaluationRun {
   EvalResult without_gpu(const GpuInfo& gpu) {
     m_res.status = Status::no_gpu;
     m_res.detail = gpu.reason;
+    if (m_req.untrusted && !m_req.source.empty()) {
+      // The bound needs no GPU: a candidate past it says so anywhere.
+      m_settings = m_req.compile;
+      for (std::string& d : m_settings.include_dirs) d = fs::absolute(d).string();
+      m_settings.include_dirs.push_back(fs::absolute(m_req.source).parent_path().string());
+      m_work = m_req.work_dir.empty() ? make_work_dir("kernelblaster-eval") : fs::absolute(m_req.work_dir).string();
+      m_temporary = m_req.work_dir.empty();
+      const Verdict v = m_candidate == m_req.source ? Verdict{}
+                                                     : check_candidate_object(m_toolchain, candidate_settings(),
+                                                                              m_req.source, m_candidate,
+                                                                              m_work + "/objects", m_req.build_timeout_s);
+      if (v.status == Status::forbidden_code || v.status == Status::compile_failed) {
+        m_res.status = v.status;
+        m_res.detail = v.detail;
+      }
+      if (m_temporary && !m_req.keep_work_dir) fs::remove_all(m_work);
+    }
     if (m_req.candidate_binary.empty() && m_req.build_candidate) {
       // A candidate that does not build says so with or without a GPU.
       BuildOutcome b = m_req.build_candidate();
@@ -355,6 +375,14 @@ class EvaluationRun {
       return fail(Status::reference_failed, "the original source does not build with its harness: " + m_reference.first_error);
     if (!m_overlapped && !m_program.built.ok) return fail(Status::compile_failed, m_program.built.first_error);
     return true;
+  }
+
+  // An untrusted candidate's object, held to the bound before it runs.
+  bool bound_candidate() {
+    if (!m_req.untrusted || m_req.source.empty() || m_candidate == m_req.source) return true;
+    const Verdict v = check_candidate_object(m_toolchain, candidate_settings(), m_req.source, m_candidate,
+                                             m_work + "/objects", m_req.build_timeout_s);
+    return v.verified() || fail(v.status, v.detail);
   }
 
   bool fail(Status status, const std::string& detail) {

@@ -42,6 +42,10 @@ struct EvalRequest {
   // back to back, the L2 warm from the call before (the first timing calls
   // once a run with the L2 flushed); the lower speedup is the one kept.
   bool back_to_back = false;
+  // The candidate's host code is not trusted (eval --candidate, the
+  // optimize loop's): before anything runs, its compiled object is held to
+  // the bound of eval/object_bound.h; past it the result is forbidden_code.
+  bool untrusted = false;
   std::uint64_t seed_base = 0;         // 0: fresh random seeds
   double run_timeout_s = 60;           // per harness process
   double build_timeout_s = 300;        // per nvcc

@@ -382,6 +382,16 @@ Verdict judge_untimed(const HarnessReport& cand) {
   return {};
 }
 
+Verdict judge_isolation(const HarnessReport& cand) {
+  if (cand.harness != "kernelbench" || cand.isolated_bytes > 0 || cand.runs.empty()) return {};
+  for (const std::string& note : cand.notes)
+    if (note.rfind("isolation unavailable", 0) == 0) return {};  // said in the notes; nothing was promised
+  return {Status::tool_error,
+          "the isolation before each call scrubbed nothing: the driver's allocator held no memory beyond the call's "
+          "tensors although torch's reference ran in the same process (was the allocator's caching turned off, "
+          "e.g. PYTORCH_NO_CUDA_MEMORY_CACHING=1?), so torch's answer may have been within the call's reach"};
+}
+
 Verdict judge_state(const HarnessReport& ref, const HarnessReport& cand) {
   if (cand.persisting_l2_bytes == 0 || ref.persisting_l2_bytes > 0) return {};
   return {Status::cached_result,

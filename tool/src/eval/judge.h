@@ -44,6 +44,15 @@ Verdict judge_reference(const Calibration& calibration);
 // saw. Judged before the outputs, whose failures it explains.
 Verdict judge_untimed(const HarnessReport& cand);
 
+// A KernelBench driver scrubs the memory of its allocator that the call was
+// not handed before each call (Plan::isolate), so nothing of torch's answer,
+// computed in the same process, is within reach. Where it could ask the
+// allocator and scrubbed nothing, something changed the allocator (e.g.
+// PYTORCH_NO_CUDA_MEMORY_CACHING=1 set from the candidate's static
+// initializer): the judge cannot vouch for the call, a tool_error. Native
+// harnesses isolate by construction and pass.
+Verdict judge_isolation(const HarnessReport& cand);
+
 // State a call leaves behind that speeds up the next: L2 set aside for
 // persisting accesses after the call returned (the original leaving none)
 // is cached_result.

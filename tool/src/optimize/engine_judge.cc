@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "common/file_util.h"
+#include "eval/object_bound.h"
 
 namespace kernelblaster::optimize {
 namespace {
@@ -64,6 +65,16 @@ Judgement EngineJudge::build(const std::string& source, const std::string& tag, 
   BuildOutcome b = build_harness(m_toolchain, m_target.compile, m_target.harness, path, dir + "/build",
                                  m_target.build_timeout_s);
   Judgement v;
+  if (b.ok && tag != "original") {
+    // A model's code: its object is held to the bound before it runs.
+    const Verdict bound = check_candidate_object(m_toolchain, m_target.compile, m_target.source, path, dir + "/objects",
+                                                 m_target.build_timeout_s);
+    if (!bound.verified()) {
+      v.status = bound.status;
+      v.detail = bound.detail;
+      return v;
+    }
+  }
   if (b.ok) {
     *binary = b.binary;
     m_binaries[source] = b.binary;
