@@ -61,6 +61,18 @@ def main():
     expect("fewer than 3 seeds refused", p.returncode == 2 and "at least 3" in p.stderr, p)
     p = run([tool, "eval", "--kernelbench", "x", "--source", "a.cu"])
     expect("--kernelbench excludes --source", p.returncode == 2 and one_line(p.stderr), p)
+    # The bound on an untrusted candidate's object needs no GPU (eval/object_bound.h).
+    hostile = ["--source", f"{ROOT}/examples/kernels/src/softmax.cu",
+               "--harness", f"{ROOT}/examples/kernels/harness/softmax_harness.cu",
+               "-I", f"{ROOT}/examples/kernels/include", "--arch", "sm_90"]
+    p = subprocess.run([tool, "eval"] + hostile + ["--candidate", f"{ROOT}/tests/adversarial/after_timed_region.cu"],
+                       capture_output=True, text=True, timeout=300)
+    expect("eval --candidate: a candidate that starts a thread is forbidden_code, named, with or without a GPU",
+           p.returncode == 1 and "forbidden_code" in p.stdout and "std::thread" in p.stdout, p)
+    p = subprocess.run([tool, "eval"] + hostile + ["--candidate", f"{ROOT}/tests/adversarial/good/softmax_online_warp.cu"],
+                       capture_output=True, text=True, timeout=300)
+    expect("eval --candidate: an honest rewrite passes the bound (then needs a GPU: 77 here, 0 there)",
+           p.returncode in (0, 77) and "forbidden_code" not in p.stdout, p)
     p = run([tool, "eval", "--kernelbench", "x", "--back-to-back"])
     expect("--back-to-back is for native harnesses", p.returncode == 2 and one_line(p.stderr) and "native" in p.stderr, p)
 

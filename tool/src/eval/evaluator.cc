@@ -350,6 +350,12 @@ class EvaluationRun {
 
   // Both programs; false (the result says why) when one cannot be had.
   bool build_programs() {
+    // An untrusted candidate's objects compile beside the programs.
+    if (m_req.untrusted && !m_req.source.empty() && m_candidate != m_req.source)
+      m_bound = std::async(std::launch::async, [this, cs = candidate_settings()] {
+        return check_candidate_object(m_toolchain, cs, m_req.source, m_candidate, m_work + "/objects",
+                                      m_req.build_timeout_s);
+      });
     auto ref_build = std::async(std::launch::async, [&] {
       if (!m_req.reference_binary.empty()) return prebuilt(m_req.reference_binary);
       return build_harness(m_toolchain, m_settings, m_req.harness, m_req.source, m_work + "/reference",
@@ -379,9 +385,8 @@ class EvaluationRun {
 
   // An untrusted candidate's object, held to the bound before it runs.
   bool bound_candidate() {
-    if (!m_req.untrusted || m_req.source.empty() || m_candidate == m_req.source) return true;
-    const Verdict v = check_candidate_object(m_toolchain, candidate_settings(), m_req.source, m_candidate,
-                                             m_work + "/objects", m_req.build_timeout_s);
+    if (!m_bound.valid()) return true;
+    const Verdict v = m_bound.get();
     return v.verified() || fail(v.status, v.detail);
   }
 
@@ -531,6 +536,7 @@ class EvaluationRun {
   }
 
   EvalResult finish() {
+    if (m_bound.valid()) m_bound.wait();  // its compiles write under the work directory
     // Time spent building before anything ran is not evaluation time; an
     // overlapped build is, where the evaluation waited for it.
     m_res.eval_seconds = seconds_since(m_t_start) - m_res.compile_seconds;
@@ -560,6 +566,7 @@ class EvaluationRun {
   HarnessReport m_profiled_report;
   std::optional<profile::Ceilings> m_ceilings;
   std::string m_profile_failure;
+  std::future<Verdict> m_bound;  // an untrusted candidate's object check, while the programs build
   std::string m_dropped_round_slower;  // a slower kernel of the timing round the result does not keep
 };
 

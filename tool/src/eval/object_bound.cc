@@ -1,7 +1,10 @@
 #include "eval/object_bound.h"
 
+#include <cxxabi.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -14,6 +17,16 @@ namespace kernelblaster {
 namespace {
 
 bool starts_with(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
+
+// A symbol as the line shows it: C++ names demangled ("std::thread::...").
+std::string shown(const std::string& symbol) {
+  int status = 0;
+  char* d = starts_with(symbol, "_Z") ? abi::__cxa_demangle(symbol.c_str(), nullptr, nullptr, &status) : nullptr;
+  if (!d || status != 0) return symbol;
+  std::string out(d);
+  std::free(d);
+  return out;
+}
 
 // The CUDA runtime calls a launcher needs.
 const std::set<std::string> kRuntimeCalls = {
@@ -197,13 +210,13 @@ std::string object_violation(const ObjectFacts& original, const ObjectFacts& can
   for (const std::string& s : candidate.defined) {
     if (original.defined.count(s) || starts_with(s, "DW.ref.")) continue;
     if (libs.all.count(s) || reserved_name(s))
-      return "defines " + s + ", which the original does not: a symbol of a library the harness links, so the "
+      return "defines " + shown(s) + ", which the original does not: a symbol of a library the harness links, so the "
              "candidate's code would run in its place";
   }
   for (const std::string& s : candidate.undefined) {
     if (original.undefined.count(s) || base_call(s, libs)) continue;
     const std::string family = family_of(s);
-    return "calls " + s + (family.empty() ? "" : " (" + family + ")") +
+    return "calls " + shown(s) + (family.empty() ? "" : " (" + family + ")") +
            ", which the original does not and a kernel's launcher has no need of";
   }
   if (candidate.init_entries > original.init_entries)
