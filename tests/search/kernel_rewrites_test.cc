@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "common/kernel_replay.h"
+#include "cubin.h"
 #include "search/harness_space.h"
 #include "search/source_space.h"
 
@@ -164,8 +165,7 @@ TEST(KernelRewrites, SourceSpaceOffersThemAndSaysSo) {
 // The copy compiles to the original's machine code at its defaults, and to
 // other code with an unroll factor or a bound: what the tuner relies on.
 TEST(KernelRewrites, TheCopyCompilesToTheOriginalsCodeAtItsDefaults) {
-  const std::string nvcc = "/usr/local/cuda/bin/nvcc";
-  if (!fs::exists(nvcc)) GTEST_SKIP() << "no nvcc";
+  if (!fs::exists(test_support::kNvcc)) GTEST_SKIP() << "no nvcc";
   const fs::path dir = fs::temp_directory_path() / "kb_kernel_rewrites_sass";
   fs::create_directories(dir);
   const std::string original = (dir / "k.cu").string();
@@ -175,19 +175,12 @@ TEST(KernelRewrites, TheCopyCompilesToTheOriginalsCodeAtItsDefaults) {
   std::ofstream(dir / "unrolled.cu") << "#define KERNELBLASTER_UNROLL_reduce 4\n" + r.text;
   std::ofstream(dir / "bounded.cu") << "#define KERNELBLASTER_MIN_BLOCKS_reduce 4\n" + r.text;
   std::ofstream(dir / "restricted.cu") << "#define KERNELBLASTER_RESTRICT_reduce 1\n" + r.text;
-  auto cubin = [&](const std::string& name) {
-    const std::string base = (dir / name).string();
-    const std::string cmd = nvcc + " -arch=sm_90 -cubin -o " + base + ".cubin " + base + ".cu";
-    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
-    std::ifstream in(base + ".cubin", std::ios::binary);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  };
-  const std::string a = cubin("k"), b = cubin("copy"), c = cubin("unrolled"), d = cubin("bounded");
-  EXPECT_FALSE(cubin("restricted").empty());
+  const std::string a = test_support::cubin_of(dir, "k");
   EXPECT_FALSE(a.empty());
-  EXPECT_EQ(a, b);
-  EXPECT_NE(a, c);
-  EXPECT_NE(a, d);
+  EXPECT_EQ(a, test_support::cubin_of(dir, "copy"));
+  EXPECT_NE(a, test_support::cubin_of(dir, "unrolled"));
+  EXPECT_NE(a, test_support::cubin_of(dir, "bounded"));
+  EXPECT_FALSE(test_support::cubin_of(dir, "restricted").empty());
   fs::remove_all(dir);
 }
 

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 
+#include "cubin.h"
 #include "search/candidate_source.h"
 #include "search/config_space.h"
 #include "search/directives.h"
@@ -305,8 +306,7 @@ TEST(LaunchTunables, TheListingSaysWhatWasFound) {
 // The copy compiles to the same machine code as the original at the
 // defaults, and to other code with another value: what the tuner relies on.
 TEST(LaunchTunables, TheCopyCompilesToTheOriginalsCodeAtItsDefaults) {
-  const std::string nvcc = "/usr/local/cuda/bin/nvcc";
-  if (!fs::exists(nvcc)) GTEST_SKIP() << "no nvcc";
+  if (!fs::exists(test_support::kNvcc)) GTEST_SKIP() << "no nvcc";
   const fs::path dir = fs::temp_directory_path() / "kb_launch_tunables_sass";
   fs::create_directories(dir);
   const std::string original = (dir / "k.cu").string();
@@ -315,15 +315,7 @@ TEST(LaunchTunables, TheCopyCompilesToTheOriginalsCodeAtItsDefaults) {
   std::ofstream(dir / "copy.cu") << l.text;
   const std::string m = named(l, "TILE_M", 18)->tunable.name;
   std::ofstream(dir / "other.cu") << "#define " + m + " 128\n" + l.text;
-  // The device code alone (-cubin, no line information): equal bytes, equal code.
-  auto cubin = [&](const std::string& name) {
-    const std::string base = (dir / name).string();
-    const std::string cmd = nvcc + " -arch=sm_90 -cubin -o " + base + ".cubin " + base + ".cu";
-    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
-    std::ifstream in(base + ".cubin", std::ios::binary);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  };
-  const std::string a = cubin("k"), b = cubin("copy"), c = cubin("other");
+  const std::string a = test_support::cubin_of(dir, "k"), b = test_support::cubin_of(dir, "copy"), c = test_support::cubin_of(dir, "other");
   EXPECT_FALSE(a.empty());
   EXPECT_EQ(a, b);
   EXPECT_NE(a, c);

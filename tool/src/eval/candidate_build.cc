@@ -102,10 +102,11 @@ std::vector<std::string> toolkit_libraries(const std::string& source, const std:
   return libs;
 }
 
-std::vector<std::string> harness_build_command(const Toolchain& tc, const CompileSettings& cs,
-                                               const std::string& harness, const std::string& kernel_source,
-                                               const std::string& output) {
-  std::vector<std::string> cmd = {tc.nvcc, "-std=c++17", "-O3", "-lineinfo"};
+namespace {
+
+// nvcc with a target's settings, before the inputs: `extra` after the optimisation level.
+std::vector<std::string> compile_options(const Toolchain& tc, const CompileSettings& cs, const char* extra) {
+  std::vector<std::string> cmd = {tc.nvcc, "-std=c++17", "-O3", extra};
   if (!cs.arch.empty()) cmd.push_back("-arch=" + cs.arch);
   cmd.push_back("-I" + tc.include_dir);
   // A candidate lives elsewhere than the original but includes its neighbours:
@@ -113,6 +114,15 @@ std::vector<std::string> harness_build_command(const Toolchain& tc, const Compil
   for (const auto& d : cs.include_dirs) cmd.push_back("-I" + d);
   for (const auto& d : cs.definitions) cmd.push_back("-D" + d);
   for (const auto& f : cs.flags) cmd.push_back(f);
+  return cmd;
+}
+
+}  // namespace
+
+std::vector<std::string> harness_build_command(const Toolchain& tc, const CompileSettings& cs,
+                                               const std::string& harness, const std::string& kernel_source,
+                                               const std::string& output) {
+  std::vector<std::string> cmd = compile_options(tc, cs, "-lineinfo");
   cmd.insert(cmd.end(), {harness, kernel_source, tc.harness_lib, "-L" + tc.cuda_lib_dir, "-lcupti", "-ldl"});
   cmd.insert(cmd.end(), cs.libraries.begin(), cs.libraries.end());
   cmd.insert(cmd.end(), {"-Xlinker", "-rpath=" + tc.cuda_lib_dir, "-o", output});
@@ -161,12 +171,7 @@ BuildOutcome build_object(const Toolchain& tc, const CompileSettings& cs, const 
   BuildOutcome b;
   fs::create_directories(scratch_dir);
   b.binary = (fs::path(scratch_dir) / "kernel.o").string();
-  std::vector<std::string> cmd = {tc.nvcc, "-std=c++17", "-O3", "-c"};
-  if (!cs.arch.empty()) cmd.push_back("-arch=" + cs.arch);
-  cmd.push_back("-I" + tc.include_dir);
-  for (const auto& d : cs.include_dirs) cmd.push_back("-I" + d);
-  for (const auto& d : cs.definitions) cmd.push_back("-D" + d);
-  for (const auto& f : cs.flags) cmd.push_back(f);
+  std::vector<std::string> cmd = compile_options(tc, cs, "-c");
   cmd.insert(cmd.end(), {fs::absolute(kernel_source).string(), "-o", b.binary});
   return run_nvcc(tc, cmd, scratch_dir, timeout_s, b);
 }
