@@ -12,6 +12,7 @@
 #include "search/candidate_source.h"
 #include "search/config_space.h"
 #include "search/directives.h"
+#include "search/launch_reading.h"
 #include "search/source_space.h"
 #include "search/tune_listing.h"
 
@@ -365,6 +366,16 @@ TEST(LaunchTunables, FlagsOnlyDropsTheConstraintsToo) {
   std::vector<FlagDimension> flags = {{"fast_math", "fast_math", {"", "-use_fast_math"}}};
   ConfigSpace space = enumerate_space(s.decl, flags);
   EXPECT_EQ(space.configs.size(), 1u);
+}
+
+// Names that stand for several names each: the text grows by a factor a
+// round. Folding gives up past kMaxFoldedLength instead of running on (a
+// fuzzed stencil took more than 10 s; tests/fuzz/regressions/source_scan).
+TEST(LaunchReading, FoldingGivesUpOnTextThatGrowsEveryRound) {
+  std::map<std::string, std::string> env = {{"A", "(B + B + B + B)"}, {"B", "(C * C * C * C)"}, {"C", "(D - D - D - D)"},
+                                            {"D", "(E + E + E + E)"}, {"E", "(F * F * F * F)"}, {"F", "(2 + 2 + 2 + 2)"}};
+  EXPECT_EQ(reading::folded("A", env, {}), "");
+  EXPECT_EQ(reading::folded("E", env, {}), "((2 + 2 + 2 + 2) * (2 + 2 + 2 + 2) * (2 + 2 + 2 + 2) * (2 + 2 + 2 + 2))");
 }
 
 // The tune line names a few tunables one by one and counts many.

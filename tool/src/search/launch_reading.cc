@@ -415,6 +415,10 @@ std::string folded(std::string expr, const std::map<std::string, std::string>& e
       }
     }
     expr = out;
+    // Names that stand for several names each grow the text by a factor a
+    // round: past this it is no expression a program's author wrote, and
+    // folding on would take time without end (a fuzzed stencil did).
+    if (expr.size() > kMaxFoldedLength) return "";
     if (!changed) break;
   }
   for (const std::string& id : identifiers(expr))

@@ -103,6 +103,8 @@ void add_derived(const std::string& body, std::map<std::string, std::string>* en
 // `expr` with every name replaced from `env` (six rounds deep), C's
 // alternative operator words spelled as symbols and integer suffixes
 // dropped; "" when a name remains that is not a tunable.
+// Longer than kMaxFoldedLength after a round: "" too.
+constexpr std::size_t kMaxFoldedLength = 4096;
 std::string folded(std::string expr, const std::map<std::string, std::string>& env,
                    const std::set<std::string>& tunables);
 // The first argument of every `word(...)` in `body`.
