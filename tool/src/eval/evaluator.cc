@@ -290,17 +290,10 @@ class EvaluationRun {
   EvalResult without_gpu(const GpuInfo& gpu) {
     m_res.status = Status::no_gpu;
     m_res.detail = gpu.reason;
-    if (m_req.untrusted && !m_req.source.empty()) {
-      // The bound needs no GPU: a candidate past it says so anywhere.
-      m_settings = m_req.compile;
-      for (std::string& d : m_settings.include_dirs) d = fs::absolute(d).string();
-      m_settings.include_dirs.push_back(fs::absolute(m_req.source).parent_path().string());
-      m_work = m_req.work_dir.empty() ? make_work_dir("kernelblaster-eval") : fs::absolute(m_req.work_dir).string();
-      m_temporary = m_req.work_dir.empty();
-      const Verdict v = m_candidate == m_req.source ? Verdict{}
-                                                     : check_candidate_object(m_toolchain, candidate_settings(),
-                                                                              m_req.source, m_candidate,
-                                                                              m_work + "/objects", m_req.build_timeout_s);
+    if (m_req.untrusted && !m_req.source.empty() && m_candidate != m_req.source) {
+      prepare(gpu);  // the bound needs no GPU: a candidate past it says so anywhere
+      const Verdict v = check_candidate_object(m_toolchain, candidate_settings(), m_req.source, m_candidate,
+                                               m_work + "/objects", m_req.build_timeout_s);
       if (v.status == Status::forbidden_code || v.status == Status::compile_failed) {
         m_res.status = v.status;
         m_res.detail = v.detail;

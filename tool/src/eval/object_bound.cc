@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <future>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -233,9 +234,11 @@ std::string object_violation(const ObjectFacts& original, const ObjectFacts& can
 
 Verdict check_candidate_object(const Toolchain& tc, const CompileSettings& cs, const std::string& original,
                                const std::string& candidate, const std::string& dir, double timeout_s) {
-  BuildOutcome o = build_object(tc, cs, original, dir + "/original", timeout_s);
-  if (!o.ok) return {Status::tool_error, "the original does not compile to an object on its own: " + o.first_error};
+  // Both compile at once; the candidate's verdict needs both.
+  auto original_object = std::async(std::launch::async, [&] { return build_object(tc, cs, original, dir + "/original", timeout_s); });
   BuildOutcome c = build_object(tc, cs, candidate, dir + "/candidate", timeout_s);
+  BuildOutcome o = original_object.get();
+  if (!o.ok) return {Status::tool_error, "the original does not compile to an object on its own: " + o.first_error};
   if (!c.ok) return {Status::compile_failed, c.first_error};
   try {
     const std::string v = object_violation(inspect_object(o.binary), inspect_object(c.binary),

@@ -270,9 +270,8 @@ struct Rewriter {
     int found = 0;
     for (const Block& b : blocks) {
       if (!b.function || !b.device) continue;
-      const Head h = kernel_head(b);
-      const std::size_t name_at = h.name_at;
-      if (!mentions(h.text, "__global__") || mentions(h.text, "__launch_bounds__")) continue;
+      const std::size_t name_at = b.name_at;
+      if (!mentions(b.head, "__global__") || mentions(b.head, "__launch_bounds__")) continue;
       const std::string block = fixed_block(b.name, launches, env, tunables);
       if (block.empty()) continue;
       const std::string name = unique_name(kBoundsPrefix + b.name, &taken);
@@ -288,40 +287,12 @@ struct Rewriter {
                             " launched with a fixed block (launch bounds: as written, 1, 2, 4 blocks per SM)");
   }
 
-  // A function's head: the text from the end of the statement before it
-  // to its name, where the name starts, and its parameter list's brackets.
-  struct Head {
-    std::string text;
-    std::size_t name_at = 0, open = 0, close = 0;
-  };
-  Head kernel_head(const Block& b) const {
-    Head h;
-    h.close = reading::skip_space_back(code, b.span.begin);
-    if (h.close == 0 || code[h.close - 1] != ')') return h;
-    --h.close;
-    int depth = 0;
-    for (std::size_t i = h.close + 1; i-- > 0;) {
-      depth += code[i] == ')' ? 1 : code[i] == '(' ? -1 : 0;
-      if (depth == 0) {
-        h.open = i;
-        break;
-      }
-    }
-    std::size_t start = reading::skip_space_back(code, h.open);
-    while (start > 0 && is_name_char(code[start - 1])) --start;
-    h.name_at = start;
-    std::size_t from = code.find_last_of(";}", start);
-    from = from == std::string::npos ? 0 : from + 1;
-    h.text = code.substr(from, start - from);
-    return h;
-  }
-
   // Where `__restrict__` goes in each pointer parameter (after its last
   // `*`); none when a parameter already has one, or fewer than two are pointers.
-  std::vector<std::size_t> restrict_points(const Head& h) const {
+  std::vector<std::size_t> restrict_points(const Block& b) const {
     std::vector<std::size_t> at;
-    std::size_t from = h.open + 1;
-    for (const std::string& param : split_top(code.substr(h.open + 1, h.close - h.open - 1), ',')) {
+    std::size_t from = b.params.begin + 1;
+    for (const std::string& param : split_top(code.substr(b.params.begin + 1, b.params.end - b.params.begin - 1), ',')) {
       const std::size_t begin = code.find(param, from);
       if (begin == std::string::npos) return {};
       from = begin + param.size();
@@ -341,13 +312,12 @@ struct Rewriter {
     int found = 0;
     for (const Block& b : blocks) {
       if (!b.function || !b.device) continue;
-      const Head h = kernel_head(b);
-      if (!mentions(h.text, "__global__")) continue;
-      const std::vector<std::size_t> points = restrict_points(h);
+      if (!mentions(b.head, "__global__")) continue;
+      const std::vector<std::size_t> points = restrict_points(b);
       if (points.empty()) continue;
       const std::string name = unique_name(kRestrictPrefix + b.name, &taken);
       for (std::size_t at : points) edits.push_back({{at, at}, " KERNELBLASTER_RESTRICT_WHEN(" + name + ")"});
-      add_tunable(name, {"0", "1"}, "read_only_cache", h.name_at,
+      add_tunable(name, {"0", "1"}, "read_only_cache", b.name_at,
                   "__restrict__ on " + std::to_string(points.size()) + " pointers of " + b.name, group_of(b.name));
       ++found;
     }

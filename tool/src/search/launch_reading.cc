@@ -16,7 +16,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string function_name(const std::string& code, std::size_t close, std::size_t* name_at) {
+std::string function_name(const std::string& code, std::size_t close, std::size_t* name_at, std::size_t* open_at) {
   int depth = 0;
   std::size_t p = close + 1;
   while (p > 0) {
@@ -24,6 +24,7 @@ std::string function_name(const std::string& code, std::size_t close, std::size_
     if (code[p] == ')') ++depth;
     if (code[p] == '(' && --depth == 0) break;
   }
+  *open_at = p;
   std::size_t e = skip_space_back(code, p), b = e;
   while (b > 0 && is_identifier_char(code[b - 1])) --b;
   *name_at = b;
@@ -133,11 +134,12 @@ std::vector<Block> blocks_of(const std::string& code) {
       b.span = {i, code.size()};
       std::size_t e = skip_space_back(code, i);
       if (in_function == 0 && e > 0 && code[e - 1] == ')') {
-        std::size_t name_at = 0;
-        b.name = function_name(code, e - 1, &name_at);
-        std::string head = code.substr(statement_start, name_at - std::min(name_at, statement_start));
+        std::size_t open_at = 0;
+        b.name = function_name(code, e - 1, &b.name_at, &open_at);
+        b.params = {open_at, e - 1};
+        b.head = code.substr(statement_start, b.name_at - std::min(b.name_at, statement_start));
         b.function = !b.name.empty() && b.name != "if" && b.name != "for" && b.name != "while" && b.name != "switch";
-        b.device = mentions(head, "__global__") || mentions(head, "__device__");
+        b.device = mentions(b.head, "__global__") || mentions(b.head, "__device__");
       }
       in_function += b.function;
       open.push_back(out.size());

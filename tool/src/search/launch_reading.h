@@ -25,6 +25,11 @@ struct Block {
   bool function = false;
   bool device = false;  // a __global__ or __device__ function
   std::string name;
+  // A function's: where its name starts, its parameter list's `(` and `)`,
+  // and the text from the statement before it to its name (`__global__ void`).
+  std::size_t name_at = 0;
+  Span params{0, 0};
+  std::string head;
 };
 
 // `const int NAME = <literal>;` and its kin: where the literal is.
