@@ -83,6 +83,25 @@ TEST(EvaluatorOverlap, ACandidateThatFailsToBuildStopsTheOriginalsProcess) {
   EXPECT_GE(r.wall_seconds, 0.3);
 }
 
+// A KernelBench candidate whose object goes past the bound (its build says
+// forbidden_code) ends with that status, not as a compile failure.
+TEST(EvaluatorOverlap, ACandidateRefusedByTheBoundKeepsItsStatus) {
+  Rig rig;
+  ClaimedGpu gpu(true);
+  Evaluator ev(Toolchain{}, gpu);
+  auto refused = [] {
+    BuildOutcome b = failing_build();
+    b.failure = Status::forbidden_code;
+    b.first_error = "the candidate's compiled code calls fork (processes), which the original does not";
+    return b;
+  };
+  EvalResult r = ev.evaluate(rig.request(refused));
+  EXPECT_EQ(r.status, Status::forbidden_code);
+  EXPECT_NE(r.detail.find("calls fork"), std::string::npos) << r.detail;
+  ClaimedGpu none(false);
+  EXPECT_EQ(Evaluator(Toolchain{}, none).evaluate(rig.request(refused)).status, Status::forbidden_code);
+}
+
 TEST(EvaluatorOverlap, WithoutAGpuABuildFailureIsStillReported) {
   Rig rig;
   ClaimedGpu none(false);

@@ -138,5 +138,37 @@ TEST(ObjectBound, RealObjectsOfHostileCandidates) {
   fs::remove_all(dir);
 }
 
+// A KernelBench driver links libtorch: a candidate object that defines what
+// one of the further libraries exports is refused once that library is named
+// (bound_objects on objects already built, as evaluate_kernelbench has them).
+TEST(ObjectBound, FurtherLinkedLibrariesAndBuiltObjects) {
+  const fs::path dir = fs::temp_directory_path() / "kb_object_bound_more";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  auto compile = [&](const std::string& name, const std::string& text, bool shared) {
+    const fs::path src = dir / (name + ".cc");
+    std::ofstream(src) << text;
+    const fs::path out = dir / (name + (shared ? ".so" : ".o"));
+    const std::string cmd = "g++ -fPIC " + std::string(shared ? "-shared" : "-c") + " -o " + out.string() + " " +
+                            src.string() + " 2>&1";
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    return out.string();
+  };
+  const std::string allocator = "namespace c10 { void* raw_alloc(unsigned long n) { return nullptr; } }\n";
+  const std::string lib = compile("libtorchlike", allocator, true);
+  const std::string original = compile("original", "int launch(int n) { return 2 * n; }\n", false);
+  const std::string honest = compile("honest", "int launch(int n) { return n + n; }\n", false);
+  const std::string stand_in = compile("stand_in", "int launch(int n) { return n; }\n" + allocator, false);
+  const LibraryExports& plain = library_exports("/nonexistent-cuda-lib");
+  const LibraryExports& with_torch = library_exports("/nonexistent-cuda-lib", {lib});
+  EXPECT_EQ(bound_objects(original, honest, with_torch).status, Status::ok);
+  EXPECT_EQ(bound_objects(original, stand_in, plain).status, Status::ok);  // unknown library: nothing to stand in for
+  const Verdict v = bound_objects(original, stand_in, with_torch);
+  EXPECT_EQ(v.status, Status::forbidden_code);
+  EXPECT_NE(v.detail.find("defines c10::raw_alloc(unsigned long)"), std::string::npos) << v.detail;
+  EXPECT_EQ(bound_objects(original, (dir / "missing.o").string(), plain).status, Status::tool_error);
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace kernelblaster

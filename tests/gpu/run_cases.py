@@ -213,6 +213,7 @@ def kernelbench_hostile(tool):
             skip(result["detail"])
         allowed = [case["expect"]] + case.get("also_ok", [])
         good = result["status"] in allowed and (result["status"] == "ok" or not result.get("speedup"))
+        good = good and case.get("detail", "") in result.get("detail", "")  # forbidden_code names what
         sandbox = result.get("sandbox", {})
         for key, want in case.get("sandbox", {}).items():
             if key == "strays_killed_at_least":

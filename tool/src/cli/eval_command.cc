@@ -136,7 +136,13 @@ EvalCall parse_call(const CommandArgs& argv) {
   req.budget_ms = args.number("--budget-ms", 300);
   req.timing = !args.flag("--no-timing");
   req.back_to_back = args.flag("--back-to-back");
-  req.untrusted = !req.candidate.empty();  // a candidate from elsewhere: its object is checked first
+  // A candidate from elsewhere: its object is checked first, unless the
+  // defences behind the bound are what is being tested.
+  const char* bound = std::getenv("KERNELBLASTER_OBJECT_BOUND");
+  const std::string bound_setting = bound && *bound ? bound : "on";
+  if (bound_setting != "on" && bound_setting != "off")
+    throw UsageError("KERNELBLASTER_OBJECT_BOUND takes on or off, not '" + bound_setting + "'");
+  req.untrusted = !req.candidate.empty() && bound_setting == "on";
   if (req.back_to_back && !c.kernelbench_dir.empty())
     throw UsageError("--back-to-back times a native harness; a KernelBench driver runs once per timed call");
   // A KernelBench driver starts libtorch and computes torch's reference in

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "common/status.h"
 #include "common/subprocess.h"
 
 namespace kernelblaster {
@@ -73,6 +74,9 @@ struct BuildOutcome {
   // nvcc itself could not be started: the toolchain is at fault, not the
   // source, and a report must say so first.
   bool nvcc_unusable = false;
+  // What a failed build is judged: the compiler refused it, or its object
+  // went past the bound of eval/object_bound.h (forbidden_code).
+  Status failure = Status::compile_failed;
 };
 
 BuildOutcome build_harness(const Toolchain& tc, const CompileSettings& cs, const std::string& harness,

@@ -82,11 +82,11 @@ struct CandidateProgram {
   // The build's outcome, once it is there (waits for a pending one).
   const BuildOutcome& outcome() const { return pending.valid() ? pending.get() : built; }
   bool failed_already() const { return !building() && !outcome().ok; }
-  // The binary, or null with `failure` set to the build's first error.
-  const std::string* binary(std::string* failure) const {
+  // The binary, or null with `failure` set to why there is none.
+  const std::string* binary(Verdict* failure) const {
     const BuildOutcome& b = outcome();
     if (b.ok) return &b.binary;
-    *failure = b.first_error.empty() ? "the candidate does not build" : b.first_error;
+    *failure = {b.failure, b.first_error.empty() ? "the candidate does not build" : b.first_error};
     return nullptr;
   }
 };
@@ -129,9 +129,9 @@ Round play(const std::string& ref_bin, CandidateProgram& cand_prog, const Plan& 
   note_process(round.sandbox, ref.process);
   const std::string who = tag == "main" ? "" : tag + " ";
   add_process_phases(round, who + "reference", ref);
-  std::string build_failure;
+  Verdict build_failure;
   if (ref.process.cancelled && !cand_prog.binary(&build_failure)) {
-    round.verdict = {Status::compile_failed, build_failure};
+    round.verdict = build_failure;
     return round;
   }
   Verdict rv = judge_process(ref.process, ref.has_report ? &ref.report : nullptr);
@@ -155,7 +155,7 @@ Round play(const std::string& ref_bin, CandidateProgram& cand_prog, const Plan& 
   const std::string* cand_bin = cand_prog.binary(&build_failure);
   if (was_pending) phase("candidate build, after the original's run");
   if (!cand_bin) {
-    round.verdict = {Status::compile_failed, build_failure};
+    round.verdict = build_failure;
     return round;
   }
   Plan cand_plan = plan;
@@ -305,7 +305,7 @@ class EvaluationRun {
       BuildOutcome b = m_req.build_candidate();
       m_res.compile_seconds = b.seconds;
       if (!b.ok) {
-        m_res.status = Status::compile_failed;
+        m_res.status = b.failure;
         m_res.detail = b.first_error;
       }
     }

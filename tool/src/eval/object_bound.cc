@@ -59,7 +59,9 @@ const std::set<std::string> kLanguageCalls = {
     "__cxa_pure_virtual", "__gxx_personality_v0", "_Unwind_Resume", "__stack_chk_fail", "__dso_handle",
     "_GLOBAL_OFFSET_TABLE_", "memcpy", "memmove", "memset", "memcmp", "strlen", "strcmp", "abort", "__assert_fail",
     "printf", "fprintf", "puts", "fputs", "putchar", "fputc", "snprintf", "sprintf", "vsnprintf", "stderr", "stdout",
-    "fflush", "exit", "_ZSt9terminatev", "atexit"};  // atexit: nvcc's own registration; counted apart
+    "fflush", "exit", "_ZSt9terminatev", "atexit",  // atexit: nvcc's own registration; counted apart
+    // Host memory (the sandbox bounds how much).
+    "malloc", "calloc", "realloc", "free", "posix_memalign", "aligned_alloc"};
 
 // libstdc++ that ordinary code reaches without being asked: strings, the
 // standard exceptions and their type information, stream output, trees.
@@ -76,8 +78,8 @@ std::string family_of(const std::string& s) {
   static const std::map<std::string, std::string> exact = {
       {"fopen", "files"}, {"fopen64", "files"}, {"open", "files"}, {"open64", "files"}, {"openat", "files"},
       {"read", "files"}, {"write", "files"}, {"fread", "files"}, {"fwrite", "files"}, {"unlink", "files"},
-      {"rename", "files"}, {"opendir", "files"}, {"readdir", "files"}, {"stat", "files"}, {"fork", "processes"},
-      {"vfork", "processes"}, {"execv", "processes"}, {"execve", "processes"}, {"execvp", "processes"},
+      {"rename", "files"}, {"close", "files"}, {"socket", "the network"}, {"connect", "the network"}, {"opendir", "files"}, {"readdir", "files"}, {"stat", "files"}, {"fork", "processes"},
+      {"vfork", "processes"}, {"_exit", "processes"}, {"_Exit", "processes"}, {"execv", "processes"}, {"execve", "processes"}, {"execvp", "processes"},
       {"system", "processes"}, {"popen", "processes"}, {"posix_spawn", "processes"}, {"kill", "processes"},
       {"ptrace", "processes"}, {"getenv", "the environment"}, {"secure_getenv", "the environment"},
       {"setenv", "the environment"}, {"putenv", "the environment"}, {"unsetenv", "the environment"},
@@ -181,11 +183,13 @@ ObjectFacts inspect_object(const std::string& object) {
   return parse_object_facts(run_tool({"nm", "-P", object}), run_tool({"objdump", "-h", "-r", "-d", object}));
 }
 
-const LibraryExports& library_exports(const std::string& cuda_lib_dir) {
+const LibraryExports& library_exports(const std::string& cuda_lib_dir, const std::vector<std::string>& more) {
   static std::mutex lock;
-  static std::map<std::string, LibraryExports> found;
+  static std::map<std::vector<std::string>, LibraryExports> found;
+  std::vector<std::string> key = more;
+  key.push_back(cuda_lib_dir);
   std::lock_guard<std::mutex> hold(lock);
-  auto it = found.find(cuda_lib_dir);
+  auto it = found.find(key);
   if (it != found.end()) return it->second;
   LibraryExports e;
   auto add = [&](const std::string& path, bool dynamic, std::set<std::string>* also) {
@@ -204,7 +208,8 @@ const LibraryExports& library_exports(const std::string& cuda_lib_dir) {
     add(library_path(lib), true, nullptr);
   for (const char* lib : {"libcudart.so", "libcupti.so"}) add(cuda_lib_dir + "/" + lib, true, nullptr);
   add(cuda_lib_dir + "/libcudart_static.a", false, nullptr);
-  return found.emplace(cuda_lib_dir, std::move(e)).first->second;
+  for (const std::string& lib : more) add(lib, true, nullptr);
+  return found.emplace(std::move(key), std::move(e)).first->second;
 }
 
 std::string object_violation(const ObjectFacts& original, const ObjectFacts& candidate, const LibraryExports& libs) {
@@ -240,9 +245,13 @@ Verdict check_candidate_object(const Toolchain& tc, const CompileSettings& cs, c
   BuildOutcome o = original_object.get();
   if (!o.ok) return {Status::tool_error, "the original does not compile to an object on its own: " + o.first_error};
   if (!c.ok) return {Status::compile_failed, c.first_error};
+  return bound_objects(o.binary, c.binary, library_exports(tc.cuda_lib_dir));
+}
+
+Verdict bound_objects(const std::string& original_object, const std::string& candidate_object,
+                      const LibraryExports& libs) {
   try {
-    const std::string v = object_violation(inspect_object(o.binary), inspect_object(c.binary),
-                                           library_exports(tc.cuda_lib_dir));
+    const std::string v = object_violation(inspect_object(original_object), inspect_object(candidate_object), libs);
     if (!v.empty()) return {Status::forbidden_code, "the candidate's compiled code " + v};
   } catch (const std::exception& x) {
     return {Status::tool_error, std::string("the objects could not be read: ") + x.what()};

@@ -30,6 +30,7 @@
 
 #include <set>
 #include <string>
+#include <vector>
 
 #include "eval/candidate_build.h"
 #include "eval/candidate_result.h"
@@ -52,11 +53,12 @@ ObjectFacts inspect_object(const std::string& object);
 
 // Symbols the libraries a harness links export (found once: libc, libm,
 // libstdc++, libgcc_s, libcudart, libcupti, libcuda where present), and
-// those of libm alone (the math a candidate may call).
+// those of libm alone (the math a candidate may call); `more` names further
+// shared libraries the harness links (a KernelBench driver's libtorch).
 struct LibraryExports {
   std::set<std::string> all, math;
 };
-const LibraryExports& library_exports(const std::string& cuda_lib_dir);
+const LibraryExports& library_exports(const std::string& cuda_lib_dir, const std::vector<std::string>& more = {});
 
 // "" when the candidate stays within the bound; else one line naming the
 // first symbol or addition past it and what it is.
@@ -69,5 +71,11 @@ std::string object_violation(const ObjectFacts& original, const ObjectFacts& can
 // had, or the objects cannot be read).
 Verdict check_candidate_object(const Toolchain& tc, const CompileSettings& cs, const std::string& original,
                                const std::string& candidate, const std::string& dir, double timeout_s);
+
+// The bound on two objects already compiled alike (a KernelBench problem's
+// init.cu and candidate): ok, forbidden_code, or tool_error when they
+// cannot be read.
+Verdict bound_objects(const std::string& original_object, const std::string& candidate_object,
+                      const LibraryExports& libs);
 
 }  // namespace kernelblaster

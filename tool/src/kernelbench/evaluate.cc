@@ -9,6 +9,7 @@
 #include <optional>
 #include <sstream>
 
+#include "eval/object_bound.h"
 #include "kernelbench/build_step.h"
 #include "kernelbench/driver_rewrite.h"
 #include "kernelbench/problem.h"
@@ -95,6 +96,22 @@ BuildOutcome build_variant(const KernelBenchRequest& req, const Toolchain& tc, c
   b.ok = true;
   b.binary = l.output;
   return b;
+}
+
+// A built candidate held to eval/object_bound.h: its kernel object against
+// init.cu's, no definition of what libtorch exports either.
+BuildOutcome bound_candidate(BuildOutcome built, const Shared& sh) {
+  std::vector<std::string> torch_libs;
+  for (const char* lib : {"libtorch.so", "libtorch_cpu.so", "libtorch_cuda.so", "libc10.so", "libc10_cuda.so"})
+    torch_libs.push_back((fs::path(sh.torch.lib_dir) / lib).string());
+  const Verdict v = bound_objects((sh.build / "reference" / "kernel.o").string(),
+                                  (sh.build / "candidate" / "kernel.o").string(),
+                                  library_exports(sh.cuda_lib_dir, torch_libs));
+  if (v.verified()) return built;
+  built.ok = false;
+  built.failure = v.status;
+  built.first_error = v.detail;
+  return built;
 }
 
 // The rewritten driver, compiled once per problem (libtorch's headers make
@@ -219,7 +236,15 @@ EvalResult evaluate_kernelbench(const KernelBenchRequest& req, const Toolchain& 
   EvalRequest run = req.run;
   run.reference_binary = ref.binary;
   run.candidate_binary = self ? ref.binary : "";
-  if (!self) run.build_candidate = [&cand_future] { return cand_future.get(); };
+  // An untrusted candidate's kernel object is held to the bound here, on the
+  // objects the driver links (both compiled alike), not by the evaluator.
+  const bool bounded = run.untrusted && !self;
+  run.untrusted = false;
+  if (!self)
+    run.build_candidate = [&cand_future, &sh, bounded] {
+      BuildOutcome b = cand_future.get();
+      return bounded && b.ok ? bound_candidate(b, sh) : b;
+    };
   run.source = problem.init_path;
   run.candidate = self ? "" : req.candidate_path;
   run.harness.clear();

@@ -33,6 +33,7 @@ Judgement KernelBenchJudge::evaluate(const std::string& candidate_path, int seed
   req.run.device = m_target.device;
   req.run.lock_dir = m_target.lock_dir;
   req.run.run_timeout_s = m_target.run_timeout_s;
+  req.run.untrusted = !candidate_path.empty();  // a model's code: its object is held to the bound before it runs
   // The full set: the state rules read access-pattern and stall counters
   // the one-pass set lacks (measured: RMSNorm's cheap profile matched no rule).
   if (profiled) req.run.profile = profile::MetricSet::full;
