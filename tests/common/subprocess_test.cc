@@ -11,6 +11,8 @@
 #include <thread>
 
 #include "common/file_util.h"
+#include "common/namespaces.h"
+#include "eval/sandbox.h"
 #include "eval/evaluator.h"
 
 namespace kernelblaster {
@@ -297,6 +299,66 @@ TEST(ProcessLimits, NoNetworkMeansNoLoopbackEither) {
   EXPECT_TRUE(closed.network_isolated);
   EXPECT_FALSE(closed.ok()) << closed.output;
   EXPECT_EQ(closed.output.find("connected"), std::string::npos);
+}
+
+// A hidden directory is empty and read-only to the child, stays so even
+// when the child tries to unmount what covers it, and everything else is
+// as before: its own directory, its output, its exit code.
+TEST(ProcessLimits, HiddenDirectoriesAreEmptyAndLockedInTheChildsView) {
+  const std::filesystem::path root = std::filesystem::temp_directory_path() / ("kb_view_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(root);
+  std::filesystem::create_directories(root / "reference");
+  std::filesystem::create_directories(root / "candidate");
+  kernelblaster::write_file((root / "reference" / "out.bin").string(), "the answer");
+  const std::string script =
+      "import ctypes, os, sys\n"
+      "ref = sys.argv[1]\n"
+      "libc = ctypes.CDLL(None, use_errno=True)\n"
+      "print('unmount', libc.umount2(ref.encode(), 2))\n"
+      "print('listed', os.listdir(ref))\n"
+      "try:\n"
+      "    open(os.path.join(ref, 'out.bin'), 'w').write('forged')\n"
+      "    print('wrote')\n"
+      "except OSError as e:\n"
+      "    print('refused', e.errno)\n"
+      "open('mine.txt', 'w').write('ok')\n";
+  kernelblaster::ProcessOptions opt;
+  opt.cwd = (root / "candidate").string();
+  opt.limits.no_network = true;
+  opt.limits.hidden_dirs = {(root / "reference").string(), (root / "missing").string()};
+  kernelblaster::ProcessResult r = kernelblaster::run_process({"python3", "-c", script, (root / "reference").string()}, opt);
+  if (!kernelblaster::view_isolation_available()) {
+    EXPECT_FALSE(r.view_isolated);
+    std::filesystem::remove_all(root);
+    GTEST_SKIP() << "this machine gives a child no user namespace of its own";
+  }
+  EXPECT_TRUE(r.ok()) << r.output;
+  EXPECT_TRUE(r.view_isolated);
+  EXPECT_TRUE(r.network_isolated);
+  EXPECT_NE(r.output.find("unmount -1"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("listed []"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("refused"), std::string::npos) << r.output;
+  EXPECT_EQ(kernelblaster::read_file((root / "reference" / "out.bin").string()), "the answer");
+  EXPECT_EQ(kernelblaster::read_file((root / "candidate" / "mine.txt").string()), "ok");
+  std::filesystem::remove_all(root);
+}
+
+// The original's run directory is hidden from a candidate's process unless
+// its program lies inside it or the setting says off.
+TEST(ProcessLimits, ACandidateDoesNotSeeTheOriginalsRunDirectory) {
+  ::unsetenv("KERNELBLASTER_SANDBOX_VIEW");
+  kernelblaster::ProcessLimits base;
+  auto hidden = [&](const std::string& binary) {
+    return kernelblaster::candidate_process_limits(base, "/w/reference", binary).hidden_dirs;
+  };
+  EXPECT_EQ(hidden("/w/candidate/harness"), std::vector<std::string>{"/w/reference"});
+  EXPECT_TRUE(hidden("/w/reference/harness").empty());
+  EXPECT_EQ(hidden("/w/reference-build/harness"), std::vector<std::string>{"/w/reference"});
+  ::setenv("KERNELBLASTER_SANDBOX_VIEW", "off", 1);
+  EXPECT_TRUE(hidden("/w/candidate/harness").empty());
+  ::setenv("KERNELBLASTER_SANDBOX_VIEW", "maybe", 1);
+  EXPECT_THROW(hidden("/w/candidate/harness"), std::runtime_error);
+  ::unsetenv("KERNELBLASTER_SANDBOX_VIEW");
 }
 
 // The engine runs every harness process (the original's and each

@@ -1,6 +1,7 @@
 #include "common/subprocess.h"
 
 #include "common/children.h"
+#include "common/namespaces.h"
 #include "common/process_tree.h"
 #include "common/text.h"
 
@@ -73,18 +74,13 @@ bool set_limit(int resource, rlim_t value, rlim_t grace = 0) {
   return ::setrlimit(resource, &rl) == 0;
 }
 
-// A new network namespace: directly with CAP_SYS_ADMIN, else inside a new
-// user namespace (unprivileged). Only async-signal-safe calls: it runs
-// between fork and exec.
-bool leave_network() { return ::unshare(CLONE_NEWNET) == 0 || ::unshare(CLONE_NEWUSER | CLONE_NEWNET) == 0; }
-
 // In the child, before exec.
-bool apply_limits(const ProcessLimits& l, bool isolate) {
+bool apply_limits(const ProcessLimits& l, const NamespacePlan& ns) {
   if (l.cpu_s > 0 && !set_limit(RLIMIT_CPU, static_cast<rlim_t>(std::ceil(l.cpu_s)), 2)) return false;
   if (l.file_bytes > 0 && !set_limit(RLIMIT_FSIZE, static_cast<rlim_t>(l.file_bytes))) return false;
   if (l.memory_bytes > 0 && !set_limit(RLIMIT_AS, static_cast<rlim_t>(l.memory_bytes))) return false;
   if (l.no_core && !set_limit(RLIMIT_CORE, 0)) return false;
-  if (isolate && !leave_network()) return false;
+  if (!enter_namespaces(ns)) return false;
   return true;
 }
 
@@ -113,19 +109,6 @@ bool watch(pid_t pid, const ProcessLimits& l, ProcessResult& r) {
 
 }  // namespace
 
-bool network_isolation_available() {
-  static const bool available = [] {
-    pid_t pid = fork_child();
-    if (pid < 0) return false;
-    if (pid == 0) _exit(leave_network() ? 0 : 1);
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    forget_child(pid);
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  }();
-  return available;
-}
 
 namespace {
 
@@ -145,7 +128,8 @@ std::vector<std::string> child_environment(const ProcessOptions& opt) {
 
 // In the forked child: its own process group, the pipe as stdout (and
 // stderr unless a file is named), stdin, the directory, the limits, exec.
-[[noreturn]] void become_child(char* const* args, char* const* envp, int out_fd, const ProcessOptions& opt, bool isolate) {
+[[noreturn]] void become_child(char* const* args, char* const* envp, int out_fd, const ProcessOptions& opt,
+                               const NamespacePlan& ns) {
   ::setpgid(0, 0);  // its own group, so a kill reaches its children too
   ::dup2(out_fd, 1);
   int errfd = opt.stderr_file.empty() ? out_fd : ::open(opt.stderr_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -154,7 +138,7 @@ std::vector<std::string> child_environment(const ProcessOptions& opt) {
   if (in < 0) _exit(126);
   ::dup2(in, 0);
   if (!opt.cwd.empty() && ::chdir(opt.cwd.c_str()) != 0) _exit(126);
-  if (!apply_limits(opt.limits, isolate)) {
+  if (!apply_limits(opt.limits, ns)) {
     const char* msg = "could not apply the process limits\n";
     (void)!::write(2, msg, std::strlen(msg));
     _exit(126);
@@ -274,7 +258,10 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   args.push_back(nullptr);
 
   const bool isolate = opt.limits.no_network && network_isolation_available();
+  const bool view = !opt.limits.hidden_dirs.empty() && view_isolation_available();
+  const NamespacePlan ns = namespace_plan(isolate, view ? opt.limits.hidden_dirs : std::vector<std::string>{});
   r.network_isolated = isolate;
+  r.view_isolated = view;
   r.resident_limit_bytes = opt.limits.resident_bytes;
   if (opt.limits.contain) adopt_orphans();
   pid_t pid = fork_child();
@@ -285,7 +272,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     ::close(pipefd[1]);
     return r;
   }
-  if (pid == 0) become_child(args.data(), envp.data(), pipefd[1], opt, isolate);
+  if (pid == 0) become_child(args.data(), envp.data(), pipefd[1], opt, ns);
   ::setpgid(pid, pid);
   ::close(pipefd[1]);
   Waited w = wait_for_child(pid, pipefd[0], opt, t0, r);

@@ -21,6 +21,7 @@ struct ProcessResult {
   std::string output;     // stdout and stderr interleaved, capped (tail kept)
   double seconds = 0;
   bool network_isolated = false;  // limits.no_network was asked and applied
+  bool view_isolated = false;     // limits.hidden_dirs were asked and hidden
   int strays_killed = 0;          // limits.contain: processes that left its group, killed
   // limits.resident_bytes: it and its descendants held more; all were killed.
   bool memory_exceeded = false;
@@ -63,6 +64,10 @@ struct ProcessLimits {
   // and killed as a stray, at the next watch or when the child ends. The
   // group itself is killed in any case.
   bool contain = false;
+  // Directories the child sees empty and read-only (absolute paths): its
+  // own file-system view, where the OS allows one (common/namespaces.h);
+  // ProcessResult::view_isolated says whether it was.
+  std::vector<std::string> hidden_dirs;
 };
 
 // How often a child under `contain` or `resident_bytes` is looked at.
@@ -98,9 +103,6 @@ bool is_secret_env_name(const std::string& name);
 // of their own) must not be recorded. Never passed to a child either.
 bool is_recorder_env_name(const std::string& name);
 
-// Whether this machine lets a child have its own network namespace (asked
-// once per process, by a throwaway child).
-bool network_isolation_available();
 
 // argv[0] is looked up in PATH. Never throws for a failing child.
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options = {});

@@ -165,9 +165,11 @@ Round play(const std::string& ref_bin, CandidateProgram& cand_prog, const Plan& 
   cand_plan.isolate = true;        // nothing of torch's answer within the call's reach (KernelBench)
   cand_plan.keep_initial_outputs = ref.report.kept_initial_outputs;
   const double cand_timeout = candidate_deadline(timeout_s, ref.process.seconds);
-  HarnessRun cand = run_harness(*cand_bin, cand_plan, work + "/candidate/" + tag, cand_timeout, limits);
+  HarnessRun cand = run_harness(*cand_bin, cand_plan, work + "/candidate/" + tag, cand_timeout,
+                                candidate_process_limits(limits, work + "/reference", *cand_bin));
   phase("candidate process");
   note_process(round.sandbox, cand.process);
+  round.sandbox.add_candidate(cand.process.view_isolated);
   add_process_phases(round, who + "candidate", cand);
   if (cand.has_report) round.candidate = cand.report;
   round.verdict = judge_process(cand.process, cand.has_report ? &cand.report : nullptr);

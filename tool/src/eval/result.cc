@@ -40,7 +40,16 @@ void SandboxRecord::add(bool isolated, std::uint64_t limit, std::uint64_t peak, 
   ++processes;
 }
 
+void SandboxRecord::add_candidate(bool hidden) {
+  original_hidden = (candidate_processes == 0 || original_hidden) && hidden;
+  ++candidate_processes;
+}
+
 void SandboxRecord::add(const SandboxRecord& other) {
+  if (other.candidate_processes > 0) {
+    original_hidden = (candidate_processes == 0 || original_hidden) && other.original_hidden;
+    candidate_processes += other.candidate_processes;
+  }
   if (other.processes == 0) return;
   network_isolated = (processes == 0 || network_isolated) && other.network_isolated;
   memory_limit_bytes = std::max(memory_limit_bytes, other.memory_limit_bytes);
@@ -85,6 +94,7 @@ std::string result_to_json(const EvalResult& r) {
   if (r.sandbox.processes > 0)
     j["sandbox"] = {{"processes", r.sandbox.processes},
                     {"network_isolated", r.sandbox.network_isolated},
+                    {"original_hidden", r.sandbox.original_hidden},
                     {"memory_limit_bytes", r.sandbox.memory_limit_bytes},
                     {"peak_resident_bytes", r.sandbox.peak_resident_bytes},
                     {"strays_killed", r.sandbox.strays_killed}};
@@ -158,6 +168,10 @@ std::string result_to_text(const EvalResult& r) {
            bytes_text(r.sandbox.peak_resident_bytes) + " resident";
     if (r.sandbox.memory_limit_bytes > 0) out += " (limit " + bytes_text(r.sandbox.memory_limit_bytes) + ")";
     if (r.sandbox.strays_killed > 0) out += ", " + std::to_string(r.sandbox.strays_killed) + " escaped processes killed";
+    if (r.sandbox.candidate_processes > 0)
+      out += r.sandbox.original_hidden ? ", the original's outputs hidden from the candidate"
+                                       : ", the original's outputs not hidden from the candidate "
+                                         "(KERNELBLASTER_SANDBOX_VIEW off, or no user namespaces here)";
     out += "\n";
   }
   if (!r.device.empty()) out += "device: " + r.device + "\n";

@@ -75,8 +75,13 @@ struct SandboxRecord {
   std::uint64_t memory_limit_bytes = 0;   // what each could hold resident (0: no limit)
   std::uint64_t peak_resident_bytes = 0;  // the most any one held (with its descendants)
   int strays_killed = 0;                  // processes that left their group, killed
+  // Every candidate process ran with the original's run directory hidden
+  // (its own view of the file system: eval/sandbox.h).
+  int candidate_processes = 0;
+  bool original_hidden = false;
 
   void add(bool isolated, std::uint64_t limit, std::uint64_t peak, int strays);
+  void add_candidate(bool hidden);
   void add(const SandboxRecord& other);
 };
 

@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <filesystem>
 #include <stdexcept>
 
 #include "common/file_util.h"
@@ -91,6 +92,18 @@ ProcessLimits harness_process_limits() {
     l.resident_bytes = default_harness_memory_bytes();
   }
   return l;
+}
+
+ProcessLimits candidate_process_limits(ProcessLimits limits, const std::string& original_dir,
+                                       const std::string& binary) {
+  const std::string view = env_or("KERNELBLASTER_SANDBOX_VIEW", "on");
+  if (view != "on" && view != "1" && view != "off" && view != "0")
+    throw std::runtime_error("KERNELBLASTER_SANDBOX_VIEW must be on or off, not " + quoted_excerpt(view));
+  const std::string dir = std::filesystem::absolute(original_dir).lexically_normal().string();
+  const std::string program = std::filesystem::absolute(binary).lexically_normal().string();
+  const bool inside = program.rfind(dir + "/", 0) == 0;
+  if ((view == "on" || view == "1") && !inside) limits.hidden_dirs.push_back(dir);
+  return limits;
 }
 
 }  // namespace kernelblaster

@@ -21,6 +21,15 @@ namespace kernelblaster {
 // Throws std::runtime_error, one line, for a value it cannot read.
 ProcessLimits harness_process_limits();
 
+// A candidate's process: `limits` with the original's run directory hidden
+// from it (the original's outputs, torch's answer, the plan they were made
+// with: an empty read-only directory in its own view of the file system,
+// where the OS allows one), unless the candidate's program lies inside it or
+//   KERNELBLASTER_SANDBOX_VIEW   on (default) | off
+// Throws std::runtime_error, one line, for a value it cannot read.
+ProcessLimits candidate_process_limits(ProcessLimits limits, const std::string& original_dir,
+                                       const std::string& binary);
+
 // Half the memory this process may use: the machine's, or its cgroup's
 // limit where that is lower.
 std::uint64_t default_harness_memory_bytes();
