@@ -779,12 +779,8 @@ int run_driver_process(int argc, char** argv, const DriverHooks& hooks) {
     return kExitRunFailed;
   }
   if (code != kExitOk) std::fprintf(stderr, "kernelblaster driver: %s\n", report.error.message.c_str());
-  std::fflush(stdout);
-  std::fflush(stderr);
-  // After a sticky CUDA error, context teardown can hang or abort; the
-  // report is written, so leave without it.
-  if (code != kExitOk) std::_Exit(code);
-  return code;
+  // Also: after a sticky CUDA error, context teardown can hang or abort.
+  end_after_report(code);
 }
 
 void on_launch(const LaunchArgs& args, const std::function<void()>& call) {

@@ -104,7 +104,7 @@ int Harness::main(int argc, char** argv) {
   if (plan_path.empty()) return self_check(*m_spec);
   std::optional<Plan> plan = read_plan(plan_path, "harness");
   if (!plan) return kExitUsage;
-  return run_plan(*m_spec, *plan, out_dir);
+  end_after_report(run_plan(*m_spec, *plan, out_dir));
 }
 
 }  // namespace kernelblaster

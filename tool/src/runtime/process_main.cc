@@ -1,5 +1,6 @@
 #include "runtime/process_main.h"
 
+#include <cstdlib>
 #include <chrono>
 
 #include <cuda_runtime.h>
@@ -54,6 +55,12 @@ void timed_phase(HarnessReport& report, const char* name, const std::function<vo
     throw;
   }
   record();
+}
+
+void end_after_report(int code) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  std::_Exit(code);
 }
 
 int run_phases(HarnessReport& report, const std::function<void()>& phases) {

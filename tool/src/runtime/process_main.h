@@ -40,6 +40,13 @@ std::optional<int> require_gpu();
 // Returns kExitOk or kExitRunFailed.
 int run_phases(HarnessReport& report, const std::function<void()>& phases);
 
+// Ends a process that was run with a plan, once its report is written:
+// stdout and stderr flushed, then _Exit, so no exit handler, static
+// destructor or library teardown runs after the report and the dumps are
+// final: nothing the process holds can rewrite them after the fact (a
+// candidate's atexit handler that overwrote the dumps it is judged by).
+[[noreturn]] void end_after_report(int code);
+
 // Runs `body` and appends its wall time to report.phase_s as `name` (also
 // when it throws: the time a failing phase took is the question then).
 void timed_phase(HarnessReport& report, const char* name, const std::function<void()>& body);
