@@ -61,13 +61,13 @@ def skip(reason):
     sys.exit(77)
 
 
-def evaluate(tool, source, harness, candidate=None, extra=()):
+def evaluate(tool, source, harness, candidate=None, extra=(), env=None):
     cmd = [tool, "eval", "--json", "--source", os.path.join(ROOT, source),
            "--harness", os.path.join(ROOT, harness), "-I", INCLUDE, "--timeout", "20"]
     if candidate:
         cmd += ["--candidate", os.path.join(ROOT, candidate)]
     cmd += list(extra)
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=dict(os.environ, **(env or {})))
     if proc.returncode == 77:
         skip(proc.stderr.strip())
     if proc.returncode not in (0, 1):
@@ -83,9 +83,12 @@ def adversarial(tool):
         cases = [c for c in cases if re.search(only, c["name"])]
     passed = failed = 0
     for case in cases:
-        result = evaluate(tool, case["source"], case["harness"], case["candidate"])
+        result = evaluate(tool, case["source"], case["harness"], case["candidate"], env=case.get("env"))
         allowed = [case["expect"]] + case.get("also_ok", [])
         good = result["status"] in allowed
+        good = good and case.get("detail", "") in result.get("detail", "")  # forbidden_code names what
+        if "speedup_below" in case:  # a forgery that would have shown as a speedup
+            good = good and result.get("speedup", 0) < case["speedup_below"]
         passed, failed = passed + good, failed + (not good)
         count(good)
         print(f"{'PASS' if good else 'FAIL'} {case['name']}: {result['status']} "
@@ -214,6 +217,8 @@ def kernelbench_hostile(tool):
         allowed = [case["expect"]] + case.get("also_ok", [])
         good = result["status"] in allowed and (result["status"] == "ok" or not result.get("speedup"))
         good = good and case.get("detail", "") in result.get("detail", "")  # forbidden_code names what
+        if "speedup_below" in case:  # a forgery that would have shown as a speedup
+            good = good and result.get("speedup", 0) < case["speedup_below"]
         sandbox = result.get("sandbox", {})
         for key, want in case.get("sandbox", {}).items():
             if key == "strays_killed_at_least":

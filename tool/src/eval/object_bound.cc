@@ -78,7 +78,9 @@ std::string family_of(const std::string& s) {
   static const std::map<std::string, std::string> exact = {
       {"fopen", "files"}, {"fopen64", "files"}, {"open", "files"}, {"open64", "files"}, {"openat", "files"},
       {"read", "files"}, {"write", "files"}, {"fread", "files"}, {"fwrite", "files"}, {"unlink", "files"},
-      {"rename", "files"}, {"close", "files"}, {"socket", "the network"}, {"connect", "the network"}, {"opendir", "files"}, {"readdir", "files"}, {"stat", "files"}, {"fork", "processes"},
+      {"rename", "files"}, {"close", "files"}, {"fclose", "files"}, {"fgets", "files"}, {"fscanf", "files"},
+      {"fseek", "files"}, {"ftell", "files"}, {"access", "files"}, {"chmod", "files"}, {"mkdir", "files"},
+      {"remove", "files"}, {"truncate", "files"}, {"ftruncate", "files"}, {"socket", "the network"}, {"connect", "the network"}, {"opendir", "files"}, {"readdir", "files"}, {"stat", "files"}, {"fork", "processes"},
       {"vfork", "processes"}, {"_exit", "processes"}, {"_Exit", "processes"}, {"execv", "processes"}, {"execve", "processes"}, {"execvp", "processes"},
       {"system", "processes"}, {"popen", "processes"}, {"posix_spawn", "processes"}, {"kill", "processes"},
       {"ptrace", "processes"}, {"getenv", "the environment"}, {"secure_getenv", "the environment"},
