@@ -89,10 +89,13 @@ def adversarial(tool):
         good = good and case.get("detail", "") in result.get("detail", "")  # forbidden_code names what
         if "speedup_below" in case:  # a forgery that would have shown as a speedup
             good = good and result.get("speedup", 0) < case["speedup_below"]
+        for key, want in case.get("sandbox", {}).items():
+            good = good and result.get("sandbox", {}).get(key) == want
         passed, failed = passed + good, failed + (not good)
         count(good)
         print(f"{'PASS' if good else 'FAIL'} {case['name']}: {result['status']} "
-              f"(expected {'/'.join(allowed)}) {result.get('detail', '')[:200]}")
+              f"(expected {'/'.join(allowed)}) {result.get('detail', '')[:200]} "
+              f"sandbox {json.dumps(result.get('sandbox', {}))}")
     return passed, failed
 
 

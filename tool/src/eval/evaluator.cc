@@ -374,7 +374,15 @@ class EvaluationRun {
     }
     if (!m_reference.ok)
       return fail(Status::reference_failed, "the original source does not build with its harness: " + m_reference.first_error);
-    if (!m_overlapped && !m_program.built.ok) return fail(Status::compile_failed, m_program.built.first_error);
+    if (!m_overlapped && !m_program.built.ok) {
+      // What the bound found says more than the link error it caused (a
+      // definition of a library's symbol clashes with the library).
+      if (m_bound.valid()) {
+        const Verdict v = m_bound.get();
+        if (v.status == Status::forbidden_code) return fail(v.status, v.detail);
+      }
+      return fail(Status::compile_failed, m_program.built.first_error);
+    }
     return true;
   }
 

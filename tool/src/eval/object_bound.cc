@@ -90,6 +90,11 @@ std::string family_of(const std::string& s) {
       {"sigaction", "signals"}, {"clock_gettime", "clocks"}, {"gettimeofday", "clocks"}, {"mmap", "memory mappings"},
       {"mprotect", "memory mappings"}, {"__cxa_atexit", "exit handlers"}, {"at_quick_exit", "exit handlers"}};
   if (auto it = exact.find(s); it != exact.end()) return it->second;
+  // glibc's fortified forms (_FORTIFY_SOURCE): __fread_chk is fread.
+  if (s.size() > 6 && starts_with(s, "__") && s.compare(s.size() - 4, 4, "_chk") == 0) {
+    const std::string plain = s.substr(2, s.size() - 6);
+    if (auto it = exact.find(plain); it != exact.end()) return it->second;
+  }
   if (starts_with(s, "cupti")) return "CUPTI";
   if (starts_with(s, "cuda")) return "the CUDA runtime beyond what a launcher needs";
   if (s.size() > 2 && starts_with(s, "cu") && std::isupper(static_cast<unsigned char>(s[2]))) return "the driver API";

@@ -179,6 +179,31 @@ std::optional<EvalResult> load_inputs(const KernelBenchRequest& req, const Toolc
   return std::nullopt;
 }
 
+// What the evaluator is asked: the original's program built, the
+// candidate's building (`candidate`) and, for an untrusted one, its kernel
+// object held to the bound here, on the objects the driver links (both
+// compiled alike), not by the evaluator.
+EvalRequest run_request(const KernelBenchRequest& req, const Inputs& in, const std::string& reference_binary,
+                        const Shared& sh, std::future<BuildOutcome>& candidate) {
+  EvalRequest run = req.run;
+  run.reference_binary = reference_binary;
+  run.candidate_binary = in.self ? reference_binary : "";
+  const bool bounded = run.untrusted && !in.self;
+  run.untrusted = false;
+  if (!in.self)
+    run.build_candidate = [&candidate, &sh, bounded] {
+      BuildOutcome b = candidate.get();
+      return bounded && b.ok ? bound_candidate(b, sh) : b;
+    };
+  run.source = in.problem.init_path;
+  run.candidate = in.self ? "" : req.candidate_path;
+  run.harness.clear();
+  // A profile asked for (eval --profile, the optimize loop's original) rides
+  // in the candidate's driver process after its timing (driver_process.cc).
+  run.work_dir = (fs::absolute(req.work_dir) / "runs").string();
+  return run;
+}
+
 }  // namespace
 
 EvalResult evaluate_kernelbench(const KernelBenchRequest& req, const Toolchain& tc, GpuProbe& probe) {
@@ -233,24 +258,7 @@ EvalResult evaluate_kernelbench(const KernelBenchRequest& req, const Toolchain& 
     return r;
   }
 
-  EvalRequest run = req.run;
-  run.reference_binary = ref.binary;
-  run.candidate_binary = self ? ref.binary : "";
-  // An untrusted candidate's kernel object is held to the bound here, on the
-  // objects the driver links (both compiled alike), not by the evaluator.
-  const bool bounded = run.untrusted && !self;
-  run.untrusted = false;
-  if (!self)
-    run.build_candidate = [&cand_future, &sh, bounded] {
-      BuildOutcome b = cand_future.get();
-      return bounded && b.ok ? bound_candidate(b, sh) : b;
-    };
-  run.source = problem.init_path;
-  run.candidate = self ? "" : req.candidate_path;
-  run.harness.clear();
-  // A profile asked for (eval --profile, the optimize loop's original) rides
-  // in the candidate's driver process after its timing (driver_process.cc).
-  run.work_dir = (fs::absolute(req.work_dir) / "runs").string();
+  EvalRequest run = run_request(req, inputs, ref.binary, sh, cand_future);
   EvalResult result;
   try {
     result = Evaluator(tc, probe).evaluate(run);
