@@ -135,6 +135,9 @@ TEST(ObjectBound, RealObjectsOfHostileCandidates) {
   EXPECT_NE(handler.detail.find("exit handler"), std::string::npos) << handler.detail;
   const Verdict raw = verdict("raw", "long raw(long n) { long r; asm volatile(\"syscall\" : \"=a\"(r) : \"a\"(n) : \"rcx\", \"r11\"); return r; }");
   EXPECT_NE(raw.detail.find("system-call instruction"), std::string::npos) << raw.detail;
+  // The original compiled once for all of them (the optimize loop's case).
+  EXPECT_TRUE(fs::exists(dir / "honest" / "original"));
+  EXPECT_FALSE(fs::exists(dir / "raw" / "original"));
   fs::remove_all(dir);
 }
 

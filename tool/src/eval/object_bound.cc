@@ -8,10 +8,12 @@
 #include <future>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
 
+#include "common/file_util.h"
 #include "common/subprocess.h"
 
 namespace kernelblaster {
@@ -244,15 +246,75 @@ std::string object_violation(const ObjectFacts& original, const ObjectFacts& can
   return "";
 }
 
+namespace {
+
+// What the original's object holds, kept per process for the same text and
+// settings: the optimize loop checks every candidate against one original.
+class OriginalFacts {
+ public:
+  static std::string key(const CompileSettings& cs, const std::string& original) {
+    std::string k = read_file(original) + '\0' + cs.arch;
+    for (const auto* list : {&cs.include_dirs, &cs.definitions, &cs.flags, &cs.libraries})
+      for (const std::string& item : *list) k += '\0' + item;
+    return k;
+  }
+  static std::optional<ObjectFacts> find(const std::string& key) {
+    std::lock_guard<std::mutex> hold(lock());
+    auto it = known().find(key);
+    if (it == known().end()) return std::nullopt;
+    return it->second;
+  }
+  static void keep(const std::string& key, const ObjectFacts& facts) {
+    std::lock_guard<std::mutex> hold(lock());
+    if (known().size() > 16) known().clear();  // a long-lived process with many originals
+    known().insert_or_assign(key, facts);
+  }
+
+ private:
+  static std::mutex& lock() {
+    static std::mutex m;
+    return m;
+  }
+  static std::map<std::string, ObjectFacts>& known() {
+    static std::map<std::string, ObjectFacts> m;
+    return m;
+  }
+};
+
+}  // namespace
+
 Verdict check_candidate_object(const Toolchain& tc, const CompileSettings& cs, const std::string& original,
                                const std::string& candidate, const std::string& dir, double timeout_s) {
-  // Both compile at once; the candidate's verdict needs both.
-  auto original_object = std::async(std::launch::async, [&] { return build_object(tc, cs, original, dir + "/original", timeout_s); });
+  std::string key;
+  try {
+    key = OriginalFacts::key(cs, original);
+  } catch (const std::exception& x) {
+    return {Status::tool_error, std::string("the original cannot be read: ") + x.what()};
+  }
+  std::optional<ObjectFacts> known = OriginalFacts::find(key);
+  // Both compile at once where the original's facts are not known yet.
+  std::future<BuildOutcome> original_object;
+  if (!known)
+    original_object = std::async(std::launch::async, [&] { return build_object(tc, cs, original, dir + "/original", timeout_s); });
   BuildOutcome c = build_object(tc, cs, candidate, dir + "/candidate", timeout_s);
-  BuildOutcome o = original_object.get();
-  if (!o.ok) return {Status::tool_error, "the original does not compile to an object on its own: " + o.first_error};
+  if (!known) {
+    BuildOutcome o = original_object.get();
+    if (!o.ok) return {Status::tool_error, "the original does not compile to an object on its own: " + o.first_error};
+    try {
+      known = inspect_object(o.binary);
+    } catch (const std::exception& x) {
+      return {Status::tool_error, std::string("the objects could not be read: ") + x.what()};
+    }
+    OriginalFacts::keep(key, *known);
+  }
   if (!c.ok) return {Status::compile_failed, c.first_error};
-  return bound_objects(o.binary, c.binary, library_exports(tc.cuda_lib_dir));
+  try {
+    const std::string v = object_violation(*known, inspect_object(c.binary), library_exports(tc.cuda_lib_dir));
+    if (!v.empty()) return {Status::forbidden_code, "the candidate's compiled code " + v};
+  } catch (const std::exception& x) {
+    return {Status::tool_error, std::string("the objects could not be read: ") + x.what()};
+  }
+  return {};
 }
 
 Verdict bound_objects(const std::string& original_object, const std::string& candidate_object,
