@@ -4,7 +4,8 @@
 //           the harness reads it (here: the CUDA module loading mode, the
 //           way a candidate would turn off an allocator the judge relies on).
 // Expected: forbidden_code (a static constructor, and setenv, beyond the
-//           original's).
+//           original's); with the bound off, process_tampered: the process's
+//           environment differs from the one it was started with.
 #include <kbexamples/kernels.h>
 
 #include <cstdlib>

@@ -465,6 +465,23 @@ TEST(JudgeState, L2PinnedAfterTheCallIsACachedResult) {
   EXPECT_EQ(judge_state(ref, cand).status, Status::ok);
 }
 
+TEST(JudgeProcessChanges, OnlyChangesBeyondTheOriginalsAreTampering) {
+  HarnessReport ref, cand;
+  EXPECT_EQ(judge_process_changes(ref, cand).status, Status::ok);
+  ref.process_changes = {"its handler of SIGSEGV replaced"};  // the runtime's own, in both
+  cand.process_changes = ref.process_changes;
+  EXPECT_EQ(judge_process_changes(ref, cand).status, Status::ok);
+  cand.process_changes.push_back("PYTORCH_NO_CUDA_MEMORY_CACHING set in its environment");
+  cand.process_changes.push_back("its handler of SIGALRM replaced");
+  const Verdict v = judge_process_changes(ref, cand);
+  EXPECT_EQ(v.status, Status::process_tampered);
+  EXPECT_NE(v.detail.find("PYTORCH_NO_CUDA_MEMORY_CACHING set in its environment; its handler of SIGALRM"),
+            std::string::npos) << v.detail;
+  EXPECT_EQ(v.detail.find("SIGSEGV"), std::string::npos) << v.detail;
+  // The report carries the changes through its JSON.
+  EXPECT_EQ(report_from_json(report_to_json(cand)).process_changes, cand.process_changes);
+}
+
 TEST(JudgeTiming, TimedRunsThatDoNothingAreACachedResult) {
   HarnessReport r;
   r.sizes = {{"default", {}, false}};

@@ -36,7 +36,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProfileReport, requested, set, c
                                                 flops, bytes, wall_s, phase_s)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HarnessReport, harness, device, sizes, buffers, runs, timings, profile,
                                                 foreign_activities, foreign_detail, notes, error, wall_s,
-                                                kept_initial_outputs, phase_s, persisting_l2_bytes, isolated_bytes)
+                                                kept_initial_outputs, phase_s, persisting_l2_bytes, isolated_bytes,
+                                                process_changes)
 
 int calls_per_run(const TimingRequest& request, int size) {
   if (size < 0 || static_cast<std::size_t>(size) >= request.calls_per_run.size()) return 1;

@@ -247,6 +247,9 @@ struct HarnessReport {
   std::uint64_t persisting_l2_bytes = 0;
   // Isolation (Plan::isolate): the most bytes overwritten before one call.
   std::uint64_t isolated_bytes = 0;
+  // What the process changed about itself while it ran (runtime/process_state.h):
+  // its environment against the one it started with, its signal handlers.
+  std::vector<std::string> process_changes;
 };
 
 // JSON round trips. Parsing throws std::runtime_error with the reason.

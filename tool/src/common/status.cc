@@ -16,6 +16,7 @@ constexpr EnumName<Status> kNames[] = {
     {Status::no_gpu, "no_gpu"},                      {Status::tool_error, "tool_error"},
     {Status::not_recorded, "not_recorded"},         {Status::out_of_bounds, "out_of_bounds"},
     {Status::forbidden_code, "forbidden_code"},
+    {Status::process_tampered, "process_tampered"},
 };
 
 constexpr EnumName<AttemptEnd> kEndNames[] = {

@@ -177,6 +177,9 @@ Round play(const std::string& ref_bin, CandidateProgram& cand_prog, const Plan& 
     round.verdict.detail += " (" + std::to_string(kCandidateTimeFactor) + " times the original's " +
                             std::to_string(static_cast<int>(ref.process.seconds + 0.5)) + " s: it cannot win)";
   if (round.verdict.status != Status::ok) return round;
+  // A process that changed itself explains what follows (an allocator turned off, no isolation).
+  round.verdict = judge_process_changes(ref.report, cand.report);
+  if (round.verdict.status != Status::ok) return round;
   round.verdict = judge_untimed(cand.report);
   if (round.verdict.status != Status::ok) return round;
   round.verdict = judge_isolation(cand.report);

@@ -392,6 +392,16 @@ Verdict judge_isolation(const HarnessReport& cand) {
           "e.g. PYTORCH_NO_CUDA_MEMORY_CACHING=1?), so torch's answer may have been within the call's reach"};
 }
 
+Verdict judge_process_changes(const HarnessReport& ref, const HarnessReport& cand) {
+  std::string beyond;
+  for (const std::string& change : cand.process_changes)
+    if (std::find(ref.process_changes.begin(), ref.process_changes.end(), change) == ref.process_changes.end())
+      beyond += (beyond.empty() ? "" : "; ") + change;
+  if (beyond.empty()) return {};
+  return {Status::process_tampered, "the candidate's process changed itself while it ran, where the original's did not: " +
+                                        beyond};
+}
+
 Verdict judge_state(const HarnessReport& ref, const HarnessReport& cand) {
   if (cand.persisting_l2_bytes == 0 || ref.persisting_l2_bytes > 0) return {};
   return {Status::cached_result,

@@ -53,6 +53,13 @@ Verdict judge_untimed(const HarnessReport& cand);
 // harnesses isolate by construction and pass.
 Verdict judge_isolation(const HarnessReport& cand);
 
+// What the candidate's process changed about itself while it ran (its
+// environment against the one it started with, its signal handlers:
+// HarnessReport::process_changes) beyond what the original's process
+// changed: process_tampered, naming each change. What the CUDA runtime,
+// CUPTI or libtorch do by themselves shows in both and counts for neither.
+Verdict judge_process_changes(const HarnessReport& ref, const HarnessReport& cand);
+
 // State a call leaves behind that speeds up the next: L2 set aside for
 // persisting accesses after the call returned (the original leaving none)
 // is cached_result.

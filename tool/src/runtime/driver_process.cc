@@ -46,6 +46,7 @@
 #include "runtime/compare.h"
 #include "runtime/activity_tracer.h"
 #include "runtime/cuda_check.h"
+#include "runtime/process_state.h"
 #include "runtime/device_info.h"
 #include "runtime/device_ops.h"
 #include "runtime/gpu_lock.h"
@@ -761,15 +762,18 @@ int run_driver_process(int argc, char** argv, const DriverHooks& hooks) {
   auto* runtime = new Runtime(hooks, std::move(*plan), out_dir);  // outlives main: a sticky CUDA error may hang teardown
   g_runtime = runtime;
   HarnessReport& report = runtime->report();
+  ProcessWatch watch;
   const int code = run_phases(report, [&] {
     timed_phase(report, "lock wait", [&] { runtime->lock(); });
     timed_phase(report, "setup", [&] { runtime->setup(); });
+    watch.arm();  // the runtime's own handlers (CUDA, CUPTI, libtorch's) are in place
     timed_phase(report, "discovery", [&] { runtime->discover(); });
     timed_phase(report, "correctness", [&] { runtime->runs(); });
     timed_phase(report, "timing", [&] { runtime->timing(); });
     timed_phase(report, "profile", [&] { runtime->profile(); });
   });
   report.persisting_l2_bytes = runtime->persisting_l2_bytes();
+  report.process_changes = watch.changes();
   g_runtime = nullptr;
   report.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   try {

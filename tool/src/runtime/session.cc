@@ -18,6 +18,7 @@
 #include "runtime/device_info.h"
 #include "runtime/device_ops.h"
 #include "runtime/gpu_lock.h"
+#include "runtime/process_state.h"
 #include "runtime/profile_pass.h"
 #include "runtime/profiler_warmup.h"
 #include "runtime/sm_clock.h"
@@ -426,17 +427,20 @@ int run_plan(const Harness::Spec& spec, const Plan& plan, const std::string& out
   HarnessReport report = describe(spec);
   if (auto no_gpu = require_gpu()) return *no_gpu;
   int code = kExitOk;
+  ProcessWatch watch;
   {
     Session session(spec, plan, out_dir, report);
     code = run_phases(report, [&] {
       timed_phase(report, "lock wait", [&] { session.lock(); });
       timed_phase(report, "setup", [&] { session.setup(); });
+      watch.arm();  // the runtime's own handlers (CUDA, CUPTI) are in place
       timed_phase(report, "correctness", [&] { session.correctness(); });
       timed_phase(report, "timing", [&] { session.timing(); });
       timed_phase(report, "profile", [&] { session.profile(); });
     });
     report.persisting_l2_bytes = session.persisting_l2_bytes();
   }
+  report.process_changes = watch.changes();
   report.wall_s = seconds_since(t0);
   try {
     write_report(report, out_dir);
