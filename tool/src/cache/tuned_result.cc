@@ -1,6 +1,6 @@
 #include "cache/tuned_result.h"
 
-#include "common/kernel_replay.h"
+#include "common/rewrite_tunables.h"
 #include "common/text.h"
 
 #include <cstdio>
@@ -97,12 +97,21 @@ std::string assumptions(const TunedResult& r) {
   return kernels.empty() ? "" : "assumes the buffers of " + kernels + " never overlap, as in every recorded launch";
 }
 
+std::vector<std::string> settings_text(const TunedResult& r) {
+  std::vector<std::string> out;
+  auto add = [&](const std::string& name, const std::string& value) {
+    if (!(value == "0" && is_rewrite_tunable(name))) out.push_back(name + "=" + value);
+  };
+  if (!r.defines.empty())
+    for (const auto& [name, value] : r.defines) add(name, value);
+  else
+    for (const auto& [name, value] : r.config) add(name, value);
+  return out;
+}
+
 std::string describe(const TunedResult& r) {
   std::string out = speedup_text(r.speedup);
-  if (!r.defines.empty())
-    for (const auto& [name, value] : r.defines) out += ", " + name + "=" + value;
-  else
-    for (const auto& [name, value] : r.config) out += ", " + name + "=" + value;
+  for (const std::string& s : settings_text(r)) out += ", " + s;
   for (const auto& f : r.flags) out += ", " + f;
   if (const std::string a = assumptions(r); !a.empty()) out += " (" + a + ")";
   return out;

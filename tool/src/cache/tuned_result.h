@@ -60,6 +60,10 @@ void absorb_tuned_text(TunedResult& r, const std::string& tuned_text, const std:
 // its buffers never overlap, as they did in every recorded launch.
 std::string assumptions(const TunedResult& r);
 std::string describe(const TunedResult& r);
+// The settings a line names, "NAME=VALUE" in order (the definitions, else
+// the configuration), without the rewrites left off (value 0: the code as
+// written).
+std::vector<std::string> settings_text(const TunedResult& r);
 
 // Quotes a path for a #line directive.
 std::string line_directive_path(const std::string& path);

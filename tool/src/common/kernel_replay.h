@@ -24,10 +24,7 @@ inline constexpr const char* kLaunchShapeAnchor = "  if (shared_bytes > 48 * 102
 // above a launcher whose every recorded launch passed buffers whose
 // ranges, from each pointer to its allocation's end, overlap no other's:
 // the one fact that lets the tuner offer `__restrict__` on that kernel
-// (search/kernel_rewrites.h).
+// (search/kernel_rewrites.h; its tunable: common/rewrite_tunables.h).
 inline constexpr const char* kDisjointBuffersNote = "// kernelblaster: buffers disjoint in every recorded launch of ";
-// That tunable's name is this and the kernel's; the build line says what
-// its value 1 assumes (cache/tuned_result.h).
-inline constexpr const char* kRestrictTunablePrefix = "KERNELBLASTER_RESTRICT_";
 
 }  // namespace kernelblaster

@@ -170,7 +170,7 @@ void add_sources(Document& doc, const Found& f) {
 std::string config_text(const cache::TunedResult& r) {
   if (!r.improved) return "(the original)";
   std::string out;
-  for (const auto& [name, value] : r.config) out += (out.empty() ? "" : ", ") + name + "=" + value;
+  for (const std::string& s : cache::settings_text(r)) out += (out.empty() ? "" : ", ") + s;
   for (const auto& flag : r.flags) out += (out.empty() ? "" : " ") + flag;
   if (const std::string a = cache::assumptions(r); !a.empty()) out += " (" + a + ")";
   return out.empty() ? "(defaults, no flags)" : out;

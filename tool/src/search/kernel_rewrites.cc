@@ -7,6 +7,7 @@
 #include <set>
 
 #include "common/kernel_replay.h"
+#include "common/rewrite_tunables.h"
 #include "common/source_lines.h"
 #include "common/source_text.h"
 #include "search/candidate_source.h"
@@ -25,8 +26,8 @@ constexpr long long kCompilerUnrollsWhole = 4;
 constexpr double kGroupRoom = 1e6;
 const std::vector<long long> kUnrollFactors = {2, 4, 8};
 const std::vector<int> kMinBlocks = {1, 2, 4};
-const std::string kUnrollPrefix = "KERNELBLASTER_UNROLL_";
-const std::string kBoundsPrefix = "KERNELBLASTER_MIN_BLOCKS_";
+const std::string kUnrollPrefix = kUnrollTunablePrefix;
+const std::string kBoundsPrefix = kBoundsTunablePrefix;
 const std::string kRestrictPrefix = kRestrictTunablePrefix;
 
 // The integer `expr` comes to with the names of `env`; none where a name stays unknown.
