@@ -482,6 +482,34 @@ TEST(JudgeProcessChanges, OnlyChangesBeyondTheOriginalsAreTampering) {
   EXPECT_EQ(report_from_json(report_to_json(cand)).process_changes, cand.process_changes);
 }
 
+TEST(JudgeReportFollowsPlan, TheRunsMustBeThePlansInOrder) {
+  Plan plan;
+  plan.runs = {{0, 11}, {1, 11}, {0, 12}};
+  HarnessReport r;
+  auto run = [](int index, int size, std::uint64_t seed, int timed_call = -1) {
+    RunReport x;
+    x.index = index;
+    x.size = size;
+    x.seed = seed;
+    x.timed_call = timed_call;
+    return x;
+  };
+  r.runs = {run(0, 0, 11), run(1, 1, 11), run(2, 0, 12), run(3, 1, 99, 4)};  // a checked timed call last
+  EXPECT_EQ(judge_report_follows_plan(plan, r).status, Status::ok);
+  r.runs.pop_back();
+  r.runs.pop_back();  // a run short: the judge's run count says crashed, not this check
+  EXPECT_EQ(judge_report_follows_plan(plan, r).status, Status::ok);
+  r.runs = {run(0, 0, 11), run(1, 0, 12), run(2, 1, 11)};  // reordered
+  const Verdict v = judge_report_follows_plan(plan, r);
+  EXPECT_EQ(v.status, Status::process_tampered);
+  EXPECT_NE(v.detail.find("run 1 has size 0 and seed 12, where the plan's has size 1 and seed 11"), std::string::npos)
+      << v.detail;
+  r.runs = {run(0, 0, 11), run(2, 1, 11)};
+  EXPECT_NE(judge_report_follows_plan(plan, r).detail.find("numbers run 1 as run 2"), std::string::npos);
+  r.runs = {run(0, 0, 11), run(1, 1, 11), run(2, 0, 12), run(3, 0, 13)};
+  EXPECT_EQ(judge_report_follows_plan(plan, r).status, Status::process_tampered);
+}
+
 TEST(JudgeTiming, TimedRunsThatDoNothingAreACachedResult) {
   HarnessReport r;
   r.sizes = {{"default", {}, false}};

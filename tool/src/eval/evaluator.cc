@@ -180,6 +180,8 @@ Round play(const std::string& ref_bin, CandidateProgram& cand_prog, const Plan& 
   // A process that changed itself explains what follows (an allocator turned off, no isolation).
   round.verdict = judge_process_changes(ref.report, cand.report);
   if (round.verdict.status != Status::ok) return round;
+  round.verdict = judge_report_follows_plan(cand_plan, cand.report);
+  if (round.verdict.status != Status::ok) return round;
   round.verdict = judge_untimed(cand.report);
   if (round.verdict.status != Status::ok) return round;
   round.verdict = judge_isolation(cand.report);

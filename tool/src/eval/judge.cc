@@ -402,6 +402,26 @@ Verdict judge_process_changes(const HarnessReport& ref, const HarnessReport& can
                                         beyond};
 }
 
+Verdict judge_report_follows_plan(const Plan& plan, const HarnessReport& cand) {
+  std::size_t correctness = 0;
+  for (std::size_t k = 0; k < cand.runs.size(); ++k) {
+    const RunReport& r = cand.runs[k];
+    if (r.index != static_cast<int>(k))
+      return {Status::process_tampered, "its report numbers run " + std::to_string(k) + " as run " +
+                                            std::to_string(r.index) + ": not the runtime's account of the plan"};
+    if (r.timed_call >= 0) continue;
+    if (correctness >= plan.runs.size())
+      return {Status::process_tampered, "its report has more correctness runs than the plan's " +
+                                            std::to_string(plan.runs.size())};
+    const RunRequest& p = plan.runs[correctness++];
+    if (r.size != p.size || r.seed != p.seed)
+      return {Status::process_tampered, "its report's run " + std::to_string(k) + " has size " + std::to_string(r.size) +
+                                            " and seed " + std::to_string(r.seed) + ", where the plan's has size " +
+                                            std::to_string(p.size) + " and seed " + std::to_string(p.seed)};
+  }
+  return {};
+}
+
 Verdict judge_state(const HarnessReport& ref, const HarnessReport& cand) {
   if (cand.persisting_l2_bytes == 0 || ref.persisting_l2_bytes > 0) return {};
   return {Status::cached_result,

@@ -60,6 +60,12 @@ Verdict judge_isolation(const HarnessReport& cand);
 // CUPTI or libtorch do by themselves shows in both and counts for neither.
 Verdict judge_process_changes(const HarnessReport& ref, const HarnessReport& cand);
 
+// The report the candidate's process wrote must be the plan's account: its
+// correctness runs the plan's, in the plan's order (size and seed), and
+// every run numbered in sequence. A report that says otherwise was not
+// written by the runtime as it ran the plan: process_tampered.
+Verdict judge_report_follows_plan(const Plan& plan, const HarnessReport& cand);
+
 // State a call leaves behind that speeds up the next: L2 set aside for
 // persisting accesses after the call returned (the original leaving none)
 // is cached_result.
