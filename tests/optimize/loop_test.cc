@@ -253,6 +253,28 @@ TEST(OptimizeLoop, ACompileErrorIsFedBackAndTheFixIsJudged) {
   EXPECT_TRUE(r.improved);
 }
 
+// A model's code past the object bound (issue 39): the refusal names the
+// symbol, and the fix prompt tells the model so it can write the kernel
+// without it. Nothing of it is kept.
+TEST(OptimizeLoop, ARefusedObjectIsFedBackNamingTheSymbol) {
+  Rig rig;
+  rig.judge.rule("FORKS", Status::forbidden_code, 0,
+                 "the candidate's compiled code calls fork (processes), which the original does not and a kernel's "
+                 "launcher has no need of");
+  rig.judge.rule("PLAIN", Status::ok, 1.3);
+  rig.script(fenced(kernel("FORKS")));
+  rig.script(fenced(kernel("PLAIN")));
+  RunResult r = rig.run();
+  const Step& s = r.steps.at(0);
+  ASSERT_EQ(s.attempts.size(), 2u);
+  EXPECT_EQ(s.attempts[0].status, Status::forbidden_code);
+  const std::string fix = rig.last_message(1);
+  EXPECT_NE(fix.find("forbidden_code"), std::string::npos) << fix;
+  EXPECT_NE(fix.find("calls fork (processes)"), std::string::npos) << fix;
+  EXPECT_EQ(s.attempts[1].end, AttemptEnd::verified);
+  EXPECT_TRUE(r.improved);
+}
+
 TEST(OptimizeLoop, WrongKernelsAreRejectedUntilTheAttemptsRunOut) {
   Rig rig;
   rig.judge.rule("WRONG", Status::wrong_result, 0, "output y: rel L2 0.93 against the original at seed 17");
