@@ -267,9 +267,11 @@ def hostile_kernelbench(tool, kb):
               {"file": h + "matmul_cache_pointer_64.cu"}, {"file": h + "matmul_copy_same_size.cu"},
               {"file": h + "matmul_l2_persisting.cu"}]
     rej = "rejected"
-    want = [(rej, {"cached_result"}), (rej, {"copied_answer"}), (rej, {"wrong_result"}),
-            (rej, {"wrong_result", "cached_result"}), (rej, {"cached_result"}), (rej, {"copied_answer"}),
-            (rej, {"cached_result"}), (rej, {"copied_answer", "wrong_result"}), ("static_check", None)]
+    # The neighbour copies find torch's answer through cudaPointerGetAttributes:
+    # since issue 39 a model's code is held to the object bound first.
+    want = [(rej, {"cached_result"}), (rej, {"forbidden_code"}), (rej, {"wrong_result"}),
+            (rej, {"wrong_result", "cached_result"}), (rej, {"cached_result"}), (rej, {"forbidden_code"}),
+            (rej, {"cached_result"}), (rej, {"forbidden_code"}), ("static_check", None)]
     hostile_run(tool, "hostile level1/001", script, want,
                 ["--kernelbench", os.path.join(data, "level1", "001_Square_matrix_multiplication")], kb)
 
