@@ -107,10 +107,6 @@ bool watch(pid_t pid, const ProcessLimits& l, ProcessResult& r) {
   return false;
 }
 
-}  // namespace
-
-
-namespace {
 
 // The child's environment: ours without LLM keys and the kernel recorder's
 // variables, with the caller's extra variables (never a key among them).

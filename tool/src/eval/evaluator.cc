@@ -297,7 +297,7 @@ class EvaluationRun {
   EvalResult without_gpu(const GpuInfo& gpu) {
     m_res.status = Status::no_gpu;
     m_res.detail = gpu.reason;
-    if (m_req.untrusted && !m_req.source.empty() && m_candidate != m_req.source) {
+    if (held_to_bound()) {
       prepare(gpu);  // the bound needs no GPU: a candidate past it says so anywhere
       const Verdict v = check_candidate_object(m_toolchain, candidate_settings(), m_req.source, m_candidate,
                                                m_work + "/objects", m_req.build_timeout_s);
@@ -342,6 +342,9 @@ class EvaluationRun {
     fs::create_directories(m_work);
   }
 
+  // An untrusted candidate other than the original: its object is checked.
+  bool held_to_bound() const { return m_req.untrusted && !m_req.source.empty() && m_candidate != m_req.source; }
+
   CompileSettings candidate_settings() const {
     CompileSettings cs = m_settings;
     cs.definitions.insert(cs.definitions.end(), m_req.candidate_definitions.begin(), m_req.candidate_definitions.end());
@@ -351,7 +354,7 @@ class EvaluationRun {
   // Both programs; false (the result says why) when one cannot be had.
   bool build_programs() {
     // An untrusted candidate's objects compile beside the programs.
-    if (m_req.untrusted && !m_req.source.empty() && m_candidate != m_req.source)
+    if (held_to_bound())
       m_bound = std::async(std::launch::async, [this, cs = candidate_settings()] {
         return check_candidate_object(m_toolchain, cs, m_req.source, m_candidate, m_work + "/objects",
                                       m_req.build_timeout_s);

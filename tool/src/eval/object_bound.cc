@@ -82,8 +82,10 @@ std::string family_of(const std::string& s) {
       {"read", "files"}, {"write", "files"}, {"fread", "files"}, {"fwrite", "files"}, {"unlink", "files"},
       {"rename", "files"}, {"close", "files"}, {"fclose", "files"}, {"fgets", "files"}, {"fscanf", "files"},
       {"fseek", "files"}, {"ftell", "files"}, {"access", "files"}, {"chmod", "files"}, {"mkdir", "files"},
-      {"remove", "files"}, {"truncate", "files"}, {"ftruncate", "files"}, {"socket", "the network"}, {"connect", "the network"}, {"opendir", "files"}, {"readdir", "files"}, {"stat", "files"}, {"fork", "processes"},
-      {"vfork", "processes"}, {"_exit", "processes"}, {"_Exit", "processes"}, {"execv", "processes"}, {"execve", "processes"}, {"execvp", "processes"},
+      {"remove", "files"}, {"truncate", "files"}, {"ftruncate", "files"}, {"opendir", "files"},
+      {"readdir", "files"}, {"stat", "files"}, {"socket", "the network"}, {"connect", "the network"},
+      {"fork", "processes"}, {"vfork", "processes"}, {"_exit", "processes"}, {"_Exit", "processes"},
+      {"execv", "processes"}, {"execve", "processes"}, {"execvp", "processes"},
       {"system", "processes"}, {"popen", "processes"}, {"posix_spawn", "processes"}, {"kill", "processes"},
       {"ptrace", "processes"}, {"getenv", "the environment"}, {"secure_getenv", "the environment"},
       {"setenv", "the environment"}, {"putenv", "the environment"}, {"unsetenv", "the environment"},
@@ -248,6 +250,17 @@ std::string object_violation(const ObjectFacts& original, const ObjectFacts& can
 
 namespace {
 
+// The bound's verdict on a candidate's object, the original's facts known.
+Verdict verdict_on(const ObjectFacts& original, const std::string& candidate_object, const LibraryExports& libs) {
+  try {
+    const std::string v = object_violation(original, inspect_object(candidate_object), libs);
+    if (!v.empty()) return {Status::forbidden_code, "the candidate's compiled code " + v};
+  } catch (const std::exception& x) {
+    return {Status::tool_error, std::string("the objects could not be read: ") + x.what()};
+  }
+  return {};
+}
+
 // What the original's object holds, kept per process for the same text and
 // settings: the optimize loop checks every candidate against one original.
 class OriginalFacts {
@@ -308,24 +321,18 @@ Verdict check_candidate_object(const Toolchain& tc, const CompileSettings& cs, c
     OriginalFacts::keep(key, *known);
   }
   if (!c.ok) return {Status::compile_failed, c.first_error};
-  try {
-    const std::string v = object_violation(*known, inspect_object(c.binary), library_exports(tc.cuda_lib_dir));
-    if (!v.empty()) return {Status::forbidden_code, "the candidate's compiled code " + v};
-  } catch (const std::exception& x) {
-    return {Status::tool_error, std::string("the objects could not be read: ") + x.what()};
-  }
-  return {};
+  return verdict_on(*known, c.binary, library_exports(tc.cuda_lib_dir));
 }
 
 Verdict bound_objects(const std::string& original_object, const std::string& candidate_object,
                       const LibraryExports& libs) {
+  ObjectFacts original;
   try {
-    const std::string v = object_violation(inspect_object(original_object), inspect_object(candidate_object), libs);
-    if (!v.empty()) return {Status::forbidden_code, "the candidate's compiled code " + v};
+    original = inspect_object(original_object);
   } catch (const std::exception& x) {
     return {Status::tool_error, std::string("the objects could not be read: ") + x.what()};
   }
-  return {};
+  return verdict_on(original, candidate_object, libs);
 }
 
 }  // namespace kernelblaster
