@@ -24,6 +24,7 @@
 #                                               before = configure, build, the programs plainly and recorded;
 #                                               tune = the second build; after = the programs again
 #   ONELINE_BUDGET (default 30): the BUDGET of the one line
+#   SGEMM_KERNELS (default 1 to 12): the kernels of SGEMM_CUDA whose programs run (and are recorded)
 set -uo pipefail
 OUT=${OUT:-bench/out}
 mkdir -p "$OUT"
@@ -87,7 +88,7 @@ flow_tune() {  # the second build: harnesses synthesized from the recorded launc
   timed build2 cmake --build "$b" -j16 2>&1 | grep -E "kernelblaster:|\[tune\]|error|FAILED" | tee "$OUT/$NAME.build2.log"
   mkdir -p "$OUT/$NAME.harness"
   cp "$b"/kernelblaster_generated/*/harness/*.cu "$OUT/$NAME.harness/" 2>/dev/null
-  find "$b/kernelblaster_generated" -name "*.tuned.cu.json" -exec cp {} "$OUT/$NAME.harness/" \;
+  find "$b/kernelblaster_generated" \( -name "*.tuned.cu.json" -o -name "*.tuned.cu.log.json" \) -exec cp {} "$OUT/$NAME.harness/" \;
 }
 
 flow_after() {  # the programs again on what the second build compiled: their own figures before and after
@@ -127,8 +128,9 @@ case "${1:-}" in
           sed -i 's/set(CUDA_COMPUTE_CAPABILITY 86)/set(CUDA_COMPUTE_CAPABILITY 90)/' "$W/CMakeLists.txt"
           one_line "$W/CMakeLists.txt" sgemm
         fi
-        flow "$W" "./sgemm 1" "./sgemm 2" "./sgemm 3" "./sgemm 4" "./sgemm 5" "./sgemm 6" "./sgemm 7" "./sgemm 8" \
-          "./sgemm 9" "./sgemm 10" "./sgemm 11" "./sgemm 12" ;;
+        progs=()
+        for k in ${SGEMM_KERNELS:-1 2 3 4 5 6 7 8 9 10 11 12}; do progs+=("./sgemm $k"); done
+        flow "$W" "${progs[@]}" ;;
       freshman)  # Tony-Tan/CUDA_Freshman: one program per folder, its own CMakeLists each
         if [ $fresh = 1 ]; then
           cp -r "$OSS/CUDA_Freshman" "$W"

@@ -180,7 +180,9 @@ TuneOutcome run_tuner(const std::string& tool, const TuneRequest& req, double gr
   const double tune_budget = std::max(0.25 * req.budget_s, req.budget_s - rewrite.seconds);
   std::vector<std::string> argv = {tool, "tune", "--source", tune_source, "--harness", req.harness,
                                    "--out", req.out, "--json", "--budget", general_number(tune_budget),
-                                   "--name", std::filesystem::path(req.source).filename().string()};
+                                   "--name", std::filesystem::path(req.source).filename().string(),
+                                   // every evaluation with its status, times and settings, beside the summary
+                                   "--log", req.out + ".log.json"};
   if (req.min_speedup > 0) argv.insert(argv.end(), {"--min-speedup", general_number(req.min_speedup)});
   if (!req.manifest.empty()) argv.insert(argv.end(), {"--manifest", req.manifest});
   if (!req.policy.empty()) argv.insert(argv.end(), {"--policy", req.policy});

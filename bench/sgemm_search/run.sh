@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Issue 38's SGEMM_CUDA target, kernel by kernel: where one evaluation's time
+# goes, and what the one line's search finds in one kernel's space. Run from
+# the repository root on the GPU machine, results in $OUT; each stage fits
+# the device's 10-minute command limit.
+#   bench/sgemm_search/run.sh before      build and install the tool, then the project's configure, first build
+#                                         and the programs of $SGEMM_KERNELS (default 10) plainly and recorded
+#   bench/sgemm_search/run.sh eval        the original against itself through the harness the build
+#                                         synthesized, built with one launcher's mask bit as the tuner judges
+#                                         a group ($SGEMM_MASK, default 512: runSgemmWarptiling): phases and
+#                                         each process's own phases (--json)
+#   bench/sgemm_search/run.sh tune        the second build (the one line's tuning), its summary and run log
+#   bench/sgemm_search/run.sh after       the programs again: their own figures on what the second build compiled
+# Environment: ONELINE_OSS (default oss/, SGEMM_CUDA/ in it), ONELINE_BUDGET (default 240) read at "before".
+set -uo pipefail
+OUT=${OUT:-bench/out}
+mkdir -p "$OUT"
+export SGEMM_KERNELS=${SGEMM_KERNELS:-10}
+export ONELINE_BUDGET=${ONELINE_BUDGET:-240}
+W=/tmp/oneline/sgemm_cuda
+
+case "${1:-}" in
+  before)
+    bash bench/oneline_projects.sh build && STAGE=before bash bench/oneline_projects.sh run sgemm_cuda
+    nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$OUT/device.txt"
+    ;;
+  eval)
+    harness=$(ls "$W"/build/kernelblaster_generated/*/harness/*.cu | head -1)
+    manifest=$(ls "$W"/build/kernelblaster_generated/*/manifest.txt | head -1)
+    cp "$harness" "$OUT/"
+    /tmp/kb/bin/kernelblaster eval --source "$W/src/runner.cu" --harness "$harness" --manifest "$manifest" \
+      -D "KERNELBLASTER_LAUNCHER_MASK=${SGEMM_MASK:-512}" --json > "$OUT/eval-original.json" 2> "$OUT/eval-original.err"
+    python3 - "$OUT/eval-original.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+print("status", r.get("status"), "wall", r.get("wall_seconds"), "compile", r.get("compile_seconds"))
+for key in ("phase_seconds", "process_phase_seconds"):
+    for p in r.get(key, []):
+        print(f"  {key}: {p['phase']}: {p['seconds']:.3f}")
+EOF
+    ;;
+  tune)
+    STAGE=tune bash bench/oneline_projects.sh run sgemm_cuda
+    ;;
+  after)
+    STAGE=after bash bench/oneline_projects.sh run sgemm_cuda
+    ;;
+  *) sed -n 2,15p "$0"; exit 2 ;;
+esac
