@@ -3,7 +3,7 @@
 # goes, and what the one line's search finds in one kernel's space. Run from
 # the repository root on the GPU machine, results in $OUT; each stage fits
 # the device's 10-minute command limit.
-#   bench/sgemm_search/run.sh before      build and install the tool, then the project's configure, first build
+#   bench/sgemm_search/run.sh before      build and install the tool (with libclang, gpu_session.sh build), then the project's configure, first build
 #                                         and the programs of $SGEMM_KERNELS (default 10) plainly and recorded
 #   bench/sgemm_search/run.sh eval        the original against itself through the harness the build
 #                                         synthesized, built with one launcher's mask bit as the tuner judges
@@ -21,7 +21,7 @@ W=/tmp/oneline/sgemm_cuda
 
 case "${1:-}" in
   before)
-    bash bench/oneline_projects.sh build && STAGE=before bash bench/oneline_projects.sh run sgemm_cuda
+    bash bench/gpu_session.sh build && STAGE=before bash bench/oneline_projects.sh run sgemm_cuda
     nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$OUT/device.txt"
     ;;
   eval)

@@ -696,10 +696,11 @@ def case_imagelib():
         "adjust.cu": r"harness synthesized from 4 recorded calls of brighten, mean_brightness; no GPU and no cached "
                      r"result for sm_90; using the original$",
         "filters.cu": r"harness synthesized from 4 recorded calls of box_blur, threshold; the kernel invert_kernel "
-                      r"would change unverified \(invert was never called while calls were recorded; a tuning "
-                      r"changes the whole file; ALLOW_UNVERIFIED tunes anyway\); using the original$"})
+                      r"runs in no recorded call \(invert was never called while calls were recorded\), so only the "
+                      r"launch sites the harness runs are tuned, with no compiler flag \(ALLOW_UNVERIFIED tunes the "
+                      r"whole file\); no GPU and no cached result for sm_90; using the original$"})
     expect_report(b, out, {"adjust.cu": r"the original \| no GPU, and no result for the target",
-                           "filters.cu": r"the original \| no usable harness \|"})
+                           "filters.cu": r"the original \| no GPU, and no result for the target"})
     harness = open(os.path.join(gen, "imagelib", "harness", "adjust_harness.cu")).read()
     for needed in ("brighten(", "mean_brightness(", '.output("mean_brightness_returned", DType::f32, {1})',
                    '.inout("brighten_out", DType::u8'):
@@ -711,7 +712,7 @@ def case_imagelib():
     if compiled.returncode != 0:
         fail("imagelib: the synthesized two-launcher harness does not compile:\n" + compiled.stderr[-1500:])
     print("ok: imagelib: one harness calls both launchers of adjust.cu (the returned mean is an output) and compiles")
-    print("ok: imagelib: filters.cu, whose invert never ran, keeps the original and says why")
+    print("ok: imagelib: filters.cu, whose invert never ran, is tuned only where its harness runs, and says why")
     p = run(["cmake", "-S", src, "-B", b, "-DKBIMG_ALLOW_UNVERIFIED=ON"])
     out = run(["cmake", "--build", b]).stdout
     # The option is the target's: its manifest changes, so both sources run again.
@@ -765,11 +766,13 @@ def case_sgemmlike():
         record(1, n)
     out = run(["cmake", "--build", b]).stdout
     expect_lines(out, {"runner.cu": r"harness synthesized from 2 recorded calls of run_sgemm_naive; the kernel "
-                                    r"sgemm_tiled would change unverified \(run_sgemm_tiled was never called while "
+                                    r"sgemm_tiled runs in no recorded call \(run_sgemm_tiled was never called while "
                                     r"calls were recorded; run_kernel takes cublasHandle_t handle, which no recorded "
-                                    r"call can give a harness; a tuning changes the whole file; ALLOW_UNVERIFIED tunes "
-                                    r"anyway\); using the original$"})
-    print("ok: sgemmlike: with only the naive kernel run, the tiled kernel is named and the source is not tuned")
+                                    r"call can give a harness\), so only the launch sites the harness runs are tuned, "
+                                    r"with no compiler flag \(ALLOW_UNVERIFIED tunes the whole file\); no GPU and no "
+                                    r"cached result for sm_90; using the original$"})
+    print("ok: sgemmlike: with only the naive kernel run, the tiled kernel is named and only the naive one's "
+          "launch sites may be tuned")
     for n in (256, 512):
         record(2, n)
     out = run(["cmake", "--build", b]).stdout

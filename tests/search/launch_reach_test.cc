@@ -3,7 +3,11 @@
 // harness whose sizes all take one branch.
 #include "search/launch_reach.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
+
+#include "search/harness_space.h"
 
 using namespace kernelblaster::search;
 
@@ -87,4 +91,94 @@ TEST(LaunchReach, AConditionOnAnythingButTheLaunchersSizesCountsAsReached) {
   EXPECT_TRUE(r.unreached.empty()) << r.notes.front();
   // A harness that does not call the launcher says nothing of its launches.
   EXPECT_TRUE(launch_reach("int main() { return 0; }\n", kSource, found).unreached.empty());
+}
+
+namespace {
+
+// Two launchers and a helper: a synthesized harness made from run_a's
+// recorded calls calls run_a alone, and run_a calls the helper; kc is
+// launched from another file.
+const char* kTwoLaunchers =
+    "#define WIDTH 64\n"
+    "__global__ void ka(float *C) { C[threadIdx.x] = 1; }\n"
+    "__global__ void kb(float *C) { C[threadIdx.x] = 2; }\n"
+    "__global__ void kc(float *C) { C[0] = WIDTH; }\n"
+    "void helper(float *C) {\n"
+    "  const int T = 128;\n"
+    "  ka<<<1, T>>>(C);\n"
+    "}\n"
+    "void run_a(float *C) {\n"
+    "  ka<<<1, WIDTH>>>(C);\n"
+    "  helper(C);\n"
+    "}\n"
+    "void run_b(float *C) {\n"
+    "  const int TB = 32;\n"
+    "  kb<<<1, TB>>>(C);\n"
+    "}\n";
+
+std::string synthesized(const std::string& calls) {
+  return "// Harness for run_a (/p/two.cu), synthesized by `kernelblaster harness synth`\n"
+         "#include <kernelblaster/harness.h>\n"
+         "void run_a(float * C);\n"
+         "int main(int argc, char** argv) {\n"
+         "  kernelblaster::Harness h(\"two\");\n"
+         "  h.launch([](kernelblaster::Call& c) { " + calls + " });\n"
+         "  return h.main(argc, argv);\n"
+         "}\n";
+}
+
+}  // namespace
+
+// A synthesized harness calls only the launchers it was made from (and what
+// they call): the other launcher's sites run in no call, and their tunables
+// stay as written; a user's own harness may reach it through other files.
+TEST(LaunchReach, ASynthesizedHarnessReachesOnlyWhatItsLaunchersCall) {
+  const LaunchTunables found = find_launch_tunables(kTwoLaunchers, "/p/two.cu", SpaceDecl{}, {});
+  ASSERT_EQ(found.sites.size(), 3u);
+  const LaunchReach r = launch_reach(synthesized("run_a(c.out<float>(\"C\"));"), kTwoLaunchers, found);
+  EXPECT_TRUE(r.called_known);
+  EXPECT_EQ(r.called, (std::vector<std::string>{"helper", "ka", "run_a"}));
+  EXPECT_EQ(r.unreached, (std::vector<int>{15}));
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_EQ(r.notes[0], "the launches in run_b run in no call of the harness (it calls helper, ka, run_a): "
+                        "their tunables stay as written");
+  // WIDTH shapes run_a's launch, and kc (launched by no function here) reads it.
+  EXPECT_EQ(r.read_uncalled, (std::vector<std::string>{"WIDTH"}));
+  // "run_a_v2(" is no call of run_a.
+  std::string other = synthesized("run_a_v2(c.out<float>(\"C\"));");
+  other.replace(other.find("void run_a("), 10, "void run_a_v2(");
+  const LaunchReach none = launch_reach(other, kTwoLaunchers, found);
+  EXPECT_EQ(none.unreached.size(), 3u);
+  const std::string own = synthesized("run_a(c.out<float>(\"C\"));").substr(std::string("// Harness").size());
+  EXPECT_TRUE(launch_reach(own.substr(own.find('\n') + 1), kTwoLaunchers, found).unreached.empty());
+}
+
+// Where the build says the harness runs only part of the source, only the
+// groups it runs whole are searched: not a `#define` a kernel it never runs
+// reads (kc, launched from another file, reads WIDTH), not the other
+// launcher's constants.
+TEST(LaunchReach, APartialHarnessSearchesOnlyTheGroupsItRunsWhole) {
+  const SourceSpace found = source_space({kTwoLaunchers, "/p/two.cu", "sm_90", "", {}, {}});
+  auto names = [](const SpaceDecl& d) {
+    std::vector<std::string> out;
+    for (const Tunable& t : d.tunables) out.push_back(t.name);
+    return out;
+  };
+  auto has = [](const std::vector<std::string>& v, const std::string& part) {
+    return std::any_of(v.begin(), v.end(), [&](const std::string& n) { return n.find(part) != std::string::npos; });
+  };
+  const std::string harness = synthesized("run_a(c.out<float>(\"C\"));");
+  SpaceDecl whole = found.decl;
+  harness_space(harness, found, kTwoLaunchers, "/p/two.cu", {}, whole);
+  EXPECT_TRUE(has(names(whole), "WIDTH")) << "the whole file may change: WIDTH is searched";
+  EXPECT_FALSE(has(names(whole), "TB")) << "run_b runs in no call";
+  SpaceDecl part = found.decl;
+  const HarnessSpace hs = harness_space(harness, found, kTwoLaunchers, "/p/two.cu", {}, part, true);
+  const std::vector<std::string> kept = names(part);
+  EXPECT_TRUE(has(kept, "_T_")) << "helper's block, which run_a's call runs";
+  EXPECT_FALSE(has(kept, "WIDTH"));
+  EXPECT_FALSE(has(kept, "TB"));
+  for (const Tunable& t : part.tunables) EXPECT_FALSE(t.group.empty()) << t.name;
+  ASSERT_FALSE(hs.lines.empty());
+  EXPECT_NE(hs.lines.back().find("the harness runs only part of this source"), std::string::npos) << hs.lines.back();
 }

@@ -130,7 +130,7 @@ TEST(CaptureHarness, EveryRecordedLauncherOfASourceIsCalledInOneHarness) {
   EXPECT_TRUE(has(d.text, "c.in<float>(\"gather_table\")")) << d.text;
   EXPECT_TRUE(has(d.text, "const auto kb_returned_1 = sum_of_squares(")) << d.text;
   EXPECT_TRUE(has(d.text, "c.out<float>(\"sum_of_squares_returned\")")) << d.text;
-  EXPECT_TRUE(has(d.text, "Every launcher of the")) << d.text;
+  EXPECT_TRUE(has(d.text, "Every recorded launcher")) << d.text;
   // Each launcher's buffers and call stand under its bit of the mask a
   // tuner builds with to judge one launcher alone (common/launcher_mask.h).
   EXPECT_EQ(kernelblaster::harness_launchers(d.text), (std::vector<std::string>{"gather", "sum_of_squares"})) << d.text;

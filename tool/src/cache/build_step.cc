@@ -185,6 +185,7 @@ class BuildStepRun {
     key_in.definitions = m_req.definitions;
     key_in.flags = m_req.flags;
     key_in.rewriter = m_req.rewriter;
+    key_in.unharnessed = m_req.unharnessed;
     m_rep.key = content_key(key_in);
     return "";
   }
@@ -319,7 +320,7 @@ class BuildStepRun {
     }
     fs::path tuned_out = fs::path(m_req.stamp.empty() ? m_req.out : m_req.stamp).replace_extension(".tuned.cu");
     TuneRequest tr{m_req.source, m_req.harness, m_req.manifest, tuned_out.string(), m_req.policy, m_req.kb,
-                   m_req.budget_s, m_req.min_speedup, m_req.rewriter};
+                   m_req.budget_s, m_req.min_speedup, m_req.rewriter, !m_req.unharnessed.empty()};
     TuneOutcome t = m_env.tune ? m_env.tune(tr) : TuneOutcome{};
     m_rep.origin = "tuning";
     if (t.exit_code != 0 && t.exit_code != 1) {

@@ -58,6 +58,10 @@ struct BuildRequest {
   bool recording_kernels = false;            // the kernel recorder records meanwhile (no shim: the original is compiled)
   std::string no_harness;                    // why neither a harness nor a shim: the original is compiled
   std::string harness_note;                  // how the harness came to be, leading the line ("" for a user's)
+  // The synthesized harness runs only part of the source: what it leaves
+  // unrun, named ("" when it runs everything). The tuner then searches only
+  // the launch sites it runs, with no flags and no LLM rewrite.
+  std::string unharnessed;
   std::string recording_next;                // recording: what must happen for a harness, where not the usual
 };
 
@@ -66,6 +70,7 @@ struct TuneRequest {
   double budget_s = 60;
   double min_speedup = 0;  // 0: not passed, the tuner's default
   std::string rewriter;    // BuildRequest::rewriter
+  bool partial_harness = false;  // BuildRequest::unharnessed is set
 };
 
 struct TuneOutcome {

@@ -35,6 +35,10 @@ std::string content_key(const KeyInputs& in) {
     h.field("rewriter");
     h.field(in.rewriter);
   }
+  if (!in.unharnessed.empty()) {
+    h.field("unharnessed");
+    h.field(in.unharnessed);
+  }
   return h.hex();
 }
 

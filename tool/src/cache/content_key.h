@@ -23,6 +23,9 @@ struct KeyInputs {
   // The LLM that rewrites the kernel before tuning ("provider/model"); empty
   // without one, and then the key is what it was before rewriting existed.
   std::string rewriter;
+  // What a synthesized harness leaves unrun ("" when it runs every kernel):
+  // a later recording that covers more keys a new tuning.
+  std::string unharnessed;
 };
 
 // Hex SHA-256. Headers count by content, not by path, so the same project

@@ -173,7 +173,8 @@ TuneOutcome run_tuner(const std::string& tool, const TuneRequest& req, double gr
   // product of the two confirmed speedups; the CTest gate measures the
   // result against the original itself.
   Rewrite rewrite;
-  if (!req.rewriter.empty()) rewrite = run_rewrite(tool, req, grace_s);
+  // A harness that runs part of the source cannot judge a rewrite of all of it.
+  if (!req.rewriter.empty() && !req.partial_harness) rewrite = run_rewrite(tool, req, grace_s);
   const std::string tune_source = rewrite.kept ? rewrite.path : req.source;
   // BUDGET is the source's tuning seconds, the rewrite's included: the
   // tuner gets what the rewrite left, never under a quarter of it.
@@ -187,6 +188,7 @@ TuneOutcome run_tuner(const std::string& tool, const TuneRequest& req, double gr
   if (!req.manifest.empty()) argv.insert(argv.end(), {"--manifest", req.manifest});
   if (!req.policy.empty()) argv.insert(argv.end(), {"--policy", req.policy});
   if (!req.kb.empty()) argv.insert(argv.end(), {"--kb", req.kb});
+  if (req.partial_harness) argv.push_back("--partial-harness");
 
   std::string json_path = req.out + ".json";
   std::filesystem::remove(req.out);

@@ -251,9 +251,13 @@ void prepare_capture(BuildCall& c, const std::string& self_exe) {
   for (const std::string& n : o.unverified) unverified += (unverified.empty() ? "" : ", ") + n;
   const std::string what = o.unverified_kind + (o.unverified.size() == 1 ? " " : "s ") + unverified;
   if (o.state == synth::CaptureOutcome::State::harness_ready && !o.unverified.empty() && !allow_unverified) {
-    // A tuning changes the whole file: kernels no harness call runs would change unverified.
-    req.no_harness = o.note + "the " + what + " would change unverified (" + o.unverified_why +
-                     "; a tuning changes the whole file; ALLOW_UNVERIFIED tunes anyway)";
+    // Kernels no harness call runs must not change: only the launch sites
+    // the harness runs are tuned (no flag, no rewrite of the whole file).
+    req.unharnessed = unverified;
+    req.harness_note = o.note + "the " + what + (o.unverified.size() == 1 ? " runs" : " run") +
+                       " in no recorded call (" + o.unverified_why +
+                       "), so only the launch sites the harness runs are tuned, with no compiler flag "
+                       "(ALLOW_UNVERIFIED tunes the whole file); ";
   } else if (o.state == synth::CaptureOutcome::State::harness_ready && !o.unverified.empty()) {
     req.harness_note = o.note + "the " + what + (o.unverified.size() == 1 ? " is" : " are") +
                        " not verified (ALLOW_UNVERIFIED); ";

@@ -40,6 +40,9 @@ writes it to --out. Progress goes to stderr.
   --devices 0,1         GPUs to measure on, one measurement each at a time
                         (default: every visible GPU)
   --no-flags            tune the declared tunables only, no nvcc flags
+  --partial-harness     the harness runs only some of the source's kernels (the build
+                        passes it when recordings missed some): search only the
+                        launch sites it runs, no flags
   --quiet               no progress lines
   --name NAME           the kernel's name in the progress lines, the log and the KB's notes
                         (default: the source's file name; the build passes the user's
@@ -111,7 +114,7 @@ TuneCall parse_call(const CommandArgs& argv) {
   Args args(argv,
             {"--source", "--harness", "--manifest", "-I", "-D", "--arch", "--out", "--log", "--budget",
              "--max-evals", "--policy", "--kb", "--min-speedup", "--seed", "--devices", "--name"},
-            {"--no-flags", "--quiet", "--json", "--list"});
+            {"--no-flags", "--partial-harness", "--quiet", "--json", "--list"});
   c.json = args.flag("--json");
   c.list = args.flag("--list");
   c.opt.source = args.value("--source");
@@ -132,6 +135,7 @@ TuneCall parse_call(const CommandArgs& argv) {
   double seed = args.number("--seed", 0);
   if (!args.value("--devices").empty()) c.opt.devices = parse_devices(args.value("--devices"));
   c.opt.no_flags = args.flag("--no-flags");
+  c.opt.partial_harness = args.flag("--partial-harness");
   c.opt.quiet = args.flag("--quiet");
   c.opt.name = args.value("--name");
   if (c.opt.budget_s <= 0) throw UsageError("--budget must be positive");
@@ -150,7 +154,7 @@ int run_listing(const TuneCall& c) {
   const search::TuneListing l = search::list_tunables(
       {read_file(c.opt.source), c.opt.source, c.opt.arch.empty() ? "sm_90" : c.opt.arch, c.opt.manifest,
        c.opt.definitions, c.opt.include_dirs},
-      c.opt.harness.empty() ? "" : read_file(c.opt.harness));
+      c.opt.harness.empty() ? "" : read_file(c.opt.harness), c.opt.partial_harness);
   std::printf("%s", c.json ? (search::listing_json(l) + "\n").c_str() : search::listing_text(l).c_str());
   return 0;
 }

@@ -16,6 +16,9 @@
 namespace kernelblaster {
 
 inline constexpr const char* kLaunchersMarker = "// kernelblaster: launchers";
+// What the first line of a synthesized harness says of it: such a harness
+// calls only the launchers it was made from (search/launch_reach.h).
+inline constexpr const char* kSynthesizedMark = "synthesized by `kernelblaster harness synth`";
 inline constexpr const char* kLauncherMaskMacro = "KERNELBLASTER_LAUNCHER_MASK";
 inline constexpr int kMaskedLaunchers = 64;
 

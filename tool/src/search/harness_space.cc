@@ -1,6 +1,7 @@
 #include "search/harness_space.h"
 
 #include <algorithm>
+#include <set>
 
 #include "common/kernel_replay.h"
 #include "search/kernel_rewrites.h"
@@ -25,13 +26,14 @@ void keep_only(SpaceDecl& decl, const std::vector<std::string>& kept, HarnessSpa
 
 void follow_replayed_launches(const std::string& harness, const SourceSpace& found, const std::string& text,
                               const std::string& source, const std::vector<std::string>& include_dirs,
-                              SpaceDecl& decl, HarnessSpace& out) {
+                              SpaceDecl& decl, HarnessSpace& out, bool partial) {
   const ReplayShapes shapes = reshape_replayed_launches(harness, text, source, found.launch, include_dirs);
   // An unroll factor or a launch bound changes no launch's shape: the
-  // recorded shapes hold for it as for a flag.
+  // recorded shapes hold for it as for a flag (but not where the harness
+  // runs only part of the source: a rewrite may reach a kernel it never runs).
   std::vector<std::string> kept = shapes.tunables;
   for (const Tunable& t : decl.tunables)
-    if (is_kernel_rewrite(t)) kept.push_back(t.name);
+    if (is_kernel_rewrite(t) && !partial) kept.push_back(t.name);
   keep_only(decl, kept, out);
   out.harness = shapes.harness;
   out.harness_macros = shapes.tunables;
@@ -61,24 +63,51 @@ void keep_backed_restrict(const std::string& harness, SpaceDecl& decl, HarnessSp
   if (kept.size() != decl.tunables.size()) keep_only(decl, kept, out);
 }
 
+// A harness that runs only part of the source (the build found kernels no
+// recorded call runs) may search only what changes nothing it does not run:
+// the tunables of launch-site groups it reaches whole, none a function it
+// never calls reads, none outside a group (a rewrite of its own, a macro).
+void keep_reached_groups(const LaunchReach& reach, const SourceSpace& found, SpaceDecl& decl, HarnessSpace& out) {
+  std::set<std::string> groups, partial;
+  for (const LaunchSite& site : found.launch.sites) {
+    groups.insert(site.group);
+    if (std::find(reach.unreached.begin(), reach.unreached.end(), site.line) != reach.unreached.end())
+      partial.insert(site.group);
+  }
+  std::set<std::string> read_elsewhere;
+  for (const FoundTunable& t : found.launch.tunables)
+    if (std::find(reach.read_uncalled.begin(), reach.read_uncalled.end(), t.written_as) != reach.read_uncalled.end())
+      read_elsewhere.insert(t.tunable.name);
+  std::vector<std::string> kept;
+  for (const Tunable& t : decl.tunables)
+    if (!t.group.empty() && groups.count(t.group) && !partial.count(t.group) && !read_elsewhere.count(t.name))
+      kept.push_back(t.name);
+  const std::size_t before = decl.tunables.size();
+  keep_only(decl, kept, out);
+  out.lines.push_back("the harness runs only part of this source (kernels no recorded call ran are never run): " +
+                      std::to_string(kept.size()) + " of " + std::to_string(before) +
+                      " tunables are searched, those of the launch sites it runs; no compiler flag (flags reach every kernel)");
+}
+
 }  // namespace
 
 HarnessSpace harness_space(const std::string& harness_text, const SourceSpace& found, const std::string& text,
-                           const std::string& source, const std::vector<std::string>& include_dirs, SpaceDecl& decl) {
+                           const std::string& source, const std::vector<std::string>& include_dirs, SpaceDecl& decl,
+                           bool partial) {
   HarnessSpace out;
   keep_backed_restrict(harness_text, decl, out);
   if (decl.tunables.empty()) return out;
   if (harness_text.find(kKernelReplayMarker) != std::string::npos) {
-    follow_replayed_launches(harness_text, found, text, source, include_dirs, decl, out);
+    follow_replayed_launches(harness_text, found, text, source, include_dirs, decl, out, partial);
     return out;
   }
   const LaunchReach reach = launch_reach(harness_text, text, found.launch);
-  if (reach.left.empty()) return out;
   std::vector<std::string> kept;  // (out.lines may hold keep_backed_restrict's)
   for (const Tunable& t : decl.tunables)
     if (std::find(reach.left.begin(), reach.left.end(), t.name) == reach.left.end()) kept.push_back(t.name);
-  keep_only(decl, kept, out);
+  if (kept.size() != decl.tunables.size()) keep_only(decl, kept, out);
   out.lines.insert(out.lines.end(), reach.notes.begin(), reach.notes.end());
+  if (partial) keep_reached_groups(reach, found, decl, out);
   return out;
 }
 

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
+#include "common/launcher_mask.h"
 #include "common/source_lines.h"
 #include "common/source_text.h"
 #include "search/constraint.h"
@@ -43,6 +45,15 @@ std::size_t opening(const std::string& code, std::size_t close) {
   return npos;
 }
 
+// Whether `name(` (or `name<`) occurs in `text`: a call or a launch.
+bool calls(const std::string& text, const std::string& name) {
+  for (std::size_t at : word_positions(text, name)) {
+    const std::size_t next = text.find_first_not_of(" \t\n", at + name.size());
+    if (next != npos && (text[next] == '(' || text[next] == '<')) return true;
+  }
+  return false;
+}
+
 class Reach {
  public:
   Reach(const std::string& harness, const std::string& text, const LaunchTunables& found)
@@ -50,26 +61,81 @@ class Reach {
     m_blocks = blocks_of(m_code);
     m_launches = read_launches(m_code, text, m_blocks, found.sites);
     add_known_constants(text, &m_known);
-    for (const FoundTunable& t : found.tunables) m_known.erase(t.written_as);
+    for (const FoundTunable& t : found.tunables) {
+      m_known.erase(t.written_as);
+      if (t.kind == "define") m_defines.push_back(t.written_as);
+    }
     m_sizes = harness_sizes(harness);
+    if (harness.find(kSynthesizedMark) != npos) m_called = called_functions();
   }
 
   LaunchReach run() {
     LaunchReach out;
+    out.called_known = m_called.has_value();
+    if (m_called) out.called.assign(m_called->begin(), m_called->end());
     std::set<std::string> left;
+    std::vector<std::string> uncalled;
     for (const LaunchRead& l : m_launches) {
       std::string conditions;
-      if (reached(l, &conditions)) continue;
+      if (m_called && !m_called->count(l.site.function)) {
+        if (std::find(uncalled.begin(), uncalled.end(), l.site.function) == uncalled.end())
+          uncalled.push_back(l.site.function);
+      } else if (reached(l, &conditions)) {
+        continue;
+      } else {
+        out.notes.push_back("the launch at line " + std::to_string(l.site.line) + " in " + l.site.function +
+                            " runs for no size of the harness (" + conditions + "): its tunables stay as written");
+      }
       out.unreached.push_back(l.site.line);
       left.insert(l.site.tunables.begin(), l.site.tunables.end());
-      out.notes.push_back("the launch at line " + std::to_string(l.site.line) + " in " + l.site.function +
-                          " runs for no size of the harness (" + conditions + "): its tunables stay as written");
     }
+    if (!uncalled.empty()) out.notes.push_back(uncalled_line(uncalled));
     out.left.assign(left.begin(), left.end());
+    if (m_called)
+      for (const std::string& name : m_defines)
+        if (read_uncalled(name)) out.read_uncalled.push_back(name);
     return out;
   }
 
  private:
+  std::string uncalled_line(const std::vector<std::string>& uncalled) const {
+    std::string names, called;
+    for (const std::string& f : uncalled) names += (names.empty() ? "" : ", ") + f;
+    for (const std::string& f : *m_called) called += (called.empty() ? "" : ", ") + f;
+    return "the launches in " + names + " run in no call of the harness (it calls " +
+           (called.empty() ? std::string("none of this source's functions") : called) +
+           "): their tunables stay as written";
+  }
+
+  bool read_uncalled(const std::string& name) const {
+    for (const Block& b : m_blocks)
+      if (b.function && !m_called->count(b.name) &&
+          mentions(m_code.substr(b.span.begin, b.span.end - b.span.begin), name))
+        return true;
+    return false;
+  }
+
+  // A synthesized harness calls only the launchers it was made from: the
+  // source's functions it names as calls, and those their bodies call, in turn.
+  std::set<std::string> called_functions() const {
+    std::set<std::string> called;
+    std::vector<const Block*> todo;
+    auto visit = [&](const std::string& text) {
+      for (const Block& b : m_blocks)
+        if (b.function && !b.name.empty() && !called.count(b.name) && calls(text, b.name)) {
+          called.insert(b.name);
+          todo.push_back(&b);
+        }
+    };
+    visit(code_only(m_harness));  // not the names its comments give
+    while (!todo.empty()) {
+      const Block* b = todo.back();
+      todo.pop_back();
+      visit(m_code.substr(b->span.begin, b->span.end - b->span.begin));
+    }
+    return called;
+  }
+
   // The chain of `if`s leading to the block whose `{` is at `open`.
   Branch branch(std::size_t open, int depth = 0) const {
     Branch b;
@@ -150,12 +216,14 @@ class Reach {
   std::vector<LaunchRead> m_launches;
   std::map<std::string, std::string> m_known;
   std::vector<std::map<std::string, long long>> m_sizes;
+  std::optional<std::set<std::string>> m_called;  // for a synthesized harness only
+  std::vector<std::string> m_defines;
 };
 
 }  // namespace
 
 LaunchReach launch_reach(const std::string& harness_text, const std::string& source_text, const LaunchTunables& found) {
-  if (found.tunables.empty()) return {};
+  if (found.tunables.empty() && found.sites.empty()) return {};
   return Reach(harness_text, source_text, found).run();
 }
 

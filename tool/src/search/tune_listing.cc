@@ -62,12 +62,12 @@ std::string tunable_line(const TuneListing& l, const Tunable& t) {
 
 }  // namespace
 
-TuneListing list_tunables(const SourceSpaceInput& in, const std::string& harness_text) {
+TuneListing list_tunables(const SourceSpaceInput& in, const std::string& harness_text, bool partial) {
   TuneListing l;
   l.source = in.source;
   l.space = source_space(in);
   if (!harness_text.empty()) {
-    const HarnessSpace hs = harness_space(harness_text, l.space, in.text, in.source, in.include_dirs, l.space.decl);
+    const HarnessSpace hs = harness_space(harness_text, l.space, in.text, in.source, in.include_dirs, l.space.decl, partial);
     l.left = hs.left;
     l.harness_lines = hs.lines;
   }

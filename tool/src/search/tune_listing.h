@@ -32,7 +32,7 @@ struct TuneListing {
   std::vector<std::string> harness_lines;  // with a harness: why
 };
 
-TuneListing list_tunables(const SourceSpaceInput& in, const std::string& harness_text = "");
+TuneListing list_tunables(const SourceSpaceInput& in, const std::string& harness_text = "", bool partial = false);
 std::string listing_text(const TuneListing& l);
 std::string listing_json(const TuneListing& l);
 

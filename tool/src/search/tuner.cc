@@ -112,11 +112,12 @@ TuneSpace tune_space(const TuneOptions& opt, const std::string& text, const std:
     say("[tune] " + kernel + ": tunables found without directives: " + list);
   }
   // What the harness runs decides what is searched (harness_space.h).
-  const HarnessSpace hs = harness_space(read_file(opt.harness), found, text, source, cs.include_dirs, t.decl);
+  const HarnessSpace hs =
+      harness_space(read_file(opt.harness), found, text, source, cs.include_dirs, t.decl, opt.partial_harness);
   for (const std::string& line : hs.lines) say("[tune] " + kernel + ": " + line);
   t.harness_text = hs.harness;
   t.harness_macros = hs.harness_macros;
-  if (!opt.no_flags) t.flags = t.decl.flags_declared ? t.decl.flags : default_flag_dimensions(cs.arch);
+  if (!opt.no_flags && !opt.partial_harness) t.flags = t.decl.flags_declared ? t.decl.flags : default_flag_dimensions(cs.arch);
   t.space = enumerate_space(t.decl, t.flags);
   if (t.space.capped)
     say("[tune] " + kernel + ": " + std::to_string(t.space.valid - 1) + " configurations, searching " +

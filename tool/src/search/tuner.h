@@ -30,6 +30,9 @@ struct TuneOptions {
   std::uint64_t seed = 0;
   std::vector<int> devices;      // empty: every visible GPU
   bool no_flags = false;
+  // The harness runs only part of the source's kernels: only the launch
+  // sites it runs are searched, and no flag (harness_space.h).
+  bool partial_harness = false;
   bool quiet = false;
   std::string name;              // the kernel's name in lines and logs; empty: the source's file name
   int seeds = 3;                 // per measurement

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "common/launcher_mask.h"
 #include "synth/harness_text.h"
 
 namespace kernelblaster::synth {
@@ -372,12 +373,12 @@ HarnessDraft synthesize_harness(const std::vector<Capture>& caps, const std::vec
   if (!writes) d.confirm.insert(d.confirm.begin(), "no recorded call changed any buffer: the harness has no output to compare");
   const std::string comment =
       "// Harness for " + names + (head.source.empty() ? "" : " (" + head.source + ")") +
-      ", synthesized by `kernelblaster harness synth`\n"
+      ", " + kSynthesizedMark + "\n"
       "// from " + std::to_string(recorded) + " recorded call(s), " + std::to_string(distinct) +
       " distinct: the sizes are calls the program made, the inputs fresh\n"
       "// seeded values of the recorded shapes and types, the outputs what the calls\n"
       "// changed, compared at the element types' default tolerances." +
-      (caps.size() > 1 ? " Every launcher of the\n// source is called, so every kernel a change to it touches runs.\n" : "\n");
+      (caps.size() > 1 ? " Every recorded launcher\n// is called, so every kernel a change to it touches runs.\n" : "\n");
   d.text = harness_file(comment, caps.size() > 1 ? stem : head.launcher.name, calls, chain);
   return d;
 }
