@@ -164,6 +164,22 @@ std::string read_file_or_empty(const std::string& path) {
   }
 }
 
+// The `kernelblaster tune` command line of a build's tuning run.
+std::vector<std::string> tune_command(const std::string& tool, const TuneRequest& req, const std::string& source,
+                                      double budget_s) {
+  std::vector<std::string> argv = {tool, "tune", "--source", source, "--harness", req.harness,
+                                   "--out", req.out, "--json", "--budget", general_number(budget_s),
+                                   "--name", std::filesystem::path(req.source).filename().string(),
+                                   // every evaluation with its status, times and settings, beside the summary
+                                   "--log", req.out + ".log.json"};
+  if (req.min_speedup > 0) argv.insert(argv.end(), {"--min-speedup", general_number(req.min_speedup)});
+  if (!req.manifest.empty()) argv.insert(argv.end(), {"--manifest", req.manifest});
+  if (!req.policy.empty()) argv.insert(argv.end(), {"--policy", req.policy});
+  if (!req.kb.empty()) argv.insert(argv.end(), {"--kb", req.kb});
+  if (req.partial_harness) argv.push_back("--partial-harness");
+  return argv;
+}
+
 }  // namespace
 
 TuneOutcome run_tuner(const std::string& tool, const TuneRequest& req, double grace_s) {
@@ -179,20 +195,9 @@ TuneOutcome run_tuner(const std::string& tool, const TuneRequest& req, double gr
   // BUDGET is the source's tuning seconds, the rewrite's included: the
   // tuner gets what the rewrite left, never under a quarter of it.
   const double tune_budget = std::max(0.25 * req.budget_s, req.budget_s - rewrite.seconds);
-  std::vector<std::string> argv = {tool, "tune", "--source", tune_source, "--harness", req.harness,
-                                   "--out", req.out, "--json", "--budget", general_number(tune_budget),
-                                   "--name", std::filesystem::path(req.source).filename().string(),
-                                   // every evaluation with its status, times and settings, beside the summary
-                                   "--log", req.out + ".log.json"};
-  if (req.min_speedup > 0) argv.insert(argv.end(), {"--min-speedup", general_number(req.min_speedup)});
-  if (!req.manifest.empty()) argv.insert(argv.end(), {"--manifest", req.manifest});
-  if (!req.policy.empty()) argv.insert(argv.end(), {"--policy", req.policy});
-  if (!req.kb.empty()) argv.insert(argv.end(), {"--kb", req.kb});
-  if (req.partial_harness) argv.push_back("--partial-harness");
-
   std::string json_path = req.out + ".json";
   std::filesystem::remove(req.out);
-  ChildOutcome c = run_child(argv, json_path, tune_budget + grace_s);
+  ChildOutcome c = run_child(tune_command(tool, req, tune_source, tune_budget), json_path, tune_budget + grace_s);
   out.rewrite_note = rewrite.note;
   out.seconds = c.seconds;
   if (c.exit_code < 0) {
