@@ -216,21 +216,26 @@ GuidedSearch::Observations GuidedSearch::observe(const Context& ctx) const {
     o.untried_list.push_back(p);
     if (a.kb.predicted_speedup > 0 && std::isfinite(a.kb.predicted_speedup)) o.prior[p] = std::log(a.kb.predicted_speedup);
   }
-  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  std::vector<double> ys;  // the verified log speedups
   for (const HistoryEntry& h : ctx.history) {
     const bool ok = h.verified() && h.speedup > 0;
     const double y = ok ? std::log(h.speedup) : std::numeric_limits<double>::quiet_NaN();
     o.measured.push_back({m_row.at(h.action_id), y, ok});
-    if (ok) lo = std::min(lo, y), hi = std::max(hi, y);
+    if (ok) ys.push_back(y);
   }
   // The original: measured by definition, speedup 1.
   if (auto it = m_row.find(kOriginalId); it != m_row.end() && !ctx.original.empty()) {
     o.measured.push_back({it->second, 0.0, true});
-    lo = std::min(lo, 0.0), hi = std::max(hi, 0.0);
+    ys.push_back(0.0);
   }
+  std::sort(ys.begin(), ys.end());
   for (Measured& m : o.measured)
-    if (!m.verified) m.y = lo - 0.1;
-  o.spread = std::isfinite(hi - lo) ? hi - lo : 0.0;
+    if (!m.verified) m.y = (ys.empty() ? 0.0 : ys.front()) - 0.1;
+  if (ys.empty()) return o;
+  // How far the good half reaches above the middle: one tile a hundred times
+  // slower (SGEMM_CUDA's 512x512 blocks) must not make every unexplored
+  // corner look worth a try.
+  o.spread = ys.back() - ys.front();
   return o;
 }
 
@@ -296,15 +301,52 @@ double GuidedSearch::score(std::size_t p, const Observations& o, std::vector<std
     const double w = 1.0 / ((near[i].first + 1e-3) * (near[i].first + 1e-3));
     wsum += w, ysum += w * near[i].second;
   }
-  return ysum / wsum + m_options.distance_bonus * near[0].first * o.spread + o.prior[p];
+  return ysum / wsum + m_options.distance_bonus * std::min(near[0].first, m_options.bonus_radius) * o.spread +
+         o.prior[p];
+}
+
+// How far from the best point the model may pick now, in steps (rank
+// changes summed over the settings): a trust region, replayed from the
+// history so a run's picks depend on what it measured alone. It starts at
+// `trust_steps`; a model pick that beats the best so far twice in a row
+// doubles it, `trust_failures` in a row that do not halve it (never under
+// two steps). A hand-tuned original's far corners are slow (SGEMM_CUDA's
+// kernel 10: 0.01x-0.7x): after a few of them the search crosses the
+// author's neighbours instead; where far points keep winning (a space whose
+// original is its median) the region keeps growing.
+int GuidedSearch::trust_region(const Context& ctx) const {
+  int radius = m_options.trust_steps, verified = 0, wins = 0, misses = 0;
+  double best = ctx.original.empty() ? 0.0 : 1.0;
+  for (const HistoryEntry& h : ctx.history) {
+    const bool ok = h.verified() && h.speedup > 0;
+    const bool modelled = verified >= m_options.first_draws;
+    verified += ok;
+    const bool win = ok && h.speedup > best;
+    if (win) best = h.speedup;
+    if (!modelled) continue;
+    wins = win ? wins + 1 : 0;
+    misses = win ? 0 : misses + 1;
+    if (wins >= 2) radius *= 2, wins = 0;
+    if (misses >= m_options.trust_failures) radius = std::max(2, radius / 2), misses = 0;
+  }
+  return std::min(radius, 1 << 20);
 }
 
 std::vector<std::string> GuidedSearch::model_picks(const Context& ctx) {
   const Observations o = observe(ctx);
-  std::vector<std::pair<double, std::size_t>> scored;  // (score, point)
+  const std::vector<std::size_t> elite = elites(o);
+  const int radius = trust_region(ctx);
+  auto steps_from_best = [&](std::size_t p) {
+    int n = 0;
+    for (std::size_t d = 0; d < m_dims.size(); ++d)
+      n += std::abs(static_cast<int>(m_points[p].rank[d]) - static_cast<int>(m_points[elite.front()].rank[d]));
+    return n;
+  };
+  std::vector<std::pair<double, std::size_t>> scored, outside;  // (score, point)
   std::vector<std::pair<double, double>> near;
-  for (std::size_t p : candidates(ctx, o, elites(o))) scored.push_back({score(p, o, near), p});
-  return best_of(ctx, scored);
+  for (std::size_t p : candidates(ctx, o, elite))
+    (elite.empty() || steps_from_best(p) <= radius ? scored : outside).push_back({score(p, o, near), p});
+  return best_of(ctx, scored.empty() ? outside : scored);
 }
 
 }  // namespace kernelblaster::policy

@@ -16,8 +16,12 @@
 // (one setting changed to any of its values), crosses of two of them (each
 // setting from either), and a few untried points drawn at random. The
 // score is the prediction plus a bonus for distance from everything
-// measured (room for surprise), plus the KB's predicted log speedup where
-// the KB knows the action (warm start across kernels).
+// measured (room for surprise; it stops growing past `bonus_radius`), plus
+// the KB's predicted log speedup where the KB knows the action (warm start
+// across kernels). The model picks within a trust region around the best
+// point measured (trust_region() in the .cc): it widens while its picks
+// win and narrows while they do not, so one slow far corner (SGEMM_CUDA's
+// kernel 10 has many) does not send every later pick to another.
 //
 // On the five brute-force recordings of bench/kt_replay (4,092 to 17,956
 // configurations) this comes, at 200 evaluations, as close to the optimum
@@ -44,6 +48,9 @@ struct GuidedSearchOptions {
   int crosses = 20;          // crosses of two elites tried per pick
   int random_points = 32;    // untried points drawn at random per pick
   double distance_bonus = 0.5;  // times the measured spread of log speedup
+  double bonus_radius = 0.75;   // the distance past which the bonus grows no more
+  int trust_steps = 4;          // the model's first reach from the best point, in steps
+  int trust_failures = 4;       // model picks in a row that beat nothing before the reach halves
   int picks = 8;             // ids returned, best first
   // With an original (Context::original): before the model leads, walk the
   // neighbourhood of the best point so far instead of drawing.
@@ -84,6 +91,7 @@ class GuidedSearch {
   std::vector<std::size_t> candidates(const Context& ctx, const Observations& o, const std::vector<std::size_t>& elite) const;
   double score(std::size_t point, const Observations& o, std::vector<std::pair<double, double>>& near) const;
   std::vector<std::string> model_picks(const Context& ctx);
+  int trust_region(const Context& ctx) const;
   std::vector<std::string> local_picks(const Context& ctx);
   std::vector<std::size_t> neighbours(std::size_t point, const Observations& o) const;
   std::optional<std::pair<std::size_t, int>> one_step(std::size_t from, std::size_t to) const;
