@@ -4,6 +4,9 @@
 #include "search/launch_reach.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -181,4 +184,33 @@ TEST(LaunchReach, APartialHarnessSearchesOnlyTheGroupsItRunsWhole) {
   for (const Tunable& t : part.tunables) EXPECT_FALSE(t.group.empty()) << t.name;
   ASSERT_FALSE(hs.lines.empty());
   EXPECT_NE(hs.lines.back().find("the harness runs only part of this source"), std::string::npos) << hs.lines.back();
+}
+
+// A `#define` a header reads is left as written where the harness runs part
+// of the source: whether the header's reader runs is not known.
+TEST(LaunchReach, APartialHarnessLeavesADefineAHeaderReads) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("kb_reach_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream(dir / "wide.cuh") << "__global__ void kw(float *C) { C[0] = DEPTH; }\n";
+  }
+  const std::string text = std::string("#define DEPTH 8\n#include \"wide.cuh\"\n") +
+                           "__global__ void kd(float *C) { C[threadIdx.x] = 1; }\n"
+                           "void run_a(float *C) {\n"
+                           "  kd<<<1, DEPTH * 32>>>(C);\n"
+                           "}\n";
+  const std::string source = (dir / "two.cu").string();
+  const SourceSpace found = source_space({text, source, "sm_90", "", {}, {}});
+  auto has_depth = [](const SpaceDecl& d) {
+    return std::any_of(d.tunables.begin(), d.tunables.end(),
+                       [](const Tunable& t) { return t.name.find("DEPTH") != std::string::npos; });
+  };
+  ASSERT_TRUE(has_depth(found.decl));
+  SpaceDecl whole = found.decl, part = found.decl;
+  harness_space(synthesized("run_a(c.out<float>(\"C\"));"), found, text, source, {}, whole);
+  harness_space(synthesized("run_a(c.out<float>(\"C\"));"), found, text, source, {}, part, true);
+  EXPECT_TRUE(has_depth(whole));
+  EXPECT_FALSE(has_depth(part));
+  std::filesystem::remove_all(dir);
 }

@@ -1,10 +1,14 @@
 #include "search/harness_space.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <set>
 
 #include "common/kernel_replay.h"
+#include "common/source_lines.h"
+#include "common/source_text.h"
 #include "search/kernel_rewrites.h"
+#include "search/launch_reading.h"
 #include "search/launch_reach.h"
 #include "search/replay_shapes.h"
 
@@ -67,7 +71,8 @@ void keep_backed_restrict(const std::string& harness, SpaceDecl& decl, HarnessSp
 // recorded call runs) may search only what changes nothing it does not run:
 // the tunables of launch-site groups it reaches whole, none a function it
 // never calls reads, none outside a group (a rewrite of its own, a macro).
-void keep_reached_groups(const LaunchReach& reach, const SourceSpace& found, SpaceDecl& decl, HarnessSpace& out) {
+void keep_reached_groups(const LaunchReach& reach, const SourceSpace& found, const std::vector<std::string>& headers,
+                         SpaceDecl& decl, HarnessSpace& out) {
   std::set<std::string> groups, partial;
   for (const LaunchSite& site : found.launch.sites) {
     groups.insert(site.group);
@@ -75,9 +80,16 @@ void keep_reached_groups(const LaunchReach& reach, const SourceSpace& found, Spa
       partial.insert(site.group);
   }
   std::set<std::string> read_elsewhere;
-  for (const FoundTunable& t : found.launch.tunables)
+  for (const FoundTunable& t : found.launch.tunables) {
     if (std::find(reach.read_uncalled.begin(), reach.read_uncalled.end(), t.written_as) != reach.read_uncalled.end())
       read_elsewhere.insert(t.tunable.name);
+    // A header's code is no function of this file: whether what reads the
+    // macro there runs is not known, so it stays as written.
+    if (t.kind == "define" && std::any_of(headers.begin(), headers.end(), [&](const std::string& h) {
+          return mentions(code_only(h), t.written_as);
+        }))
+      read_elsewhere.insert(t.tunable.name);
+  }
   std::vector<std::string> kept;
   for (const Tunable& t : decl.tunables)
     if (!t.group.empty() && groups.count(t.group) && !partial.count(t.group) && !read_elsewhere.count(t.name))
@@ -107,7 +119,9 @@ HarnessSpace harness_space(const std::string& harness_text, const SourceSpace& f
     if (std::find(reach.left.begin(), reach.left.end(), t.name) == reach.left.end()) kept.push_back(t.name);
   if (kept.size() != decl.tunables.size()) keep_only(decl, kept, out);
   out.lines.insert(out.lines.end(), reach.notes.begin(), reach.notes.end());
-  if (partial) keep_reached_groups(reach, found, decl, out);
+  if (partial)
+    keep_reached_groups(reach, found, reading::included_texts(text, std::filesystem::path(source).parent_path(), include_dirs),
+                        decl, out);
   return out;
 }
 

@@ -25,8 +25,9 @@ struct HarnessSpace {
 // `decl` loses the tunables left as written (and the constraints that read them).
 // `partial`: the harness runs only part of the source's kernels (a build
 // whose recordings miss some, `tune --partial-harness`): only the tunables
-// of launch-site groups it runs whole are searched, none a function it
-// never calls reads, no rewrite outside such a group (the caller drops flags).
+// of launch-site groups it runs whole are searched, no `#define` a function
+// it never calls or a header reads, no rewrite outside such a group (the
+// caller drops flags).
 HarnessSpace harness_space(const std::string& harness_text, const SourceSpace& found, const std::string& text,
                            const std::string& source, const std::vector<std::string>& include_dirs, SpaceDecl& decl,
                            bool partial = false);
