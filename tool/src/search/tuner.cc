@@ -128,6 +128,15 @@ TuneSpace tune_space(const TuneOptions& opt, const std::string& text, const std:
   return t;
 }
 
+// Why a space with no configuration is searched no further.
+std::string nothing_to_tune(const TuneOptions& opt, const std::string& kernel) {
+  if (opt.partial_harness)
+    return "nothing to tune: the harness runs only part of " + kernel +
+           ", and the launch sites it runs have no tunables of their own (a flag would reach the kernels it does "
+           "not run)";
+  return "nothing to tune: " + kernel + " has no tunables (declared or found) and flags are off";
+}
+
 // The seed KB under the user's: a broken or missing KB never stops tuning.
 kb::KnowledgeBase load_knowledge(const std::string& kb_path, const std::string& self_exe, const Say& say) {
   try {
@@ -519,7 +528,7 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   sum.space_size = static_cast<int>(ts.space.configs.size());
   sum.space_valid = ts.space.valid > 0 ? static_cast<long long>(ts.space.valid) - 1 : 0;
   if (ts.space.configs.empty()) {
-    conclude(sum, TuneVerdict::no_gain, "nothing to tune: " + kernel + " has no tunables (declared or found) and flags are off");
+    conclude(sum, TuneVerdict::no_gain, nothing_to_tune(opt, kernel));
     return sum;
   }
   const std::string kb_path = !opt.kb.empty() ? opt.kb : kb::default_user_kb_path();
