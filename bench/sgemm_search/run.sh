@@ -11,6 +11,10 @@
 #                                         each process's own phases (--json)
 #   bench/sgemm_search/run.sh tune        the second build (the one line's tuning), its summary and run log
 #   bench/sgemm_search/run.sh after       the programs again: their own figures on what the second build compiled
+#   bench/sgemm_search/run.sh sample SEED a landscape sample of the recorded kernels' space (after "tune"): `tune`
+#                                         with the weighted draw (policies/weighted_random.lua, a fresh user KB) for 540 s,
+#                                         nothing written (--min-speedup 100), every configuration in the log;
+#                                         several seeds add up toward the exhaustive run issue 38 asks for
 # Environment: ONELINE_OSS (default oss/, SGEMM_CUDA/ in it), ONELINE_BUDGET (default 240) read at "before".
 set -uo pipefail
 OUT=${OUT:-bench/out}
@@ -45,5 +49,17 @@ EOF
   after)
     STAGE=after bash bench/oneline_projects.sh run sgemm_cuda
     ;;
-  *) sed -n 2,15p "$0"; exit 2 ;;
+  sample)
+    seed=${2:?seed}
+    harness=$(ls "$W"/build/kernelblaster_generated/*/harness/*.cu | head -1)
+    manifest=$(ls "$W"/build/kernelblaster_generated/*/manifest.txt | head -1)
+    partial=()
+    [ "${SGEMM_KERNELS}" != "1 2 3 4 5 6 7 8 9 10 11 12" ] && partial=(--partial-harness)
+    /tmp/kb/bin/kernelblaster tune --source "$W/src/runner.cu" --harness "$harness" --manifest "$manifest" \
+      "${partial[@]}" --policy policies/weighted_random.lua --kb /tmp/sgemm-sample-kb.json --seed "$seed" \
+      --budget 540 --min-speedup 100 --out /tmp/sgemm-sample.cu --log "$OUT/sample-$seed.json" --json \
+      > "$OUT/sample-$seed.summary.json" 2> "$OUT/sample-$seed.err"
+    python3 -c "import json,sys; l=json.load(open(sys.argv[1])); e=l['evaluations']; ok=[x for x in e if x.get('status')=='ok']; print(len(e), 'tried,', len(ok), 'verified, best', max([x.get('speedup',0) for x in ok] or [0]))" "$OUT/sample-$seed.json"
+    ;;
+  *) sed -n 2,19p "$0"; exit 2 ;;
 esac
