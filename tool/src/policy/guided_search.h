@@ -51,7 +51,8 @@ struct GuidedSearchOptions {
   double bonus_radius = 0.75;   // the distance past which the bonus grows no more
   int trust_steps = 4;          // the model's first reach from the best point, in steps
   int trust_failures = 4;       // model picks in a row that beat nothing before the reach halves
-  int picks = 8;             // ids returned, best first
+  int picks = 16;            // ids returned, best first: the loop prepares those after the first (a
+                             // compile of 12-15 s behind a 5-s measurement needs several in flight)
   // With an original (Context::original): before the model leads, walk the
   // neighbourhood of the best point so far instead of drawing.
   bool local_first = true;
