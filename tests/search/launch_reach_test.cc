@@ -214,3 +214,38 @@ TEST(LaunchReach, APartialHarnessLeavesADefineAHeaderReads) {
   EXPECT_FALSE(has_depth(part));
   std::filesystem::remove_all(dir);
 }
+
+// A helper a launcher calls only in a branch no size takes runs in no call
+// of a synthesized harness either: its launch's tunables stay as written.
+TEST(LaunchReach, AHelperCalledOnlyInABranchNoSizeTakesIsNotReached) {
+  const std::string source =
+      "__global__ void k(float *C) { C[threadIdx.x] = 1; }\n"
+      "void big(float *C) {\n"
+      "  const int TB = 256;\n"
+      "  k<<<1, TB>>>(C);\n"
+      "}\n"
+      "void small(float *C) {\n"
+      "  const int TS = 64;\n"
+      "  k<<<1, TS>>>(C);\n"
+      "}\n"
+      "void run(int M, int N, float *C) {\n"
+      "  if (M >= 128) {\n"
+      "    big(C);\n"
+      "  } else {\n"
+      "    small(C);\n"
+      "  }\n"
+      "}\n";
+  const LaunchTunables found = find_launch_tunables(source, "/p/run.cu", SpaceDecl{}, {});
+  const std::string h = "// Harness for run (/p/run.cu), synthesized by `kernelblaster harness synth`\n" +
+                        harness(".size(\"size0\", {{\"M\", 4096}, {\"N\", 4096}, {\"C_elements\", 4096}})");
+  const LaunchReach r = launch_reach(h, source, found);
+  EXPECT_EQ(r.called, (std::vector<std::string>{"big", "k", "run"}));
+  EXPECT_EQ(r.unreached, (std::vector<int>{8}));
+  ASSERT_EQ(r.left.size(), 1u);
+  EXPECT_NE(r.left[0].find("TS"), std::string::npos) << r.left[0];
+  // A size that takes the `else` reaches it.
+  const std::string both = "// Harness for run (/p/run.cu), synthesized by `kernelblaster harness synth`\n" +
+                           harness(".size(\"size0\", {{\"M\", 4096}, {\"N\", 4096}, {\"C_elements\", 4096}})\n"
+                                   "      .validation_size(\"v\", {{\"M\", 64}, {\"N\", 64}, {\"C_elements\", 64}})");
+  EXPECT_TRUE(launch_reach(both, source, found).unreached.empty());
+}

@@ -45,13 +45,14 @@ std::size_t opening(const std::string& code, std::size_t close) {
   return npos;
 }
 
-// Whether `name(` (or `name<`) occurs in `text`: a call or a launch.
-bool calls(const std::string& text, const std::string& name) {
+// The positions in `text` where `name(` (or `name<`) occurs: a call or a launch.
+std::vector<std::size_t> calls(const std::string& text, const std::string& name) {
+  std::vector<std::size_t> out;
   for (std::size_t at : word_positions(text, name)) {
     const std::size_t next = text.find_first_not_of(" \t\n", at + name.size());
-    if (next != npos && (text[next] == '(' || text[next] == '<')) return true;
+    if (next != npos && (text[next] == '(' || text[next] == '<')) out.push_back(at);
   }
-  return false;
+  return out;
 }
 
 class Reach {
@@ -116,22 +117,30 @@ class Reach {
   }
 
   // A synthesized harness calls only the launchers it was made from: the
-  // source's functions it names as calls, and those their bodies call, in turn.
+  // source's functions it names as calls, and those their bodies call, in
+  // turn, where some size of the harness reaches the call (a launcher's
+  // `else` that no size takes calls nothing).
   std::set<std::string> called_functions() const {
     std::set<std::string> called;
     std::vector<const Block*> todo;
-    auto visit = [&](const std::string& text) {
-      for (const Block& b : m_blocks)
-        if (b.function && !b.name.empty() && !called.count(b.name) && calls(text, b.name)) {
+    // `text` starts at `offset` in m_code (npos: the harness's own text).
+    auto visit = [&](const std::string& text, std::size_t offset) {
+      for (const Block& b : m_blocks) {
+        if (!b.function || b.name.empty() || called.count(b.name)) continue;
+        const std::vector<std::size_t> at = calls(text, b.name);
+        std::string conditions;
+        if (std::any_of(at.begin(), at.end(),
+                        [&](std::size_t p) { return offset == npos || reached_at(offset + p, &conditions); })) {
           called.insert(b.name);
           todo.push_back(&b);
         }
+      }
     };
-    visit(code_only(m_harness));  // not the names its comments give
+    visit(code_only(m_harness), npos);  // not the names its comments give
     while (!todo.empty()) {
       const Block* b = todo.back();
       todo.pop_back();
-      visit(m_code.substr(b->span.begin, b->span.end - b->span.begin));
+      visit(m_code.substr(b->span.begin, b->span.end - b->span.begin), b->span.begin);
     }
     return called;
   }
@@ -168,8 +177,12 @@ class Reach {
 
   // Whether some size of the harness reaches the launch; `conditions` says
   // what none of them met.
-  bool reached(const LaunchRead& l, std::string* conditions) const {
-    const int fn = block_at(m_blocks, l.at, true);
+  bool reached(const LaunchRead& l, std::string* conditions) const { return reached_at(l.at, conditions); }
+
+  // The same for any position of m_code: the conditions of the branches
+  // around it in a launcher the harness calls, folded with each size.
+  bool reached_at(std::size_t at_pos, std::string* conditions) const {
+    const int fn = block_at(m_blocks, at_pos, true);
     if (fn < 0) return true;
     const Block& function = m_blocks[static_cast<std::size_t>(fn)];
     const std::vector<std::string> dims = passed_dims(m_harness, function.name);
@@ -182,7 +195,7 @@ class Reach {
       params.push_back(identifiers(p).empty() ? "" : identifiers(p).back());
     std::vector<std::string> all;
     for (const Block& b : m_blocks)
-      if (!b.function && b.span.begin > function.span.begin && b.span.begin < l.at && l.at < b.span.end) {
+      if (!b.function && b.span.begin > function.span.begin && b.span.begin < at_pos && at_pos < b.span.end) {
         const Branch br = branch(b.span.begin);
         if (!br.known) return true;
         all.insert(all.end(), br.conditions.begin(), br.conditions.end());
@@ -192,7 +205,7 @@ class Reach {
     for (const std::string& c : all) text += (text.empty() ? "" : " && ") + c;
     *conditions = trim_all(text);
     std::map<std::string, std::string> env = m_known;
-    add_derived(m_code.substr(function.span.begin, l.at - function.span.begin), &env);
+    add_derived(m_code.substr(function.span.begin, at_pos - function.span.begin), &env);
     for (const auto& size : m_sizes) {
       for (std::size_t i = 0; i < params.size() && i < dims.size(); ++i) {
         const auto v = dims[i].empty() ? size.end() : size.find(dims[i]);

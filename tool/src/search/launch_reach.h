@@ -8,7 +8,8 @@
 // with every harness size's values of the launcher's parameters (the
 // harness calls the launcher itself); a condition that reads anything else
 // counts as met. A synthesized harness calls only the launchers it was made
-// from (and what they call): a site in any other function is not reached.
+// from (and what they call, where some size takes the branch of the call):
+// a site in any other function is not reached.
 // A user's own harness may call this source through other files, so there a
 // site in a function it does not name counts as reached.
 #pragma once
