@@ -4,6 +4,7 @@
 
 #include <string>
 
+using kernelblaster::joined;
 using kernelblaster::quoted_excerpt;
 
 TEST(QuotedExcerpt, PlainTextIsQuotedAsIs) { EXPECT_EQ(quoted_excerpt("block_256"), "'block_256'"); }
@@ -30,4 +31,11 @@ TEST(BytesText, BinaryUnitsFromMiBToGiB) {
   EXPECT_EQ(kernelblaster::bytes_text((std::uint64_t{1} << 30) - 1), "1023 MiB");
   EXPECT_EQ(kernelblaster::bytes_text(std::uint64_t{1} << 30), "1.0 GiB");
   EXPECT_EQ(kernelblaster::bytes_text(8708538368u), "8.1 GiB");
+}
+
+TEST(Joined, PartsInOrderWithTheSeparatorBetween) {
+  EXPECT_EQ(joined({}), "");
+  EXPECT_EQ(joined({"a"}), "a");
+  EXPECT_EQ(joined({"a", "b", "c"}), "a, b, c");
+  EXPECT_EQ(joined({"x", "y"}, " | "), "x | y");
 }

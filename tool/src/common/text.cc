@@ -53,4 +53,10 @@ std::string bytes_text(std::uint64_t bytes) {
   return buf;
 }
 
+std::string joined(const std::vector<std::string>& parts, const std::string& separator) {
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : separator) + p;
+  return out;
+}
+
 }  // namespace kernelblaster

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kernelblaster {
 
@@ -27,5 +28,8 @@ std::string speedup_text(double x);
 
 // A size in binary units: "9.1 GiB" from 1 GiB up, else "312 MiB".
 std::string bytes_text(std::uint64_t bytes);
+
+// The parts in order with `separator` between them ("a, b, c").
+std::string joined(const std::vector<std::string>& parts, const std::string& separator = ", ");
 
 }  // namespace kernelblaster

@@ -7,6 +7,7 @@
 #include "common/kernel_replay.h"
 #include "common/source_lines.h"
 #include "common/source_text.h"
+#include "common/text.h"
 #include "search/kernel_rewrites.h"
 #include "search/launch_reading.h"
 #include "search/launch_reach.h"
@@ -14,12 +15,6 @@
 
 namespace kernelblaster::search {
 namespace {
-
-std::string joined(const std::vector<std::string>& parts) {
-  std::string out;
-  for (const std::string& p : parts) out += (out.empty() ? "" : ", ") + p;
-  return out;
-}
 
 // Everything in `decl` but `kept` is left as written.
 void keep_only(SpaceDecl& decl, const std::vector<std::string>& kept, HarnessSpace& out) {

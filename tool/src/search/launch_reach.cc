@@ -8,6 +8,7 @@
 #include "common/launcher_mask.h"
 #include "common/source_lines.h"
 #include "common/source_text.h"
+#include "common/text.h"
 #include "search/constraint.h"
 #include "search/harness_reading.h"
 #include "search/launch_reading.h"
@@ -81,7 +82,7 @@ class Reach {
       if (m_called && !m_called->count(l.site.function)) {
         if (std::find(uncalled.begin(), uncalled.end(), l.site.function) == uncalled.end())
           uncalled.push_back(l.site.function);
-      } else if (reached(l, &conditions)) {
+      } else if (reached_at(l.at, &conditions)) {
         continue;
       } else {
         out.notes.push_back("the launch at line " + std::to_string(l.site.line) + " in " + l.site.function +
@@ -100,10 +101,8 @@ class Reach {
 
  private:
   std::string uncalled_line(const std::vector<std::string>& uncalled) const {
-    std::string names, called;
-    for (const std::string& f : uncalled) names += (names.empty() ? "" : ", ") + f;
-    for (const std::string& f : *m_called) called += (called.empty() ? "" : ", ") + f;
-    return "the launches in " + names + " run in no call of the harness (it calls " +
+    const std::string called = joined({m_called->begin(), m_called->end()});
+    return "the launches in " + joined(uncalled) + " run in no call of the harness (it calls " +
            (called.empty() ? std::string("none of this source's functions") : called) +
            "): their tunables stay as written";
   }
@@ -122,7 +121,7 @@ class Reach {
   // `else` that no size takes calls nothing).
   std::set<std::string> called_functions() const {
     std::set<std::string> called;
-    std::vector<const Block*> todo;
+    std::vector<const Block*> pending;  // called, their bodies not read yet
     // `text` starts at `offset` in m_code (npos: the harness's own text).
     auto visit = [&](const std::string& text, std::size_t offset) {
       for (const Block& b : m_blocks) {
@@ -132,14 +131,14 @@ class Reach {
         if (std::any_of(at.begin(), at.end(),
                         [&](std::size_t p) { return offset == npos || reached_at(offset + p, &conditions); })) {
           called.insert(b.name);
-          todo.push_back(&b);
+          pending.push_back(&b);
         }
       }
     };
     visit(code_only(m_harness), npos);  // not the names its comments give
-    while (!todo.empty()) {
-      const Block* b = todo.back();
-      todo.pop_back();
+    while (!pending.empty()) {
+      const Block* b = pending.back();
+      pending.pop_back();
       visit(m_code.substr(b->span.begin, b->span.end - b->span.begin), b->span.begin);
     }
     return called;
@@ -175,12 +174,10 @@ class Reach {
     return b;
   }
 
-  // Whether some size of the harness reaches the launch; `conditions` says
+  // Whether some size of the harness reaches the position `at_pos` of
+  // m_code (a launch, a call): the conditions of the branches around it in
+  // a launcher the harness calls, folded with each size; `conditions` says
   // what none of them met.
-  bool reached(const LaunchRead& l, std::string* conditions) const { return reached_at(l.at, conditions); }
-
-  // The same for any position of m_code: the conditions of the branches
-  // around it in a launcher the harness calls, folded with each size.
   bool reached_at(std::size_t at_pos, std::string* conditions) const {
     const int fn = block_at(m_blocks, at_pos, true);
     if (fn < 0) return true;

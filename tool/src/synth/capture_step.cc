@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/file_util.h"
+#include "common/text.h"
 #include "synth/capture_gather.h"
 #include "synth/capture_harness.h"
 #include "synth/capture_runtime.h"
@@ -22,12 +23,6 @@ namespace {
 
 std::string plural(std::size_t n, const std::string& word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
-}
-
-std::string joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
 }
 
 // A harness can call a launcher whose every argument a recorded call gives:
