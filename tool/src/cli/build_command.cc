@@ -10,6 +10,7 @@
 #include "cache/gpu_memo.h"
 #include "cache/results_cache.h"
 #include "common/sha256.h"
+#include "common/text.h"
 #include "cache/tune_runner.h"
 #include "cli/args.h"
 #include "cli/commands.h"
@@ -247,8 +248,7 @@ void prepare_capture(BuildCall& c, const std::string& self_exe) {
   step.dry_run = req.dry_run;
   step.on_request = capture_on_request;
   synth::CaptureOutcome o = synth::prepare_capture_step(step);
-  std::string unverified;
-  for (const std::string& n : o.unverified) unverified += (unverified.empty() ? "" : ", ") + n;
+  const std::string unverified = joined(o.unverified);
   const std::string what = o.unverified_kind + (o.unverified.size() == 1 ? " " : "s ") + unverified;
   if (o.state == synth::CaptureOutcome::State::harness_ready && !o.unverified.empty() && !allow_unverified) {
     // Kernels no harness call runs must not change: only the launch sites

@@ -63,6 +63,9 @@ bool is_flag(const std::string& dim) { return dim.rfind(kFlagPrefix, 0) == 0; }
 // KB prior gives (a log speedup), so such steps come after every other.
 constexpr double kBeyondFailure = 10.0;
 
+// The widest trust region, in steps: wider than any space's diameter.
+constexpr int kWidestTrust = 1 << 20;
+
 // A tunable's coordinate spans [0, 1]; a flag's is 0 or this, one step of a
 // tunable of five values: passing a flag is a small move, not the longest.
 constexpr float kFlagStep = 0.25f;
@@ -216,26 +219,21 @@ GuidedSearch::Observations GuidedSearch::observe(const Context& ctx) const {
     o.untried_list.push_back(p);
     if (a.kb.predicted_speedup > 0 && std::isfinite(a.kb.predicted_speedup)) o.prior[p] = std::log(a.kb.predicted_speedup);
   }
-  std::vector<double> ys;  // the verified log speedups
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
   for (const HistoryEntry& h : ctx.history) {
     const bool ok = h.verified() && h.speedup > 0;
     const double y = ok ? std::log(h.speedup) : std::numeric_limits<double>::quiet_NaN();
     o.measured.push_back({m_row.at(h.action_id), y, ok});
-    if (ok) ys.push_back(y);
+    if (ok) lo = std::min(lo, y), hi = std::max(hi, y);
   }
   // The original: measured by definition, speedup 1.
   if (auto it = m_row.find(kOriginalId); it != m_row.end() && !ctx.original.empty()) {
     o.measured.push_back({it->second, 0.0, true});
-    ys.push_back(0.0);
+    lo = std::min(lo, 0.0), hi = std::max(hi, 0.0);
   }
-  std::sort(ys.begin(), ys.end());
   for (Measured& m : o.measured)
-    if (!m.verified) m.y = (ys.empty() ? 0.0 : ys.front()) - 0.1;
-  if (ys.empty()) return o;
-  // How far the good half reaches above the middle: one tile a hundred times
-  // slower (SGEMM_CUDA's 512x512 blocks) must not make every unexplored
-  // corner look worth a try.
-  o.spread = ys.back() - ys.front();
+    if (!m.verified) m.y = lo - 0.1;
+  o.spread = std::isfinite(hi - lo) ? hi - lo : 0.0;
   return o;
 }
 
@@ -326,10 +324,10 @@ int GuidedSearch::trust_region(const Context& ctx) const {
     if (!modelled) continue;
     wins = win ? wins + 1 : 0;
     misses = win ? 0 : misses + 1;
-    if (wins >= 2) radius *= 2, wins = 0;
+    if (wins >= 2) radius = std::min(2 * radius, kWidestTrust), wins = 0;
     if (misses >= m_options.trust_failures) radius = std::max(2, radius / 2), misses = 0;
   }
-  return std::min(radius, 1 << 20);
+  return radius;
 }
 
 std::vector<std::string> GuidedSearch::model_picks(const Context& ctx) {
