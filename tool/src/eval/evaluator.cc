@@ -16,6 +16,7 @@
 #include "eval/object_bound.h"
 #include "eval/plan_builder.h"
 #include "eval/plausibility.h"
+#include "eval/reference_runs.h"
 #include "profile/ceilings_cache.h"
 #include "runtime/driver_version.h"
 #include "profile/kernel_metrics.h"
@@ -112,44 +113,82 @@ void add_process_phases(Round& round, const std::string& who, const HarnessRun& 
   round.process_phases.emplace_back(who + " start and exit", std::max(0.0, run.process.seconds - run.report.wall_s));
 }
 
-// One plan through both builds and the judges. `profile` (size >= 0) is
-// asked of the candidate only, after its timing in the same process.
-Round play(const std::string& ref_bin, CandidateProgram& cand_prog, const Plan& plan, const std::string& work,
-           const std::string& tag, double timeout_s, const ProcessLimits& limits, const ProfileRequest& profile = {}) {
-  Round round;
-  auto t = std::chrono::steady_clock::now();
-  auto phase = [&](const std::string& name) {
+// A round's phases, each timed from the end of the one before.
+struct PhaseClock {
+  Round& round;
+  std::string tag;
+  std::chrono::steady_clock::time_point t = std::chrono::steady_clock::now();
+  void operator()(const std::string& name) {
     round.phases.emplace_back(tag == "main" ? name : tag + " " + name, seconds_since(t));
     t = std::chrono::steady_clock::now();
-  };
+  }
+};
+
+// The original's side of a round on `plan`: its run kept from an earlier
+// evaluation (`kept`, reference_runs.h), else run now, judged, calibrated,
+// and kept when sound. Null, with the round's verdict saying why, when there
+// is nothing to judge the candidate against.
+std::shared_ptr<const ReferenceRun> original_side(const std::string& ref_bin, CandidateProgram& cand_prog,
+                                                  const Plan& plan, const std::string& work, const std::string& tag,
+                                                  double timeout_s, const ProcessLimits& limits, ReferenceRuns* kept,
+                                                  Round& round, PhaseClock& phase) {
+  const std::string plan_json = kept ? plan_to_json(plan) : std::string();
+  if (kept)
+    if (auto run = kept->find(ref_bin, plan_json)) {
+      phase("reference reused");
+      return run;
+    }
   // A candidate that fails to build while the original runs stops it.
-  HarnessRun ref = run_harness(ref_bin, plan, work + "/reference/" + tag, timeout_s, limits,
-                               [&cand_prog] { return cand_prog.failed_already(); });
+  HarnessRun ref = run_harness(ref_bin, plan, kept ? kept->new_run_dir() : work + "/reference/" + tag, timeout_s,
+                               limits, [&cand_prog] { return cand_prog.failed_already(); });
+  auto run = std::make_shared<ReferenceRun>();
+  run->out_dir = ref.out_dir;
+  run->remove_dir = kept != nullptr;  // a kept run's directory goes with it; else with the work directory
   phase("reference process");
   note_process(round.sandbox, ref.process);
-  const std::string who = tag == "main" ? "" : tag + " ";
-  add_process_phases(round, who + "reference", ref);
+  add_process_phases(round, (tag == "main" ? "" : tag + " ") + "reference", ref);
   Verdict build_failure;
   if (ref.process.cancelled && !cand_prog.binary(&build_failure)) {
     round.verdict = build_failure;
-    return round;
+    return nullptr;
   }
   Verdict rv = judge_process(ref.process, ref.has_report ? &ref.report : nullptr);
   if (rv.status != Status::ok) {
     round.verdict = {Status::reference_failed, "the original source failed: " + std::string(status_name(rv.status)) +
                                                    ": " + rv.detail};
-    return round;
+    return nullptr;
   }
-  round.reference = ref.report;
   try {
-    round.calibration = calibrate(ref.report, ref.out_dir);
+    run->calibration = calibrate(ref.report, ref.out_dir);
   } catch (const std::exception& x) {
     round.verdict = {Status::reference_failed, std::string("unreadable output of the original: ") + x.what()};
-    return round;
+    return nullptr;
   }
   phase("calibration");
-  round.verdict = judge_reference(round.calibration);
-  if (round.verdict.status != Status::ok) return round;
+  round.verdict = judge_reference(run->calibration);
+  if (round.verdict.status != Status::ok) return nullptr;
+  run->process = std::move(ref.process);
+  run->report = std::move(ref.report);
+  if (kept) kept->keep(ref_bin, plan_json, run);
+  return run;
+}
+
+// One plan through both builds and the judges. `profile` (size >= 0) is
+// asked of the candidate only, after its timing in the same process.
+// `kept` (may be null): the original's runs to reuse and keep.
+Round play(const std::string& ref_bin, CandidateProgram& cand_prog, const Plan& plan, const std::string& work,
+           const std::string& tag, double timeout_s, const ProcessLimits& limits, ReferenceRuns* kept,
+           const ProfileRequest& profile = {}) {
+  Round round;
+  PhaseClock phase{round, tag};
+  const std::shared_ptr<const ReferenceRun> original =
+      original_side(ref_bin, cand_prog, plan, work, tag, timeout_s, limits, kept, round, phase);
+  if (!original) return round;
+  const ReferenceRun& ref = *original;
+  round.reference = ref.report;
+  round.calibration = ref.calibration;
+  const std::string who = tag == "main" ? "" : tag + " ";
+  Verdict build_failure;
   // A candidate still building (calibration ran beside it) is waited for here.
   const bool was_pending = cand_prog.building();
   const std::string* cand_bin = cand_prog.binary(&build_failure);
@@ -166,7 +205,7 @@ Round play(const std::string& ref_bin, CandidateProgram& cand_prog, const Plan& 
   cand_plan.keep_initial_outputs = ref.report.kept_initial_outputs;
   const double cand_timeout = candidate_deadline(timeout_s, ref.process.seconds);
   HarnessRun cand = run_harness(*cand_bin, cand_plan, work + "/candidate/" + tag, cand_timeout,
-                                candidate_process_limits(limits, work + "/reference", *cand_bin));
+                                candidate_process_limits(limits, kept ? kept->dir() : work + "/reference", *cand_bin));
   phase("candidate process");
   note_process(round.sandbox, cand.process);
   round.sandbox.add_candidate(cand.process.view_isolated);
@@ -407,8 +446,19 @@ class EvaluationRun {
     return false;
   }
 
+  // The original's runs to reuse: never for an untrusted candidate, and
+  // only on fixed seeds (fresh ones never meet a kept run).
+  ReferenceRuns* kept_runs() const {
+    return m_req.untrusted || m_req.seed_base == 0 ? nullptr : m_req.reference_runs.get();
+  }
+
   // The harness's declaration (its sizes and outputs), from the original's program.
   bool describe() {
+    if (ReferenceRuns* kept = kept_runs())
+      if (auto known = kept->description(m_reference.binary)) {
+        m_declared = *known;
+        return true;
+      }
     ProcessOptions opt;
     opt.timeout_s = 30;
     opt.limits = m_limits;
@@ -420,11 +470,13 @@ class EvaluationRun {
     } catch (const std::exception& x) {
       return fail(Status::harness_error, std::string("the harness cannot describe itself: ") + x.what());
     }
+    if (ReferenceRuns* kept = kept_runs()) kept->keep_description(m_reference.binary, m_declared);
     return true;
   }
 
   Round play_round(const Plan& plan, const std::string& tag, const ProfileRequest& profile = {}) {
-    Round r = play(m_reference.binary, m_program, plan, m_work, tag, m_req.run_timeout_s, m_limits, profile);
+    Round r = play(m_reference.binary, m_program, plan, m_work, tag, m_req.run_timeout_s, m_limits, kept_runs(),
+                   profile);
     m_res.sandbox.add(r.sandbox);
     return r;
   }

@@ -5,12 +5,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "common/subprocess.h"
 #include "eval/candidate_build.h"
 #include "eval/gpu_probe.h"
+#include "eval/reference_runs.h"
 #include "eval/result.h"
 #include "eval/sandbox.h"
 #include "profile/metric_sets.h"
@@ -65,6 +67,11 @@ struct EvalRequest {
   // the reference once for all): a non-empty path skips that build.
   std::string reference_binary;
   std::string candidate_binary;
+  // The original's runs kept between evaluations (eval/reference_runs.h):
+  // with a fixed `seed_base`, an evaluation judges against the original's
+  // run on the same plan when one was taken within its reuse window instead
+  // of running the original again. Ignored for an untrusted candidate.
+  std::shared_ptr<ReferenceRuns> reference_runs;
   // Builds the candidate's program while the original's process runs (the
   // KernelBench path, whose original is built once per problem): a build
   // that fails stops that process at once and ends as compile_failed.

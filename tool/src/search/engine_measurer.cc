@@ -8,6 +8,7 @@
 
 #include "common/file_util.h"
 #include "common/launcher_mask.h"
+#include "eval/plan_builder.h"
 #include "search/candidate_source.h"
 
 namespace fs = std::filesystem;
@@ -17,7 +18,8 @@ namespace kernelblaster::search {
 EngineMeasurer::EngineMeasurer(Toolchain toolchain, GpuProbe& probe, CompilePool& pool, SassHasher* hasher,
                                EngineTarget target)
     : m_toolchain(std::move(toolchain)), m_probe(probe), m_hasher(hasher), m_target(std::move(target)),
-      m_pool(pool),
+      m_search_seed(make_seeds(1, 0)[0]),
+      m_reference_runs(std::make_shared<ReferenceRuns>(m_target.work_dir + "/reference-runs")), m_pool(pool),
       m_builds(pool, m_target.work_dir + "/candidates",
                [this](const Configuration& c, const std::string& dir) { return build(c, dir, m_focus.mask(c)); }),
       m_whole_builds(pool, m_target.work_dir + "/whole",
@@ -134,7 +136,12 @@ EvalResult EngineMeasurer::evaluate_build(const CandidateBuild& b, std::uint64_t
   }
   EvalRequest req = prebuilt_request(m_target, reference, b.outcome.binary, device);
   req.candidate = b.source_path;
-  if (seeds > 0) {
+  if (seeds <= 0) {
+    // The search's candidates are the user's source with other values: one
+    // seed set for all, judged against the original's run while it is recent.
+    req.seed_base = m_search_seed;
+    req.reference_runs = m_reference_runs;
+  } else {
     req.seeds = seeds;
     req.seed_base = 0;  // fresh random seeds, unlike any the search used
     req.validation_sizes = true;  // and every shape the harness has, the small ones the search skips

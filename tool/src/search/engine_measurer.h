@@ -2,12 +2,15 @@
 // on the CPU pool as soon as they are prepared (once each: build_cache.h),
 // the reference is built once, and each measurement is a full
 // `kernelblaster eval` of prebuilt programs on one GPU (the harness holds
-// that GPU's lock while it runs).
+// that GPU's lock while it runs). The search's measurements share one seed
+// set and the original's recent run (eval/reference_runs.h); a remeasure
+// takes fresh seeds and runs the original beside the candidate.
 #pragma once
 
 #include <cstdint>
 #include <future>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 
@@ -80,6 +83,10 @@ class EngineMeasurer final : public Measurer {
   SassHasher* m_hasher;
   EngineTarget m_target;
   std::string m_reference_binary;
+  // The search's seeds (one random base per run) and the original's runs on
+  // them, reused while recent (eval/reference_runs.h).
+  std::uint64_t m_search_seed;
+  std::shared_ptr<ReferenceRuns> m_reference_runs;
   std::shared_future<std::string> m_reference_hash;
   LauncherFocus m_focus;
   std::mutex m_references_mutex;
