@@ -75,8 +75,8 @@ TEST(BuildCache, ClosingSkipsBuildsNotStartedAndWaitsForRunningOnes) {
     return b;
   });
   auto a = cache.get(config("A"));
-  auto b = cache.get(config("B"));
   started.get_future().wait();
+  auto b = cache.get(config("B"));  // queued behind A, which holds the one thread
   cache.close();
   release.set_value();
   EXPECT_TRUE(a.get().outcome.ok);  // it was running: it finishes

@@ -10,14 +10,18 @@ BuildCache::BuildCache(CompilePool& pool, std::string root, Builder build)
 BuildCache::~BuildCache() {
   close();
   std::lock_guard<std::mutex> lock(m_mutex);
-  for (auto& [id, future] : m_builds) future.wait();
+  for (auto& [id, entry] : m_builds) entry.build.wait();
 }
 
 std::shared_future<CandidateBuild> BuildCache::get(const Configuration& config) {
   std::lock_guard<std::mutex> lock(m_mutex);
   auto it = m_builds.find(config.id);
-  if (it != m_builds.end()) return it->second;
+  if (it != m_builds.end()) {
+    m_pool.bump(it->second.ticket);
+    return it->second.build;
+  }
   std::string dir = m_root + "/" + std::to_string(m_builds.size());
+  CompilePool::Ticket ticket;
   auto future = m_pool.submit([this, config, dir] {
     if (m_closing) {
       CandidateBuild b;
@@ -33,15 +37,15 @@ std::shared_future<CandidateBuild> BuildCache::get(const Configuration& config) 
       b.outcome.first_error = std::string("not built: ") + x.what();
       return b;
     }
-  });
-  m_builds.emplace(config.id, future);
+  }, &ticket);
+  m_builds.emplace(config.id, Entry{future, std::move(ticket)});
   return future;
 }
 
 bool BuildCache::done(const Configuration& config) const {
   std::lock_guard<std::mutex> lock(m_mutex);
   auto it = m_builds.find(config.id);
-  return it != m_builds.end() && it->second.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+  return it != m_builds.end() && it->second.build.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
 }
 
 int BuildCache::requested() const {

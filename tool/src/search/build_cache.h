@@ -38,7 +38,8 @@ class BuildCache {
   BuildCache(const BuildCache&) = delete;
   BuildCache& operator=(const BuildCache&) = delete;
 
-  // The build of `config`, started on the first request.
+  // The build of `config`, queued on the first request; a later request
+  // of a build still queued moves it to the front (compile_pool.h).
   std::shared_future<CandidateBuild> get(const Configuration& config);
   // From now on, builds that have not started are skipped (their result
   // says so); the run is ending.
@@ -54,7 +55,11 @@ class BuildCache {
   std::string m_root;
   Builder m_build;
   mutable std::mutex m_mutex;
-  std::map<std::string, std::shared_future<CandidateBuild>> m_builds;
+  struct Entry {
+    std::shared_future<CandidateBuild> build;
+    CompilePool::Ticket ticket;
+  };
+  std::map<std::string, Entry> m_builds;
   std::atomic<bool> m_closing{false};
 };
 

@@ -17,25 +17,38 @@ CompilePool::~CompilePool() {
   for (std::thread& t : m_threads) t.join();
 }
 
-void CompilePool::enqueue(std::function<void()> job) {
+CompilePool::Ticket CompilePool::enqueue(std::function<void()> run) {
+  auto job = std::make_shared<Job>();
+  job->run = std::move(run);
   {
     std::lock_guard<std::mutex> lock(m_mutex);
-    m_jobs.push_back(std::move(job));
+    m_jobs.push_front(job);
+    job->at = m_jobs.begin();
+    job->queued = true;
   }
   m_ready.notify_one();
+  return job;
+}
+
+void CompilePool::bump(const Ticket& ticket) {
+  if (!ticket) return;
+  std::lock_guard<std::mutex> lock(m_mutex);
+  if (ticket->queued) m_jobs.splice(m_jobs.begin(), m_jobs, ticket->at);
 }
 
 void CompilePool::work() {
   for (;;) {
-    std::function<void()> job;
+    Ticket job;
     {
       std::unique_lock<std::mutex> lock(m_mutex);
       m_ready.wait(lock, [this] { return m_closing || !m_jobs.empty(); });
       if (m_jobs.empty()) return;  // closing, nothing left
-      job = std::move(m_jobs.front());
+      job = m_jobs.front();
       m_jobs.pop_front();
+      job->queued = false;
     }
-    job();  // a packaged_task: an exception lands in its future
+    job->run();  // a packaged_task: an exception lands in its future
+    job->run = nullptr;  // what it captured goes now, not with the last ticket
   }
 }
 

@@ -225,8 +225,10 @@ class SearchLoop::Run {
     const int ahead = std::min(m_opt.prefetch, m_total - n);
     const std::size_t cfg = first_ready(chosen, ahead);
     take(cfg);
-    for (std::size_t k = 0; k < chosen.size() && static_cast<int>(k) <= ahead; ++k)
-      m_loop.m_measurer.prepare(m_configs[chosen[k]]);
+    // Last asked, first built (compile_pool.h): the window from its end, so
+    // the policy's first pick starts first and stale prefetches wait.
+    const std::size_t window = std::min(chosen.size(), static_cast<std::size_t>(std::max(0, ahead)) + 1);
+    for (std::size_t k = window; k-- > 0;) m_loop.m_measurer.prepare(m_configs[chosen[k]]);
     const std::string hash = m_loop.m_measurer.machine_code(m_configs[cfg]);
     if (std::string key = dedup_key(m_configs[cfg], hash); !key.empty()) {
       if (auto owner = m_hash_owner.find(key); owner != m_hash_owner.end()) {

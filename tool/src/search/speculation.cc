@@ -24,7 +24,8 @@ std::vector<std::string> speculate_builds(Measurer& measurer, const ConfigSpace&
     // A guess, not a choice: the space's order will do.
   }
   for (const Configuration& c : space.configs) take(c.id);
-  for (const std::string& id : picks) measurer.prepare(*by_id[id]);
+  // Last asked, first built (compile_pool.h): the first guess is asked last.
+  for (auto id = picks.rbegin(); id != picks.rend(); ++id) measurer.prepare(*by_id[*id]);
   return picks;
 }
 
