@@ -335,5 +335,68 @@ TEST(GuidedSearch, ASlowCornerDoesNotPullTheSearchAwayFromTheAuthorsSteps) {
   EXPECT_GE(found, 8) << "seeds that crossed the two good steps within 30 evaluations";
 }
 
+
+// A space whose constraints tie settings in pairs, as SGEMM_CUDA's kernel 10
+// ties BN to WN and BM to WM ((BN/WN)·(BM/WM) warps): A+B and C+D must be 6
+// (ranks 0..6), E, F, G are free (0..4). From the original (3,3,3,3,2,2,2),
+// changing one of A..D alone is never valid; the gain is one coupled move
+// on each pair (A up and B down: 1.04x; C down and D up: 1.04x; both:
+// 1.08x), the free settings only lose, and the far corners crawl.
+double coupled(const std::vector<int>& r) {
+  const int da = r[0] - 3, dc = r[2] - 3;
+  double s = 1.0;
+  s *= da == 1 ? 1.04 : std::pow(0.9, std::abs(da));
+  s *= dc == -1 ? 1.04 : std::pow(0.9, std::abs(dc));
+  for (int d = 4; d < 7; ++d) s *= std::pow(0.97, std::abs(r[d] - 2));
+  if (std::abs(da) >= 3 || std::abs(dc) >= 3) s *= 0.05;
+  return s;
+}
+
+Context coupled_space(std::uint64_t seed) {
+  Context ctx;
+  ctx.state = "unclassified";
+  ctx.seed = seed;
+  const std::vector<std::string> names = {"A", "B", "C", "D", "E", "F", "G"};
+  for (int a = 0; a <= 6; ++a)
+    for (int c = 0; c <= 6; ++c)
+      for (int free = 0; free < 125; ++free) {
+        const std::vector<int> r = {a, 6 - a, c, 6 - c, free % 5, free / 5 % 5, free / 25};
+        if (r == std::vector<int>{3, 3, 3, 3, 2, 2, 2}) continue;
+        Action act;
+        for (int d = 0; d < 7; ++d) act.settings[names[d]] = std::to_string(8 << r[d]);
+        for (const auto& [k, v] : act.settings) act.id += (act.id.empty() ? "" : ",") + k + "=" + v;
+        act.technique = "block_size_adaptation";
+        ctx.actions.push_back(act);
+      }
+  for (int d = 0; d < 7; ++d) ctx.original[names[d]] = std::to_string(8 << (d < 4 ? 3 : 2));
+  return ctx;
+}
+
+TEST(GuidedSearch, MovesThatConstraintsTieTogetherAreTriedNearTheBest) {
+  int found = 0;
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    std::unique_ptr<Policy> p = make_default_policy();
+    Context ctx = coupled_space(seed);
+    for (int n = 1; n <= 40 && !ctx.actions.empty(); ++n) {
+      const std::vector<std::string> ids = p->select(ctx);
+      auto it = std::find_if(ctx.actions.begin(), ctx.actions.end(), [&](const Action& a) { return a.id == ids.front(); });
+      ASSERT_NE(it, ctx.actions.end());
+      std::vector<int> r;
+      for (const char* d : {"A", "B", "C", "D", "E", "F", "G"})
+        r.push_back(__builtin_ctz(std::stoi(it->settings.at(d)) / 8));
+      const double s = coupled(r);
+      if (s > 1.07) {
+        ++found;
+        break;
+      }
+      HistoryEntry h;
+      h.action_id = it->id, h.settings = it->settings, h.speedup = s, h.status = Status::ok;
+      ctx.history.push_back(h);
+      ctx.actions.erase(it);
+    }
+  }
+  EXPECT_GE(found, 8) << "seeds that made both coupled moves within 40 evaluations";
+}
+
 }  // namespace
 }  // namespace kernelblaster::policy

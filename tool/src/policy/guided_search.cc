@@ -158,6 +158,14 @@ std::vector<std::string> GuidedSearch::local_picks(const Context& ctx) {
     if (scored.empty()) continue;
     return best_of(ctx, scored);
   }
+  // No setting of any elite can change alone: the moves constraints tie
+  // together (two settings or more at once), nearest the best first.
+  if (const std::vector<std::size_t> e = elites(o); !e.empty()) {
+    std::vector<std::pair<double, std::size_t>> scored;
+    for (std::size_t p : nearest_untried(e.front(), o, kWidestTrust))
+      scored.push_back({o.prior[p] - steps_between(e.front(), p), p});
+    if (!scored.empty()) return best_of(ctx, scored);
+  }
   return {};
 }
 
@@ -188,6 +196,33 @@ std::vector<std::size_t> GuidedSearch::neighbours(std::size_t e, const Observati
     r[d] = m_points[e].rank[d];
   }
   return out;
+}
+
+// Rank changes summed over the settings, from `a` to `b`.
+int GuidedSearch::steps_between(std::size_t a, std::size_t b) const {
+  int n = 0;
+  for (std::size_t d = 0; d < m_dims.size(); ++d)
+    n += std::abs(static_cast<int>(m_points[a].rank[d]) - static_cast<int>(m_points[b].rank[d]));
+  return n;
+}
+
+// The untried points at most `at_most` steps from `e`, or, when none is,
+// those nearest it: a constraint that ties settings together (SGEMM_CUDA's
+// (BN/WN)·(BM/WM) warps) makes its moves two steps or more, never one
+// setting, and leaves few points one setting away.
+std::vector<std::size_t> GuidedSearch::nearest_untried(std::size_t e, const Observations& o, int at_most) const {
+  std::vector<std::size_t> within, nearest;
+  int nearest_steps = kWidestTrust;
+  for (std::size_t p : o.untried_list) {
+    const int n = steps_between(e, p);
+    if (n <= at_most) {
+      within.push_back(p);
+    } else if (within.empty() && n <= nearest_steps) {
+      if (n < nearest_steps) nearest.clear(), nearest_steps = n;
+      nearest.push_back(p);
+    }
+  }
+  return within.empty() ? nearest : within;
 }
 
 // The ids of the highest scores, ties in the run's own random order.
@@ -267,6 +302,11 @@ std::vector<std::size_t> GuidedSearch::candidates(const Context& ctx, const Obse
   };
   for (std::size_t e : elite)
     for (std::size_t p : neighbours(e, o)) add(p);
+  // The best's moves of two settings at once: those a constraint ties
+  // together (SGEMM_CUDA's BN with WN, BM with WM) are never one setting.
+  if (!elite.empty())
+    for (std::size_t p : nearest_untried(elite.front(), o, 2))
+      if (!one_step(elite.front(), p)) add(p);
   std::uint64_t rng = draw_state(ctx.seed, "pool#" + std::to_string(ctx.history.size()));
   for (int c = 0; c < m_options.crosses && elite.size() > 1; ++c) {
     const std::size_t a = elite[splitmix64(rng) % elite.size()], b = elite[splitmix64(rng) % elite.size()];
@@ -334,16 +374,18 @@ std::vector<std::string> GuidedSearch::model_picks(const Context& ctx) {
   const Observations o = observe(ctx);
   const std::vector<std::size_t> elite = elites(o);
   const int radius = trust_region(ctx);
-  auto steps_from_best = [&](std::size_t p) {
-    int n = 0;
-    for (std::size_t d = 0; d < m_dims.size(); ++d)
-      n += std::abs(static_cast<int>(m_points[p].rank[d]) - static_cast<int>(m_points[elite.front()].rank[d]));
-    return n;
-  };
   std::vector<std::pair<double, std::size_t>> scored, outside;  // (score, point)
   std::vector<std::pair<double, double>> near;
   for (std::size_t p : candidates(ctx, o, elite))
-    (elite.empty() || steps_from_best(p) <= radius ? scored : outside).push_back({score(p, o, near), p});
+    (elite.empty() || steps_between(elite.front(), p) <= radius ? scored : outside).push_back({score(p, o, near), p});
+  // Nothing the pool offers within reach: the untried points nearest the
+  // best join the far ones it offers (a tuned original's far corners crawl: 0.02x).
+  if (scored.empty() && !elite.empty()) {
+    std::set<std::size_t> offered;
+    for (const auto& [s, p] : outside) offered.insert(p);
+    for (std::size_t p : nearest_untried(elite.front(), o, radius))
+      if (!offered.count(p)) outside.push_back({score(p, o, near), p});
+  }
   return best_of(ctx, scored.empty() ? outside : scored);
 }
 

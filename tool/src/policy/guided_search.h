@@ -95,6 +95,8 @@ class GuidedSearch {
   int trust_region(const Context& ctx) const;
   std::vector<std::string> local_picks(const Context& ctx);
   std::vector<std::size_t> neighbours(std::size_t point, const Observations& o) const;
+  int steps_between(std::size_t a, std::size_t b) const;
+  std::vector<std::size_t> nearest_untried(std::size_t point, const Observations& o, int at_most) const;
   std::optional<std::pair<std::size_t, int>> one_step(std::size_t from, std::size_t to) const;
   std::vector<std::string> best_of(const Context& ctx, const std::vector<std::pair<double, std::size_t>>& scored) const;
 
