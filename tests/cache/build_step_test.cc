@@ -443,6 +443,15 @@ TEST_F(BuildStepTest, TheTunedLineSaysHowManyConfigurationsWereTried) {
             "-use_fast_math");
 }
 
+// And what compute-sanitizer's memcheck said of the winner, or why it did not run.
+TEST_F(BuildStepTest, TheTunedLineSaysWhatMemcheckSaidOfTheWinner) {
+  m_gpu = testing::h200();
+  m_tune_outcome.memcheck = "not checked under compute-sanitizer's memcheck: no compute-sanitizer next to nvcc or on PATH";
+  EXPECT_EQ(run().line,
+            "kernelblaster: k.cu: tuned on NVIDIA H200 in 12 s: 1.40x, BLOCK=128, -use_fast_math; not checked under "
+            "compute-sanitizer's memcheck: no compute-sanitizer next to nvcc or on PATH");
+}
+
 // And how those tries ended (issue 38: a line that says only "nothing beat
 // the original" hides that most tries were wrong results or crashes).
 TEST_F(BuildStepTest, TheLineSaysHowTheTriesEnded) {

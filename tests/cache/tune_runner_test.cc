@@ -149,5 +149,11 @@ TEST(ParseTuneJson, ReadsHowTheTriesEnded) {
   EXPECT_EQ(out.outcomes, (std::map<std::string, long long>{{"ok", 10}, {"crashed", 4}}));
 }
 
+TEST(ParseTuneJson, ReadsWhatMemcheckSaid) {
+  TuneOutcome out;
+  parse_tune_json(R"j({"memcheck": "compute-sanitizer's memcheck: no invalid access in 12 runs (9.1 s)"})j", out);
+  EXPECT_EQ(out.memcheck, "compute-sanitizer's memcheck: no invalid access in 12 runs (9.1 s)");
+}
+
 }  // namespace
 }  // namespace kernelblaster::cache

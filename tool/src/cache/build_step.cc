@@ -346,7 +346,8 @@ class BuildStepRun {
                         "; using the original" + store_note,
                     true);
     const std::string per_launcher = t.per_launcher.empty() ? "" : " (per launcher: " + t.per_launcher + ")";
-    return finish(BuildCause::tuned, r, m_lead + took + describe(r) + per_launcher + store_note, true);
+    const std::string memcheck = t.memcheck.empty() ? "" : "; " + t.memcheck;
+    return finish(BuildCause::tuned, r, m_lead + took + describe(r) + per_launcher + memcheck + store_note, true);
   }
 
   // The tuning's result into the cache (and the lockfile when asked); a

@@ -86,6 +86,7 @@ struct TuneOutcome {
   std::string rewrite_note;  // what the LLM rewrite did, for the build line (empty: none was asked for)
   std::string reason;        // the tuner's reason when it kept nothing (its summary's "reason")
   std::string per_launcher;  // a winner composed per launcher: each one's speedup (its summary's "per_launcher")
+  std::string memcheck;      // compute-sanitizer's memcheck on the winner, or why it did not run (its "memcheck")
 };
 
 // How a tuning's tries ended, for the build line: "10 verified, 8 wrong

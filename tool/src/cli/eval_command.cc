@@ -10,6 +10,7 @@
 #include "eval/candidate_build.h"
 #include "eval/evaluator.h"
 #include "eval/gpu_probe.h"
+#include "eval/memcheck.h"
 #include "eval/plan_builder.h"
 #include "kernelbench/evaluate.h"
 #include "search/replay_shapes.h"
@@ -45,6 +46,11 @@ and the gates. Each kernel of the call is compared with the original's too.
                         calls the launcher up to 100 times in a row, the L2
                         warm; the lower speedup of the two timings is the
                         result (native harnesses; what tune's winner passes)
+  --memcheck            once accepted, run the candidate's program again under
+                        compute-sanitizer's memcheck (next to nvcc, on PATH,
+                        or KERNELBLASTER_COMPUTE_SANITIZER): an invalid access
+                        is out_of_bounds (native harnesses; what tune's winner
+                        passes)
   --timeout S           per harness process, from when it holds the GPU
                         (default 60; 180 with --kernelbench)
   --max-speedup X       re-verify speedups above X (default 20)
@@ -115,7 +121,7 @@ EvalCall parse_call(const CommandArgs& argv) {
   Args args(with_profile_values(argv),
             {"--profile", "--source", "--harness", "--candidate", "--kernelbench", "--torch-prefix", "--arch", "-I", "-D", "--nvcc-flag", "--manifest", "--seeds",
              "--seed", "--budget-ms", "--timeout", "--max-speedup", "--device", "--work-dir"},
-            {"--json", "--keep", "--no-timing", "--back-to-back"});
+            {"--json", "--keep", "--no-timing", "--back-to-back", "--memcheck"});
   c.json = args.flag("--json");
   req.source = args.value("--source");
   req.harness = args.value("--harness");
@@ -136,6 +142,7 @@ EvalCall parse_call(const CommandArgs& argv) {
   req.budget_ms = args.number("--budget-ms", 300);
   req.timing = !args.flag("--no-timing");
   req.back_to_back = args.flag("--back-to-back");
+  req.memcheck.wanted = args.flag("--memcheck");
   // A candidate from elsewhere: its object is checked first, unless the
   // defences behind the bound are what is being tested.
   const char* bound = std::getenv("KERNELBLASTER_OBJECT_BOUND");
@@ -143,8 +150,9 @@ EvalCall parse_call(const CommandArgs& argv) {
   if (bound_setting != "on" && bound_setting != "off")
     throw UsageError("KERNELBLASTER_OBJECT_BOUND takes on or off, not '" + bound_setting + "'");
   req.untrusted = !req.candidate.empty() && bound_setting == "on";
-  if (req.back_to_back && !c.kernelbench_dir.empty())
-    throw UsageError("--back-to-back times a native harness; a KernelBench driver runs once per timed call");
+  if ((req.back_to_back || req.memcheck.wanted) && !c.kernelbench_dir.empty())
+    throw UsageError(std::string(req.back_to_back ? "--back-to-back times" : "--memcheck checks") +
+                     " a native harness; a KernelBench driver runs libtorch");
   // A KernelBench driver starts libtorch and computes torch's reference in
   // every invocation: more time per process than a native harness.
   req.run_timeout_s = args.number("--timeout", c.kernelbench_dir.empty() ? 60 : 180);
@@ -184,6 +192,7 @@ int run_eval(EvalCall c, const std::string& self_exe) {
   follow_candidate_shapes(c, scratch);
   CudaGpuProbe probe;
   Toolchain toolchain = find_toolchain(self_exe);
+  if (c.req.memcheck.wanted) c.req.memcheck.tool = find_compute_sanitizer(toolchain.nvcc, &c.req.memcheck.missing);
   EvalResult result = c.kernelbench_dir.empty()
                           ? Evaluator(toolchain, probe).evaluate(c.req)
                           : evaluate_kernelbench_problem(c.req, c.kernelbench_dir, c.torch_prefix, toolchain, probe);

@@ -12,6 +12,7 @@ CandidateResult candidate_result_of(const EvalResult& r) {
   medians_of(r, &c.median_us, &c.reference_median_us);
   c.eval_s = r.eval_seconds;
   if (r.status == Status::ok) c.slower_kernel = r.slower_kernel;
+  c.memcheck = r.memcheck;
   return c;
 }
 

@@ -13,6 +13,7 @@
 #include "common/text.h"
 #include "eval/judge.h"
 #include "eval/kernel_speeds.h"
+#include "eval/memcheck.h"
 #include "eval/object_bound.h"
 #include "eval/plan_builder.h"
 #include "eval/plausibility.h"
@@ -42,9 +43,10 @@ struct HarnessRun {
   std::string out_dir;
 };
 
+// `wrapper`: words run before the harness's command line (a sanitizer).
 HarnessRun run_harness(const std::string& binary, const Plan& plan, const std::string& out_dir, double timeout_s,
-                       const ProcessLimits& limits,
-                       const std::function<bool()>& cancel = {}) {
+                       const ProcessLimits& limits, const std::function<bool()>& cancel = {},
+                       const std::vector<std::string>& wrapper = {}) {
   HarnessRun run;
   run.out_dir = out_dir;
   fs::remove_all(out_dir);
@@ -59,7 +61,9 @@ HarnessRun run_harness(const std::string& binary, const Plan& plan, const std::s
   opt.start_timeout_s = plan.lock_timeout_s + 60;
   opt.limits = limits;
   opt.cancel = cancel;
-  run.process = run_process({binary, "--plan", plan_path, "--out", out_dir}, opt);
+  std::vector<std::string> argv = wrapper;
+  argv.insert(argv.end(), {binary, "--plan", plan_path, "--out", out_dir});
+  run.process = run_process(argv, opt);
   if (!run.process.timed_out && !run.process.cancelled && fs::exists(out_dir + "/report.json")) {
     try {
       run.report = report_from_json(read_file(out_dir + "/report.json"));
@@ -319,6 +323,7 @@ class EvaluationRun {
     play_main_round();
     if (too_good_to_believe()) look_again();
     if (m_req.back_to_back && m_req.timing && m_round.verdict.status == Status::ok) time_back_to_back();
+    if (m_req.memcheck.wanted && m_round.verdict.status == Status::ok) check_memory();
     return conclude();
   }
 
@@ -576,6 +581,54 @@ class EvaluationRun {
       m_round.timing = second.timing;
       m_round.speedup = second.speedup;
     }
+  }
+
+  // The candidate's program once under compute-sanitizer's memcheck: one
+  // seed per size, the validation sizes too, no timing.
+  void check_memory() {
+    const auto t = std::chrono::steady_clock::now();
+    if (m_req.memcheck.tool.empty()) {
+      m_res.memcheck = "not checked under compute-sanitizer's memcheck: " + m_req.memcheck.missing;
+      return;
+    }
+    Plan plan = m_plan;
+    plan.runs = correctness_runs(m_declared.sizes, make_seeds(1, m_req.seed_base ? m_req.seed_base + 3000 : 0), true);
+    plan.timing.enabled = false;
+    plan.profile = {};
+    plan.probe_initial_outputs = false;
+    plan.dump_oracles = false;
+    plan.isolate = true;
+    plan.keep_initial_outputs = m_round.reference.kept_initial_outputs;
+    Verdict no_binary;
+    const std::string* binary = m_program.binary(&no_binary);
+    const std::string log = m_work + "/memcheck.log";
+    const std::string hidden = kept_runs() ? kept_runs()->dir() : m_work + "/reference";
+    HarnessRun run = run_harness(*binary, plan, m_work + "/memcheck", kMemcheckTimeoutSeconds,
+                                 candidate_process_limits(m_limits, hidden, *binary), {},
+                                 memcheck_command(m_req.memcheck.tool, log));
+    note_process(m_res.sandbox, run.process);
+    const double seconds = seconds_since(t);
+    m_round.phases.emplace_back("memcheck", seconds);
+    const MemcheckFinding found = read_memcheck_log(fs::exists(log) ? read_file(log) : std::string());
+    m_res.memcheck = memcheck_line(run, found, plan.runs.size(), seconds);
+    if (found.errors || (!run.process.timed_out && !run.process.signaled && run.process.exit_code == kMemcheckErrorExit))
+      m_round.verdict = {Status::out_of_bounds, m_res.memcheck};
+  }
+
+  static std::string memcheck_line(const HarnessRun& run, const MemcheckFinding& found, std::size_t runs,
+                                   double seconds) {
+    const ProcessResult& p = run.process;
+    if (found.errors || (!p.timed_out && !p.signaled && p.exit_code == kMemcheckErrorExit))
+      return "compute-sanitizer's memcheck: " + (found.first.empty() ? std::string("errors") : found.first) +
+             (found.count > 1 ? " (" + std::to_string(found.count) + " errors)" : "");
+    if (p.timed_out)
+      return "not checked under compute-sanitizer's memcheck: it did not finish in " +
+             std::to_string(static_cast<int>(kMemcheckTimeoutSeconds)) + " s";
+    if (!p.ok() || !run.has_report || !run.report.error.kind.empty())
+      return "not checked under compute-sanitizer's memcheck: the program did not run under it (" + p.how_it_ended() +
+             (run.report.error.message.empty() ? "" : ": " + run.report.error.message) + ")";
+    return "compute-sanitizer's memcheck: no invalid access in " + std::to_string(runs) + (runs == 1 ? " run (" : " runs (") +
+           fixed_point(seconds, 1) + " s)";
   }
 
   EvalResult conclude() {

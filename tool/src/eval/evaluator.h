@@ -72,6 +72,15 @@ struct EvalRequest {
   // run on the same plan when one was taken within its reuse window instead
   // of running the original again. Ignored for an untrusted candidate.
   std::shared_ptr<ReferenceRuns> reference_runs;
+  // Once the candidate passed, its program once more under compute-
+  // sanitizer's memcheck, one seed per size (eval/memcheck.h): an invalid
+  // access it reports makes the result out_of_bounds. `tool` empty: not
+  // run, and the result's memcheck line says `missing`.
+  struct Memcheck {
+    bool wanted = false;
+    std::string tool;
+    std::string missing;
+  } memcheck;
   // Builds the candidate's program while the original's process runs (the
   // KernelBench path, whose original is built once per problem): a build
   // that fails stops that process at once and ends as compile_failed.

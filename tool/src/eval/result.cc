@@ -74,6 +74,7 @@ std::string result_to_json(const EvalResult& r) {
     for (const auto& [phase, seconds] : r.process_phase_seconds)
       j["process_phase_seconds"].push_back({{"phase", phase}, {"seconds", seconds}});
   }
+  if (!r.memcheck.empty()) j["memcheck"] = r.memcheck;
   j["profile"] = r.profile;
   j["profile_note"] = r.profile_note;
   j["profile_seconds"] = r.profile_seconds;
@@ -162,6 +163,7 @@ std::string result_to_text(const EvalResult& r) {
     out += std::string(r.plausibility.implausible ? "WARNING plausibility: " : "plausibility: ") + r.plausibility.line +
            "\n";
   if (!r.profile_note.empty()) out += "profile note: " + r.profile_note + "\n";
+  if (!r.memcheck.empty()) out += "memcheck: " + r.memcheck + "\n";
   for (const std::string& n : r.notes) out += "note: " + n + "\n";
   if (r.sandbox.processes > 0) {
     out += std::string("sandbox: ") + (r.sandbox.network_isolated ? "no network" : "network allowed") + ", at most " +

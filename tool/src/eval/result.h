@@ -101,6 +101,10 @@ struct EvalResult {
   std::string slower_kernel;
   std::string device;
   std::vector<std::string> notes;
+  // What compute-sanitizer's memcheck said of the candidate, when asked
+  // (EvalRequest::memcheck): no invalid access, the first one, or why it
+  // did not run. Empty when not asked.
+  std::string memcheck;
   double eval_seconds = 0;   // compile excluded, where nothing ran beside it
   double compile_seconds = 0;  // the builds' own time (a KernelBench candidate's overlaps the original's run)
   // The whole evaluation as its caller waited for it, builds included

@@ -117,7 +117,8 @@ std::string EngineMeasurer::machine_code(const Configuration& config) {
 }
 
 // `seeds` <= 0: the search's own seeds; else that many fresh random ones.
-EvalResult EngineMeasurer::evaluate_build(const CandidateBuild& b, std::uint64_t mask, int device, int seeds) {
+EvalResult EngineMeasurer::evaluate_build(const CandidateBuild& b, std::uint64_t mask, int device, int seeds,
+                                          bool memcheck) {
   EvalResult r;
   if (!b.outcome.ok) {
     r.status = Status::compile_failed;
@@ -147,6 +148,7 @@ EvalResult EngineMeasurer::evaluate_build(const CandidateBuild& b, std::uint64_t
     req.validation_sizes = true;  // and every shape the harness has, the small ones the search skips
     req.back_to_back = true;      // and a speedup that holds back to back, the L2 warm
   }
+  if (memcheck) req.memcheck = m_memcheck;
   return Evaluator(m_toolchain, m_probe).evaluate(req);
 }
 
@@ -158,7 +160,8 @@ CandidateResult EngineMeasurer::measure(const Configuration& config, int device)
 }
 
 CandidateResult EngineMeasurer::remeasure(const Configuration& config, int device, int seeds) {
-  return candidate_result_of(evaluate(config, device, seeds));
+  return candidate_result_of(
+      evaluate_build(m_builds.get(config).get(), m_focus.mask(config), device, seeds, m_memcheck.wanted));
 }
 
 CandidateResult EngineMeasurer::remeasure_whole(const Configuration& config, int device, int seeds) {

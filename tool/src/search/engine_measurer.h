@@ -46,6 +46,9 @@ class EngineMeasurer final : public Measurer {
   void focus(LauncherFocus f) { m_focus = std::move(f); }
   const LauncherFocus& focus() const { return m_focus; }
   const EngineTarget& target() const { return m_target; }
+  // The winner's fresh look (remeasure) runs its program once more under
+  // compute-sanitizer's memcheck (EvalRequest::memcheck); set before it.
+  void memcheck(EvalRequest::Memcheck m) { m_memcheck = std::move(m); }
 
   void prepare(const Configuration& config) override;
   bool ready(const Configuration& config) override;
@@ -76,7 +79,8 @@ class EngineMeasurer final : public Measurer {
   // The original built for the launchers of `mask` (0: the whole harness),
   // started on first request; failed with the compiler's first line.
   std::shared_future<BuildOutcome> reference_for(std::uint64_t mask);
-  EvalResult evaluate_build(const CandidateBuild& b, std::uint64_t mask, int device, int seeds);
+  EvalResult evaluate_build(const CandidateBuild& b, std::uint64_t mask, int device, int seeds,
+                            bool memcheck = false);
 
   Toolchain m_toolchain;
   GpuProbe& m_probe;
@@ -89,6 +93,7 @@ class EngineMeasurer final : public Measurer {
   std::shared_ptr<ReferenceRuns> m_reference_runs;
   std::shared_future<std::string> m_reference_hash;
   LauncherFocus m_focus;
+  EvalRequest::Memcheck m_memcheck;
   std::mutex m_references_mutex;
   std::map<std::uint64_t, std::shared_future<BuildOutcome>> m_focused_references;
   CompilePool& m_pool;

@@ -9,8 +9,10 @@
 
 #include "common/file_util.h"
 #include "common/launcher_mask.h"
+#include "common/text.h"
 #include "eval/candidate_build.h"
 #include "eval/evaluator.h"
+#include "eval/memcheck.h"
 #include "kb/classifier.h"
 #include "kb/kb_store.h"
 #include "search/config_space.h"
@@ -28,7 +30,6 @@
 #include "search/source_space.h"
 #include "search/speculation.h"
 #include "search/tune_phases.h"
-#include "common/text.h"
 
 namespace fs = std::filesystem;
 
@@ -239,6 +240,12 @@ void decide_focused(const TuneOptions& opt, const LoopOutcome& outcome, const Sp
   sum.config = w.config.values;
   sum.flags = w.config.flags;
   sum.per_launcher = w.summary();
+  std::vector<std::string> memchecks;  // each kept group's look ran its own
+  for (const GroupResult& g : w.groups)
+    if (g.kept && !g.look.memcheck.empty() &&
+        std::find(memchecks.begin(), memchecks.end(), g.look.memcheck) == memchecks.end())
+      memchecks.push_back(g.look.memcheck);
+  sum.memcheck = joined(memchecks, "; ");
   if (!opt.out.empty()) write_file_atomic(opt.out, measurer.source_of(w.config));
   conclude(sum, TuneVerdict::tuned, "");
 }
@@ -339,6 +346,7 @@ void decide_winner(const TuneOptions& opt, const LoopOutcome& outcome, const Spa
                     "the winner " + best.id + " failed re-verification on GPU " + std::to_string(bad->device) +
                         ": " + status_name(bad->result.status) + ": " + bad->result.detail);
   const DeviceCheck& believed = *again.slowest();
+  sum.memcheck = believed.result.memcheck;
   for (const DeviceCheck& c : again.checks)
     if (!c.result.keepable())
       return conclude(sum, TuneVerdict::no_gain,
@@ -489,14 +497,24 @@ void focus_groups(const TuneOptions& opt, const EngineTarget& target, const Tune
         " group(s) of launch sites judged by their own launchers alone, the others on the whole harness");
 }
 
+// The winner runs once under compute-sanitizer's memcheck where the toolkit has it.
+EvalRequest::Memcheck winner_memcheck(const Toolchain& tc) {
+  EvalRequest::Memcheck m;
+  m.wanted = true;
+  m.tool = find_compute_sanitizer(tc.nvcc, &m.missing);
+  return m;
+}
+
 // What the search may spend, from what the run has spent so far. The
 // winner's re-verification (a main and a warm round) and, where groups are
 // judged alone, its whole-harness build and check follow the loop: about two
-// and five measurements' time (convolutionSeparable, SGEMM_CUDA on an H100).
+// and five measurements' time (convolutionSeparable, SGEMM_CUDA on an H100);
+// a winner checked under compute-sanitizer two more (its start and the
+// slowed kernels: an estimate, not yet measured on a GPU).
 void set_search_deadline(const TuneOptions& opt, const PhaseClock::Reading& before_search, const TuneSummary& sum,
-                         LoopOptions& lo) {
+                         bool memcheck, LoopOptions& lo) {
   lo.budget_s = search_budget(opt.budget_s, before_search);
-  lo.finish_paces = sum.focused_groups > 0 ? 5 : 2 + sum.launchers_alone;
+  lo.finish_paces = (sum.focused_groups > 0 ? 5 : 2 + sum.launchers_alone) + (memcheck ? 2 : 0);
   lo.first_pace_s = first_measurement_estimate(before_search);
 }
 
@@ -542,6 +560,8 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   CompilePool pool;
   CuobjdumpSassHasher hasher(tc);
   EngineMeasurer measurer(tc, probe, pool, &hasher, target);
+  const EvalRequest::Memcheck memcheck = winner_memcheck(tc);
+  measurer.memcheck(memcheck);
   focus_groups(opt, target, ts, kernel, say, measurer, sum);
   PolicyChoice choice = choose_policy(opt.policy, log_line);
   RunLog log = start_run_log(kernel, source, cs, gpu, ts, choice.name);
@@ -567,7 +587,7 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   lo.facts.state = log.state;
   lo.facts.metrics = log.metrics;
 
-  set_search_deadline(opt, phases.read(), sum, lo);
+  set_search_deadline(opt, phases.read(), sum, !memcheck.tool.empty(), lo);
   phases.next("loop");
   SearchLoop loop(ts.space, estimates_of(knowledge, log.state, cs.arch, ts.space), measurer, *choice.policy,
                   steady_seconds);
@@ -621,6 +641,7 @@ std::string tune_summary_to_json(const TuneSummary& s) {
     j["launcher_groups"] = groups;
     if (s.whole_speedup > 0) j["whole_speedup"] = s.whole_speedup;
     if (!s.per_launcher.empty()) j["per_launcher"] = s.per_launcher;
+    if (!s.memcheck.empty()) j["memcheck"] = s.memcheck;
   }
   if (!s.reason.empty()) j["reason"] = s.reason;
   return j.dump(2);

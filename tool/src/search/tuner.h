@@ -89,6 +89,9 @@ struct TuneSummary {
   // is timed again on each launcher alone (EngineMeasurer::
   // remeasure_each_alone), and none may be slower. How many; 0: none.
   int launchers_alone = 0;
+  // compute-sanitizer's memcheck on the winner (eval/memcheck.h): no
+  // invalid access, or why it was not checked; empty when no winner.
+  std::string memcheck;
 };
 
 // `log_line` prints one line of progress or warning (stderr in the tool).
