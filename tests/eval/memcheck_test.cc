@@ -40,6 +40,7 @@ TEST(Memcheck, TheFirstErrorAndWhereItHappenedMakeTheLine) {
 TEST(Memcheck, ACleanLogHasNoErrors) {
   const MemcheckFinding f = read_memcheck_log("========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n");
   EXPECT_FALSE(f.errors);
+  EXPECT_TRUE(f.summarized);
   EXPECT_EQ(f.count, 0);
   EXPECT_TRUE(f.first.empty());
   EXPECT_FALSE(read_memcheck_log("").errors);
@@ -144,6 +145,10 @@ TEST(Memcheck, ASanitizerThatCannotRunTheProgramSaysWhyAndRejectsNothing) {
   EXPECT_EQ(r.status, without.status) << r.detail;
   EXPECT_EQ(r.memcheck.rfind("not checked under compute-sanitizer's memcheck: the program did not run under it", 0), 0u)
       << r.memcheck;
+  // A sanitizer that ran the program but wrote no summary checked nothing anyone saw.
+  EvalResult silent = evaluate(d, {true, sanitizer(d, "", ""), ""});
+  EXPECT_EQ(silent.status, without.status) << silent.detail;
+  EXPECT_EQ(silent.memcheck, "not checked under compute-sanitizer's memcheck: it wrote no error summary");
   EvalResult none = evaluate(d, {true, "", "no compute-sanitizer next to nvcc or on PATH"});
   EXPECT_EQ(none.memcheck,
             "not checked under compute-sanitizer's memcheck: no compute-sanitizer next to nvcc or on PATH");

@@ -627,6 +627,8 @@ class EvaluationRun {
     if (!p.ok() || !run.has_report || !run.report.error.kind.empty())
       return "not checked under compute-sanitizer's memcheck: the program did not run under it (" + p.how_it_ended() +
              (run.report.error.message.empty() ? "" : ": " + run.report.error.message) + ")";
+    if (!found.summarized)
+      return "not checked under compute-sanitizer's memcheck: it wrote no error summary";
     return "compute-sanitizer's memcheck: no invalid access in " + std::to_string(runs) + (runs == 1 ? " run (" : " runs (") +
            fixed_point(seconds, 1) + " s)";
   }

@@ -70,6 +70,7 @@ MemcheckFinding read_memcheck_log(const std::string& log_text) {
     }
     if (b.rfind("ERROR SUMMARY:", 0) == 0) {
       f.count = std::atoi(b.c_str() + 14);
+      f.summarized = true;
       f.errors = f.errors || f.count > 0;
       continue;
     }

@@ -27,6 +27,7 @@ struct MemcheckFinding {
   bool errors = false;   // memcheck reported at least one invalid access
   std::string first;     // the first error and where ("Invalid __global__ read of size 16 bytes at sgemm(...)")
   int count = 0;         // from its ERROR SUMMARY, when it printed one
+  bool summarized = false;  // it printed its ERROR SUMMARY: it ran to the end
 };
 
 // Reads the sanitizer's log.
