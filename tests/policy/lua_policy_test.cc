@@ -33,6 +33,7 @@ TEST(LuaPolicy, SeesTheContext) {
       assert(h.action_id == "BLOCK_SIZE=256,ITEMS=4" and h.status == "ok" and h.accepted)
       assert(h.settings.ITEMS == "4" and h.technique == "block_size_adaptation+thread_coarsening")
       assert(ctx.history[3].status == "wrong_result" and ctx.history[3].speedup == 0)
+      assert(h.slowed_kernel_speedup == 0 and ctx.history[4].slowed_kernel_speedup == 0.97)
       -- As the tuner builds it: every tunable in every action, defaults
       -- included; the technique of what the action changes.
       local a = ctx.actions[1]
@@ -44,6 +45,7 @@ TEST(LuaPolicy, SeesTheContext) {
       return a.id
     end)lua");
   Context ctx = sample("with_history", 5);
+  ctx.history[3].slowed_kernel_speedup = 0.97;  // a try that made one of the call's kernels slower
   EXPECT_EQ(p->select(ctx), std::vector<std::string>{ctx.actions.front().id});
 }
 

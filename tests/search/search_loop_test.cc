@@ -147,6 +147,7 @@ TEST(SearchLoop, AConfigurationThatSlowsAKernelIsMeasuredNeverKept) {
   m.results["BLOCK_SIZE=128"] = ok(1.2);
   kernelblaster::CandidateResult slowing = ok(1.9);
   slowing.slower_kernel = "coarse 0.970x at 1024x1024";
+  slowing.slowed_kernel_speedup = 0.97;
   m.results["BLOCK_SIZE=1024"] = slowing;
   FakeClock clock;
   InOrderPolicy p;
@@ -163,10 +164,11 @@ TEST(SearchLoop, AConfigurationThatSlowsAKernelIsMeasuredNeverKept) {
   FakeClock clock2;
   InOrderPolicy p2;
   EXPECT_LT(run(space, m, p2, clock2).best_slowing, 0);
-  // The policy still learns its speed.
+  // The policy still learns its speed, and what it could be kept at.
   bool seen = false;
   for (const auto& h : p.seen.back().history)
-    if (h.action_id == "BLOCK_SIZE=1024") seen = h.speedup == 1.9 && !h.accepted;
+    if (h.action_id == "BLOCK_SIZE=1024")
+      seen = h.speedup == 1.9 && h.slowed_kernel_speedup == 0.97 && h.worth() == 0.97 && !h.accepted;
   EXPECT_TRUE(seen);
 }
 

@@ -12,6 +12,11 @@ CandidateResult candidate_result_of(const EvalResult& r) {
   medians_of(r, &c.median_us, &c.reference_median_us);
   c.eval_s = r.eval_seconds;
   if (r.status == Status::ok) c.slower_kernel = r.slower_kernel;
+  if (!c.slower_kernel.empty())
+    for (const SizeTiming& t : r.timing)
+      for (const KernelSpeed& k : t.kernels)
+        if (k.slower && (c.slowed_kernel_speedup == 0 || k.speedup < c.slowed_kernel_speedup))
+          c.slowed_kernel_speedup = k.speedup;
   c.memcheck = r.memcheck;
   return c;
 }

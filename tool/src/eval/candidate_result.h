@@ -27,6 +27,7 @@ struct CandidateResult : Verdict {
   // The kernel it makes slower, as one line (EvalResult::slower_kernel):
   // verified and measured, but never kept; empty when none is.
   std::string slower_kernel;
+  double slowed_kernel_speedup = 0;  // with slower_kernel: the lowest speedup of a kernel it slows
   // compute-sanitizer's memcheck on it, when asked (EvalResult::memcheck).
   std::string memcheck;
   // Verified, and no kernel slower: a candidate a loop may keep.

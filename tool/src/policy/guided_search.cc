@@ -257,7 +257,9 @@ GuidedSearch::Observations GuidedSearch::observe(const Context& ctx) const {
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
   for (const HistoryEntry& h : ctx.history) {
     const bool ok = h.verified() && h.speedup > 0;
-    const double y = ok ? std::log(h.speedup) : std::numeric_limits<double>::quiet_NaN();
+    // What it could be kept at: a try that slows one of the call's kernels
+    // (SGEMM_CUDA's WNITER=2: 1.03x, 0.973x at 2048) leads nowhere useful.
+    const double y = ok ? std::log(h.worth()) : std::numeric_limits<double>::quiet_NaN();
     o.measured.push_back({m_row.at(h.action_id), y, ok});
     if (ok) lo = std::min(lo, y), hi = std::max(hi, y);
   }
@@ -359,8 +361,8 @@ int GuidedSearch::trust_region(const Context& ctx) const {
     const bool ok = h.verified() && h.speedup > 0;
     const bool modelled = verified >= m_options.first_draws;
     verified += ok;
-    const bool win = ok && h.speedup > best;
-    if (win) best = h.speedup;
+    const bool win = ok && h.worth() > best;
+    if (win) best = h.worth();
     if (!modelled) continue;
     wins = win ? wins + 1 : 0;
     misses = win ? 0 : misses + 1;

@@ -80,10 +80,11 @@ constexpr const char* kActionCacheKey = "kernelblaster.actions";
 }  // namespace
 
 void push_history_entry(lua_State* L, const HistoryEntry& entry) {
-  lua_createtable(L, 0, 7);
+  lua_createtable(L, 0, 8);
   set_string(L, "action_id", entry.action_id);
   set_string(L, "status", outcome_name(entry.end, entry.status));  // Lua's edge: a name
   set_number(L, "speedup", entry.speedup);
+  set_number(L, "slowed_kernel_speedup", entry.slowed_kernel_speedup);
   set_number(L, "median_us", entry.median_us);
   lua_pushboolean(L, entry.accepted);
   lua_setfield(L, -2, "accepted");

@@ -48,7 +48,16 @@ struct HistoryEntry {
   // ctx.actions once tried), so a policy can learn which settings worked.
   std::string technique;
   std::map<std::string, std::string> settings;
+  // 0 unless the try made one of the call's kernels slower (a result never
+  // kept, eval/kernel_speeds.h): that kernel's speedup, below 1. What such a
+  // try is worth is the lower of the two (worth()).
+  double slowed_kernel_speedup = 0;
   bool verified() const { return end == AttemptEnd::verified && status == Status::ok; }
+  // The speedup it could be kept at: a try that slows a kernel is worth no
+  // more than that kernel's speedup.
+  double worth() const {
+    return slowed_kernel_speedup > 0 && slowed_kernel_speedup < speedup ? slowed_kernel_speedup : speedup;
+  }
 };
 
 // What a context says about the kernel, before its actions.

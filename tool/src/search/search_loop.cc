@@ -320,6 +320,7 @@ class SearchLoop::Run {
     h.end = rec.status == Status::ok ? AttemptEnd::verified : AttemptEnd::rejected;
     h.status = rec.status;
     h.speedup = rec.speedup;
+    if (rec.verified() && !rec.keepable()) h.slowed_kernel_speedup = rec.slowed_kernel_speedup;
     h.median_us = rec.median_us;
     // Tried actions leave ctx.actions: the history keeps what they were.
     if (auto it = m_index_of.find(rec.id); it != m_index_of.end()) {
