@@ -274,6 +274,46 @@ TEST(GuidedSearch, StepsBeyondAFailedOneComeLast) {
 namespace kernelblaster::policy {
 namespace {
 
+// Seeds (of 10) whose first `picks` picks of the default policy on
+// `space(seed)` reach a try `measure` calls a goal. A pick's ranks are read
+// from its settings `dims` (values 8 << rank unless `plain`: rank + 1).
+struct Landscape {
+  std::function<Context(std::uint64_t)> space;
+  std::vector<std::string> dims;
+  bool plain = false;
+  // The history entry of a try at these ranks (speedup, slowed kernel);
+  // true when it is what the search looks for.
+  std::function<bool(const std::vector<int>&, HistoryEntry&)> measure;
+};
+
+int seeds_reaching(const Landscape& l, int picks) {
+  int found = 0;
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    std::unique_ptr<Policy> p = make_default_policy();
+    Context ctx = l.space(seed);
+    for (int n = 1; n <= picks && !ctx.actions.empty(); ++n) {
+      const std::vector<std::string> ids = p->select(ctx);
+      auto it = std::find_if(ctx.actions.begin(), ctx.actions.end(), [&](const Action& a) { return a.id == ids.front(); });
+      EXPECT_NE(it, ctx.actions.end());
+      if (it == ctx.actions.end()) break;
+      std::vector<int> r;
+      for (const std::string& d : l.dims) {
+        const int v = std::stoi(it->settings.at(d));
+        r.push_back(l.plain ? v - 1 : __builtin_ctz(v / 8));
+      }
+      HistoryEntry h;
+      h.action_id = it->id, h.settings = it->settings, h.status = Status::ok;
+      if (l.measure(r, h)) {
+        ++found;
+        break;
+      }
+      ctx.history.push_back(h);
+      ctx.actions.erase(it);
+    }
+  }
+  return found;
+}
+
 // SGEMM_CUDA's kernel 10 on an H200, in small: four tile settings of five
 // values each, the author's choice in the middle. Within two settings of it
 // everything runs near its speed, and one pair of single steps that each
@@ -311,28 +351,11 @@ Context tile_space(std::uint64_t seed) {
 }
 
 TEST(GuidedSearch, ASlowCornerDoesNotPullTheSearchAwayFromTheAuthorsSteps) {
-  int found = 0;
-  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
-    std::unique_ptr<Policy> p = make_default_policy();
-    Context ctx = tile_space(seed);
-    for (int n = 1; n <= 30 && !ctx.actions.empty(); ++n) {
-      const std::vector<std::string> ids = p->select(ctx);
-      auto it = std::find_if(ctx.actions.begin(), ctx.actions.end(), [&](const Action& a) { return a.id == ids.front(); });
-      ASSERT_NE(it, ctx.actions.end());
-      std::vector<int> r;
-      for (int d = 0; d < 4; ++d) r.push_back(__builtin_ctz(std::stoi(it->settings.at("T" + std::to_string(d))) / 8));
-      const double s = tiles(r);
-      if (s > 1.05) {
-        ++found;
-        break;
-      }
-      HistoryEntry h;
-      h.action_id = it->id, h.settings = it->settings, h.speedup = s, h.status = Status::ok;
-      ctx.history.push_back(h);
-      ctx.actions.erase(it);
-    }
-  }
-  EXPECT_GE(found, 8) << "seeds that crossed the two good steps within 30 evaluations";
+  const Landscape l{tile_space, {"T0", "T1", "T2", "T3"}, false, [](const std::vector<int>& r, HistoryEntry& h) {
+                      h.speedup = tiles(r);
+                      return h.speedup > 1.05;
+                    }};
+  EXPECT_GE(seeds_reaching(l, 30), 8) << "seeds that crossed the two good steps within 30 evaluations";
 }
 
 
@@ -373,29 +396,12 @@ Context coupled_space(std::uint64_t seed) {
 }
 
 TEST(GuidedSearch, MovesThatConstraintsTieTogetherAreTriedNearTheBest) {
-  int found = 0;
-  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
-    std::unique_ptr<Policy> p = make_default_policy();
-    Context ctx = coupled_space(seed);
-    for (int n = 1; n <= 40 && !ctx.actions.empty(); ++n) {
-      const std::vector<std::string> ids = p->select(ctx);
-      auto it = std::find_if(ctx.actions.begin(), ctx.actions.end(), [&](const Action& a) { return a.id == ids.front(); });
-      ASSERT_NE(it, ctx.actions.end());
-      std::vector<int> r;
-      for (const char* d : {"A", "B", "C", "D", "E", "F", "G"})
-        r.push_back(__builtin_ctz(std::stoi(it->settings.at(d)) / 8));
-      const double s = coupled(r);
-      if (s > 1.07) {
-        ++found;
-        break;
-      }
-      HistoryEntry h;
-      h.action_id = it->id, h.settings = it->settings, h.speedup = s, h.status = Status::ok;
-      ctx.history.push_back(h);
-      ctx.actions.erase(it);
-    }
-  }
-  EXPECT_GE(found, 8) << "seeds that made both coupled moves within 40 evaluations";
+  const Landscape l{coupled_space, {"A", "B", "C", "D", "E", "F", "G"}, false,
+                    [](const std::vector<int>& r, HistoryEntry& h) {
+                      h.speedup = coupled(r);
+                      return h.speedup > 1.07;
+                    }};
+  EXPECT_GE(seeds_reaching(l, 40), 8) << "seeds that made both coupled moves within 40 evaluations";
 }
 
 
@@ -415,46 +421,35 @@ TwoWays two_ways(const std::vector<int>& r) {
   return t;
 }
 
-// Seeds (of 10) whose first 30 picks include a point kept at 1.08x or more;
+Context two_ways_space(std::uint64_t seed) {
+  Context ctx;
+  ctx.state = "unclassified";
+  ctx.seed = seed;
+  for (int i = 0; i < 9 * 9 * 5 * 5; ++i) {
+    const std::vector<int> r = {i % 9, i / 9 % 9, i / 81 % 5, i / 405};
+    if (r == std::vector<int>{4, 4, 2, 2}) continue;
+    Action a;
+    const char* names[] = {"X", "Y", "Z", "W"};
+    for (int d = 0; d < 4; ++d) a.settings[names[d]] = std::to_string(r[d] + 1);
+    for (const auto& [k, v] : a.settings) a.id += (a.id.empty() ? "" : ",") + k + "=" + v;
+    a.technique = "block_size_adaptation";
+    ctx.actions.push_back(a);
+  }
+  ctx.original = {{"X", "5"}, {"Y", "5"}, {"Z", "3"}, {"W", "3"}};
+  return ctx;
+}
+
+// Seeds whose first 30 picks include a point kept at 1.08x or more;
 // `tell_slowed`: the history says which tries slowed a kernel.
 int found_keepable_gain(bool tell_slowed) {
-  int found = 0;
-  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
-    std::unique_ptr<Policy> p = make_default_policy();
-    Context ctx;
-    ctx.state = "unclassified";
-    ctx.seed = seed;
-    const std::vector<std::string> names = {"X", "Y", "Z", "W"};
-    for (int i = 0; i < 9 * 9 * 5 * 5; ++i) {
-      const std::vector<int> r = {i % 9, i / 9 % 9, i / 81 % 5, i / 405};
-      if (r == std::vector<int>{4, 4, 2, 2}) continue;
-      Action a;
-      for (int d = 0; d < 4; ++d) a.settings[names[d]] = std::to_string(r[d] + 1);
-      for (const auto& [k, v] : a.settings) a.id += (a.id.empty() ? "" : ",") + k + "=" + v;
-      a.technique = "block_size_adaptation";
-      ctx.actions.push_back(a);
-    }
-    ctx.original = {{"X", "5"}, {"Y", "5"}, {"Z", "3"}, {"W", "3"}};
-    for (int n = 1; n <= 30 && !ctx.actions.empty(); ++n) {
-      const std::vector<std::string> ids = p->select(ctx);
-      auto it = std::find_if(ctx.actions.begin(), ctx.actions.end(), [&](const Action& a) { return a.id == ids.front(); });
-      EXPECT_NE(it, ctx.actions.end());
-      if (it == ctx.actions.end()) break;
-      std::vector<int> r;
-      for (const std::string& d : names) r.push_back(std::stoi(it->settings.at(d)) - 1);
-      const TwoWays t = two_ways(r);
-      if (t.slowed == 0 && t.speedup >= 1.08) {
-        ++found;
-        break;
-      }
-      HistoryEntry h;
-      h.action_id = it->id, h.settings = it->settings, h.speedup = t.speedup, h.status = Status::ok;
-      if (tell_slowed) h.slowed_kernel_speedup = t.slowed;
-      ctx.history.push_back(h);
-      ctx.actions.erase(it);
-    }
-  }
-  return found;
+  const Landscape l{two_ways_space, {"X", "Y", "Z", "W"}, true,
+                    [tell_slowed](const std::vector<int>& r, HistoryEntry& h) {
+                      const TwoWays t = two_ways(r);
+                      h.speedup = t.speedup;
+                      if (tell_slowed) h.slowed_kernel_speedup = t.slowed;
+                      return t.slowed == 0 && t.speedup >= 1.08;
+                    }};
+  return seeds_reaching(l, 30);
 }
 
 // 10 of 10 seeds told, 4 of 10 not (2026-11-28).
