@@ -44,6 +44,9 @@ TEST(Memcheck, ACleanLogHasNoErrors) {
   EXPECT_EQ(f.count, 0);
   EXPECT_TRUE(f.first.empty());
   EXPECT_FALSE(read_memcheck_log("").errors);
+  // The sanitizer's own exit code says errors where its log was torn.
+  EXPECT_TRUE(read_memcheck_log("", kMemcheckErrorExit).errors);
+  EXPECT_FALSE(read_memcheck_log("", 3).errors);
 }
 
 struct Dir {

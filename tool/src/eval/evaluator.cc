@@ -122,8 +122,10 @@ struct PhaseClock {
   Round& round;
   std::string tag;
   std::chrono::steady_clock::time_point t = std::chrono::steady_clock::now();
+  // What names this round's phases: nothing for the main round.
+  std::string prefix() const { return tag == "main" ? "" : tag + " "; }
   void operator()(const std::string& name) {
-    round.phases.emplace_back(tag == "main" ? name : tag + " " + name, seconds_since(t));
+    round.phases.emplace_back(prefix() + name, seconds_since(t));
     t = std::chrono::steady_clock::now();
   }
 };
@@ -150,7 +152,7 @@ std::shared_ptr<const ReferenceRun> original_side(const std::string& ref_bin, Ca
   run->remove_dir = kept != nullptr;  // a kept run's directory goes with it; else with the work directory
   phase("reference process");
   note_process(round.sandbox, ref.process);
-  add_process_phases(round, (tag == "main" ? "" : tag + " ") + "reference", ref);
+  add_process_phases(round, phase.prefix() + "reference", ref);
   Verdict build_failure;
   if (ref.process.cancelled && !cand_prog.binary(&build_failure)) {
     round.verdict = build_failure;
@@ -191,7 +193,6 @@ Round play(const std::string& ref_bin, CandidateProgram& cand_prog, const Plan& 
   const ReferenceRun& ref = *original;
   round.reference = ref.report;
   round.calibration = ref.calibration;
-  const std::string who = tag == "main" ? "" : tag + " ";
   Verdict build_failure;
   // A candidate still building (calibration ran beside it) is waited for here.
   const bool was_pending = cand_prog.building();
@@ -213,7 +214,7 @@ Round play(const std::string& ref_bin, CandidateProgram& cand_prog, const Plan& 
   phase("candidate process");
   note_process(round.sandbox, cand.process);
   round.sandbox.add_candidate(cand.process.view_isolated);
-  add_process_phases(round, who + "candidate", cand);
+  add_process_phases(round, phase.prefix() + "candidate", cand);
   if (cand.has_report) round.candidate = cand.report;
   round.verdict = judge_process(cand.process, cand.has_report ? &cand.report : nullptr);
   if (round.verdict.status == Status::timed_out && cand_timeout < timeout_s)
@@ -609,16 +610,17 @@ class EvaluationRun {
     note_process(m_res.sandbox, run.process);
     const double seconds = seconds_since(t);
     m_round.phases.emplace_back("memcheck", seconds);
-    const MemcheckFinding found = read_memcheck_log(fs::exists(log) ? read_file(log) : std::string());
+    const ProcessResult& p = run.process;
+    const MemcheckFinding found = read_memcheck_log(fs::exists(log) ? read_file(log) : std::string(),
+                                                    p.timed_out || p.signaled ? -1 : p.exit_code);
     m_res.memcheck = memcheck_line(run, found, plan.runs.size(), seconds);
-    if (found.errors || (!run.process.timed_out && !run.process.signaled && run.process.exit_code == kMemcheckErrorExit))
-      m_round.verdict = {Status::out_of_bounds, m_res.memcheck};
+    if (found.errors) m_round.verdict = {Status::out_of_bounds, m_res.memcheck};
   }
 
   static std::string memcheck_line(const HarnessRun& run, const MemcheckFinding& found, std::size_t runs,
                                    double seconds) {
     const ProcessResult& p = run.process;
-    if (found.errors || (!p.timed_out && !p.signaled && p.exit_code == kMemcheckErrorExit))
+    if (found.errors)
       return "compute-sanitizer's memcheck: " + (found.first.empty() ? std::string("errors") : found.first) +
              (found.count > 1 ? " (" + std::to_string(found.count) + " errors)" : "");
     if (p.timed_out)

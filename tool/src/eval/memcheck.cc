@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "common/file_util.h"
 #include "common/source_lines.h"
 #include "common/text.h"
 
@@ -38,16 +39,10 @@ std::string find_compute_sanitizer(const std::string& nvcc, std::string* why) {
     *why = "KERNELBLASTER_COMPUTE_SANITIZER names " + quoted_excerpt(chosen) + ", which is not a program";
     return "";
   }
-  std::vector<fs::path> looked;
-  if (!nvcc.empty()) looked.push_back(fs::path(nvcc).parent_path() / "compute-sanitizer");
-  if (const char* path = std::getenv("PATH"))
-    for (std::stringstream dirs(path); !dirs.eof();) {
-      std::string dir;
-      std::getline(dirs, dir, ':');
-      if (!dir.empty()) looked.push_back(fs::path(dir) / "compute-sanitizer");
-    }
-  for (const fs::path& p : looked)
-    if (runnable(p)) return p.string();
+  if (!nvcc.empty())
+    if (const fs::path beside = fs::path(nvcc).parent_path() / "compute-sanitizer"; runnable(beside))
+      return beside.string();
+  if (std::string on_path = find_on_path("compute-sanitizer"); !on_path.empty()) return on_path;
   *why = "no compute-sanitizer next to nvcc or on PATH";
   return "";
 }
@@ -58,8 +53,9 @@ std::vector<std::string> memcheck_command(const std::string& sanitizer, const st
           "--log-file",    log_file};
 }
 
-MemcheckFinding read_memcheck_log(const std::string& log_text) {
+MemcheckFinding read_memcheck_log(const std::string& log_text, int exit_code) {
   MemcheckFinding f;
+  f.errors = exit_code == kMemcheckErrorExit;
   std::istringstream in(log_text);
   bool in_error = false;
   for (std::string line; std::getline(in, line);) {

@@ -30,7 +30,8 @@ struct MemcheckFinding {
   bool summarized = false;  // it printed its ERROR SUMMARY: it ran to the end
 };
 
-// Reads the sanitizer's log.
-MemcheckFinding read_memcheck_log(const std::string& log_text);
+// Reads the sanitizer's log; `exit_code` (-1: none, killed or timed out)
+// is the sanitizer's, which says errors where a torn log may not.
+MemcheckFinding read_memcheck_log(const std::string& log_text, int exit_code = -1);
 
 }  // namespace kernelblaster

@@ -22,12 +22,21 @@ std::string ReferenceRuns::new_run_dir() {
   return m_dir + "/run-" + std::to_string(m_next++);
 }
 
+namespace {
+
+std::string key(const std::string& binary, const std::string& plan_json) { return binary + '\n' + plan_json; }
+
+}  // namespace
+
+bool ReferenceRuns::stale(const Entry& e, std::chrono::steady_clock::time_point now) const {
+  return std::chrono::duration<double>(now - e.taken).count() > m_reuse_s;
+}
+
 std::shared_ptr<const ReferenceRun> ReferenceRuns::find(const std::string& binary, const std::string& plan_json) {
   std::lock_guard<std::mutex> lock(m_mutex);
-  auto it = m_entries.find(binary + '\n' + plan_json);
+  auto it = m_entries.find(key(binary, plan_json));
   if (it == m_entries.end()) return nullptr;
-  const double age = std::chrono::duration<double>(std::chrono::steady_clock::now() - it->second.taken).count();
-  if (age > m_reuse_s) {
+  if (stale(it->second, std::chrono::steady_clock::now())) {
     m_entries.erase(it);  // its directory goes with the last evaluation still reading it
     return nullptr;
   }
@@ -39,10 +48,8 @@ void ReferenceRuns::keep(const std::string& binary, const std::string& plan_json
   std::lock_guard<std::mutex> lock(m_mutex);
   const auto now = std::chrono::steady_clock::now();
   // Runs past their window go now, with their dumps (hundreds of MB for a large output).
-  std::erase_if(m_entries, [&](const auto& e) {
-    return std::chrono::duration<double>(now - e.second.taken).count() > m_reuse_s;
-  });
-  m_entries[binary + '\n' + plan_json] = {std::move(run), now};
+  std::erase_if(m_entries, [&](const auto& e) { return stale(e.second, now); });
+  m_entries[key(binary, plan_json)] = {std::move(run), now};
   ++m_kept;
 }
 

@@ -63,6 +63,7 @@ class ReferenceRuns {
     std::shared_ptr<const ReferenceRun> run;
     std::chrono::steady_clock::time_point taken;
   };
+  bool stale(const Entry& e, std::chrono::steady_clock::time_point now) const;
   std::string m_dir;
   double m_reuse_s;
   mutable std::mutex m_mutex;

@@ -142,7 +142,8 @@ std::vector<std::string> GuidedSearch::next(const Context& ctx) {
 // its threads at 16 does not at 32 either (SGEMM_CUDA's TM, TN, BM, BK).
 std::vector<std::string> GuidedSearch::local_picks(const Context& ctx) {
   const Observations o = observe(ctx);
-  for (std::size_t e : elites(o)) {
+  const std::vector<std::size_t> elite = elites(o);
+  for (std::size_t e : elite) {
     std::vector<std::pair<std::size_t, int>> failed_steps;  // (dimension, signed rank step) from e
     for (const Measured& m : o.measured)
       if (!m.verified)
@@ -160,10 +161,10 @@ std::vector<std::string> GuidedSearch::local_picks(const Context& ctx) {
   }
   // No setting of any elite can change alone: the moves constraints tie
   // together (two settings or more at once), nearest the best first.
-  if (const std::vector<std::size_t> e = elites(o); !e.empty()) {
+  if (!elite.empty()) {
     std::vector<std::pair<double, std::size_t>> scored;
-    for (std::size_t p : nearest_untried(e.front(), o, kWidestTrust))
-      scored.push_back({o.prior[p] - steps_between(e.front(), p), p});
+    for (std::size_t p : nearest_untried(elite.front(), o, kWidestTrust))
+      scored.push_back({o.prior[p] - steps_between(elite.front(), p), p});
     if (!scored.empty()) return best_of(ctx, scored);
   }
   return {};

@@ -188,9 +188,6 @@ std::vector<CandidateResult> EngineMeasurer::remeasure_each_alone(const Configur
   return out;
 }
 
-EvalResult EngineMeasurer::evaluate(const Configuration& config, int device, int seeds) {
-  return evaluate_build(m_builds.get(config).get(), m_focus.mask(config), device, seeds);
-}
 
 }  // namespace kernelblaster::search
 

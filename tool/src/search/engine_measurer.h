@@ -56,8 +56,6 @@ class EngineMeasurer final : public Measurer {
   CandidateResult measure(const Configuration& config, int device) override;
   CandidateResult remeasure(const Configuration& config, int device, int seeds) override;
 
-  // A full evaluation of `config`'s built program with `seeds` fresh seeds.
-  EvalResult evaluate(const Configuration& config, int device, int seeds);
   // The same on the whole harness, every launcher running, whatever group
   // `config` changes: what a composed winner is checked with.
   CandidateResult remeasure_whole(const Configuration& config, int device, int seeds);
