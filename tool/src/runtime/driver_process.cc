@@ -38,24 +38,19 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
-#include <thread>
 #include <unordered_map>
 
 #include "common/file_util.h"
 #include "common/protocol.h"
 #include "runtime/compare.h"
-#include "runtime/activity_tracer.h"
 #include "runtime/cuda_check.h"
-#include "runtime/process_state.h"
-#include "runtime/device_info.h"
 #include "runtime/device_ops.h"
-#include "runtime/gpu_lock.h"
+#include "runtime/driver_output.h"
 #include "runtime/process_main.h"
+#include "runtime/process_runtime.h"
 #include "runtime/profile_pass.h"
-#include "runtime/profiler_warmup.h"
 #include "runtime/spec.h"
 #include "runtime/timed_runs.h"
-#include "runtime/driver_output.h"
 #include "kernelblaster/kernelbench_runtime.h"
 
 namespace kernelblaster::kernelbench {
@@ -104,51 +99,20 @@ ToleranceSpec default_tolerance(const std::string& dtype) {
 class Runtime {
  public:
   Runtime(const DriverHooks& hooks, Plan plan, std::string out_dir)
-      : m_hooks(hooks), m_plan(std::move(plan)), m_out(std::move(out_dir)) {
+      : m_hooks(hooks), m_plan(std::move(plan)), m_rt(m_plan, m_report, std::move(out_dir)) {
     m_report.harness = "kernelbench";
     m_report.sizes = {{"default", {}, false}};
   }
   ~Runtime() {
-    m_warmup.reset();  // joins its thread and releases CUPTI's profiler state first
     for (auto& [name, saved] : m_initial) cudaFree(saved.second);
-    if (m_flush) cudaFree(m_flush);
   }
 
   HarnessReport& report() { return m_report; }
-
-  // The lock before anything touches the GPU: the driver's torch work, its
-  // reference computation and module loading all happen under it. Never
-  // released by hand: the process's exit (context teardown included) does.
-  void lock() {
-    m_report.error.phase = "setup";
-    m_report.device = read_device_info(m_plan.device);
-    if (!m_plan.lock_dir.empty()) {
-      auto* lock = new GpuLock;
-      std::string why;
-      if (!lock->acquire(m_plan.lock_dir, m_report.device.uuid, m_plan.lock_timeout_s, &why)) {
-        m_report.error.kind = "lock_timeout";
-        throw std::runtime_error(why);
-      }
-    }
-    write_file(m_out + "/" + kLockHeldMarker, "");
-  }
-
-  void setup() {
-    m_report.error.phase = "setup";
-    cuda_check(cudaSetDevice(m_plan.device), "select device " + std::to_string(m_plan.device));
-    std::string why;
-    if (!m_tracer.start(&why)) m_report.notes.push_back(why + "; timing uses CUDA events only");
-    m_flush_bytes = static_cast<std::size_t>(2 * std::max<std::int64_t>(m_report.device.l2_bytes, 1 << 20));
-    cuda_check(cudaMalloc(&m_flush, m_flush_bytes), "L2 flush buffer");
-    cuda_check(cudaMemset(m_flush, 0, m_flush_bytes), "L2 flush buffer");
-    // Whatever L2 the driver sets aside for persisting accesses by default
-    // (seen: 11.25 MiB on an H200) is taken back before any call: what a
-    // call leaves set aside is then the call's doing (judge_state).
-    take_back_persisting_l2();
-    // The profiler's set-up overlaps the runs (profiler_warmup.h), only when
-    // the plan asks for a profile.
-    if (m_plan.profile.size >= 0) m_warmup = std::make_unique<ProfilerWarmup>(m_plan.profile, m_plan.device);
-  }
+  // Its lock, set-up and process end: those of every harness process. The
+  // driver's torch work, its reference computation and module loading all
+  // happen under the lock; never released by hand (the process's exit,
+  // context teardown included, does).
+  ProcessRuntime& runtime() { return m_rt; }
 
   void discover() {
     m_report.error.phase = "discovery";
@@ -182,20 +146,19 @@ class Runtime {
       check_run(static_cast<int>(k), m_plan.runs[k].seed, k % 2 == 0 ? 0xFF : 0x5A);
       if (k == 0 && m_plan.probe_initial_outputs && probe_initial_outputs()) {
         // The original needs those outputs as the driver makes them: run 0 again so.
-        m_windows.pop_back();
-        m_window_runs.pop_back();
+        m_rt.forget_last_checked_call();
         check_run(0, m_plan.runs[0].seed, 0xFF);
       }
     }
     m_report.error.run = -1;
-    attribute_runs();
+    m_rt.attribute_checked_calls();
   }
 
   void timing() {
     if (!m_plan.timing.enabled) return;
     m_report.error.phase = "timing";
     const TimingRequest& tr = m_plan.timing;
-    TimedLoop loop(m_tracer, tr, tr.repeat_probe_runs);
+    TimedLoop loop(m_rt.tracer(), tr, tr.repeat_probe_runs);
     m_loop = &loop;
     while (!loop.done()) {
       const TimedStep step = loop.next();
@@ -220,7 +183,7 @@ class Runtime {
     TimingReport t = loop.finish();
     t.size = 0;
     m_report.timings.push_back(t);
-    m_persisting = std::max(m_persisting, loop.persisting_l2_bytes());
+    m_rt.note_persisting_l2(loop.persisting_l2_bytes());
     m_loop = nullptr;
   }
 
@@ -230,8 +193,6 @@ class Runtime {
     m_timed = false;
     invoke(Mode::profile, m_plan.profile.seed, nullptr);
   }
-
-  std::uint64_t persisting_l2_bytes() const { return m_persisting; }
 
   // --- called from the launcher wrapper and the torch side ---
 
@@ -249,7 +210,7 @@ class Runtime {
         call();
         cuda_check(cudaGetLastError(), "kernel launch");
         cuda_check(cudaDeviceSynchronize(), "kernel execution");
-        m_persisting = std::max<std::uint64_t>(m_persisting, take_back_persisting_l2());
+        m_rt.note_persisting_l2(take_back_persisting_l2());
       } else if ((m_mode == Mode::time || m_mode == Mode::profile) && m_timed) {
         plain_call(args, call);  // a second launcher call in the invocation
       } else if (m_mode == Mode::time) {
@@ -318,7 +279,7 @@ class Runtime {
     d.allclose_rtol = tolerance.rtol;
     d.allclose_atol = tolerance.atol;
     d.allclose_equal_nan = tolerance.equal_nan;
-    write_file(m_out + "/" + d.file,
+    write_file(m_rt.out_dir() + "/" + d.file,
                std::string(static_cast<const char*>(oracle.data), static_cast<std::size_t>(oracle.count) * width));
     replace_dump(m_run->oracle, d);
   }
@@ -460,14 +421,8 @@ class Runtime {
       const Arg& a = m_args[i];
       const void* p = pointer(args, i);
       if (!a.output || !p) continue;
-      OutputDump d;
-      d.name = a.name;
-      d.count = a.count;
-      d.poison_byte = poison_of(a);  // for a kept output only an all-0xFF (NaN) element reads as unwritten
-      d.file = "run" + std::to_string(run.index) + "_" + a.name + ".bin";
-      std::string bytes(bytes_of(a), '\0');
-      cuda_check(cudaMemcpy(bytes.data(), p, bytes.size(), cudaMemcpyDeviceToHost), "output read-back");
-      write_file(m_out + "/" + d.file, bytes);  // scratch: the report, written last, vouches for it
+      // For a kept output only an all-0xFF (NaN) element reads as unwritten.
+      OutputDump d = m_rt.dump_output(run.index, a.name, p, a.count, a.width, poison_of(a));
       replace_dump(run.outputs, d);
     }
   }
@@ -487,28 +442,15 @@ class Runtime {
     bool repeated = false;
     for (std::size_t i = 0; i < m_args.size(); ++i)
       if (m_args[i].output && pointer(args, i) && m_seen.count(pointer(args, i))) repeated = true;
-    TimedWindow w;
-    w.gated = m_tracer.active();
-    if (w.gated) gate().hold(kGateTimeoutUs);
-    w.begin = m_tracer.active() ? m_tracer.now() : 0;
-    call();
-    w.returned = m_tracer.active() ? m_tracer.now() : 0;
-    if (w.gated) gate().release();
-    cuda_check(cudaGetLastError(), "kernel launch");
-    cuda_check(cudaDeviceSynchronize(), "kernel execution");
-    w.end = m_tracer.active() ? m_tracer.now() : 0;
-    w.event_ns = 1e18;  // not event-bracketed: only the activity count and foreign work matter here
-    m_persisting = std::max<std::uint64_t>(m_persisting, take_back_persisting_l2());
-    std::map<std::string, std::uint64_t> after = input_sums(args);
     RunReport& run = *m_run;
+    m_rt.checked_call(run.index, call);
+    std::map<std::string, std::uint64_t> after = input_sums(args);
     run.input_checksums = before;
     run.repeated_pointers = repeated;
     run.inputs_modified.clear();
     for (const auto& [name, sum] : before)
       if (after[name] != sum) run.inputs_modified.push_back(name);
     dump_outputs(args, run);
-    m_window_runs.push_back(run.index);
-    m_windows.push_back(w);
   }
 
   // The kept outputs (those the original needs as the driver made them) of
@@ -538,7 +480,7 @@ class Runtime {
     TimedRunHooks hooks;
     hooks.prepare = [&](const TimedStep&) {
       poison_outputs(args, /*restore_initial=*/true);
-      if (m_plan.timing.flush_l2) flush_l2_on_device(m_flush, m_flush_bytes);
+      if (m_plan.timing.flush_l2) m_rt.flush_l2();
     };
     hooks.call = call;
     hooks.unwritten = [&] {
@@ -565,7 +507,7 @@ class Runtime {
     ProfileHooks hooks;
     hooks.prepare = [&] {
       poison_outputs(args, /*restore_initial=*/true);
-      flush_l2_on_device(m_flush, m_flush_bytes);
+      m_rt.flush_l2();
       cuda_check(cudaDeviceSynchronize(), "prepare");
     };
     hooks.call = [&] {
@@ -573,13 +515,7 @@ class Runtime {
       cuda_check(cudaGetLastError(), "kernel launch");
       cuda_check(cudaDeviceSynchronize(), "kernel execution");
     };
-    try {
-      ProfilerWarmup none(ProfileRequest{}, m_plan.device);
-      m_report.profile = run_profile_pass(m_plan.profile, m_plan.device, m_tracer, hooks, m_warmup ? *m_warmup : none);
-    } catch (const std::exception& x) {
-      m_report.profile.requested = true;
-      m_report.profile.note = std::string("profiling failed: ") + x.what();
-    }
+    m_rt.profile(hooks);
   }
 
   void invoke(Mode mode, std::uint64_t seed, RunReport* run) {
@@ -649,7 +585,7 @@ class Runtime {
       for (const BufferDecl& b : m_report.buffers)
         if (b.name == d.name) decl = &b;
       if (!decl || !dtype_from_name(decl->dtype, &type)) continue;
-      std::string poisoned = read_file(m_out + "/" + d.file);
+      std::string poisoned = read_file(m_rt.out_dir() + "/" + d.file);
       const std::size_t w = dtype_size(type);
       if (poisoned.size() != it->second.size()) continue;
       if (poisoned == it->second) continue;  // the same answer both ways (most originals): nothing lost
@@ -672,20 +608,6 @@ class Runtime {
     return found;
   }
 
-  void attribute_runs() {
-    if (!m_tracer.active() || m_windows.empty()) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // let deferred work surface
-    cuda_check(cudaDeviceSynchronize(), "trailing work");
-    Attribution attr = m_tracer.attribute(m_windows);
-    if (attr.foreign + attr.unordered > 0 && m_report.foreign_activities == 0)
-      m_report.foreign_detail = attr.foreign > 0 ? attr.first_foreign : attr.first_unordered;
-    m_report.foreign_activities += attr.foreign + attr.unordered;
-    for (std::size_t w = 0; w < m_windows.size(); ++w)
-      m_report.runs[static_cast<std::size_t>(m_window_runs[w])].activities = attr.windows[w].activities;
-    m_windows.clear();
-    m_window_runs.clear();
-  }
-
   static void replace_dump(std::vector<OutputDump>& dumps, const OutputDump& d) {
     for (OutputDump& x : dumps)
       if (x.name == d.name) {
@@ -697,24 +619,14 @@ class Runtime {
 
   const DriverHooks& m_hooks;
   Plan m_plan;
-  std::string m_out;
   HarnessReport m_report;
-  ActivityTracer m_tracer;
-  std::unique_ptr<ProfilerWarmup> m_warmup;
-  std::unique_ptr<StreamGate> m_gate;  // made on first use, after the device is chosen
-  StreamGate& gate() {
-    if (!m_gate) m_gate = std::make_unique<StreamGate>();
-    return *m_gate;
-  }
-  void* m_flush = nullptr;
-  std::size_t m_flush_bytes = 0;
+  ProcessRuntime m_rt;  // after the plan and the report it holds
 
   std::vector<Arg> m_args;
   std::set<std::string> m_keep;                     // outputs handed over as the driver made them
   std::map<std::string, std::string> m_unpoisoned;  // discovery's outputs, for the probe
   std::map<std::string, std::pair<std::size_t, void*>> m_initial;  // kept outputs' initial content, for timing
   TimedLoop* m_loop = nullptr;                      // during timing
-  std::uint64_t m_persisting = 0;                   // the most L2 a call left set aside for persisting accesses
   std::set<const void*> m_seen;                     // pointers earlier calls got
 
   Mode m_mode = Mode::idle;
@@ -726,8 +638,6 @@ class Runtime {
   std::vector<const void*> m_last_pointers;
   std::string m_problem;
   std::unique_ptr<CudaFailure> m_failure;
-  std::vector<TimedWindow> m_windows;
-  std::vector<int> m_window_runs;
 };
 
 Runtime* g_runtime = nullptr;
@@ -758,31 +668,16 @@ int run_driver_process(int argc, char** argv, const DriverHooks& hooks) {
   std::optional<Plan> plan = read_plan(plan_path, "driver");
   if (!plan) return kExitUsage;
   if (auto no_gpu = require_gpu()) return *no_gpu;
-  auto t0 = std::chrono::steady_clock::now();
   auto* runtime = new Runtime(hooks, std::move(*plan), out_dir);  // outlives main: a sticky CUDA error may hang teardown
   g_runtime = runtime;
   HarnessReport& report = runtime->report();
-  ProcessWatch watch;
-  const int code = run_phases(report, [&] {
-    timed_phase(report, "lock wait", [&] { runtime->lock(); });
-    timed_phase(report, "setup", [&] { runtime->setup(); });
-    watch.arm();  // the runtime's own handlers (CUDA, CUPTI, libtorch's) are in place
+  const int code = run_judged_process(runtime->runtime(), "driver", [&] {
     timed_phase(report, "discovery", [&] { runtime->discover(); });
     timed_phase(report, "correctness", [&] { runtime->runs(); });
     timed_phase(report, "timing", [&] { runtime->timing(); });
     timed_phase(report, "profile", [&] { runtime->profile(); });
   });
-  report.persisting_l2_bytes = runtime->persisting_l2_bytes();
-  report.process_changes = watch.changes();
   g_runtime = nullptr;
-  report.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  try {
-    write_file_atomic(out_dir + "/report.json", report_to_json(report));
-  } catch (const std::exception& x) {
-    std::fprintf(stderr, "kernelblaster driver: %s\n", x.what());
-    return kExitRunFailed;
-  }
-  if (code != kExitOk) std::fprintf(stderr, "kernelblaster driver: %s\n", report.error.message.c_str());
   // Also: after a sticky CUDA error, context teardown can hang or abort.
   end_after_report(code);
 }

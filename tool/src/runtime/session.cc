@@ -13,14 +13,10 @@
 
 #include "common/clock.h"
 #include "common/file_util.h"
-#include "runtime/activity_tracer.h"
 #include "runtime/cuda_check.h"
-#include "runtime/device_info.h"
 #include "runtime/device_ops.h"
-#include "runtime/gpu_lock.h"
-#include "runtime/process_state.h"
+#include "runtime/process_runtime.h"
 #include "runtime/profile_pass.h"
-#include "runtime/profiler_warmup.h"
 #include "runtime/sm_clock.h"
 #include "runtime/timed_runs.h"
 
@@ -87,56 +83,18 @@ class SessionCall final : public Call {
 class Session {
  public:
   Session(const Harness::Spec& spec, const Plan& plan, std::string out_dir, HarnessReport& report)
-      : m_spec(spec), m_plan(plan), m_out(std::move(out_dir)), m_report(report) {}
+      : m_spec(spec), m_plan(plan), m_report(report), m_rt(plan, report, std::move(out_dir)) {
+    m_sets.resize(m_spec.sizes.size());
+  }
   ~Session() {
-    m_warmup.reset();  // joins its thread and releases CUPTI's profiler state first
     for (BufferSet& s : m_sets)
       for (void* p : s.bases) cudaFree(p);
-    if (m_flush) cudaFree(m_flush);
   }
 
-  // The lock first: everything this process does on the GPU, the context
-  // included, happens while it is held. Its own phase: waiting for another
-  // evaluation is not this one's cost.
-  void lock() {
-    m_report.error.phase = "setup";
-    m_report.device = read_device_info(m_plan.device);
-    if (!m_plan.lock_dir.empty()) {
-      std::string why;
-      if (!m_lock.acquire(m_plan.lock_dir, m_report.device.uuid, m_plan.lock_timeout_s, &why)) {
-        m_report.error.kind = "lock_timeout";
-        throw std::runtime_error(why);
-      }
-    }
-    write_file(m_out + "/" + kLockHeldMarker, "");
-  }
-
-  void setup() {
-    m_report.error.phase = "setup";
-    const DeviceInfo& d = m_report.device;
-    check(cudaSetDevice(m_plan.device), "select device " + std::to_string(m_plan.device));
-    // Traced always: correctness runs are checked for work left to other threads too.
-    std::string why;
-    if (!m_tracer.start(&why)) m_report.notes.push_back(why + "; timing uses CUDA events only");
-    m_sets.resize(m_spec.sizes.size());
-    m_flush_bytes = static_cast<std::size_t>(2 * std::max<std::int64_t>(d.l2_bytes, 1 << 20));
-    check(cudaMalloc(&m_flush, m_flush_bytes), "L2 flush buffer");
-    // Written once, so every flush reads memory that holds data. (Once a
-    // suspect in the extra DRAM writes our ranges counted; measured, it was
-    // not: tool/src/profile/METRICS.md, "DRAM counts under the range profiler".)
-    check(cudaMemset(m_flush, 0, m_flush_bytes), "L2 flush buffer");
-    // Whatever L2 the driver sets aside for persisting accesses by default
-    // (seen: 11.25 MiB on an H200) is taken back before any call: what a
-    // call leaves set aside is then the call's doing (judge_state).
-    take_back_persisting_l2();
-    // The profiler's one-time set-up overlaps correctness and timing; it does
-    // no GPU work (profiler_warmup.h).
-    m_warmup = std::make_unique<ProfilerWarmup>(m_plan.profile, m_plan.device);
-  }
+  ProcessRuntime& runtime() { return m_rt; }
 
   void correctness() {
     m_report.error.phase = "correctness";
-    std::vector<TimedWindow> windows;
     for (std::size_t k = 0; k < m_plan.runs.size(); ++k) {
       m_report.error.run = static_cast<int>(k);
       const RunRequest& req = m_plan.runs[k];
@@ -150,18 +108,7 @@ class Session {
       bool repeated = m_called_sizes.count(req.size) > 0;
       m_called_sizes.insert(req.size);
       SessionCall call(m_spec, m_spec.sizes[req.size], set);
-      TimedWindow window;
-      window.gated = m_tracer.active();
-      if (window.gated) gate().hold(kGateTimeoutUs);
-      window.begin = m_tracer.active() ? m_tracer.now() : 0;
-      m_spec.launch(call);
-      window.returned = m_tracer.active() ? m_tracer.now() : 0;
-      if (window.gated) gate().release();
-      check(cudaGetLastError(), "kernel launch");
-      check(cudaDeviceSynchronize(), "kernel execution");
-      window.end = m_tracer.active() ? m_tracer.now() : 0;
-      window.event_ns = 1e18;  // not event-bracketed: only foreign work is of interest here
-      windows.push_back(window);
+      m_rt.checked_call(static_cast<int>(k), [&] { m_spec.launch(call); });
       RunReport run;
       run.index = static_cast<int>(k);
       run.size = req.size;
@@ -177,18 +124,9 @@ class Session {
       run.outside_writes = outside_writes(set);
       dump_outputs(set, int_poison, run);
       m_report.runs.push_back(std::move(run));
-      m_persisting = std::max<std::uint64_t>(m_persisting, take_back_persisting_l2());
     }
     m_report.error.run = -1;
-    if (m_tracer.active()) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));  // let deferred work surface
-      check(cudaDeviceSynchronize(), "trailing work");
-      Attribution attr = m_tracer.attribute(windows);
-      m_report.foreign_activities = attr.foreign + attr.unordered;
-      m_report.foreign_detail = attr.foreign > 0 ? attr.first_foreign : attr.first_unordered;
-      for (std::size_t k = 0; k < m_report.runs.size() && k < attr.windows.size(); ++k)
-        m_report.runs[k].activities = attr.windows[k].activities;
-    }
+    m_rt.attribute_checked_calls();
   }
 
   void timing() {
@@ -226,14 +164,7 @@ class Session {
       check(cudaGetLastError(), "kernel launch");
       check(cudaDeviceSynchronize(), "kernel execution");
     };
-    try {
-      ProfilerWarmup none(ProfileRequest{}, m_plan.device);
-      m_report.profile = run_profile_pass(req, m_plan.device, m_tracer, hooks, m_warmup ? *m_warmup : none);
-    } catch (const std::exception& x) {
-      // After the verdict's runs and timing: a failure here is a note.
-      m_report.profile.requested = true;
-      m_report.profile.note = std::string("profiling failed: ") + x.what();
-    }
+    m_rt.profile(hooks);
     const Dims& dims = m_spec.sizes[req.size].dims;
     if (m_spec.flops) m_report.profile.flops = m_spec.flops(dims);
     if (m_spec.bytes) m_report.profile.bytes = m_spec.bytes(dims);
@@ -269,7 +200,7 @@ class Session {
         check(cudaMemsetAsync(set.ptrs[i], dtype_is_float(b.dtype) ? 0xFF : int_poison, bytes, cudaStreamLegacy),
               "poison '" + b.name + "'");
     }
-    if (flush) flush_l2_on_device(m_flush, m_flush_bytes);
+    if (flush) m_rt.flush_l2();
   }
 
   // The compared buffers of `run` read back and written beside the report.
@@ -277,14 +208,8 @@ class Session {
     for (std::size_t i = 0; i < m_spec.buffers.size(); ++i) {
       const BufferSpec& b = m_spec.buffers[i];
       if (!b.compared()) continue;
-      OutputDump dump;
-      dump.name = b.name;
-      dump.count = set.counts[i];
-      dump.poison_byte = dtype_is_float(b.dtype) ? 0xFF : int_poison;
-      dump.file = "run" + std::to_string(run.index) + "_" + b.name + ".bin";
-      std::string bytes(static_cast<std::size_t>(set.counts[i]) * dtype_size(b.dtype), '\0');
-      check(cudaMemcpy(bytes.data(), set.ptrs[i], bytes.size(), cudaMemcpyDeviceToHost), "output read-back");
-      write_file(m_out + "/" + dump.file, bytes);  // scratch: the report, written last, vouches for it
+      const std::uint8_t poison = dtype_is_float(b.dtype) ? 0xFF : int_poison;
+      OutputDump dump = m_rt.dump_output(run.index, b.name, set.ptrs[i], set.counts[i], dtype_size(b.dtype), poison);
       run.outputs.push_back(dump);
     }
   }
@@ -367,41 +292,23 @@ class Session {
       dump_outputs(set, 0xFF, run);
       m_report.runs.push_back(std::move(run));
     };
-    TimedLoop loop(m_tracer, tr, tr.repeat_probe_runs, calls_per_run(tr, size));
+    TimedLoop loop(m_rt.tracer(), tr, tr.repeat_probe_runs, calls_per_run(tr, size));
     while (!loop.done()) loop.run(hooks);
     TimingReport out = loop.finish();
-    m_persisting = std::max(m_persisting, loop.persisting_l2_bytes());
+    m_rt.note_persisting_l2(loop.persisting_l2_bytes());
     out.size = size;
     out.sm_clock_mhz = clock_mhz;
     return out;
   }
 
- public:
-  std::uint64_t persisting_l2_bytes() const { return m_persisting; }
-
  private:
   const Harness::Spec& m_spec;
   const Plan& m_plan;
-  std::string m_out;
   HarnessReport& m_report;
-  ActivityTracer m_tracer;
-  std::unique_ptr<StreamGate> m_gate;  // made on first use, after the device is chosen
-  StreamGate& gate() {
-    if (!m_gate) m_gate = std::make_unique<StreamGate>();
-    return *m_gate;
-  }
-  GpuLock m_lock;
-  std::unique_ptr<ProfilerWarmup> m_warmup;  // the profiler, set up while the kernels are timed
+  ProcessRuntime m_rt;
   std::vector<BufferSet> m_sets;
   std::set<int> m_called_sizes;  // sizes whose buffers a correctness run already handed over
-  void* m_flush = nullptr;
-  std::size_t m_flush_bytes = 0;
-  std::uint64_t m_persisting = 0;  // the most L2 a call left set aside for persisting accesses
 };
-
-void write_report(const HarnessReport& report, const std::string& out_dir) {
-  write_file_atomic(out_dir + "/report.json", report_to_json(report));
-}
 
 }  // namespace
 
@@ -423,33 +330,14 @@ HarnessReport describe(const Harness::Spec& spec) {
 }
 
 int run_plan(const Harness::Spec& spec, const Plan& plan, const std::string& out_dir) {
-  auto t0 = std::chrono::steady_clock::now();
   HarnessReport report = describe(spec);
   if (auto no_gpu = require_gpu()) return *no_gpu;
-  int code = kExitOk;
-  ProcessWatch watch;
-  {
-    Session session(spec, plan, out_dir, report);
-    code = run_phases(report, [&] {
-      timed_phase(report, "lock wait", [&] { session.lock(); });
-      timed_phase(report, "setup", [&] { session.setup(); });
-      watch.arm();  // the runtime's own handlers (CUDA, CUPTI) are in place
-      timed_phase(report, "correctness", [&] { session.correctness(); });
-      timed_phase(report, "timing", [&] { session.timing(); });
-      timed_phase(report, "profile", [&] { session.profile(); });
-    });
-    report.persisting_l2_bytes = session.persisting_l2_bytes();
-  }
-  report.process_changes = watch.changes();
-  report.wall_s = seconds_since(t0);
-  try {
-    write_report(report, out_dir);
-  } catch (const std::exception& x) {
-    std::fprintf(stderr, "kernelblaster harness: %s\n", x.what());
-    return kExitRunFailed;
-  }
-  if (code != kExitOk) std::fprintf(stderr, "kernelblaster harness: %s\n", report.error.message.c_str());
-  return code;
+  Session session(spec, plan, out_dir, report);
+  return run_judged_process(session.runtime(), "harness", [&] {
+    timed_phase(report, "correctness", [&] { session.correctness(); });
+    timed_phase(report, "timing", [&] { session.timing(); });
+    timed_phase(report, "profile", [&] { session.profile(); });
+  });
 }
 
 }  // namespace kernelblaster
