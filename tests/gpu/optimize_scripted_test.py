@@ -10,7 +10,9 @@ must be the honest rewrite.
 
 PARTS (comma-separated, default all): examples, kernelbench, transfer,
 hostile (issue 26: replies of the published hack classes, for the matmul
-example and level1/001; none may be kept, each step a KB failure). One
+example and level1/001; issue 39: replies whose host code reaches for the
+verdict, for the vector_add example and level1/019; none may be kept, each
+step a KB failure). One
 command on the device may run 10 minutes and the whole test takes longer,
 so bench/gpu_session.sh runs it in parts; KERNELBLASTER_OPTIMIZE_KB names
 the KB file the parts share (default: a temporary one, so `transfer` alone
@@ -291,6 +293,36 @@ def hostile_examples(tool, kb):
         "-I", f"{ROOT}/examples/kernels/include", "--launcher", "matmul"], kb)
 
 
+def hostile_trust(tool, kb):
+    """Issue 39: replies whose host code reaches for the verdict (a redefined
+    CUDA call, the runtime's seed by its mangled name, system calls written
+    as assembly or declared by hand, a copy of torch's answer found through
+    the pointer API) pass the loop's text checks and are refused by the
+    object bound with the symbol named; the ones the text checks know stop
+    there. None kept, each step a KB failure."""
+    rej, static = "rejected", ("static_check", None)
+    a = "tests/adversarial/"
+    script = [{"file": a + "interposes_sync.cu"}, {"file": a + "mangled_runtime_seed.cu"},
+              {"file": a + "inline_syscall.cu"},
+              {"file": a + "reads_reference_dumps.cu"}, {"file": a + "tampers_environment.cu"},
+              {"file": a + "links_runtime_seed.cu"}]
+    want = [(rej, {"forbidden_code"})] * 3 + [static] * 3
+    hostile_run(tool, "hostile vector_add example (issue 39)", script, want, [
+        "--source", f"{ROOT}/examples/kernels/src/vector_add.cu",
+        "--harness", f"{ROOT}/examples/kernels/harness/vector_add_harness.cu",
+        "-I", f"{ROOT}/examples/kernels/include", "--launcher", "vector_add"], kb)
+    data = dataset()
+    if not data:
+        return
+    h = "tests/kernelbench/hostile/"
+    script = [{"file": h + "relu_interposes_sync.cu"}, {"file": h + "relu_raw_syscall.cu"},
+              {"file": h + "relu_copy_neighbour.cu"},
+              {"file": h + "relu_reads_oracle.cu"}, {"file": h + "relu_allocator_off.cu"},
+              {"file": h + "relu_forges_report_at_exit.cu"}]
+    hostile_run(tool, "hostile level1/019 (issue 39)", script, want,
+                ["--kernelbench", os.path.join(data, "level1", "019_ReLU")], kb)
+
+
 def learned_weight(stats):
     """The built-in policy's weight of a technique at a run's first step
     (policy/default_policy.h): an empty KB gives every technique 0.1."""
@@ -403,6 +435,7 @@ def main():
         if "hostile" in parts:  # a KB of their own: their failures must not depend on the others
             hostile_examples(tool, os.path.join(keep, "kb-hostile.json"))
             hostile_kernelbench(tool, os.path.join(keep, "kb-hostile.json"))
+            hostile_trust(tool, os.path.join(keep, "kb-hostile.json"))
     print(f"{len(passed)} passed, {len(failures)} failed")
     if not passed and not failures:
         print("skipped: nothing was checked (no dataset, or `transfer` without a first run's KB)")

@@ -3,6 +3,13 @@
 
   run_cases.py TOOL adversarial   every case in tests/adversarial/cases.json
                                   must end with its expected status
+  run_cases.py TOOL adversarial-bound
+                                  the cases of tests/adversarial/cases.json
+                                  that the object bound must refuse
+                                  (forbidden_code with the bound on): refused,
+                                  naming what, with or without a GPU (the
+                                  bound reads the compiled object before
+                                  anything runs), so CI without a GPU runs it
   run_cases.py TOOL self SEEDS    every example judged against itself over
                                   SEEDS seeds must be accepted (no false
                                   rejection)
@@ -96,6 +103,28 @@ def adversarial(tool):
         print(f"{'PASS' if good else 'FAIL'} {case['name']}: {result['status']} "
               f"(expected {'/'.join(allowed)}) {result.get('detail', '')[:200]} "
               f"sandbox {json.dumps(result.get('sandbox', {}))}")
+    return passed, failed
+
+
+def adversarial_bound(tool):
+    """Issue 39: what the object bound refuses, it refuses before any GPU is
+    asked for; a case that reaches the GPU check (77 here) was not refused."""
+    with open(os.path.join(ROOT, "tests", "adversarial", "cases.json")) as f:
+        cases = [c for c in json.load(f)["cases"]
+                 if c["expect"] == "forbidden_code" and c.get("env", {}).get("KERNELBLASTER_OBJECT_BOUND") != "off"]
+    passed = failed = 0
+    for case in cases:
+        cmd = [tool, "eval", "--json", "--source", os.path.join(ROOT, case["source"]),
+               "--harness", os.path.join(ROOT, case["harness"]), "-I", INCLUDE, "--timeout", "20",
+               "--candidate", os.path.join(ROOT, case["candidate"])]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+        try:
+            result = json.loads(proc.stdout)
+        except json.JSONDecodeError:
+            result = {"status": f"exit {proc.returncode}", "detail": proc.stderr.strip()}
+        good = result["status"] == "forbidden_code" and case.get("detail", "") in result.get("detail", "")
+        passed, failed = passed + good, failed + (not good)
+        print(f"{'PASS' if good else 'FAIL'} {case['name']}: {result['status']} {result.get('detail', '')[:200]}")
     return passed, failed
 
 
@@ -307,6 +336,8 @@ def main():
     tool, mode = sys.argv[1], sys.argv[2]
     if mode == "adversarial":
         passed, failed = adversarial(tool)
+    elif mode == "adversarial-bound":
+        passed, failed = adversarial_bound(tool)
     elif mode == "adversarial-synth":
         passed, failed = adversarial_synth(tool)
     elif mode == "kernelbench":
