@@ -1,6 +1,7 @@
 #include "optimize/engine_judge.h"
 
 #include <filesystem>
+#include <future>
 
 #include "common/file_util.h"
 #include "eval/object_bound.h"
@@ -62,16 +63,25 @@ Judgement EngineJudge::build(const std::string& source, const std::string& tag, 
   fs::create_directories(dir);
   const std::string path = dir + "/" + fs::path(m_target.source).filename().string();
   write_file(path, source);
+  // A model's code: its object is held to the bound before it runs,
+  // compiled beside the harness build. A definition the bound refuses can
+  // break the link itself (a redefined cudaDeviceSynchronize against the
+  // static runtime), so its verdict comes first: the model is told the
+  // symbol, not the linker's line.
+  std::future<Verdict> bound;
+  if (tag != "original")
+    bound = std::async(std::launch::async, [&] {
+      return check_candidate_object(m_toolchain, m_target.compile, m_target.source, path, dir + "/objects",
+                                    m_target.build_timeout_s);
+    });
   BuildOutcome b = build_harness(m_toolchain, m_target.compile, m_target.harness, path, dir + "/build",
                                  m_target.build_timeout_s);
   Judgement v;
-  if (b.ok && tag != "original") {
-    // A model's code: its object is held to the bound before it runs.
-    const Verdict bound = check_candidate_object(m_toolchain, m_target.compile, m_target.source, path, dir + "/objects",
-                                                 m_target.build_timeout_s);
-    if (!bound.verified()) {
-      v.status = bound.status;
-      v.detail = bound.detail;
+  if (bound.valid()) {
+    const Verdict refused = bound.get();
+    if (refused.status == Status::forbidden_code || (b.ok && !refused.verified())) {
+      v.status = refused.status;
+      v.detail = refused.detail;
       return v;
     }
   }
