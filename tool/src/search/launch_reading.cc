@@ -315,6 +315,7 @@ bool kernel_text(const std::string& code, const std::string& name, KernelText* o
     std::size_t end = matching(code, brace, '{', '}');
     if (end == std::string::npos) return false;
     out->body = code.substr(brace + 1, end - brace - 1);
+    out->signature = code.substr(open + 1, params_end - open - 1);
     std::size_t t = code.rfind("template", g);
     std::size_t prev = std::max(semi == std::string::npos ? 0 : semi, close == std::string::npos ? 0 : close);
     if (t != std::string::npos && (t > prev || prev == 0)) {

@@ -66,6 +66,7 @@ struct LaunchRead {
 struct KernelText {
   std::string body;
   std::vector<std::string> params;
+  std::string signature;  // its parameter list, between the parentheses
 };
 
 // Whitespace, line breaks included, off both ends.

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -14,6 +15,7 @@
 #include "search/config_space.h"
 #include "search/discovery.h"
 #include "search/launch_reading.h"
+#include "search/vector_alignment.h"
 #include "common/source_text.h"
 
 namespace kernelblaster::search {
@@ -426,10 +428,39 @@ class Finder {
       }
       add_constraint(l, a, env, tunables, "assert in " + l.site.kernel);
     }
+    alignment_constraints(l, k, env, tunables);
     std::string bytes = shared_bytes(k.body);
     if (!bytes.empty())
       add_constraint(l, bytes + " <= " + std::to_string(kMaxStaticSharedBytes), env, tunables,
                      "static shared memory of " + l.site.kernel);
+  }
+
+  // What the kernel's vector accesses need of the tunables
+  // (vector_alignment.h): `reinterpret_cast<float4*>(&C[col * TN + i])`
+  // misaligns with TN = 2.
+  void alignment_constraints(LaunchRead& l, const KernelText& k, const std::map<std::string, std::string>& env,
+                             const std::set<std::string>& tunables) {
+    std::set<std::string> arguments;
+    for (const std::string& a : parameter_names(k.signature)) arguments.insert(a);
+    std::function<bool(const std::string&, int)> reaches_argument = [&](const std::string& name, int depth) {
+      if (arguments.count(name)) return true;
+      auto e = env.find(name);
+      if (e == env.end() || depth > 6) return false;
+      for (const std::string& id : identifiers(e->second))
+        if (reaches_argument(id, depth + 1)) return true;
+      return false;
+    };
+    AlignmentNames names;
+    names.compile_time = [&](const std::string& e) { return !folded(e, env, tunables).empty(); };
+    names.tunable = [&](const std::string& e) { return !identifiers(folded(e, env, tunables)).empty(); };
+    names.problem = [&](const std::string& n) { return reaches_argument(n, 0); };
+    names.definition = [&](const std::string& n) {
+      auto e = env.find(n);
+      return e == env.end() ? std::string() : e->second;
+    };
+    for (const AlignmentNeed& need : vector_alignment_needs(k.body, k.signature, names))
+      add_constraint(l, "(" + need.expr + ") % " + std::to_string(need.elements) + " == 0", env, tunables,
+                     "the " + need.access + " in " + l.site.kernel);
   }
 
   LaunchTunables finish() {
