@@ -129,3 +129,26 @@ TEST(Result, SandboxRecordAddsUpTheProcesses) {
 
 }  // namespace
 }  // namespace kernelblaster
+
+// One rule for what a try teaches the KB (issue 42): an environment's
+// failure, or a request that never reached the model, says nothing about
+// the candidate; everything the code did does.
+TEST(Status, WhatATryTeachesTheKb) {
+  using kernelblaster::AttemptEnd;
+  using kernelblaster::Status;
+  for (Status s : {Status::no_gpu, Status::tool_error, Status::harness_error, Status::reference_failed,
+                   Status::not_recorded}) {
+    EXPECT_FALSE(kernelblaster::judges_the_candidate(s)) << kernelblaster::status_name(s);
+    EXPECT_FALSE(kernelblaster::teaches_kb(AttemptEnd::rejected, s)) << kernelblaster::status_name(s);
+  }
+  for (Status s : {Status::ok, Status::compile_failed, Status::crashed, Status::wrong_result, Status::cached_result,
+                   Status::forbidden_code, Status::process_tampered, Status::timed_out}) {
+    EXPECT_TRUE(kernelblaster::judges_the_candidate(s)) << kernelblaster::status_name(s);
+    EXPECT_TRUE(kernelblaster::teaches_kb(AttemptEnd::rejected, s)) << kernelblaster::status_name(s);
+  }
+  EXPECT_TRUE(kernelblaster::teaches_kb(AttemptEnd::verified, Status::ok));
+  EXPECT_TRUE(kernelblaster::teaches_kb(AttemptEnd::static_check, Status::ok));
+  EXPECT_TRUE(kernelblaster::teaches_kb(AttemptEnd::no_code, Status::ok));
+  EXPECT_FALSE(kernelblaster::teaches_kb(AttemptEnd::llm_failed, Status::ok));
+  EXPECT_FALSE(kernelblaster::teaches_kb(AttemptEnd::not_attempted, Status::ok));
+}

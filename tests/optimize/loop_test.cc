@@ -378,6 +378,29 @@ TEST(OptimizeLoop, AMalformedReplyIsAFailedRequestThatTeachesTheKbNothing) {
   EXPECT_TRUE(rig.judge.judged.empty());
 }
 
+// An nvcc that cannot run, or a GPU that is gone, is the environment's
+// failure: it says nothing about the technique, as in the tuner's KB bridge
+// (one rule, teaches_kb). Before, the optimize loop recorded it as a failed
+// try of the technique.
+TEST(OptimizeLoop, AnEnvironmentFailureTeachesTheKbNothing) {
+  for (Status environment : {Status::tool_error, Status::no_gpu, Status::harness_error}) {
+    Rig rig;
+    rig.judge.rule("ANY", environment, 0, "nvcc could not be run (scripted)");
+    for (int i = 0; i < 3; ++i) rig.script(fenced(kernel("ANY")));
+    const kb::KnowledgeBase before = rig.kb;
+    RunResult r = rig.run();
+    ASSERT_FALSE(r.steps.empty());
+    EXPECT_EQ(r.steps[0].attempts.back().status, environment);
+    EXPECT_TRUE(r.outcomes.empty()) << status_name(environment);
+    EXPECT_EQ(json::parse(kb_diff_json(before, rig.kb))["stats"].size(), 0u) << status_name(environment);
+  }
+  // What the code does is still learned: a wrong result is a failed try.
+  Rig rig;
+  rig.judge.rule("WRONG", Status::wrong_result);
+  for (int i = 0; i < 3; ++i) rig.script(fenced(kernel("WRONG")));
+  EXPECT_EQ(rig.run().outcomes.size(), 1u);
+}
+
 TEST(OptimizeLoop, AcceptedStepsChainAndEveryStepIsLearned) {
   Rig rig;
   rig.options.steps = 3;

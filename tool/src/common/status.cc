@@ -36,6 +36,31 @@ bool status_from_name(const std::string& name, Status* out) {
 
 const char* attempt_end_name(AttemptEnd end) { return name_in(kEndNames, end, "?"); }
 
+bool judges_the_candidate(Status status) {
+  switch (status) {
+    case Status::no_gpu:
+    case Status::tool_error:
+    case Status::harness_error:
+    case Status::reference_failed:
+    case Status::not_recorded:
+      return false;
+    default:
+      return true;
+  }
+}
+
+bool teaches_kb(AttemptEnd end, Status status) {
+  switch (end) {
+    case AttemptEnd::llm_failed:
+    case AttemptEnd::not_attempted:
+      return false;
+    case AttemptEnd::rejected:
+      return judges_the_candidate(status);
+    default:
+      return true;
+  }
+}
+
 std::string outcome_name(AttemptEnd end, Status status) {
   if (end == AttemptEnd::verified || end == AttemptEnd::rejected) return status_name(status);
   return attempt_end_name(end);

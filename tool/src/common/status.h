@@ -50,6 +50,17 @@ enum class AttemptEnd {
 };
 const char* attempt_end_name(AttemptEnd end);
 
+// What a try teaches the KB, in both loops (the tuner's KB bridge and the
+// optimize loop's steps): whether its ending says something about the
+// candidate, its technique or its settings. An environment's failure says
+// nothing: no GPU, the tool's own failure, a harness that is misused, an
+// original that failed, a replay without the configuration; nor does a
+// request that never reached the model. Everything else (verified, or
+// rejected for what the code does, a refused object and a broken rule
+// included) is a success or a failure of the technique.
+bool judges_the_candidate(Status status);
+bool teaches_kb(AttemptEnd end, Status status);
+
 // The one name of an outcome at the edges: the Status's name for a judged
 // attempt ("ok", "wrong_result", ...), else the end's ("llm_failed", ...).
 std::string outcome_name(AttemptEnd end, Status status);

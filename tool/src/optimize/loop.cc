@@ -409,8 +409,9 @@ std::vector<Loop::RoundResult> Loop::run_round(const std::vector<int>& active, i
   return results;
 }
 
-// What a finished step teaches the KB (a request that never reached the
-// model says nothing about the technique); the step joins the run's.
+// What a finished step teaches the KB, by the rule both loops share
+// (teaches_kb: a request that never reached the model, or an environment's
+// failure, says nothing about the technique); the step joins the run's.
 void Loop::record_step(Step st, const Base& base) {
   kb::Outcome o;
   o.state = st.state;
@@ -423,7 +424,7 @@ void Loop::record_step(Step st, const Base& base) {
   o.note = st.verified ? fixed_point(st.speedup_vs_base, 3) + "x over its base on " + m_target.gpu + " (" +
                              m_target.kernel + ")"
                        : std::string("failed: ") + failure_name(last) + ": " + last.detail.substr(0, 200);
-  if (last.end != AttemptEnd::llm_failed) {
+  if (teaches_kb(last.end, last.status)) {
     kb::record(m_kb, o);
     m_result.outcomes.push_back(o);
   }

@@ -33,12 +33,6 @@ Evidence gather(const kb::KnowledgeBase& kb, const std::string& state, const std
   return e;
 }
 
-// Says nothing about the configuration: neither a success nor a failure.
-bool uninformative(Status status) {
-  return status == Status::reference_failed || status == Status::no_gpu || status == Status::harness_error ||
-         status == Status::not_recorded || status == Status::tool_error;
-}
-
 // The id of `c` with setting `k` back at its default.
 std::string id_without(const RunLog& log, const EvaluationRecord& r, const Setting& k) {
   std::map<std::string, std::string> values = r.settings;
@@ -91,7 +85,7 @@ std::vector<kb::Outcome> outcomes_of(const RunLog& log) {
   std::vector<kb::Outcome> out;
   for (std::size_t i = 0; i < log.evaluations.size(); ++i) {
     const EvaluationRecord& r = log.evaluations[i];
-    if (uninformative(r.status)) continue;
+    if (!judges_the_candidate(r.status)) continue;  // says nothing about the configuration
     Configuration c = make_configuration(log.tunables, r.settings, r.flags);
     bool verified = r.status == Status::ok && std::isfinite(r.speedup) && r.speedup > 0;
     for (const Setting& s : c.settings) {
@@ -105,7 +99,7 @@ std::vector<kb::Outcome> outcomes_of(const RunLog& log) {
         o.speedup = std::exp(fit.log_effect[o.setting] + fit.residual[i]);
       } else {
         auto base = status_of.find(id_without(log, r, s));
-        if (base != status_of.end() && base->second != Status::ok && !uninformative(base->second)) continue;
+        if (base != status_of.end() && base->second != Status::ok && judges_the_candidate(base->second)) continue;
         o.speedup = 0.0;
       }
       out.push_back(std::move(o));
