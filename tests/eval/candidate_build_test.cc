@@ -22,6 +22,7 @@ TEST(BuildHarness, NvccThatCannotRunIsNamedAsSuch) {
   fs::remove_all(dir);
   EXPECT_FALSE(b.ok);
   EXPECT_TRUE(b.nvcc_unusable);
+  EXPECT_EQ(b.failure, Status::tool_error);  // what a loop judges it: says nothing about the candidate
   EXPECT_EQ(b.first_error.rfind("nvcc could not be run (/nonexistent/bin/nvcc: ", 0), 0u) << b.first_error;
 }
 
@@ -41,6 +42,7 @@ TEST(BuildHarness, ACompileErrorIsTheSourcesFault) {
   fs::remove_all(dir);
   EXPECT_FALSE(b.ok);
   EXPECT_FALSE(b.nvcc_unusable);
+  EXPECT_EQ(b.failure, Status::compile_failed);
   EXPECT_NE(b.first_error.find("identifier \"x\" is undefined"), std::string::npos) << b.first_error;
 }
 

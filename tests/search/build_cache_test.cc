@@ -94,4 +94,5 @@ TEST(BuildCache, ABuilderThatThrowsIsAFailedBuildNotACrash) {
   CandidateBuild b = cache.get(config("A")).get();
   EXPECT_FALSE(b.outcome.ok);
   EXPECT_EQ(b.outcome.first_error, "not built: cannot create /w/0");
+  EXPECT_EQ(b.outcome.failure, kernelblaster::Status::tool_error);  // the tool's failure, not the candidate's
 }

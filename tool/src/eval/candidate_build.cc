@@ -146,6 +146,7 @@ BuildOutcome run_nvcc(const Toolchain& tc, const std::vector<std::string>& cmd, 
   b.ok = r.ok() && exists(b.binary);
   if (r.spawn_failed) {
     b.nvcc_unusable = true;
+    b.failure = Status::tool_error;
     b.first_error = "nvcc could not be run (" + tc.nvcc + ": " + r.how_it_ended() + ")";
   } else if (!b.ok) {
     b.first_error = r.timed_out ? "nvcc " + r.how_it_ended() : first_error_line(r.output);
@@ -154,6 +155,13 @@ BuildOutcome run_nvcc(const Toolchain& tc, const std::vector<std::string>& cmd, 
 }
 
 }  // namespace
+
+BuildOutcome build_not_attempted(const std::string& why) {
+  BuildOutcome b;
+  b.failure = Status::tool_error;
+  b.first_error = "not built: " + why;
+  return b;
+}
 
 BuildOutcome build_harness(const Toolchain& tc, const CompileSettings& cs, const std::string& harness,
                            const std::string& kernel_source, const std::string& scratch_dir, double timeout_s) {

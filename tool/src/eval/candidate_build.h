@@ -74,10 +74,17 @@ struct BuildOutcome {
   // nvcc itself could not be started: the toolchain is at fault, not the
   // source, and a report must say so first.
   bool nvcc_unusable = false;
-  // What a failed build is judged: the compiler refused it, or its object
-  // went past the bound of eval/object_bound.h (forbidden_code).
+  // What a failed build is judged, the one place a build becomes a status:
+  // the compiler refused it (compile_failed), its object went past the
+  // bound of eval/object_bound.h (forbidden_code), or the tool could not
+  // build at all (tool_error: nvcc cannot be run, the scratch directory
+  // cannot be written), which says nothing about the candidate.
   Status failure = Status::compile_failed;
 };
+
+// A build the tool could not attempt (an exception on the way): tool_error,
+// `why` as its first error.
+BuildOutcome build_not_attempted(const std::string& why);
 
 BuildOutcome build_harness(const Toolchain& tc, const CompileSettings& cs, const std::string& harness,
                            const std::string& kernel_source, const std::string& scratch_dir, double timeout_s);

@@ -434,7 +434,7 @@ class EvaluationRun {
         const Verdict v = m_bound.get();
         if (v.status == Status::forbidden_code) return fail(v.status, v.detail);
       }
-      return fail(Status::compile_failed, m_program.built.first_error);
+      return fail(m_program.built.failure, m_program.built.first_error);
     }
     return true;
   }

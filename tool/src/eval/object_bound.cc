@@ -320,7 +320,7 @@ Verdict check_candidate_object(const Toolchain& tc, const CompileSettings& cs, c
     }
     OriginalFacts::keep(key, *known);
   }
-  if (!c.ok) return {Status::compile_failed, c.first_error};
+  if (!c.ok) return {c.failure, c.first_error};
   return verdict_on(*known, c.binary, library_exports(tc.cuda_lib_dir));
 }
 

@@ -90,7 +90,7 @@ Judgement EngineJudge::build(const std::string& source, const std::string& tag, 
     m_binaries[source] = b.binary;
     return v;
   }
-  v.status = b.nvcc_unusable ? Status::tool_error : Status::compile_failed;
+  v.status = b.failure;
   v.detail = b.first_error;
   v.compiler_output = compiler_feedback(b.log);
   return v;

@@ -25,7 +25,7 @@ std::shared_future<CandidateBuild> BuildCache::get(const Configuration& config) 
   auto future = m_pool.submit([this, config, dir] {
     if (m_closing) {
       CandidateBuild b;
-      b.outcome.first_error = "not built: the run ended";
+      b.outcome = build_not_attempted("the run ended");
       return b;
     }
     try {
@@ -34,7 +34,7 @@ std::shared_future<CandidateBuild> BuildCache::get(const Configuration& config) 
       // An unwritable scratch directory is not the candidate's fault, but it
       // still must not take the run down: the build failed, say why.
       CandidateBuild b;
-      b.outcome.first_error = std::string("not built: ") + x.what();
+      b.outcome = build_not_attempted(x.what());
       return b;
     }
   }, &ticket);

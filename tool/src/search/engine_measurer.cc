@@ -89,9 +89,7 @@ std::shared_future<BuildOutcome> EngineMeasurer::reference_for(std::uint64_t mas
     try {
       return build_harness(tc, cs, harness, source, dir, timeout);
     } catch (const std::exception& x) {
-      BuildOutcome b;
-      b.first_error = std::string("not built: ") + x.what();
-      return b;
+      return build_not_attempted(x.what());
     }
   });
   m_focused_references.emplace(mask, future);
@@ -121,7 +119,7 @@ EvalResult EngineMeasurer::evaluate_build(const CandidateBuild& b, std::uint64_t
                                           bool memcheck) {
   EvalResult r;
   if (!b.outcome.ok) {
-    r.status = Status::compile_failed;
+    r.status = b.outcome.failure;
     r.detail = b.outcome.first_error;
     return r;
   }
