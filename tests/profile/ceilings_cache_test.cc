@@ -10,6 +10,7 @@
 #include "common/file_util.h"
 #include "runtime/driver_version.h"
 #include "profile/gpu_facts.h"
+#include "profile/gpu_helper.h"
 
 namespace fs = std::filesystem;
 
@@ -123,6 +124,66 @@ TEST(GpuFacts, HelperJsonToCeilingsTakesTheBetterCopy) {
   EXPECT_DOUBLE_EQ(c.ceilings.dram_gbs, 4050);
   EXPECT_EQ(c.gpu.key(), "nvidia-h200-sm90-132sm-drv580");
   EXPECT_THROW(gpu_facts_from_json("{\"name\": 3}"), std::runtime_error);
+}
+
+// A stand-in for kernelblaster-gpu: writes an H200's facts to --out (with
+// ceilings in `ceilings` mode) and counts its `ceilings` runs in a file.
+std::string stand_in_helper(const std::string& dir, int exit_code = 0) {
+  const std::string path = dir + "/kernelblaster-gpu";
+  std::ofstream(path) << "#!/bin/sh\n"
+                      << "[ " << exit_code << " -ne 0 ] && exit " << exit_code << "\n"
+                      << "mode=$1; out=$5\n"
+                      << "extra=''\n"
+                      << "if [ \"$mode\" = ceilings ]; then echo x >> " << dir << "/measured;"
+                      << " extra=', \"copy_memcpy_gbs\": 3900, \"copy_kernel_gbs\": 4050, \"fp32_gflops\": 60000,"
+                      << " \"fp16_gflops\": 110000, \"tensor_gflops\": 450000'; fi\n"
+                      << "printf '{\"name\": \"NVIDIA H200\", \"cc_major\": 9, \"cc_minor\": 0, \"sm_count\": 132,"
+                      << " \"driver_major\": 580%s}' \"$extra\" > \"$out\"\n";
+  fs::permissions(path, fs::perms::owner_all);
+  return path;
+}
+
+int lines_in(const std::string& path) {
+  std::ifstream in(path);
+  int n = 0;
+  for (std::string line; std::getline(in, line);) ++n;
+  return n;
+}
+
+// Issue 40: the first run on a machine measures the ceilings, every later
+// one reads them; a damaged entry is measured again, never trusted.
+TEST_F(CeilingsCacheTest, TheFirstLookupMeasuresAndLaterOnesReuse) {
+  const std::string helper = stand_in_helper(m_dir);
+  const std::string cache = m_dir + "/cache";
+  CeilingsLookup first = ceilings_for(helper, 0, cache, false);
+  ASSERT_TRUE(first.entry.has_value()) << first.why_not;
+  EXPECT_FALSE(first.cached);
+  EXPECT_DOUBLE_EQ(first.entry->ceilings.dram_gbs, 4050);
+  EXPECT_TRUE(fs::exists(first.path)) << first.path;
+  CeilingsLookup second = ceilings_for(helper, 0, cache, false);
+  ASSERT_TRUE(second.entry.has_value());
+  EXPECT_TRUE(second.cached);
+  EXPECT_EQ(lines_in(m_dir + "/measured"), 1);
+  std::ofstream(first.path) << "{ not json";
+  CeilingsLookup again = ceilings_for(helper, 0, cache, false);
+  ASSERT_TRUE(again.entry.has_value());
+  EXPECT_FALSE(again.cached);
+  ASSERT_EQ(again.notes.size(), 1u);
+  EXPECT_NE(again.notes[0].find("ignoring the cached ceilings"), std::string::npos) << again.notes[0];
+  EXPECT_EQ(lines_in(m_dir + "/measured"), 2);
+  EXPECT_TRUE(ceilings_for(helper, 0, cache, true).entry.has_value());  // --refresh
+  EXPECT_EQ(lines_in(m_dir + "/measured"), 3);
+}
+
+TEST_F(CeilingsCacheTest, NoGpuOrNoHelperIsAReasonNotAnEntry) {
+  CeilingsLookup none = ceilings_for(stand_in_helper(m_dir, 77), 0, m_dir + "/cache", false);
+  EXPECT_FALSE(none.entry.has_value());
+  EXPECT_EQ(none.exit_code, 77);
+  EXPECT_EQ(none.why_not, "no CUDA GPU on this machine");
+  CeilingsLookup missing = ceilings_for(m_dir + "/absent", 0, m_dir + "/cache", false);
+  EXPECT_FALSE(missing.entry.has_value());
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.why_not.find("GPU helper not found"), std::string::npos) << missing.why_not;
 }
 
 }  // namespace

@@ -28,13 +28,6 @@ ceilings   the roofline ceilings of the GPU: device-to-device copy bandwidth,
 Exit status: 0 ok, 2 bad usage or failure, 77 no GPU on this machine.
 )";
 
-std::string now_iso8601() {
-  std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
-
 void print_info(const profile::GpuFacts& f) {
   std::printf("%s (sm_%d%d, %d SMs, %.1f GiB, L2 %.0f MiB)\n", f.fingerprint.name.c_str(), f.fingerprint.cc_major,
               f.fingerprint.cc_minor, f.fingerprint.sm_count, f.memory_bytes / 1073741824.0, f.l2_bytes / 1048576.0);
@@ -80,43 +73,26 @@ GpuCall parse_call(const CommandArgs& argv) {
 }
 
 // This GPU's ceilings: cached, or measured by the helper and cached.
-int ceilings(const GpuCall& c, const std::string& helper, const profile::HelperOutcome& info) {
-  profile::CeilingsCache cache(c.cache_dir);
-  std::optional<profile::CachedCeilings> entry;
-  bool cached = false;
-  if (!c.refresh) {
-    try {
-      entry = cache.load(info.facts.fingerprint);
-      cached = entry.has_value();
-    } catch (const std::exception& x) {
-      // A damaged entry is measured again and replaced, never trusted.
-      std::fprintf(stderr, "kernelblaster gpu: ignoring the cached ceilings: %s\n", x.what());
-    }
+int ceilings(const GpuCall& c, const std::string& helper) {
+  const profile::CeilingsLookup found = profile::ceilings_for(helper, c.device, c.cache_dir, c.refresh);
+  for (const std::string& note : found.notes) std::fprintf(stderr, "kernelblaster gpu: %s\n", note.c_str());
+  if (!found.entry) {
+    std::fprintf(stderr, "kernelblaster gpu: %s%s\n", found.exit_code == 77 ? "skipped: " : "", found.why_not.c_str());
+    return found.exit_code;
   }
-  if (!entry) {
-    profile::HelperOutcome measured = profile::run_gpu_helper(helper, "ceilings", c.device, 300);
-    if (measured.exit_code != 0) {
-      std::fprintf(stderr, "kernelblaster gpu: %s\n", measured.message.c_str());
-      return measured.exit_code == 77 ? 77 : 2;
-    }
-    measured.facts.fingerprint = info.facts.fingerprint;
-    entry = profile::ceilings_from_facts(measured.facts, now_iso8601());
-    cache.store(*entry);
-  }
-  std::string path = cache.path_for(entry->gpu);
-  if (c.json) std::printf("%s\n", profile::ceilings_report_json(*entry, cached, path).c_str());
-  else print_ceilings(*entry, cached, path);
+  if (c.json) std::printf("%s\n", profile::ceilings_report_json(*found.entry, found.cached, found.path).c_str());
+  else print_ceilings(*found.entry, found.cached, found.path);
   return 0;
 }
 
 int run_gpu(const GpuCall& c, const std::string& self_exe) {
   std::string helper = profile::find_gpu_helper(self_exe);
+  if (c.mode == "ceilings") return ceilings(c, helper);
   profile::HelperOutcome info = profile::run_gpu_helper(helper, "info", c.device, 60);
   if (info.exit_code != 0) {
     std::fprintf(stderr, "kernelblaster gpu: %s%s\n", info.exit_code == 77 ? "skipped: " : "", info.message.c_str());
     return info.exit_code == 77 ? 77 : 2;
   }
-  if (c.mode == "ceilings") return ceilings(c, helper, info);
   if (c.json) std::printf("%s\n", profile::gpu_facts_to_json(info.facts, false).c_str());
   else print_info(info.facts);
   return 0;

@@ -24,6 +24,7 @@
 #include "optimize/kernelbench_judge.h"
 #include "optimize/loop.h"
 #include "optimize/run_record.h"
+#include "profile/gpu_helper.h"
 #include "rewrite/code_blocks.h"
 #include "search/policy_choice.h"
 #include "synth/launcher_scan.h"
@@ -499,6 +500,20 @@ std::string discover_launcher(const std::string& source, const std::string& harn
                    list(named) + ")");
 }
 
+// This GPU's roofline ceilings, measured the first time this machine needs
+// them and cached: the plausibility line of every judgement reads them.
+static void ensure_ceilings(int device, const std::string& self_exe) {
+  const std::string helper = profile::find_gpu_helper(self_exe);
+  const profile::CeilingsLookup found = profile::ceilings_for(helper, device, profile::default_cache_dir(), false);
+  for (const std::string& note : found.notes) std::fprintf(stderr, "kernelblaster optimize: %s\n", note.c_str());
+  if (found.entry && !found.cached)
+    std::fprintf(stderr, "kernelblaster optimize: measured this GPU's roofline ceilings once, in %.1f s (cached for "
+                 "later runs: %s)\n", found.measured_s, found.path.c_str());
+  else if (!found.entry)
+    std::fprintf(stderr, "kernelblaster optimize: no roofline ceilings for this GPU (%s): plausibility against them "
+                 "not assessed\n", found.why_not.c_str());
+}
+
 // The GPU, then one run or a directory of them; exit status as optimize_command's.
 static int run_optimize(const OptimizeCall& c, llm::Client& client, const std::string& self_exe) {
   CudaGpuProbe probe;
@@ -511,6 +526,7 @@ static int run_optimize(const OptimizeCall& c, llm::Client& client, const std::s
     std::fprintf(stderr, "kernelblaster optimize: skipped: %s\n", gpu.reason.empty() ? "no GPU" : gpu.reason.c_str());
     return 77;
   }
+  ensure_ceilings(c.st.device, self_exe);
   if (c.kernelbench_root.empty() || c.jobs.size() == 1) return run_one(c, client, probe, gpu, self_exe);
   return run_directory(c, client, probe, gpu, self_exe);
 }

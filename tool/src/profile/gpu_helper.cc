@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 
@@ -48,6 +49,44 @@ HelperOutcome run_gpu_helper(const std::string& helper, const std::string& mode,
     out.message = "kernelblaster-gpu " + mode + ": " + r.how_it_ended() + ": " + r.output_tail(1);
   }
   fs::remove_all(tmpl);
+  return out;
+}
+
+CeilingsLookup ceilings_for(const std::string& helper, int device, const std::string& cache_dir, bool refresh) {
+  CeilingsLookup out;
+  HelperOutcome info = run_gpu_helper(helper, "info", device, 60);
+  if (info.exit_code != 0) {
+    out.exit_code = info.exit_code == 77 ? 77 : 2;
+    out.why_not = info.message;
+    return out;
+  }
+  CeilingsCache cache(cache_dir);
+  out.path = cache.path_for(info.facts.fingerprint);
+  if (!refresh) {
+    try {
+      out.entry = cache.load(info.facts.fingerprint);
+      out.cached = out.entry.has_value();
+    } catch (const std::exception& x) {
+      // A damaged entry is measured again and replaced, never trusted.
+      out.notes.push_back(std::string("ignoring the cached ceilings: ") + x.what());
+    }
+  }
+  if (out.entry) return out;
+  const auto t0 = std::chrono::steady_clock::now();
+  HelperOutcome measured = run_gpu_helper(helper, "ceilings", device, 300);
+  out.measured_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (measured.exit_code != 0) {
+    out.exit_code = measured.exit_code == 77 ? 77 : 2;
+    out.why_not = measured.message;
+    return out;
+  }
+  measured.facts.fingerprint = info.facts.fingerprint;
+  out.entry = ceilings_from_facts(measured.facts, utc_now_iso8601());
+  try {
+    cache.store(*out.entry);
+  } catch (const std::exception& x) {
+    out.notes.push_back(std::string("the ceilings could not be cached: ") + x.what());
+  }
   return out;
 }
 

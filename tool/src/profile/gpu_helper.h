@@ -1,7 +1,9 @@
 // Running kernelblaster-gpu, the GPU program next to the tool, from the tool.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "profile/gpu_facts.h"
 
@@ -18,5 +20,21 @@ struct HelperOutcome {
 
 // mode: "info" or "ceilings". Never throws.
 HelperOutcome run_gpu_helper(const std::string& helper, const std::string& mode, int device, double timeout_s);
+
+// This GPU's roofline ceilings: from the cache (found by the fingerprint the
+// helper's `info` reports), else measured once by the helper's `ceilings`
+// and stored, so the first run on a fresh machine pays for them and every
+// later run reuses them (issue 40: no manual command). `refresh` measures
+// anyway. Never throws.
+struct CeilingsLookup {
+  std::optional<CachedCeilings> entry;
+  bool cached = false;      // read from the cache, not measured now
+  double measured_s = 0;    // the helper's seconds, when measured now
+  std::string path;         // the cache file
+  int exit_code = 0;        // without an entry: the helper's (77: no GPU; 2: any other failure)
+  std::string why_not;      // without an entry: one line
+  std::vector<std::string> notes;  // a damaged cache entry ignored, an entry that could not be stored
+};
+CeilingsLookup ceilings_for(const std::string& helper, int device, const std::string& cache_dir, bool refresh);
 
 }  // namespace kernelblaster::profile

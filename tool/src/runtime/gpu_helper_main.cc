@@ -14,10 +14,13 @@
 
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
 
 #include "common/file_util.h"
+#include "runtime/device_info.h"
 #include "runtime/gpu_ceilings.h"
+#include "runtime/gpu_lock.h"
 #include "runtime/cupti_host_config.h"
 #include "runtime/driver_version.h"
 
@@ -113,7 +116,14 @@ int main(int argc, char** argv) {
   try {
     cudaSetDevice(device);
     json j = device_info(device);
+    kernelblaster::GpuLock lock;
     if (mode == "ceilings") {
+      // Measured with the GPU to itself, under the lock every evaluation
+      // takes (a build may ask for them while another build's candidates
+      // are timed on this GPU); the exit releases it.
+      std::string why;
+      if (!lock.acquire(kernelblaster::default_lock_dir(), kernelblaster::read_device_info(device).uuid, 600, &why))
+        throw std::runtime_error("the GPU stayed busy: " + why);
       kernelblaster::MeasuredCeilings c = kernelblaster::measure_ceilings(device);
       j["copy_memcpy_gbs"] = c.copy_memcpy_gbs;
       j["copy_kernel_gbs"] = c.copy_kernel_gbs;

@@ -5,6 +5,7 @@
 #include <ctime>
 #include <filesystem>
 #include <functional>
+#include <future>
 #include <nlohmann/json.hpp>
 
 #include "common/file_util.h"
@@ -15,6 +16,7 @@
 #include "eval/memcheck.h"
 #include "kb/classifier.h"
 #include "kb/kb_store.h"
+#include "profile/gpu_helper.h"
 #include "search/config_space.h"
 #include "search/directives.h"
 #include "search/discovery.h"
@@ -455,6 +457,29 @@ bool take_devices(const TuneOptions& opt, GpuProbe& probe, const GpuInfo& gpu, T
   return true;
 }
 
+// This GPU's roofline ceilings, measured once per machine while the
+// original builds (the GPU is idle then) and cached: the plausibility line
+// of every evaluation reads them. Nothing where the GPU helper is not
+// installed beside the tool.
+std::future<profile::CeilingsLookup> ceilings_while_building(const std::string& self_exe, int device) {
+  const std::string helper = profile::find_gpu_helper(self_exe);
+  if (!fs::exists(helper)) return {};
+  return std::async(std::launch::async, [helper, device] {
+    return profile::ceilings_for(helper, device, profile::default_cache_dir(), false);
+  });
+}
+
+void report_ceilings(std::future<profile::CeilingsLookup>& pending, const Say& say) {
+  if (!pending.valid()) return;
+  const profile::CeilingsLookup found = pending.get();
+  for (const std::string& note : found.notes) say(note);
+  if (found.entry && !found.cached)
+    say("measured this GPU's roofline ceilings once, in " + fixed_point(found.measured_s, 1) + " s (cached for later runs: " +
+        found.path + ")");
+  else if (!found.entry)
+    say("no roofline ceilings for this GPU (" + found.why_not + "): plausibility against them not assessed");
+}
+
 // The original built with its harness; false, with the summary saying why
 // the run failed, when it does not build.
 bool build_original(EngineMeasurer& measurer, PhaseClock& phases, TuneSummary& sum) {
@@ -520,6 +545,8 @@ void set_search_deadline(const TuneOptions& opt, const PhaseClock::Reading& befo
 
 }  // namespace
 
+static int gpu_of(const TuneOptions& opt) { return opt.devices.empty() ? 0 : opt.devices.front(); }
+
 TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuProbe& probe,
                      void (*log_line)(const std::string&)) {
   const Say say = [log_line](const std::string& s) {
@@ -537,7 +564,7 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   // also when the file tuned is a rewrite of it (--name).
   const std::string kernel = opt.name.empty() ? fs::path(source).filename().string() : opt.name;
 
-  const GpuInfo gpu = probe.probe(opt.devices.empty() ? 0 : opt.devices.front());
+  const GpuInfo gpu = probe.probe(gpu_of(opt));
   if (!take_devices(opt, probe, gpu, sum)) return sum;
 
   const CompileSettings cs = compile_settings(opt, gpu, source);
@@ -580,7 +607,10 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   }
 
   phases.next("reference_build");
-  if (!build_original(measurer, phases, sum)) return sum;
+  std::future<profile::CeilingsLookup> ceilings = ceilings_while_building(self_exe, gpu_of(opt));
+  const bool built = build_original(measurer, phases, sum);
+  report_ceilings(ceilings, say);
+  if (!built) return sum;
 
   phases.next("profile");
   classify_original(tc, probe, target, measurer, knowledge, opt, kernel, say, sum, log);
