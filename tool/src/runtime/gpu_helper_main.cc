@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
       // takes (a build may ask for them while another build's candidates
       // are timed on this GPU); the exit releases it.
       std::string why;
-      if (!lock.acquire(kernelblaster::default_lock_dir(), kernelblaster::read_device_info(device).uuid, 600, &why))
+      if (!lock.acquire(kernelblaster::default_lock_dir(), kernelblaster::read_device_info(device).uuid, 60, &why))
         throw std::runtime_error("the GPU stayed busy: " + why);
       kernelblaster::MeasuredCeilings c = kernelblaster::measure_ceilings(device);
       j["copy_memcpy_gbs"] = c.copy_memcpy_gbs;
