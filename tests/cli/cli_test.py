@@ -106,6 +106,18 @@ def main():
              "--provider", "command", "--command", "printf none"])
     expect("optimize --write with a directory of problems: one line, exit 2",
            p.returncode == 2 and one_line(p.stderr) and "--write" in p.stderr, p)
+    # Issue 41: a dataset over a job array.
+    p = run([tool, "optimize", "--kernelbench", f"{ROOT}/tests/kernelbench", "--shard", "4/4"])
+    expect("optimize --shard with an index past the jobs: one line, exit 2",
+           p.returncode == 2 and one_line(p.stderr) and "from 0 to 3" in p.stderr, p)
+    p = subprocess.run([tool, "optimize", "--kernelbench", f"{ROOT}/tests/kernelbench", "--shard", "auto/4"],
+                       capture_output=True, text=True, timeout=600,
+                       env={k: v for k, v in os.environ.items() if k not in ("SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX")})
+    expect("optimize --shard auto/N outside a job array: one line, exit 2",
+           p.returncode == 2 and one_line(p.stderr) and "SLURM_ARRAY_TASK_ID" in p.stderr, p)
+    p = run([tool, "optimize", "--source", "a.cu", "--harness", "b.cu", "--shard", "0/2"])
+    expect("optimize --shard without --kernelbench: one line, exit 2",
+           p.returncode == 2 and one_line(p.stderr) and "--kernelbench" in p.stderr, p)
 
     with tempfile.TemporaryDirectory() as d:
         keys = {}

@@ -496,3 +496,41 @@ TEST(KernelBenchBuildStep, RebuildsOnlyWhenTheCommandOrAnInputChanges) {
   EXPECT_FALSE(fs::exists(output + ".kbkey"));
   fs::remove_all(dir);
 }
+
+// Issue 41: a dataset spread over a job array. Every job takes a disjoint
+// share, the shares cover the dataset, and sizes differ by one at most.
+TEST(KernelBenchShard, SharesAreDisjointCoverEverythingAndStayBalanced) {
+  std::vector<std::string> problems;
+  for (int i = 0; i < 184; ++i) problems.push_back("level" + std::to_string(1 + i / 100) + "/" + std::to_string(1000 + i));
+  std::sort(problems.begin(), problems.end());
+  std::vector<std::string> seen;
+  std::size_t smallest = problems.size(), largest = 0;
+  for (int i = 0; i < 8; ++i) {
+    const std::vector<std::string> share = kernelblaster::kernelbench::shard_of(problems, {i, 8});
+    seen.insert(seen.end(), share.begin(), share.end());
+    smallest = std::min(smallest, share.size());
+    largest = std::max(largest, share.size());
+  }
+  std::sort(seen.begin(), seen.end());
+  EXPECT_EQ(seen, problems);
+  EXPECT_LE(largest - smallest, 1u);
+  EXPECT_EQ(kernelblaster::kernelbench::shard_of(problems, {0, 1}), problems);
+}
+
+TEST(KernelBenchShard, TheIndexComesFromTheTextOrTheJobArray) {
+  using kernelblaster::kernelbench::parse_shard;
+  auto none = [](const char*) -> const char* { return nullptr; };
+  EXPECT_EQ(parse_shard("2/8", none).text(), "2/8");
+  // Slurm arrays may start at 1: the index is the task's place in the array.
+  auto slurm = [](const char* n) -> const char* {
+    const std::string name = n;
+    return name == "SLURM_ARRAY_TASK_ID" ? "3" : name == "SLURM_ARRAY_TASK_MIN" ? "1" : nullptr;
+  };
+  EXPECT_EQ(parse_shard("auto/4", slurm).index, 2);
+  auto k8s = [](const char* n) -> const char* { return std::string(n) == "JOB_COMPLETION_INDEX" ? "5" : nullptr; };
+  EXPECT_EQ(parse_shard("auto/6", k8s).index, 5);
+  for (const char* bad : {"8/8", "-1/4", "1", "1/0", "a/3", "1/x", ""})
+    EXPECT_THROW(parse_shard(bad, none), std::invalid_argument) << bad;
+  EXPECT_THROW(parse_shard("auto/4", none), std::invalid_argument);
+  EXPECT_THROW(parse_shard("auto/4", k8s), std::invalid_argument);  // index 5 of 4 jobs
+}

@@ -68,6 +68,15 @@ looked at again with fresh seeds before it is kept. Progress goes to stderr.
                         directory per problem under --out, problems already
                         done are skipped (resumable), and --out/summary.md
                         tabulates them
+  --shard I/N           with a directory: only problem I, I+N, I+2N, ... of its
+                        sorted list, for job I of an array of N (0-based);
+                        auto/N reads I from SLURM_ARRAY_TASK_ID (less
+                        SLURM_ARRAY_TASK_MIN) or JOB_COMPLETION_INDEX. The
+                        shards share --out (each problem its own directory,
+                        the table summary.shard-I-of-N.md); afterwards
+                        `kernelblaster report OUT` gives one report over them
+                        all, and `kernelblaster kb merge` one KB of the
+                        shards' --kb files
   --launcher NAME       the host function the harness calls (it keeps its signature);
                         default: the source's one host launcher that the harness
                         names (found with libclang)
@@ -283,7 +292,8 @@ std::string verdict_text(const JobResult& r) {
   return "failed: " + r.why;
 }
 
-void write_table(const std::string& out_root, const std::vector<std::pair<Job, JobResult>>& rows) {
+void write_table(const std::string& out_root, const std::vector<std::pair<Job, JobResult>>& rows,
+                 const std::string& table_name) {
   // The page of the directory so far (kernelblaster report), refreshed with the table.
   (void)write_report(out_root);
   std::string md = "| problem | result | speedup | steps | verified attempts | LLM cost |\n|---|---|---|---|---|---|\n";
@@ -293,7 +303,12 @@ void write_table(const std::string& out_root, const std::vector<std::pair<Job, J
                   verdict_text(r).substr(0, 120).c_str(), r.speedup, r.steps, r.verified, r.cost_usd);
     md += buf;
   }
-  write_file(out_root + "/summary.md", md);
+  write_file(out_root + "/" + table_name, md);
+}
+
+// A shard's table beside the others' (the directory's report covers them all).
+std::string table_name(const kernelbench::Shard& shard) {
+  return shard.all() ? "summary.md" : "summary.shard-" + std::to_string(shard.index) + "-of-" + std::to_string(shard.count) + ".md";
 }
 
 // What the command line asks for.
@@ -301,6 +316,7 @@ struct OptimizeCall {
   Settings st;
   std::vector<Job> jobs;
   std::string kernelbench_root, out_root;
+  kernelbench::Shard shard;  // --shard: this job's share of the problems
   bool json = false;
   llm::LlmConfig config;
 };
@@ -342,7 +358,19 @@ void kernelbench_jobs(const Args& args, OptimizeCall& c) {
   out_root = args.value("--out", "kernelblaster-optimize/" + fs::path(kernelbench_root).filename().string());
   std::vector<std::string> dirs = kernelbench::problem_directories(kernelbench_root);
   if (dirs.empty()) throw UsageError(kernelbench_root + " holds no KernelBench problem (no driver.cpp)");
-  for (const std::string& d : dirs) jobs.push_back(kernelbench_job(d, kernelbench_root, out_root, dirs.size() == 1));
+  if (!args.value("--shard").empty()) {
+    try {
+      c.shard = kernelbench::parse_shard(args.value("--shard"), [](const char* n) { return std::getenv(n); });
+    } catch (const std::invalid_argument& x) {
+      throw UsageError(x.what());
+    }
+    dirs = kernelbench::shard_of(dirs, c.shard);
+    if (dirs.empty()) throw UsageError("shard " + c.shard.text() + " of " + kernelbench_root + " holds no problem");
+  }
+  // A shard's problems keep their directories under the shared output root,
+  // so the jobs of an array write disjoint parts of one tree.
+  const bool single = dirs.size() == 1 && c.shard.all();
+  for (const std::string& d : dirs) jobs.push_back(kernelbench_job(d, kernelbench_root, out_root, single));
   if (jobs.size() == 1 && !jobs[0].invalid.empty()) throw UsageError(jobs[0].invalid);
 }
 
@@ -393,13 +421,15 @@ OptimizeCall parse_call(const CommandArgs& argv) {
   std::set<std::string> valued = {"--source", "--harness", "--launcher", "--contract", "--manifest", "-I", "-D",
                                   "--arch", "--out", "--write", "--trajectories", "--steps", "--fix-attempts",
                                   "--min-gain", "--seed", "--policy", "--kb", "--device", "--seeds", "--review-every",
-                                  "--kernelbench", "--torch-prefix", "--parallel"};
+                                  "--kernelbench", "--torch-prefix", "--parallel", "--shard"};
   for (const std::string& name : llm::setting_names()) valued.insert("--" + name);
   OptimizeCall c;
   Args args(argv, valued, {"--quiet", "--json", "--second-opinion"});
   c.json = args.flag("--json");
   g_quiet = args.flag("--quiet");
   c.kernelbench_root = args.value("--kernelbench");
+  if (c.kernelbench_root.empty() && !args.value("--shard").empty())
+    throw UsageError("--shard spreads a dataset: it goes with --kernelbench DIR");
   if (c.kernelbench_root.empty()) c.jobs.push_back(native_job(args));
   else kernelbench_jobs(args, c);
   read_settings(args, c);
@@ -457,15 +487,16 @@ int run_directory(const OptimizeCall& c, llm::Client& client, GpuProbe& probe, c
     }
     kept += r.exit_code == 0;
     rows.emplace_back(job, r);
-    write_table(out_root, rows);
+    write_table(out_root, rows, table_name(c.shard));
     // The run's caps (no kernel is named, so per-kernel caps do not apply here).
     if (std::string why = client.budget().admit(""); !why.empty()) {
       print_line("[optimize] stopping: " + why);
       break;
     }
   }
-  std::printf("optimized %d of %zu problems (%d done before, skipped); table in %s/summary.md\n", kept, rows.size(),
-              skipped, out_root.c_str());
+  std::printf("optimized %d of %zu problems%s (%d done before, skipped); table in %s/%s\n", kept, rows.size(),
+              c.shard.all() ? "" : (" of shard " + c.shard.text()).c_str(), skipped, out_root.c_str(),
+              table_name(c.shard).c_str());
   return 0;
 }
 
@@ -527,7 +558,7 @@ static int run_optimize(const OptimizeCall& c, llm::Client& client, const std::s
     return 77;
   }
   ensure_ceilings(c.st.device, self_exe);
-  if (c.kernelbench_root.empty() || c.jobs.size() == 1) return run_one(c, client, probe, gpu, self_exe);
+  if (c.kernelbench_root.empty() || (c.jobs.size() == 1 && c.shard.all())) return run_one(c, client, probe, gpu, self_exe);
   return run_directory(c, client, probe, gpu, self_exe);
 }
 

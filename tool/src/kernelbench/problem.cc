@@ -5,6 +5,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 #include "common/file_util.h"
 
@@ -123,6 +124,58 @@ std::string problem_name(const std::string& dir, const std::string& root) {
   std::string rel = d.lexically_relative(r).generic_string();
   if (rel.empty() || rel == "." || rel.rfind("..", 0) == 0) return d.filename().string();
   return rel;
+}
+
+std::string Shard::text() const { return std::to_string(index) + "/" + std::to_string(count); }
+
+namespace {
+
+// A whole number of at most 6 digits, or -1.
+int small_number(const std::string& s) {
+  if (s.empty() || s.size() > 6 || s.find_first_not_of("0123456789") != std::string::npos) return -1;
+  return std::stoi(s);
+}
+
+int index_from_environment(const std::function<const char*(const char*)>& env) {
+  auto read = [&](const char* name) -> std::string {
+    const char* v = env(name);
+    return v ? v : "";
+  };
+  if (std::string id = read("SLURM_ARRAY_TASK_ID"); !id.empty()) {
+    const std::string min = read("SLURM_ARRAY_TASK_MIN");
+    const int i = small_number(id), m = min.empty() ? 0 : small_number(min);
+    if (i < 0 || m < 0) throw std::invalid_argument("SLURM_ARRAY_TASK_ID '" + id + "' is not a task number");
+    return i - m;
+  }
+  if (std::string id = read("JOB_COMPLETION_INDEX"); !id.empty()) {
+    const int i = small_number(id);
+    if (i < 0) throw std::invalid_argument("JOB_COMPLETION_INDEX '" + id + "' is not an index");
+    return i;
+  }
+  throw std::invalid_argument("--shard auto/N needs SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX in the environment");
+}
+
+}  // namespace
+
+Shard parse_shard(const std::string& text, const std::function<const char*(const char*)>& env) {
+  const std::size_t slash = text.find('/');
+  const std::string i = text.substr(0, slash), n = slash == std::string::npos ? "" : text.substr(slash + 1);
+  Shard s;
+  s.count = small_number(n);
+  if (slash == std::string::npos || s.count < 1)
+    throw std::invalid_argument("--shard takes I/N (or auto/N) with N a whole number of jobs, got '" + text + "'");
+  s.index = i == "auto" ? index_from_environment(env) : small_number(i);
+  if (s.index < 0 || s.index >= s.count)
+    throw std::invalid_argument("--shard " + text + ": the job's index must be from 0 to " + std::to_string(s.count - 1) +
+                                (i == "auto" ? " (read " + std::to_string(s.index) + " from the environment)" : ""));
+  return s;
+}
+
+std::vector<std::string> shard_of(const std::vector<std::string>& sorted, const Shard& shard) {
+  std::vector<std::string> out;
+  for (std::size_t k = 0; k < sorted.size(); ++k)
+    if (static_cast<int>(k % static_cast<std::size_t>(shard.count)) == shard.index) out.push_back(sorted[k]);
+  return out;
 }
 
 }  // namespace kernelblaster::kernelbench

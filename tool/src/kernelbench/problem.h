@@ -2,6 +2,7 @@
 // that a kernel source fits its driver, with one-line reasons when not.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,24 @@ std::vector<std::string> problem_directories(const std::string& root);
 // fs::relative would follow it out of `root`. The directory's own name
 // when `dir` is not under `root`.
 std::string problem_name(const std::string& dir, const std::string& root);
+
+// One job of an array that spreads a dataset (`--shard I/N`): it takes the
+// problems whose place in the sorted list is I modulo N, so the same
+// dataset gives every job the same share, the shares are disjoint, cover
+// every problem and differ in size by one at most.
+struct Shard {
+  int index = 0, count = 1;
+  bool all() const { return count == 1; }
+  std::string text() const;  // "2/8"
+};
+
+// "I/N", or "auto/N": I from the job array's environment (Slurm's
+// SLURM_ARRAY_TASK_ID less SLURM_ARRAY_TASK_MIN, else a Kubernetes indexed
+// Job's JOB_COMPLETION_INDEX). Throws std::invalid_argument with a one-line
+// reason. `env` reads a variable (nullptr when unset).
+Shard parse_shard(const std::string& text, const std::function<const char*(const char*)>& env);
+// The problems of `sorted` (problem_directories' order) that are the shard's.
+std::vector<std::string> shard_of(const std::vector<std::string>& sorted, const Shard& shard);
 
 // Reads driver.cpp and finds the launcher prototype. False with `why` set
 // when a file is missing or the driver declares no launcher.
