@@ -16,6 +16,8 @@ set(KERNELBLASTER_TARGET_GPU "$ENV{KERNELBLASTER_TARGET_GPU}" CACHE STRING
 set(KERNELBLASTER_LOCKFILE "" CACHE FILEPATH
   "Lockfile of committed results (empty: kernelblaster.lock.json beside the CMakeLists.txt that calls kernelblaster_optimize())")
 option(KERNELBLASTER_UPDATE_LOCKFILE "Record the results of tuning runs in the lockfile" OFF)
+option(KERNELBLASTER_CTEST_GPUS
+  "Gates take one GPU each through CTest's resource allocation (ctest --resource-spec-file) instead of one lock for all" OFF)
 set(KERNELBLASTER_EXECUTABLE "" CACHE FILEPATH
   "A kernelblaster executable to run instead of KernelBlaster::kernelblaster (empty: the target)")
 # The LLM that tuning may use: the non-secret settings only. They reach the
@@ -797,8 +799,17 @@ macro(_kernelblaster_add_source_step)
     add_test(NAME kernelblaster.${target}.${_name}.speed
       COMMAND ${_gate} --check speed --min-speedup ${_gate_min_speedup} --record "${_out}.gate-speed.json"
       --refresh-report "${CMAKE_BINARY_DIR}")
+    # One GPU per gate: with KERNELBLASTER_CTEST_GPUS, CTest allocates it
+    # (gpus:1 from the spec file `kernelblaster gpu resource-spec` writes) and
+    # the gate runs on it, so a multi-GPU runner runs a gate per GPU at once;
+    # else one lock holds every gate to one at a time.
+    if(KERNELBLASTER_CTEST_GPUS)
+      set(_gpu_share RESOURCE_GROUPS "gpus:1")
+    else()
+      set(_gpu_share RESOURCE_LOCK kernelblaster_gpu)
+    endif()
     set_tests_properties(kernelblaster.${target}.${_name}.correctness kernelblaster.${target}.${_name}.speed PROPERTIES
-      LABELS "kernelblaster;gpu" SKIP_RETURN_CODE 77 RESOURCE_LOCK kernelblaster_gpu TIMEOUT 1800
+      LABELS "kernelblaster;gpu" SKIP_RETURN_CODE 77 ${_gpu_share} TIMEOUT 1800
       ENVIRONMENT_MODIFICATION "CUDA_INJECTION64_PATH=unset:;KERNELBLASTER_KERNEL_CAPTURE_DIR=unset:")
   endif()
 endmacro()

@@ -253,6 +253,23 @@ def case_find_package():
     expect_lines(out, {"scale.cu": no_gpu, "shift.cu": no_gpu})
     print("ok: find_package build uses the originals and says so")
 
+    # Issue 41: the gates hold one lock for all, or with KERNELBLASTER_CTEST_GPUS
+    # take one GPU each through CTest's resource allocation.
+    def gate_shares():
+        tests = json.loads(run(["ctest", "--test-dir", b, "--show-only=json-v1"]).stdout)["tests"]
+        return {t["name"]: sorted(p["name"] for p in t.get("properties", [])
+                                  if p["name"] in ("RESOURCE_LOCK", "RESOURCE_GROUPS"))
+                for t in tests if t["name"].startswith("kernelblaster.")}
+    shares = gate_shares()
+    if not shares or any(v != ["RESOURCE_LOCK"] for v in shares.values()):
+        fail("the gates should hold the one GPU lock by default: %s" % shares)
+    configure(b, common + ["-DKERNELBLASTER_CTEST_GPUS=ON"], source=src)
+    shares = gate_shares()
+    if not shares or any(v != ["RESOURCE_GROUPS"] for v in shares.values()):
+        fail("with KERNELBLASTER_CTEST_GPUS the gates should ask CTest for a GPU each: %s" % shares)
+    configure(b, common + ["-DKERNELBLASTER_CTEST_GPUS=OFF"], source=src)
+    print("ok: the gates take one lock, or one GPU each with KERNELBLASTER_CTEST_GPUS")
+
     # A cache entry measured on an H200, and a lockfile entry, prepared here.
     scale_key = key_of(tool, b, "src/scale.cu", src, "NVIDIA H200")
     shift_key = key_of(tool, b, "src/shift.cu", src, "NVIDIA H200")

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
+#include "common/ctest_resources.h"
 #include "common/stats.h"
 #include "eval/plan_builder.h"
 #include "eval/result.h"
@@ -151,4 +154,30 @@ TEST(Status, WhatATryTeachesTheKb) {
   EXPECT_TRUE(kernelblaster::teaches_kb(AttemptEnd::no_code, Status::ok));
   EXPECT_FALSE(kernelblaster::teaches_kb(AttemptEnd::llm_failed, Status::ok));
   EXPECT_FALSE(kernelblaster::teaches_kb(AttemptEnd::not_attempted, Status::ok));
+}
+
+// Issue 41: a gate runs on the GPU CTest allocated to it.
+TEST(CtestResources, TheAllocatedGpuIsTheGatesDevice) {
+  auto env_of = [](std::map<std::string, std::string> vars) {
+    return [vars](const char* name) -> const char* {
+      auto it = vars.find(name);
+      return it == vars.end() ? nullptr : it->second.c_str();
+    };
+  };
+  EXPECT_FALSE(kernelblaster::ctest_allocated_gpu(env_of({})).has_value());
+  EXPECT_EQ(kernelblaster::ctest_allocated_gpu(env_of({{"CTEST_RESOURCE_GROUP_COUNT", "1"},
+                                                      {"CTEST_RESOURCE_GROUP_0", "gpus"},
+                                                      {"CTEST_RESOURCE_GROUP_0_GPUS", "id:3,slots:1"}})),
+            3);
+  // Another resource type first; several allocations: the first GPU's.
+  EXPECT_EQ(kernelblaster::ctest_allocated_gpu(env_of({{"CTEST_RESOURCE_GROUP_COUNT", "2"},
+                                                      {"CTEST_RESOURCE_GROUP_0", "licenses"},
+                                                      {"CTEST_RESOURCE_GROUP_0_LICENSES", "id:a,slots:1"},
+                                                      {"CTEST_RESOURCE_GROUP_1", "crypto,gpus"},
+                                                      {"CTEST_RESOURCE_GROUP_1_GPUS", "id:1,slots:2;id:0,slots:2"}})),
+            1);
+  EXPECT_THROW(kernelblaster::ctest_allocated_gpu(env_of({{"CTEST_RESOURCE_GROUP_COUNT", "1"},
+                                                         {"CTEST_RESOURCE_GROUP_0", "gpus"},
+                                                         {"CTEST_RESOURCE_GROUP_0_GPUS", "id:gpu-a,slots:1"}})),
+               std::invalid_argument);
 }

@@ -14,6 +14,7 @@
 #include "cache/tuned_result.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "common/ctest_resources.h"
 #include "common/file_util.h"
 #include "common/sha256.h"
 #include "eval/evaluator.h"
@@ -227,8 +228,11 @@ GateOutcome decide(GateCall& c, const std::string& self_exe, nlohmann::json& out
   c.req.timing = c.check == "speed";
   c.req.lock_dir = default_lock_dir();
 
+  // The GPU CTest allocated to this gate (ctest --resource-spec-file: one
+  // gate per GPU at once), else the first.
+  c.req.device = ctest_allocated_gpu([](const char* n) { return std::getenv(n); }).value_or(0);
   CudaGpuProbe probe;
-  GpuInfo gpu = probe.probe(0);
+  GpuInfo gpu = probe.probe(c.req.device);
   if (!gpu.present) {
     if (std::string node = nvidia_device_node(); !node.empty()) return {1, node + " is here but " + gpu.reason, false};
     return {77, "skipped: " + gpu.reason, false};

@@ -1,12 +1,15 @@
-// kernelblaster gpu info | ceilings: what the GPU is, whether it gives
-// hardware counters, and its roofline ceilings (measured once, cached per
-// GPU fingerprint). The GPU work runs in kernelblaster-gpu, next to the tool.
+// kernelblaster gpu info | ceilings | resource-spec: what the GPU is, whether
+// it gives hardware counters, its roofline ceilings (measured once, cached
+// per GPU fingerprint), and CTest's resource spec of this machine's GPUs.
+// The GPU work runs in kernelblaster-gpu, next to the tool.
 #include <cstdio>
 #include <ctime>
 #include <string>
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "common/file_util.h"
+#include "eval/gpu_probe.h"
 #include "profile/ceilings_cache.h"
 #include "profile/gpu_helper.h"
 
@@ -15,6 +18,7 @@ namespace {
 
 const char* kHelp = R"(usage: kernelblaster gpu info [--device N] [--json]
        kernelblaster gpu ceilings [--device N] [--refresh] [--cache-dir DIR] [--json]
+       kernelblaster gpu resource-spec [--slots N] [--out FILE]
 
 info       the GPU's name, compute capability, SMs, memory, driver, and whether
            the profiler may read hardware counters here (and why not)
@@ -24,6 +28,10 @@ ceilings   the roofline ceilings of the GPU: device-to-device copy bandwidth,
            driver major) and cached as JSON under the cache directory
            (KERNELBLASTER_CACHE_DIR, else ${XDG_CACHE_HOME:-~/.cache}/kernelblaster);
            --refresh measures again.
+resource-spec  CTest's resource spec file for this machine's GPUs (each a
+           "gpus" resource, its id the CUDA device index, N slots, default 1),
+           to stdout or FILE: with KERNELBLASTER_CTEST_GPUS ON, `ctest
+           --resource-spec-file FILE -j N` runs one gate per GPU at once
 
 Exit status: 0 ok, 2 bad usage or failure, 77 no GPU on this machine.
 )";
@@ -51,16 +59,25 @@ void print_ceilings(const profile::CachedCeilings& c, bool cached, const std::st
 
 // What the command line asks for.
 struct GpuCall {
-  std::string mode, cache_dir;
+  std::string mode, cache_dir, out;
+  int slots = 1;
   bool json = false, refresh = false;
   int device = 0;
 };
 
 GpuCall parse_call(const CommandArgs& argv) {
   GpuCall c;
-  if (argv.empty() || (argv[0] != "info" && argv[0] != "ceilings")) throw subcommand_error(argv, {"info", "ceilings"});
+  if (argv.empty() || (argv[0] != "info" && argv[0] != "ceilings" && argv[0] != "resource-spec"))
+    throw subcommand_error(argv, {"info", "ceilings", "resource-spec"});
   c.mode = argv[0];
-  Args args(CommandArgs(argv.begin() + 1, argv.end()), {"--device", "--cache-dir"}, {"--json", "--refresh"});
+  Args args(CommandArgs(argv.begin() + 1, argv.end()), {"--device", "--cache-dir", "--slots", "--out"},
+            {"--json", "--refresh"});
+  if (c.mode != "resource-spec" && (!args.value("--slots").empty() || !args.value("--out").empty()))
+    throw UsageError("--slots and --out belong to 'gpu resource-spec'");
+  const double slots = args.number("--slots", 1);
+  if (slots < 1 || slots != static_cast<int>(slots)) throw UsageError("--slots must be a whole number of at least 1");
+  c.slots = static_cast<int>(slots);
+  c.out = args.value("--out");
   c.json = args.flag("--json");
   c.refresh = args.flag("--refresh");
   if (c.mode == "info" && (c.refresh || !args.value("--cache-dir").empty()))
@@ -85,7 +102,27 @@ int ceilings(const GpuCall& c, const std::string& helper) {
   return 0;
 }
 
+// CTest's resource spec of this machine's GPUs (the CUDA devices it sees).
+int resource_spec(const GpuCall& c) {
+  CudaGpuProbe probe;
+  std::string gpus;
+  GpuInfo first = probe.probe(0);
+  if (!first.present) {
+    std::fprintf(stderr, "kernelblaster gpu: skipped: %s\n", first.reason.c_str());
+    return 77;
+  }
+  for (int d = 0; d < 1024 && probe.probe(d).present; ++d)
+    gpus += std::string(d ? ",\n" : "") + "        {\"id\": \"" + std::to_string(d) + "\", \"slots\": " +
+            std::to_string(c.slots) + "}";
+  const std::string spec = "{\n  \"version\": {\"major\": 1, \"minor\": 0},\n  \"local\": [\n    {\n      \"gpus\": [\n" +
+                           gpus + "\n      ]\n    }\n  ]\n}\n";
+  if (c.out.empty()) std::fputs(spec.c_str(), stdout);
+  else write_file_atomic(c.out, spec);
+  return 0;
+}
+
 int run_gpu(const GpuCall& c, const std::string& self_exe) {
+  if (c.mode == "resource-spec") return resource_spec(c);
   std::string helper = profile::find_gpu_helper(self_exe);
   if (c.mode == "ceilings") return ceilings(c, helper);
   profile::HelperOutcome info = profile::run_gpu_helper(helper, "info", c.device, 60);
