@@ -15,7 +15,8 @@ set(KERNELBLASTER_TARGET_GPU "$ENV{KERNELBLASTER_TARGET_GPU}" CACHE STRING
   "GPU to build for when this machine has none (or another one): a name such as 'NVIDIA H200', or an architecture such as sm_90")
 set(KERNELBLASTER_LOCKFILE "" CACHE FILEPATH
   "Lockfile of committed results (empty: kernelblaster.lock.json beside the CMakeLists.txt that calls kernelblaster_optimize())")
-option(KERNELBLASTER_UPDATE_LOCKFILE "Record the results of tuning runs in the lockfile" OFF)
+option(KERNELBLASTER_UPDATE_LOCKFILE
+  "Record the results of tuning runs in the lockfile (FRAGMENT: in this GPU's own file beside it, kernelblaster.lock.d/)" OFF)
 option(KERNELBLASTER_CTEST_GPUS
   "Gates take one GPU each through CTest's resource allocation (ctest --resource-spec-file) instead of one lock for all" OFF)
 set(KERNELBLASTER_EXECUTABLE "" CACHE FILEPATH
@@ -676,7 +677,9 @@ macro(_kernelblaster_step_arguments)
     list(APPEND _common_args --cache-dir "${KERNELBLASTER_CACHE_DIR}")
   endif()
   list(APPEND _common_args --lockfile "${_LOCKFILE}")
-  if(KERNELBLASTER_UPDATE_LOCKFILE)
+  if(KERNELBLASTER_UPDATE_LOCKFILE STREQUAL "FRAGMENT")
+    list(APPEND _common_args --lockfile-fragment)
+  elseif(KERNELBLASTER_UPDATE_LOCKFILE)
     list(APPEND _common_args --update-lockfile)
   endif()
   if(NOT _TARGET_GPU STREQUAL "")
@@ -791,28 +794,35 @@ macro(_kernelblaster_add_source_step)
     OBJECT_DEPENDS "${_rsp}")
 
   if(NOT _NO_TESTS)
-    get_filename_component(_name "${_s}" NAME)
     set(_gate "${_TOOL}" gate --source "${_s}" --tuned "${_out}" --harness "${_h}" --manifest "${_manifest}" --rsp "${_rsp}" ${_gate_synth})
-    add_test(NAME kernelblaster.${target}.${_name}.correctness
-      COMMAND ${_gate} --check correctness --record "${_out}.gate-correctness.json"
-      --refresh-report "${CMAKE_BINARY_DIR}")
-    add_test(NAME kernelblaster.${target}.${_name}.speed
-      COMMAND ${_gate} --check speed --min-speedup ${_gate_min_speedup} --record "${_out}.gate-speed.json"
-      --refresh-report "${CMAKE_BINARY_DIR}")
-    # One GPU per gate: with KERNELBLASTER_CTEST_GPUS, CTest allocates it
-    # (gpus:1 from the spec file `kernelblaster gpu resource-spec` writes) and
-    # the gate runs on it, so a multi-GPU runner runs a gate per GPU at once;
-    # else one lock holds every gate to one at a time.
-    if(KERNELBLASTER_CTEST_GPUS)
-      set(_gpu_share RESOURCE_GROUPS "gpus:1")
-    else()
-      set(_gpu_share RESOURCE_LOCK kernelblaster_gpu)
-    endif()
-    set_tests_properties(kernelblaster.${target}.${_name}.correctness kernelblaster.${target}.${_name}.speed PROPERTIES
-      LABELS "kernelblaster;gpu" SKIP_RETURN_CODE 77 ${_gpu_share} TIMEOUT 1800
-      ENVIRONMENT_MODIFICATION "CUDA_INJECTION64_PATH=unset:;KERNELBLASTER_KERNEL_CAPTURE_DIR=unset:")
+    _kernelblaster_add_gates(${target} "${_s}" "${_out}" "${_gate_min_speedup}" ${_gate})
   endif()
 endmacro()
+
+# The two CTest gates of one tuned source (`out`, compiled for `source`):
+# correctness and speed, each running `kernelblaster gate` (the remaining
+# arguments: the gate's command up to its checks). One GPU per gate: with
+# KERNELBLASTER_CTEST_GPUS, CTest allocates it (gpus:1 from the spec file
+# `kernelblaster gpu resource-spec` writes) and the gate runs on it, so a
+# multi-GPU runner runs a gate per GPU at once; else one lock holds every
+# gate to one at a time.
+function(_kernelblaster_add_gates target source out min_speedup)
+  get_filename_component(_name "${source}" NAME)
+  add_test(NAME kernelblaster.${target}.${_name}.correctness
+    COMMAND ${ARGN} --check correctness --record "${out}.gate-correctness.json"
+    --refresh-report "${CMAKE_BINARY_DIR}")
+  add_test(NAME kernelblaster.${target}.${_name}.speed
+    COMMAND ${ARGN} --check speed --min-speedup ${min_speedup} --record "${out}.gate-speed.json"
+    --refresh-report "${CMAKE_BINARY_DIR}")
+  if(KERNELBLASTER_CTEST_GPUS)
+    set(_gpu_share RESOURCE_GROUPS "gpus:1")
+  else()
+    set(_gpu_share RESOURCE_LOCK kernelblaster_gpu)
+  endif()
+  set_tests_properties(kernelblaster.${target}.${_name}.correctness kernelblaster.${target}.${_name}.speed PROPERTIES
+    LABELS "kernelblaster;gpu" SKIP_RETURN_CODE 77 ${_gpu_share} TIMEOUT 1800
+    ENVIRONMENT_MODIFICATION "CUDA_INJECTION64_PATH=unset:;KERNELBLASTER_KERNEL_CAPTURE_DIR=unset:")
+endfunction()
 
 # Where a source has no harness: the recording helper, the tests that
 # record, and the line when no test can.

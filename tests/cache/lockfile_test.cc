@@ -88,5 +88,76 @@ TEST(Lockfile, SourceNamesAreRelativeToTheLockfile) {
   EXPECT_EQ(lockfile_source_name("/p/kernelblaster.lock.json", "/q/a.cu"), "/q/a.cu");
 }
 
+// Issue 41: two runners' lockfiles as one. Disjoint entries are a union;
+// where both measured the same source on the same GPU, one rule decides,
+// the same whichever file comes first, and the loser is named.
+Lockfile with(std::initializer_list<TunedResult> results) {
+  Lockfile l;
+  for (const TunedResult& r : results) l.sources[r.source][r.gpu.id()] = r;
+  return l;
+}
+
+TEST(LockfileMerge, DisjointEntriesAreAUnionAndTheOrderDoesNotMatter) {
+  GpuFingerprint h100{"NVIDIA H100 80GB HBM3", 9, 0, 132, 13};
+  const Lockfile a = with({entry("src/a.cu", testing::h200(), "k1")});
+  const Lockfile b = with({entry("src/a.cu", h100, "k1"), entry("src/b.cu", h100, "k2")});
+  std::vector<std::string> decisions;
+  const Lockfile ab = merge_lockfiles(a, b, &decisions);
+  EXPECT_TRUE(decisions.empty());
+  EXPECT_EQ(ab.sources.at("src/a.cu").size(), 2u);
+  EXPECT_EQ(ab.sources.at("src/b.cu").size(), 1u);
+  EXPECT_EQ(serialize_lockfile(ab), serialize_lockfile(merge_lockfiles(b, a, nullptr)));
+}
+
+TEST(LockfileMerge, OneRuleDecidesAConflictAndNamesTheLoser) {
+  auto rule_of = [](const TunedResult& x, const TunedResult& y) {
+    std::string why, why_swapped;
+    const TunedResult& w = stands(x, y, &why);
+    const TunedResult& w_swapped = stands(y, x, &why_swapped);
+    EXPECT_EQ(&w == &x, &w_swapped == &x) << why;  // the same entry stands either way
+    EXPECT_EQ(why, why_swapped);
+    return std::make_pair(&w == &x, why);
+  };
+  TunedResult plain = entry("src/a.cu", testing::h200(), "k1");
+  TunedResult checked = plain;
+  checked.reverified = true;
+  checked.speedup = 1.1;  // slower, but held on a second look
+  EXPECT_EQ(rule_of(checked, plain), std::make_pair(true, std::string("re-verified")));
+  TunedResult searched = plain;
+  searched.evaluations = 90;
+  searched.speedup = 1.05;
+  plain.evaluations = 30;
+  EXPECT_EQ(rule_of(searched, plain), std::make_pair(true, std::string("from more evaluations")));
+  TunedResult faster = plain;
+  faster.speedup = 1.3;
+  EXPECT_EQ(rule_of(faster, plain), std::make_pair(true, std::string("faster")));
+  // Another content key: the later measurement, whatever its speed.
+  TunedResult newer = plain;
+  newer.key = "k2";
+  newer.speedup = 1.01;
+  newer.measured_at = "2026-11-28T09:00:00Z";
+  EXPECT_EQ(rule_of(newer, faster), std::make_pair(true, std::string("measured later, for another content key")));
+
+  std::vector<std::string> decisions;
+  const Lockfile merged = merge_lockfiles(with({plain}), with({faster}), &decisions);
+  EXPECT_DOUBLE_EQ(merged.sources.at("src/a.cu").at(testing::h200().id()).speedup, 1.3);
+  ASSERT_EQ(decisions.size(), 1u);
+  EXPECT_NE(decisions[0].find("src/a.cu on " + testing::h200().id()), std::string::npos) << decisions[0];
+  EXPECT_NE(decisions[0].find("over the one measured"), std::string::npos) << decisions[0];
+  EXPECT_NE(decisions[0].find(": faster"), std::string::npos) << decisions[0];
+}
+
+TEST(LockfileMerge, TheMergeFieldsSurviveTheFileAndFragmentsLiveBesideIt) {
+  testing::TestDir d;
+  TunedResult r = entry("src/a.cu", testing::h200(), "k1");
+  r.reverified = true;
+  r.evaluations = 42;
+  update_lockfile(d.path("kernelblaster.lock.json"), r);
+  const TunedResult back = read_lockfile(d.path("kernelblaster.lock.json")).sources["src/a.cu"][testing::h200().id()];
+  EXPECT_TRUE(back.reverified);
+  EXPECT_EQ(back.evaluations, 42);
+  EXPECT_EQ(lockfile_fragment_path("/p/kernelblaster.lock.json", "nvidia-h200"), "/p/kernelblaster.lock.d/nvidia-h200.json");
+}
+
 }  // namespace
 }  // namespace kernelblaster::cache

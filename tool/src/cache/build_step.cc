@@ -58,7 +58,9 @@ TunedResult result_from_tuning(const TuneOutcome& t, const BuildRequest& req, co
     r.flags = t.flags;
     r.config = t.config;
     r.speedup = t.speedup;
+    r.reverified = true;  // the tuner keeps only a winner that held on its second look
   }
+  r.evaluations = t.evaluations;
   r.reference_median_us = t.reference_median_us;
   r.median_us = t.median_us;
   r.q1_us = t.q1_us;
@@ -361,7 +363,7 @@ class BuildStepRun {
     }
     if (m_req.update_lockfile && !m_req.lockfile.empty()) {
       try {
-        update_lockfile(m_req.lockfile, r);
+        update_lockfile(m_req.lockfile_fragment ? lockfile_fragment_path(m_req.lockfile, r.gpu.id()) : m_req.lockfile, r);
       } catch (const std::exception& e) {
         note += std::string(" (lockfile not updated: ") + e.what() + ")";
       }

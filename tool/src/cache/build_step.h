@@ -37,6 +37,10 @@ struct BuildRequest {
   std::uint64_t cache_max_bytes = 256ull << 20;
   std::string lockfile;  // optional
   bool update_lockfile = false;
+  // With update_lockfile: this GPU's own file beside the lockfile
+  // (lockfile_fragment_path), so runners on other GPUs never write the same
+  // file; `kernelblaster lock merge` folds the fragments in.
+  bool lockfile_fragment = false;
   std::string target_gpu;  // a GPU name, fingerprint id or architecture
   double budget_s = 60;
   double min_speedup = 0;  // 0: the tuner's own threshold

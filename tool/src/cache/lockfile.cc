@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <stdexcept>
+#include <utility>
 
 #include "common/file_lock.h"
 #include "cache/result_json.h"
@@ -55,6 +56,45 @@ void update_lockfile(const std::string& path, const TunedResult& r) {
   write_file_atomic(path, serialize_lockfile(lock));
 }
 
+const TunedResult& stands(const TunedResult& a, const TunedResult& b, std::string* why) {
+  auto pick = [&](bool first, const char* rule) -> const TunedResult& {
+    *why = rule;
+    return first ? a : b;
+  };
+  if (a.key != b.key && a.measured_at != b.measured_at)
+    return pick(a.measured_at > b.measured_at, "measured later, for another content key");
+  if (a.reverified != b.reverified) return pick(a.reverified, "re-verified");
+  if (a.evaluations != b.evaluations) return pick(a.evaluations > b.evaluations, "from more evaluations");
+  if (a.improved != b.improved || a.speedup != b.speedup)
+    return pick(std::make_pair(a.improved, a.speedup) > std::make_pair(b.improved, b.speedup), "faster");
+  if (a.measured_at != b.measured_at) return pick(a.measured_at > b.measured_at, "measured later");
+  return pick(result_to_json(a).dump() <= result_to_json(b).dump(), "the same in every rule; the first by its JSON");
+}
+
+Lockfile merge_lockfiles(const Lockfile& a, const Lockfile& b, std::vector<std::string>* decisions) {
+  Lockfile out = a;
+  for (const auto& [source, per_gpu] : b.sources)
+    for (const auto& [gpu_id, theirs] : per_gpu) {
+      auto& slot = out.sources[source];
+      auto mine = slot.find(gpu_id);
+      if (mine == slot.end()) {
+        slot[gpu_id] = theirs;
+        continue;
+      }
+      if (result_to_json(mine->second) == result_to_json(theirs)) continue;
+      std::string why;
+      const bool mine_stands = &stands(mine->second, theirs, &why) == &mine->second;
+      const TunedResult winner = mine_stands ? mine->second : theirs;
+      const TunedResult loser = mine_stands ? theirs : mine->second;
+      if (decisions)
+        decisions->push_back(source + " on " + gpu_id + ": kept the result measured " + winner.measured_at + " (" +
+                             describe(winner) + ") over the one measured " + loser.measured_at + " (" + describe(loser) +
+                             "): " + why);
+      mine->second = winner;
+    }
+  return out;
+}
+
 std::optional<TunedResult> select_entry(const Lockfile& lock, const std::string& source, const std::string& selector) {
   auto it = lock.sources.find(source);
   if (it == lock.sources.end()) return std::nullopt;
@@ -68,6 +108,11 @@ std::optional<TunedResult> select_entry(const Lockfile& lock, const std::string&
     }
   }
   return best;
+}
+
+std::string lockfile_fragment_path(const std::string& lockfile_path, const std::string& gpu_id) {
+  const fs::path lock(lockfile_path);
+  return (lock.parent_path() / (lock.stem().string() + ".d") / (gpu_id + ".json")).string();
 }
 
 std::string lockfile_source_name(const std::string& lockfile_path, const std::string& source) {

@@ -49,6 +49,8 @@ nlohmann::json result_to_json(const TunedResult& r) {
   nlohmann::json defines = nlohmann::json::array();
   for (const auto& [name, value] : r.defines) defines.push_back({name, value});
   j["defines"] = defines;
+  if (r.reverified) j["reverified"] = true;
+  if (r.evaluations > 0) j["evaluations"] = r.evaluations;
   if (!r.prelude.empty()) j["prelude"] = r.prelude;
   if (!r.text.empty()) j["text"] = r.text;
   return j;
@@ -76,6 +78,8 @@ TunedResult result_from_json(const nlohmann::json& j, const std::string& where) 
     r.q3_us = j.value("q3_us", 0.0);
     r.gpu = gpu_from_json(j.value("gpu", nlohmann::json::object()));
     r.measured_at = j.value("measured_at", "");
+    r.reverified = j.value("reverified", false);
+    r.evaluations = j.value("evaluations", 0LL);
     r.tool_version = j.value("tool_version", "");
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(where + ": malformed result: " + e.what());

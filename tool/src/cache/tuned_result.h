@@ -37,6 +37,12 @@ struct TunedResult {
   double speedup = 1;
   double reference_median_us = 0;
   double median_us = 0, q1_us = 0, q3_us = 0;  // the tuned source's timing
+  // What a merge of two runners' results weighs (cache/lockfile.h): the
+  // winner held on the tuner's second look (fresh seeds, the validation
+  // sizes, back to back), and how many configurations the run measured.
+  // Absent in results older than both: false, 0.
+  bool reverified = false;
+  long long evaluations = 0;
   GpuFingerprint gpu;
   std::string measured_at;   // ISO 8601, UTC
   std::string tool_version;

@@ -6,6 +6,20 @@
 
 namespace kernelblaster {
 
+Operands split_operands(const std::vector<std::string>& argv, const std::set<std::string>& valued) {
+  Operands p;
+  for (std::size_t i = 0; i < argv.size(); ++i) {
+    const std::string& a = argv[i];
+    if (a.size() > 1 && a[0] == '-') {
+      p.options.push_back(a);
+      if (valued.count(a) && i + 1 < argv.size()) p.options.push_back(argv[++i]);
+    } else {
+      p.positional.push_back(a);
+    }
+  }
+  return p;
+}
+
 Args::Args(const std::vector<std::string>& argv, const std::set<std::string>& valued,
            const std::set<std::string>& flags) {
   for (std::size_t i = 0; i < argv.size(); ++i) {

@@ -28,6 +28,14 @@ UsageError subcommand_error(const std::vector<std::string>& argv, const std::vec
 int run_command(const char* name, const char* help, const std::vector<std::string>& argv,
                 const std::function<int()>& body);
 
+// A command's FILE-like operands apart from its options (and the values of
+// `valued` options), so Args sees options only.
+struct Operands {
+  std::vector<std::string> positional;
+  std::vector<std::string> options;
+};
+Operands split_operands(const std::vector<std::string>& argv, const std::set<std::string>& valued);
+
 class Args {
  public:
   // `valued` keys take a value, `flags` do not; anything else is a UsageError.

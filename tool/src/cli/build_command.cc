@@ -61,6 +61,10 @@ source, or --strict without a verified result.
                         ${XDG_CACHE_HOME:-~/.cache}/kernelblaster/results)
   --lockfile FILE       kernelblaster.lock.json to read (and update with --update-lockfile)
   --update-lockfile     record a tuning run's result in the lockfile
+  --lockfile-fragment   record it in this GPU's own file instead,
+                        kernelblaster.lock.d/<gpu>.json beside the lockfile
+                        (also KERNELBLASTER_UPDATE_LOCKFILE=fragment), for
+                        `kernelblaster lock merge` to fold in
   --target-gpu NAME     the GPU to build for without it: a name ("NVIDIA H200"),
                         a fingerprint id, or an architecture (sm_90)
   --budget S            tuning budget in seconds (default 60)
@@ -193,7 +197,8 @@ BuildCall parse_call(const CommandArgs& argv) {
   Args args(argv,
             {"--manifest", "--source", "--harness", "--capture", "--kernel-records", "--out", "--rsp", "--stamp", "--depfile", "--mode", "--cache-dir",
              "--lockfile", "--target-gpu", "--budget", "--min-speedup", "--policy", "--kb"},
-            {"--strict", "--update-lockfile", "--dry-run", "--json", "--capture-on-request", "--allow-unverified"});
+            {"--strict", "--update-lockfile", "--lockfile-fragment", "--dry-run", "--json", "--capture-on-request",
+             "--allow-unverified"});
   json = args.flag("--json");
   req.source = args.value("--source");
   req.harness = args.value("--harness");
@@ -210,8 +215,10 @@ BuildCall parse_call(const CommandArgs& argv) {
   req.cache_max_bytes = cache::ResultsCache::default_max_bytes();
   req.lockfile = args.value("--lockfile");
   const char* update_env = std::getenv("KERNELBLASTER_UPDATE_LOCKFILE");
-  req.update_lockfile = args.flag("--update-lockfile") ||
-                        (update_env && *update_env && std::string(update_env) != "0" && std::string(update_env) != "OFF");
+  const std::string update = update_env ? update_env : "";
+  req.lockfile_fragment = args.flag("--lockfile-fragment") || update == "fragment" || update == "FRAGMENT";
+  req.update_lockfile = args.flag("--update-lockfile") || req.lockfile_fragment ||
+                        (!update.empty() && update != "0" && update != "OFF");
   req.target_gpu = args.value("--target-gpu");
   req.budget_s = args.number("--budget", 60);
   req.min_speedup = args.number("--min-speedup", 0);

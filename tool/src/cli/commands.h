@@ -25,5 +25,6 @@ int capture_command(const CommandArgs& args, const std::string& self_exe); // ca
 int optimize_command(const CommandArgs& args, const std::string& self_exe); // optimize_command.cc
 int llm_command(const CommandArgs& args, const std::string& self_exe);     // llm_command.cc
 int report_command(const CommandArgs& args, const std::string& self_exe);  // report_command.cc
+int lock_command(const CommandArgs& args, const std::string& self_exe);    // lock_command.cc
 
 }  // namespace kernelblaster

@@ -41,27 +41,7 @@ Without FILE, show, stats and classify read the user KB layered on the seed
 KB. The user KB is $KERNELBLASTER_KB, else ${XDG_CACHE_HOME:-~/.cache}/kernelblaster/kb.json.
 )";
 
-struct Parsed {
-  std::vector<std::string> positional;
-  std::vector<std::string> options;
-};
-
-// Separates FILE-like operands from options, so Args sees options only.
-Parsed split(const std::vector<std::string>& argv, const std::set<std::string>& valued) {
-  Parsed p;
-  for (std::size_t i = 0; i < argv.size(); ++i) {
-    const std::string& a = argv[i];
-    if (a.size() > 1 && a[0] == '-') {
-      p.options.push_back(a);
-      if (valued.count(a) && i + 1 < argv.size()) p.options.push_back(argv[++i]);
-    } else {
-      p.positional.push_back(a);
-    }
-  }
-  return p;
-}
-
-void expect_operands(const Parsed& p, std::size_t min, std::size_t max, const char* what) {
+void expect_operands(const Operands& p, std::size_t min, std::size_t max, const char* what) {
   if (p.positional.size() < min) throw UsageError(std::string("missing ") + what);
   if (p.positional.size() > max) throw UsageError("unexpected argument '" + p.positional[max] + "'");
 }
@@ -88,7 +68,7 @@ void print_json(const nlohmann::ordered_json& j) {
 }
 
 int validate(const std::vector<std::string>& argv) {
-  Parsed p = split(argv, {});
+  Operands p = split_operands(argv, {});
   Args args(p.options, {}, {"--json"});
   expect_operands(p, 1, 1, "FILE");
   const std::string& file = p.positional.front();
@@ -116,7 +96,7 @@ int validate(const std::vector<std::string>& argv) {
 }
 
 int show(const std::vector<std::string>& argv, const std::string& self_exe) {
-  Parsed p = split(argv, {"--state", "--technique", "--arch"});
+  Operands p = split_operands(argv, {"--state", "--technique", "--arch"});
   Args args(p.options, {"--state", "--technique", "--arch"}, {"--json"});
   expect_operands(p, 0, 1, "FILE");
   kb::KbFilter filter{args.value("--state"), args.value("--technique"), args.value("--arch")};
@@ -126,7 +106,7 @@ int show(const std::vector<std::string>& argv, const std::string& self_exe) {
 }
 
 int stats(const std::vector<std::string>& argv, const std::string& self_exe) {
-  Parsed p = split(argv, {"--arch", "--top"});
+  Operands p = split_operands(argv, {"--arch", "--top"});
   Args args(p.options, {"--arch", "--top"}, {"--json"});
   expect_operands(p, 0, 1, "FILE");
   double top = args.number("--top", 3);
@@ -137,7 +117,7 @@ int stats(const std::vector<std::string>& argv, const std::string& self_exe) {
 }
 
 int merge(const std::vector<std::string>& argv) {
-  Parsed p = split(argv, {"--output"});
+  Operands p = split_operands(argv, {"--output"});
   Args args(p.options, {"--output"}, {"--json"});
   expect_operands(p, 2, 2, "A and B");
   const std::string& a = p.positional[0];
@@ -172,7 +152,7 @@ int merge(const std::vector<std::string>& argv) {
 }
 
 int classify(const std::vector<std::string>& argv, const std::string& self_exe) {
-  Parsed p = split(argv, {"--metrics", "--kb"});
+  Operands p = split_operands(argv, {"--metrics", "--kb"});
   Args args(p.options, {"--metrics", "--kb"}, {"--json"});
   expect_operands(p, 0, 0, "");
   std::string metrics_file = args.value("--metrics");
@@ -186,7 +166,7 @@ int classify(const std::vector<std::string>& argv, const std::string& self_exe) 
 }
 
 int path(const std::vector<std::string>& argv, const std::string& self_exe) {
-  Parsed p = split(argv, {});
+  Operands p = split_operands(argv, {});
   Args args(p.options, {}, {"--json", "--seed"});
   expect_operands(p, 0, 0, "");
   if (args.flag("--json")) {

@@ -23,6 +23,7 @@ commands:
   policy    check a Lua selection policy, or replay it on recorded measurements
   gpu       describe this machine's GPUs, measure their roofline ceilings
   build     produce a target's tuned source at build time (called by the CMake module)
+  lock      merge lockfiles and runners' fragments (lock merge), git's merge driver for them
   gate      CTest gate: a tuned source is still correct and still fast enough
   stats     how build steps ended, counted per cause (like ccache -s)
   report    one HTML page (and Markdown) of a tuning run, an optimize run or a directory of them
@@ -60,7 +61,7 @@ int main(int argc, char** argv) {
       {"gate", kernelblaster::gate_command},     {"stats", kernelblaster::stats_command},
       {"llm", kernelblaster::llm_command},       {"harness", kernelblaster::harness_command},
       {"optimize", kernelblaster::optimize_command}, {"capture", kernelblaster::capture_command},
-      {"report", kernelblaster::report_command},
+      {"report", kernelblaster::report_command}, {"lock", kernelblaster::lock_command},
   };
   // `help CMD` is `CMD --help`.
   if (command == "help" && !rest.empty() && commands.count(rest.front())) {

@@ -480,11 +480,15 @@ void report_ceilings(std::future<profile::CeilingsLookup>& pending, const Say& s
     say("no roofline ceilings for this GPU (" + found.why_not + "): plausibility against them not assessed");
 }
 
-// The original built with its harness; false, with the summary saying why
-// the run failed, when it does not build.
-bool build_original(EngineMeasurer& measurer, PhaseClock& phases, TuneSummary& sum) {
+// The original built with its harness (this GPU's ceilings, measured
+// meanwhile, reported); false, with the summary saying why the run failed,
+// when it does not build.
+bool build_original(EngineMeasurer& measurer, PhaseClock& phases, TuneSummary& sum,
+                    std::future<profile::CeilingsLookup> ceilings, const Say& say) {
   std::string why;
-  if (measurer.build_reference(&why)) return true;
+  const bool built = measurer.build_reference(&why);
+  report_ceilings(ceilings, say);  // measured while the original built
+  if (built) return true;
   // "nvcc could not be run (...)" is the cause itself; anything else is the source's.
   conclude(sum, TuneVerdict::failed,
            why.rfind("nvcc could not be run", 0) == 0 ? why : "the original does not build with its harness: " + why);
@@ -607,10 +611,7 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   }
 
   phases.next("reference_build");
-  std::future<profile::CeilingsLookup> ceilings = ceilings_while_building(self_exe, gpu_of(opt));
-  const bool built = build_original(measurer, phases, sum);
-  report_ceilings(ceilings, say);
-  if (!built) return sum;
+  if (!build_original(measurer, phases, sum, ceilings_while_building(self_exe, gpu_of(opt)), say)) return sum;
 
   phases.next("profile");
   classify_original(tc, probe, target, measurer, knowledge, opt, kernel, say, sum, log);

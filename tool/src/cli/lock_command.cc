@@ -1,0 +1,96 @@
+// kernelblaster lock merge | merge-driver: several runners' lockfiles (or
+// the per-GPU fragments they wrote) as one, by the rule of
+// cache/lockfile.h, with every decision said; and the same as git's merge
+// driver, so two runners' updates of kernelblaster.lock.json merge without
+// hand edits.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "cache/lockfile.h"
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "common/file_lock.h"
+#include "common/file_util.h"
+
+namespace kernelblaster {
+namespace {
+
+const char* kHelp = R"(usage: kernelblaster lock merge A B [C ...] [--out FILE] [--quiet]
+       kernelblaster lock merge-driver BASE OURS THEIRS
+
+merge         folds B, C, ... into A (in place, under A's lock; A is created
+              if missing) or writes the result to --out. The inputs are
+              lockfiles or the fragments runners wrote with
+              KERNELBLASTER_UPDATE_LOCKFILE=fragment
+              (kernelblaster.lock.d/<gpu>.json). Every (source, GPU) entry of
+              any input is kept; where two differ, one stands:
+                1. measured for another content key: the later measurement
+                   (the other was for a source, tool or settings since changed);
+                2. the same key: the re-verified one, then the one from more
+                   evaluations, then the faster, then the later.
+              Each decision is one line on stderr naming the entry that lost.
+merge-driver  git's merge driver for the lockfile: merges THEIRS into OURS
+              (BASE is not needed: entries are only ever added or replaced)
+              and exits 0, or 1 with one line when a side is not a lockfile
+              (git then leaves the conflict to you). Set it up once:
+                git config merge.kernelblaster-lock.driver \
+                  "kernelblaster lock merge-driver %O %A %B"
+              and in .gitattributes:
+                kernelblaster.lock.json merge=kernelblaster-lock
+
+Exit status: 0 merged, 2 bad usage or an input that is not a lockfile
+(nothing written).
+)";
+
+// Folds `inputs` in order; the decisions on stderr unless quiet.
+cache::Lockfile fold(const std::vector<std::string>& inputs, bool quiet) {
+  cache::Lockfile merged = cache::read_lockfile(inputs.front());
+  for (std::size_t i = 1; i < inputs.size(); ++i) {
+    std::vector<std::string> decisions;
+    merged = cache::merge_lockfiles(merged, cache::read_lockfile(inputs[i]), &decisions);
+    if (!quiet)
+      for (const std::string& d : decisions) std::fprintf(stderr, "kernelblaster lock merge: %s\n", d.c_str());
+  }
+  return merged;
+}
+
+int merge(const CommandArgs& argv) {
+  const Operands p = split_operands(argv, {"--out"});
+  Args args(p.options, {"--out"}, {"--quiet"});
+  const std::vector<std::string>& inputs = p.positional;
+  if (inputs.size() < 2) throw UsageError("merge takes at least two lockfiles: A B [C ...]");
+  const std::string out = args.value("--out");
+  if (!out.empty()) {
+    write_file_atomic(out, cache::serialize_lockfile(fold(inputs, args.flag("--quiet"))));
+    return 0;
+  }
+  FileLock guard(inputs.front() + ".lock");  // as a build updating A takes it
+  write_file_atomic(inputs.front(), cache::serialize_lockfile(fold(inputs, args.flag("--quiet"))));
+  return 0;
+}
+
+int merge_driver(const CommandArgs& argv) {
+  if (argv.size() != 3) throw UsageError("merge-driver takes BASE OURS THEIRS (git's %O %A %B)");
+  try {
+    const cache::Lockfile merged = fold({argv[1], argv[2]}, false);
+    write_file_atomic(argv[1], cache::serialize_lockfile(merged));
+  } catch (const std::exception& x) {
+    std::fprintf(stderr, "kernelblaster lock merge-driver: %s; left to a merge by hand\n", x.what());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int lock_command(const CommandArgs& argv, const std::string&) {
+  return run_command("lock", kHelp, argv, [&]() -> int {
+    if (argv.empty() || (argv[0] != "merge" && argv[0] != "merge-driver"))
+      throw subcommand_error(argv, {"merge", "merge-driver"});
+    const CommandArgs rest(argv.begin() + 1, argv.end());
+    return argv[0] == "merge" ? merge(rest) : merge_driver(rest);
+  });
+}
+
+}  // namespace kernelblaster
