@@ -257,17 +257,19 @@ def hostile_run(tool, name, script, want, args, kb):
             print(f"{name}: KB outcome {o['technique']}: {o['note'][:160]}")
 
 
+def replies(folder, *names):
+    """The scripted replies: each file of `folder` in turn."""
+    return [{"file": folder + n} for n in names]
+
+
 def hostile_kernelbench(tool, kb):
     data = dataset()
     if not data:
         return
-    h = "tests/kernelbench/hostile/"
-    script = [{"file": h + "matmul_cache_sample_64.cu"}, {"file": h + "matmul_copy_neighbour.cu"},
-              {"file": h + "matmul_first_calls.cu"},
-              {"file": h + "matmul_seen_inputs.cu"}, {"file": h + "matmul_cache_checksum_64.cu"},
-              {"file": h + "matmul_copy_neighbour.cu"},
-              {"file": h + "matmul_cache_pointer_64.cu"}, {"file": h + "matmul_copy_same_size.cu"},
-              {"file": h + "matmul_l2_persisting.cu"}]
+    script = replies("tests/kernelbench/hostile/", "matmul_cache_sample_64.cu", "matmul_copy_neighbour.cu",
+                     "matmul_first_calls.cu", "matmul_seen_inputs.cu", "matmul_cache_checksum_64.cu",
+                     "matmul_copy_neighbour.cu", "matmul_cache_pointer_64.cu", "matmul_copy_same_size.cu",
+                     "matmul_l2_persisting.cu")
     rej = "rejected"
     # The neighbour copies find torch's answer through cudaPointerGetAttributes:
     # since issue 39 a model's code is held to the object bound first.
@@ -279,11 +281,8 @@ def hostile_kernelbench(tool, kb):
 
 
 def hostile_examples(tool, kb):
-    a = "tests/adversarial/"
-    script = [{"file": a + "matmul_cache_sample_4.cu"}, {"file": a + "matmul_first_calls.cu"},
-              {"file": a + "matmul_seen_inputs.cu"},
-              {"file": a + "matmul_cache_checksum_64.cu"}, {"file": a + "matmul_cache_pointer_1.cu"},
-              {"file": a + "matmul_l2_persisting.cu"}]
+    script = replies("tests/adversarial/", "matmul_cache_sample_4.cu", "matmul_first_calls.cu", "matmul_seen_inputs.cu",
+                     "matmul_cache_checksum_64.cu", "matmul_cache_pointer_1.cu", "matmul_l2_persisting.cu")
     rej = "rejected"
     want = [(rej, {"cached_result"}), (rej, {"wrong_result"}), (rej, {"wrong_result", "cached_result"}),
             (rej, {"cached_result"}), (rej, {"cached_result"}), ("static_check", None)]
@@ -301,11 +300,8 @@ def hostile_trust(tool, kb):
     object bound with the symbol named; the ones the text checks know stop
     there. None kept, each step a KB failure."""
     rej, static = "rejected", ("static_check", None)
-    a = "tests/adversarial/"
-    script = [{"file": a + "interposes_sync.cu"}, {"file": a + "mangled_runtime_seed.cu"},
-              {"file": a + "inline_syscall.cu"},
-              {"file": a + "reads_reference_dumps.cu"}, {"file": a + "tampers_environment.cu"},
-              {"file": a + "links_runtime_seed.cu"}]
+    script = replies("tests/adversarial/", "interposes_sync.cu", "mangled_runtime_seed.cu", "inline_syscall.cu",
+                     "reads_reference_dumps.cu", "tampers_environment.cu", "links_runtime_seed.cu")
     want = [(rej, {"forbidden_code"})] * 3 + [static] * 3
     hostile_run(tool, "hostile vector_add example (issue 39)", script, want, [
         "--source", f"{ROOT}/examples/kernels/src/vector_add.cu",
@@ -314,11 +310,9 @@ def hostile_trust(tool, kb):
     data = dataset()
     if not data:
         return
-    h = "tests/kernelbench/hostile/"
-    script = [{"file": h + "relu_interposes_sync.cu"}, {"file": h + "relu_raw_syscall.cu"},
-              {"file": h + "relu_copy_neighbour.cu"},
-              {"file": h + "relu_reads_oracle.cu"}, {"file": h + "relu_allocator_off.cu"},
-              {"file": h + "relu_forges_report_at_exit.cu"}]
+    script = replies("tests/kernelbench/hostile/", "relu_interposes_sync.cu", "relu_raw_syscall.cu",
+                     "relu_copy_neighbour.cu", "relu_reads_oracle.cu", "relu_allocator_off.cu",
+                     "relu_forges_report_at_exit.cu")
     hostile_run(tool, "hostile level1/019 (issue 39)", script, want,
                 ["--kernelbench", os.path.join(data, "level1", "019_ReLU")], kb)
 
