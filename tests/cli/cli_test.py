@@ -38,7 +38,16 @@ def main():
     p = run([tool])
     expect("no command is a usage error", p.returncode == 2 and "usage" in p.stderr, p)
     p = run([tool, "frobnicate"])
-    expect("unknown command is a usage error", p.returncode == 2 and "unknown command" in p.stderr, p)
+    expect("unknown command is a usage error naming the commands",
+           p.returncode == 2 and one_line(p.stderr) and "unknown command" in p.stderr and "optimize" in p.stderr
+           and "version" in p.stderr, p)
+    # Issue 42: version is a command like the others.
+    p = run([tool, "help", "version"])
+    expect("help version: its usage, exit 0", p.returncode == 0 and "kernelblaster version" in p.stdout, p)
+    p = run([tool, "version", "--bogus"])
+    expect("version --bogus: one line, exit 2", p.returncode == 2 and one_line(p.stderr) and "--bogus" in p.stderr, p)
+    p = run([tool, "version", "--json"])
+    expect("version --json", p.returncode == 0 and json.loads(p.stdout).get("version"), p)
     # One way to say a missing or an unknown subcommand, for every command that has them.
     for cmd, first in (("kb", "validate"), ("llm", "ping"), ("policy", "check"), ("harness", "init")):
         p = run([tool, cmd])

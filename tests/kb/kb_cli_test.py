@@ -85,6 +85,10 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, out, err = run("merge", a, b, "--output", out_path, "--json")
     check(rc == 0 and json.loads(out) == {"output": out_path, "added": 1, "combined": 1}, f"merge --output: {out} {err}")
     check(snapshot(a) == a_before, "merge --output left A unchanged")
+    # --out, as every other command names it, is the same (issue 42).
+    rc, out, err = run("merge", a, b, "--out", out_path + ".2", "--json")
+    check(rc == 0 and json.loads(out)["output"] == out_path + ".2" and snapshot(a) == a_before and
+          json.load(open(out_path + ".2"))["stats"] == json.load(open(out_path))["stats"], f"merge --out: {out} {err}")
     rc, out, err = run("merge", a, b)
     check(rc == 0, f"merge in place: {err}")
     with open(a) as f:

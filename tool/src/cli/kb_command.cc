@@ -28,7 +28,7 @@ const char* kHelp = R"(usage: kernelblaster kb <subcommand> [options]
   stats [FILE] [--arch A] [--top N] [--json]
       Counts, and the best techniques per state and architecture by predicted
       speedup (top 3 unless --top).
-  merge A B [--output OUT] [--json]
+  merge A B [--out OUT] [--json]
       Adds B's statistics, states and techniques to A, in place under A's
       lock (A is created if missing), or writes the result to OUT instead.
   classify --metrics FILE.json [--kb FILE] [--json]
@@ -117,12 +117,13 @@ int stats(const std::vector<std::string>& argv, const std::string& self_exe) {
 }
 
 int merge(const std::vector<std::string>& argv) {
-  Operands p = split_operands(argv, {"--output"});
-  Args args(p.options, {"--output"}, {"--json"});
+  // --out as every other command says it; --output, its old name, still works.
+  Operands p = split_operands(argv, {"--out", "--output"});
+  Args args(p.options, {"--out", "--output"}, {"--json"});
   expect_operands(p, 2, 2, "A and B");
   const std::string& a = p.positional[0];
   const std::string& b = p.positional[1];
-  std::string output = args.value("--output");
+  std::string output = args.value("--out", args.value("--output"));
   require_readable(b);
   kb::KnowledgeBase from = kb::load_kb(b);
   std::size_t added = 0, combined = 0;

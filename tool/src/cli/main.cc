@@ -69,9 +69,16 @@ int main(int argc, char** argv) {
     rest = {"--help"};
   }
   if (auto it = commands.find(command); it != commands.end()) return it->second(rest, self_exe());
-  if (command == "version" || command == "--version") {
-    const bool json = !rest.empty() && rest.front() == "--json";
-    if (json) std::printf("{\"version\": \"%s\"}\n", KERNELBLASTER_VERSION);
+  if (command == "version" || command == "--version" || (command == "help" && !rest.empty() && rest.front() == "version")) {
+    if (command == "help" || (!rest.empty() && (rest.front() == "--help" || rest.front() == "-h"))) {
+      std::fputs("usage: kernelblaster version [--json]\n\nPrints the tool's version (--json: as JSON).\n", stdout);
+      return 0;
+    }
+    if (rest.size() > 1 || (!rest.empty() && rest.front() != "--json")) {
+      std::fprintf(stderr, "kernelblaster version: unknown argument '%s' (see --help)\n", rest.back().c_str());
+      return 2;
+    }
+    if (!rest.empty()) std::printf("{\"version\": \"%s\"}\n", KERNELBLASTER_VERSION);
     else std::printf("kernelblaster %s\n", KERNELBLASTER_VERSION);
     return 0;
   }
@@ -84,6 +91,9 @@ int main(int argc, char** argv) {
                  rest.front().c_str());
     return 2;
   }
-  std::fprintf(stderr, "kernelblaster: unknown command '%s' (run 'kernelblaster help' for the list)\n", command.c_str());
+  std::string names;
+  for (const auto& [name, run] : commands) names += name + ", ";
+  std::fprintf(stderr, "kernelblaster: unknown command '%s': one of %sversion (see 'kernelblaster help')\n", command.c_str(),
+               names.c_str());
   return 2;
 }
