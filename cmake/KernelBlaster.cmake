@@ -257,8 +257,10 @@ macro(_kernelblaster_read_options)
   endif()
   set(_min_speedup "")
   if(DEFINED _kb_MIN_SPEEDUP)
-    if(NOT _kb_MIN_SPEEDUP MATCHES "^[0-9]+(\\.[0-9]+)?$")
-      message(FATAL_ERROR "${_who}: MIN_SPEEDUP must be a number such as 1.1, not '${_kb_MIN_SPEEDUP}'.")
+    # The tool takes positive speedups only: 0 here would pass the configure
+    # and fail every tuning run.
+    if(NOT _kb_MIN_SPEEDUP MATCHES "^[0-9]+(\\.[0-9]+)?$" OR _kb_MIN_SPEEDUP MATCHES "^0+(\\.0+)?$")
+      message(FATAL_ERROR "${_who}: MIN_SPEEDUP must be a positive number such as 1.1, not '${_kb_MIN_SPEEDUP}'.")
     endif()
     set(_min_speedup ${_kb_MIN_SPEEDUP})
   endif()

@@ -123,7 +123,8 @@ ERRORS = {
     "missing_target": r"there is no target named 'no_such_target'",
     "bad_mode": r"MODE must be AUTO, APPLY, TUNE or OFF, not 'FAST'",
     "bad_budget": r"BUDGET must be a positive number of seconds, not 'soon'",
-    "bad_min_speedup": r"MIN_SPEEDUP must be a number such as 1.1, not '1.1x'",
+    "bad_min_speedup": r"MIN_SPEEDUP must be a positive number such as 1.1, not '1.1x'",
+    "zero_min_speedup": r"MIN_SPEEDUP must be a positive number such as 1.1, not '0'",  # the tool refuses 0 too
     "missing_harness": r"HARNESS file .*nope_harness.cu does not exist",
     "source_not_in_target": r"src/other.cu is not a CUDA source of target 'kbsample'",
     "unpaired": r"SOURCES has 2 entries but HARNESS has 1",
