@@ -68,6 +68,16 @@ TEST(Lockfile, MalformedFileIsRefusedAndKept) {
   std::ifstream in(path);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(text, "{\"sources\": [1, 2]}");
+  // Text that is not JSON: one line a person reads, without the parser's tag (issue 42).
+  const std::string broken = d.write("broken.lock.json", "{ \"sources\": ");
+  try {
+    read_lockfile(broken);
+    ADD_FAILURE() << "a broken lockfile was read";
+  } catch (const std::runtime_error& x) {
+    const std::string what = x.what();
+    EXPECT_NE(what.find("is not valid JSON: "), std::string::npos) << what;
+    EXPECT_EQ(what.find("[json.exception"), std::string::npos) << what;
+  }
 }
 
 TEST(Lockfile, ConcurrentUpdatesLoseNothing) {

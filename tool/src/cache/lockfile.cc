@@ -7,6 +7,7 @@
 #include "common/file_lock.h"
 #include "cache/result_json.h"
 #include "common/file_util.h"
+#include "common/json_fields.h"
 
 namespace fs = std::filesystem;
 
@@ -20,7 +21,7 @@ Lockfile read_lockfile(const std::string& path) {
   try {
     j = nlohmann::json::parse(read_file(path));
   } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error("lockfile " + path + " is not valid JSON: " + e.what());
+    throw std::runtime_error("lockfile " + path + " is " + json_parse_reason(e.what()));
   }
   if (!j.is_object() || !j.contains("sources") || !j["sources"].is_object())
     throw std::runtime_error("lockfile " + path + " has no \"sources\" object");

@@ -17,6 +17,7 @@
 #include <map>
 #include <set>
 
+#include "common/json_fields.h"
 #include "kb/classifier.h"
 #include "kb/kb_migrate.h"
 #include "kb/kb_store.h"
@@ -237,13 +238,6 @@ KnowledgeBase read_current(const Reader& r, const json& doc) {
   return kb;
 }
 
-// nlohmann's parse messages start with "[json.exception.parse_error.101] ".
-std::string parse_reason(const std::string& what) {
-  std::string s = what;
-  if (s.rfind("[json.exception.", 0) == 0 && s.find("] ") != std::string::npos) s = s.substr(s.find("] ") + 2);
-  return "not valid JSON: " + s;
-}
-
 // Names an entry of a migrated document by the key it had in the old file.
 std::string old_pointer(const std::string& ptr, const std::vector<detail::MovedEntry>& moved) {
   for (const auto& m : moved) {
@@ -262,7 +256,7 @@ KnowledgeBase parse_kb(const std::string& text, const std::string& file) {
   try {
     doc = json::parse(text);
   } catch (const json::parse_error& e) {
-    throw KbError(file, "", parse_reason(e.what()));
+    throw KbError(file, "", json_parse_reason(e.what()));
   }
   r.expect_object(doc, "");
   int version = 0;  // files without the key predate versioning
