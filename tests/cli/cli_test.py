@@ -224,6 +224,10 @@ def main():
     p = run(example)
     if p.returncode == 77:
         expect("eval without a GPU: exit 77, one line", one_line(p.stderr) and "no CUDA GPU" in p.stderr, p)
+        j = run([tool, "eval", "--json"] + softmax)
+        expect("eval --json without a GPU still prints its result (status no_gpu), exit 77",
+               j.returncode == 77 and json.loads(j.stdout or "{}").get("status") == "no_gpu"
+               and "no CUDA GPU on this machine" in json.loads(j.stdout or "{}").get("detail", ""), j)
         h = run([harness])
         expect("harness without a GPU: exit 77, one line", h.returncode == 77 and one_line(h.stderr), h)
         o = run([tool, "optimize", "--launcher", "softmax_rows", "--provider", "command", "--command", "printf none",

@@ -62,7 +62,7 @@ std::optional<GpuFingerprint> probe_gpu_fingerprint(int device, std::string* why
   };
   int count = 0;
   if (cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess)
-    return fail(std::string("no CUDA GPU available (") + cudaGetErrorString(e) + ")");
+    return fail(std::string("no CUDA GPU on this machine (CUDA: ") + cudaGetErrorString(e) + ")");
   if (device < 0 || device >= count) return fail("no CUDA device " + std::to_string(device));
   cudaDeviceProp prop{};
   if (cudaError_t e = cudaGetDeviceProperties(&prop, device); e != cudaSuccess)

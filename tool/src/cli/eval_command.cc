@@ -202,6 +202,7 @@ int run_eval(EvalCall c, const std::string& self_exe) {
       return 2;
     }
     std::fprintf(stderr, "kernelblaster eval: skipped: %s\n", result.detail.c_str());
+    if (c.json) std::fputs((result_to_json(result) + "\n").c_str(), stdout);  // --json always prints its result
     return 77;
   }
   std::fputs((c.json ? result_to_json(result) + "\n" : result_to_text(result)).c_str(), stdout);

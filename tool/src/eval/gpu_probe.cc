@@ -16,7 +16,8 @@ GpuInfo CudaGpuProbe::probe(int device) {
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess) {
-    info.reason = std::string("no CUDA GPU available (") + cudaGetErrorString(e) + ")";
+    // The phrase `gpu info` uses too, with CUDA's own reason.
+    info.reason = std::string("no CUDA GPU on this machine (CUDA: ") + cudaGetErrorString(e) + ")";
     return info;
   }
   if (device < 0 || device >= count) {
