@@ -97,3 +97,24 @@ TEST(Replay, ExhaustiveRunReachesTheRecordedBest) {
   ReplayReport capped = replay(log, empty, default_policy, opt);
   for (const SeedRun& s : capped.runs) EXPECT_EQ(s.evaluations, 2);
 }
+
+// Issue 42: a mean of evaluations to the band is said only of seeds that
+// reached it; none reaching it is said as such.
+TEST(ReplayReportText, SaysWhenNoSeedOrNotEverySeedReachedTheBand) {
+  ReplayReport r;
+  r.kernel = "k.cu";
+  r.policy = "p";
+  r.space_size = 40;
+  r.runs.resize(4);
+  r.mean_best = 1.1;
+  r.reached = 0;
+  r.mean_to_band = 40;
+  std::string text = replay_report_to_text(r);
+  EXPECT_NE(text.find("mean: no seed reached the band (0/4)"), std::string::npos) << text;
+  EXPECT_EQ(text.find("evaluations to the band"), std::string::npos) << text;
+  r.reached = 3;
+  text = replay_report_to_text(r);
+  EXPECT_NE(text.find("each of the 1 seeds that never reached it counted as the whole space"), std::string::npos) << text;
+  r.reached = 4;
+  EXPECT_NE(replay_report_to_text(r).find("4/4 seeds reached it"), std::string::npos);
+}

@@ -146,9 +146,20 @@ std::string replay_report_to_text(const ReplayReport& r) {
                   s.fell_back ? "  [fell back to the default policy]" : "");
     out += line;
   }
-  std::snprintf(line, sizeof line,
-                "mean: %.1f evaluations to the band (%.1f%% of the space; %d/%zu seeds reached it), best %.3fx\n",
-                r.mean_to_band, 100 * r.mean_fraction_to_band, r.reached, r.runs.size(), r.mean_best);
+  // A mean of evaluations to the band means something only over seeds that
+  // reached it; one that never did counts as the whole space, and says so.
+  if (r.reached == 0)
+    std::snprintf(line, sizeof line, "mean: no seed reached the band (0/%zu), best %.3fx\n", r.runs.size(), r.mean_best);
+  else if (static_cast<std::size_t>(r.reached) < r.runs.size())
+    std::snprintf(line, sizeof line,
+                  "mean: %.1f evaluations to the band (%.1f%% of the space), each of the %zu seeds that never reached "
+                  "it counted as the whole space (%d/%zu reached it), best %.3fx\n",
+                  r.mean_to_band, 100 * r.mean_fraction_to_band, r.runs.size() - static_cast<std::size_t>(r.reached),
+                  r.reached, r.runs.size(), r.mean_best);
+  else
+    std::snprintf(line, sizeof line,
+                  "mean: %.1f evaluations to the band (%.1f%% of the space; %d/%zu seeds reached it), best %.3fx\n",
+                  r.mean_to_band, 100 * r.mean_fraction_to_band, r.reached, r.runs.size(), r.mean_best);
   out += line;
   return out;
 }
