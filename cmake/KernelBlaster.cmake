@@ -11,6 +11,8 @@ set(KERNELBLASTER_MODE "" CACHE STRING
 set_property(CACHE KERNELBLASTER_MODE PROPERTY STRINGS "" AUTO APPLY TUNE OFF)
 set(KERNELBLASTER_CACHE_DIR "$ENV{KERNELBLASTER_CACHE_DIR}" CACHE PATH
   "Results cache (empty: \${XDG_CACHE_HOME:-~/.cache}/kernelblaster/results)")
+set(KERNELBLASTER_REMOTE_STORAGE "$ENV{KERNELBLASTER_REMOTE_STORAGE}" CACHE STRING
+  "HTTP(S) server that shares tuned results between machines (GET/PUT <url>/<gpu>/<key>.json); the token comes from KERNELBLASTER_REMOTE_STORAGE_TOKEN in the environment, never from here")
 set(KERNELBLASTER_TARGET_GPU "$ENV{KERNELBLASTER_TARGET_GPU}" CACHE STRING
   "GPU to build for when this machine has none (or another one): a name such as 'NVIDIA H200', or an architecture such as sm_90")
 set(KERNELBLASTER_LOCKFILE "" CACHE FILEPATH
@@ -677,6 +679,9 @@ macro(_kernelblaster_step_arguments)
   endif()
   if(NOT KERNELBLASTER_CACHE_DIR STREQUAL "")
     list(APPEND _common_args --cache-dir "${KERNELBLASTER_CACHE_DIR}")
+  endif()
+  if(NOT KERNELBLASTER_REMOTE_STORAGE STREQUAL "")
+    list(APPEND _common_args --remote-storage "${KERNELBLASTER_REMOTE_STORAGE}")
   endif()
   list(APPEND _common_args --lockfile "${_LOCKFILE}")
   if(KERNELBLASTER_UPDATE_LOCKFILE STREQUAL "FRAGMENT")

@@ -515,3 +515,65 @@ TEST_F(BuildStepTest, NothingTriedWithinTheBudgetSaysWhyAndIsNotRemembered) {
 
 }  // namespace
 }  // namespace kernelblaster::cache
+
+namespace kernelblaster::cache {
+namespace {
+
+// A remote storage in memory, with a note to say instead when asked.
+class MemoryStorage final : public RemoteStorage {
+ public:
+  std::map<std::string, TunedResult> entries;
+  std::string failing;  // set: every call fails with it
+  int gets = 0, puts = 0;
+  std::optional<TunedResult> get(const std::string& gpu_id, const std::string& key, std::string* note) override {
+    ++gets;
+    if (!failing.empty()) {
+      *note = failing;
+      return std::nullopt;
+    }
+    auto it = entries.find(gpu_id + "/" + key);
+    return it == entries.end() ? std::nullopt : std::optional<TunedResult>(it->second);
+  }
+  bool put(const TunedResult& r, std::string* note) override {
+    ++puts;
+    if (!failing.empty()) {
+      *note = "not stored in remote storage (" + failing + ")";
+      return false;
+    }
+    entries[r.gpu.id() + "/" + r.key] = r;
+    return true;
+  }
+  std::string where() const override { return "http://storage.test"; }
+};
+
+// Issue 41: a fleet shares results through remote storage. A new result is
+// put there; a machine with an empty local cache gets it instead of tuning,
+// and keeps a local copy; a server that fails costs one lead on the line.
+TEST_F(BuildStepTest, RemoteStorageSharesResultsAndAFailingServerCostsOneLine) {
+  auto storage = std::make_shared<MemoryStorage>();
+  m_env.remote = storage;
+  m_gpu = testing::h200();
+  EXPECT_EQ(run().action, "tuned");
+  EXPECT_EQ(storage->puts, 1);
+  ASSERT_EQ(storage->entries.size(), 1u);
+
+  std::filesystem::remove_all(m_req.cache_dir);  // another machine: an empty local cache
+  BuildReport shared = run();
+  EXPECT_EQ(m_tunes, 1);
+  EXPECT_EQ(shared.origin, "remote storage");
+  EXPECT_NE(shared.line.find("applied tuned result for NVIDIA H200 from remote storage http://storage.test (1.40x"),
+            std::string::npos)
+      << shared.line;
+  EXPECT_EQ(run().origin, "cache");  // kept locally
+  EXPECT_EQ(storage->gets, 2);       // the first build's miss, the second's hit; the third asked nothing
+
+  std::filesystem::remove_all(m_req.cache_dir);
+  storage->failing = "remote storage http://storage.test not reached (Connection refused)";
+  BuildReport down = run();
+  EXPECT_EQ(down.action, "tuned");  // the local path goes on
+  EXPECT_NE(down.line.find("not reached (Connection refused); tuned on"), std::string::npos) << down.line;
+  EXPECT_NE(down.line.find("(not stored in remote storage"), std::string::npos) << down.line;
+}
+
+}  // namespace
+}  // namespace kernelblaster::cache

@@ -145,7 +145,9 @@ class BuildStepRun {
       return finish(BuildCause::nvcc_unusable, std::nullopt, why + "; using the original", false);
     locate_gpu();
     if (std::optional<TunedResult> found = look_up())
-      return use_known(*found, m_rep.origin == "cache" ? "the cache" : m_lockfile_name);
+      return use_known(*found, m_rep.origin == "cache"    ? "the cache"
+                               : m_rep.origin == "remote storage" ? "remote storage " + m_env.remote->where()
+                                                          : m_lockfile_name);
     if (!m_req.recording_shim.empty() || m_req.recording_kernels) return record();
     if (std::optional<BuildReport> done = without_tuning()) return *done;
     return tune();
@@ -218,6 +220,7 @@ class BuildStepRun {
       m_rep.origin = "cache";
       return found;
     }
+    if ((found = from_remote())) return found;
     if (m_req.lockfile.empty()) return std::nullopt;
     try {
       Lockfile lock = read_lockfile(m_req.lockfile);
@@ -234,6 +237,23 @@ class BuildStepRun {
       m_lead = std::string("cannot use the lockfile: ") + e.what() + "; ";
     }
     return std::nullopt;
+  }
+
+  // On a local miss, the remote storage's entry for this GPU and key, kept
+  // in the local cache too; what went wrong with the server leads the line.
+  std::optional<TunedResult> from_remote() {
+    if (!m_env.remote || !m_local) return std::nullopt;
+    std::string note;
+    std::optional<TunedResult> found = m_env.remote->get(m_gpu->id(), m_rep.key, &note);
+    if (!note.empty()) m_lead += note + "; ";
+    if (!found) return std::nullopt;
+    try {
+      m_cache.store(*found);
+    } catch (const std::exception&) {
+      // Used all the same: the local cache is only a copy.
+    }
+    m_rep.origin = "remote storage";
+    return found;
   }
 
   // Whatever happens ends here: the chosen text, its flags, one line.
@@ -361,6 +381,7 @@ class BuildStepRun {
     } catch (const std::exception& e) {
       note = std::string(" (not cached: ") + e.what() + ")";
     }
+    if (std::string why; m_env.remote && !m_env.remote->put(r, &why)) note += " (" + why + ")";
     if (m_req.update_lockfile && !m_req.lockfile.empty()) {
       try {
         update_lockfile(m_req.lockfile_fragment ? lockfile_fragment_path(m_req.lockfile, r.gpu.id()) : m_req.lockfile, r);

@@ -9,12 +9,14 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "cache/gpu_fingerprint.h"
 #include "common/file_util.h"
+#include "cache/remote_storage.h"
 #include "cache/tuned_result.h"
 
 namespace kernelblaster::cache {
@@ -112,6 +114,9 @@ struct BuildEnvironment {
   std::vector<std::string> skip_include_prefixes;  // the CUDA toolkit's headers
   // A line to show now, before the step's own (waiting for another build). Optional.
   std::function<void(const std::string& line)> say;
+  // Results shared with other machines (remote_storage.h): asked on a local
+  // miss, given each new tuning result. Optional.
+  std::shared_ptr<RemoteStorage> remote;
 };
 
 // Why a build step compiled what it did: the first real cause, counted per

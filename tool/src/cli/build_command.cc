@@ -59,6 +59,10 @@ source, or --strict without a verified result.
                         or locked results only), TUNE (tune even on a hit), OFF
   --cache-dir DIR       results cache (default KERNELBLASTER_CACHE_DIR, else
                         ${XDG_CACHE_HOME:-~/.cache}/kernelblaster/results)
+  --remote-storage URL  an HTTP(S) server shared with other machines (default
+                        KERNELBLASTER_REMOTE_STORAGE): asked on a local miss,
+                        given each new result (GET/PUT URL/<gpu>/<key>.json;
+                        a bearer token from KERNELBLASTER_REMOTE_STORAGE_TOKEN)
   --lockfile FILE       kernelblaster.lock.json to read (and update with --update-lockfile)
   --update-lockfile     record a tuning run's result in the lockfile
   --lockfile-fragment   record it in this GPU's own file instead,
@@ -158,6 +162,7 @@ std::string report_json(const cache::BuildReport& rep, const cache::BuildRequest
 struct BuildCall {
   cache::BuildRequest req;
   std::string capture, kernel_records;
+  std::string remote_storage;  // --remote-storage, else KERNELBLASTER_REMOTE_STORAGE
   bool capture_on_request = false, allow_unverified = false, json = false;
 };
 
@@ -196,7 +201,7 @@ BuildCall parse_call(const CommandArgs& argv) {
   bool& json = c.json;
   Args args(argv,
             {"--manifest", "--source", "--harness", "--capture", "--kernel-records", "--out", "--rsp", "--stamp", "--depfile", "--mode", "--cache-dir",
-             "--lockfile", "--target-gpu", "--budget", "--min-speedup", "--policy", "--kb"},
+             "--lockfile", "--target-gpu", "--budget", "--min-speedup", "--policy", "--kb", "--remote-storage"},
             {"--strict", "--update-lockfile", "--lockfile-fragment", "--dry-run", "--json", "--capture-on-request",
              "--allow-unverified"});
   json = args.flag("--json");
@@ -210,6 +215,8 @@ BuildCall parse_call(const CommandArgs& argv) {
   if (req.source.empty() || req.out.empty()) throw UsageError("--source and --out are required");
   if (!cache::mode_from_name(args.value("--mode", "AUTO"), &req.mode))
     throw UsageError("--mode must be AUTO, APPLY, TUNE or OFF, not '" + args.value("--mode") + "'");
+  const char* remote_env = std::getenv("KERNELBLASTER_REMOTE_STORAGE");
+  c.remote_storage = args.value("--remote-storage", remote_env ? remote_env : "");
   req.cache_dir = args.value("--cache-dir");
   if (req.cache_dir.empty()) req.cache_dir = cache::ResultsCache::default_dir();
   req.cache_max_bytes = cache::ResultsCache::default_max_bytes();
@@ -373,7 +380,14 @@ static int run_build(BuildCall& c, const std::string& self_exe) {
       std::printf("kernelblaster: %s: %s\n", fs::path(req.source).filename().string().c_str(), refused.c_str());
 
   const Toolchain tc = find_toolchain(self_exe);
-  const cache::BuildEnvironment env = build_environment(req, tc, self_exe);
+  cache::BuildEnvironment env = build_environment(req, tc, self_exe);
+  if (!c.remote_storage.empty()) {
+    std::string why;
+    env.remote = cache::make_http_storage(c.remote_storage, {}, &why);
+    if (!env.remote && !c.json)  // refused, said, and the build goes on with local results
+      std::printf("kernelblaster: %s: %s; using local results only\n", fs::path(req.source).filename().string().c_str(),
+                  why.c_str());
+  }
   // Throws only when the original cannot be read (run_command says it in one line, exit 2).
   cache::BuildReport rep = cache::run_build_step(req, env);
   count_step(req, rep);
