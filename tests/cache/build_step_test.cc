@@ -567,6 +567,17 @@ TEST_F(BuildStepTest, RemoteStorageSharesResultsAndAFailingServerCostsOneLine) {
   EXPECT_EQ(run().origin, "cache");  // kept locally
   EXPECT_EQ(storage->gets, 2);       // the first build's miss, the second's hit; the third asked nothing
 
+  // A machine without the GPU names it by its fingerprint id and applies
+  // what the GPU machine tuned.
+  std::filesystem::remove_all(m_req.cache_dir);
+  m_gpu.reset();
+  m_req.target_gpu = testing::h200().id();
+  BuildReport gpu_less = run();
+  EXPECT_EQ(gpu_less.origin, "remote storage") << gpu_less.line;
+  EXPECT_EQ(gpu_less.action, "applied");
+  m_req.target_gpu.clear();
+  m_gpu = testing::h200();
+
   std::filesystem::remove_all(m_req.cache_dir);
   storage->failing = "remote storage http://storage.test not reached (Connection refused)";
   BuildReport down = run();

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
+#include <regex>
 
 #include "cache/build_record.h"
 #include "cache/content_key.h"
@@ -241,10 +242,16 @@ class BuildStepRun {
 
   // On a local miss, the remote storage's entry for this GPU and key, kept
   // in the local cache too; what went wrong with the server leads the line.
+  // A machine without the GPU asks for it by the fingerprint id TARGET_GPU
+  // names (a name or an architecture names no one file there).
   std::optional<TunedResult> from_remote() {
-    if (!m_env.remote || !m_local) return std::nullopt;
+    static const std::regex kFingerprintId(R"(.+_sm[0-9]+_[0-9]+sm_drv[0-9]+)");
+    const std::string id = m_local ? m_gpu->id()
+                           : std::regex_match(m_rep.selector, kFingerprintId) ? m_rep.selector
+                                                                               : std::string();
+    if (!m_env.remote || id.empty()) return std::nullopt;
     std::string note;
-    std::optional<TunedResult> found = m_env.remote->get(m_gpu->id(), m_rep.key, &note);
+    std::optional<TunedResult> found = m_env.remote->get(id, m_rep.key, &note);
     if (!note.empty()) m_lead += note + "; ";
     if (!found) return std::nullopt;
     try {

@@ -35,7 +35,7 @@ class RemoteStorage {
 
 struct RemoteTimeouts {
   double connect_s = 2;  // a server that is down
-  double total_s = 10;   // a server that hangs
+  double total_s = 4;    // a server that hangs (a result is a few KiB)
 };
 
 // The HTTP(S) storage at `url`; null, with `why_not`, for a URL it refuses
