@@ -6,9 +6,12 @@
 
 #include "common/source_lines.h"
 #include "common/source_text.h"
+#include "search/launch_reading.h"
 
 namespace kernelblaster::search {
 namespace {
+
+using reading::trim_all;
 
 // Bytes of the vector types a kernel casts to, and of the scalars it casts from.
 const std::map<std::string, int>& vector_bytes() {
@@ -22,27 +25,19 @@ const std::map<std::string, int>& scalar_bytes() {
   static const std::map<std::string, int> m = {
       {"float", 4}, {"int", 4},  {"unsigned", 4}, {"uint", 4},   {"uint32_t", 4}, {"int32_t", 4}, {"double", 8},
       {"half", 2},  {"__half", 2}, {"__nv_bfloat16", 2}, {"short", 2}, {"char", 1}, {"int8_t", 1}, {"uint8_t", 1},
-      {"int64_t", 8}, {"long", 8}};
+      {"int64_t", 8}, {"long", 8}, {"longlong", 8}, {"ushort", 2}, {"uchar", 1}};
   return m;
 }
-// The scalar a vector type is made of, by its name's prefix.
+// The scalar a vector type is made of: its name less the count (float4: float).
 int component_bytes(const std::string& vec) {
-  for (const auto& [name, bytes] : scalar_bytes())
-    if (vec.rfind(name, 0) == 0 && vec.size() == name.size() + 1) return bytes;
-  if (vec == "half2" || vec == "__half2" || vec == "__nv_bfloat162") return 2;
-  if (vec.rfind("uint", 0) == 0 || vec.rfind("int", 0) == 0) return 4;
-  return vec.rfind("double", 0) == 0 || vec.rfind("longlong", 0) == 0 ? 8 : vec.find("short") != std::string::npos ? 2 : 1;
-}
-
-std::string trimmed(const std::string& s) {
-  std::size_t b = s.find_first_not_of(" \t\r\n"), e = s.find_last_not_of(" \t\r\n");
-  return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+  auto it = scalar_bytes().find(vec.substr(0, vec.size() - 1));
+  return it == scalar_bytes().end() ? 1 : it->second;
 }
 
 // "(x)" → "x" while the outer parentheses enclose it all.
 std::string unwrapped(std::string s) {
-  s = trimmed(s);
-  while (s.size() >= 2 && s.front() == '(' && matching(s, 0, '(', ')') == s.size() - 1) s = trimmed(s.substr(1, s.size() - 2));
+  s = trim_all(s);
+  while (s.size() >= 2 && s.front() == '(' && matching(s, 0, '(', ')') == s.size() - 1) s = trim_all(s.substr(1, s.size() - 2));
   return s;
 }
 
@@ -61,10 +56,10 @@ std::vector<std::string> split_binary(const std::string& s, char op) {
     const bool binary = p > from && (is_identifier_char(s[p - 1]) || s[p - 1] == ')' || s[p - 1] == ']');
     if (!binary) continue;
     if (i + 1 < s.size() && (s[i + 1] == op || s[i + 1] == '=' || (c == '-' && s[i + 1] == '>'))) return {};  // ++, +=, ->
-    out.push_back(trimmed(s.substr(from, i - from)));
+    out.push_back(trim_all(s.substr(from, i - from)));
     from = i + 1;
   }
-  out.push_back(trimmed(s.substr(from)));
+  out.push_back(trim_all(s.substr(from)));
   return out;
 }
 
@@ -100,7 +95,7 @@ class IndexReader {
       if (u.empty()) return {Term{{}, false, true}};
       if (m_names.compile_time(u)) {
         for (Term& t : acc) t.constants.push_back(u);
-      } else if (trimmed(f) != u) {  // a parenthesized sum: distributed over
+      } else if (trim_all(f) != u) {  // a parenthesized sum: distributed over
         acc = distributed(acc, terms(u, depth + 1));
       } else if (const std::vector<Term> through = local(u, depth); !through.empty()) {
         acc = distributed(acc, through);
@@ -179,7 +174,7 @@ std::vector<Access> accesses(const std::string& body) {
       std::size_t close = body.find_first_not_of(" \t", star + 1);
       std::size_t open = body.rfind('(', p);
       if (close == std::string::npos || body[close] != ')' || open == std::string::npos ||
-          trimmed(body.substr(open + 1, p - open - 1)).find_first_not_of("const ") != std::string::npos)
+          trim_all(body.substr(open + 1, p - open - 1)).find_first_not_of("const ") != std::string::npos)
         continue;
       std::size_t at = body.find_first_not_of(" \t\r\n", close + 1);
       if (at == std::string::npos) continue;
@@ -205,10 +200,10 @@ struct Pointed {
 bool split_operand(std::string op, std::string* name, std::string* index) {
   op = unwrapped(op);
   if (!op.empty() && op[0] == '&') {
-    op = trimmed(op.substr(1));
+    op = trim_all(op.substr(1));
     const std::size_t b = op.find('[');
     if (b == std::string::npos || matching(op, b, '[', ']') != op.size() - 1) return false;
-    *name = trimmed(op.substr(0, b));
+    *name = trim_all(op.substr(0, b));
     *index = op.substr(b + 1, op.size() - b - 2);
     return is_identifier(*name);
   }
