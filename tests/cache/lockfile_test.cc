@@ -167,6 +167,10 @@ TEST(LockfileMerge, TheMergeFieldsSurviveTheFileAndFragmentsLiveBesideIt) {
   EXPECT_TRUE(back.reverified);
   EXPECT_EQ(back.evaluations, 42);
   EXPECT_EQ(lockfile_fragment_path("/p/kernelblaster.lock.json", "nvidia-h200"), "/p/kernelblaster.lock.d/nvidia-h200.json");
+  // A fingerprint id names one GPU; a name or an architecture does not.
+  EXPECT_TRUE(GpuFingerprint::is_id(testing::h200().id()));
+  EXPECT_FALSE(GpuFingerprint::is_id("NVIDIA H200"));
+  EXPECT_FALSE(GpuFingerprint::is_id("sm_90"));
 }
 
 }  // namespace

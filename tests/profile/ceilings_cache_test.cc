@@ -164,6 +164,9 @@ TEST_F(CeilingsCacheTest, TheFirstLookupMeasuresAndLaterOnesReuse) {
   ASSERT_TRUE(second.entry.has_value());
   EXPECT_TRUE(second.cached);
   EXPECT_EQ(lines_in(m_dir + "/measured"), 1);
+  // What a run says: the one-time cost, then nothing.
+  EXPECT_EQ(ceilings_line(first).rfind("measured this GPU's roofline ceilings once, in ", 0), 0u) << ceilings_line(first);
+  EXPECT_EQ(ceilings_line(second), "");
   std::ofstream(first.path) << "{ not json";
   CeilingsLookup again = ceilings_for(helper, 0, cache, false);
   ASSERT_TRUE(again.entry.has_value());
@@ -180,6 +183,8 @@ TEST_F(CeilingsCacheTest, NoGpuOrNoHelperIsAReasonNotAnEntry) {
   EXPECT_FALSE(none.entry.has_value());
   EXPECT_EQ(none.exit_code, 77);
   EXPECT_EQ(none.why_not, "no CUDA GPU on this machine");
+  EXPECT_EQ(ceilings_line(none),
+            "no roofline ceilings for this GPU (no CUDA GPU on this machine): plausibility against them not assessed");
   CeilingsLookup missing = ceilings_for(m_dir + "/absent", 0, m_dir + "/cache", false);
   EXPECT_FALSE(missing.entry.has_value());
   EXPECT_EQ(missing.exit_code, 2);

@@ -6,7 +6,6 @@
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
-#include <regex>
 
 #include "cache/build_record.h"
 #include "cache/content_key.h"
@@ -245,10 +244,9 @@ class BuildStepRun {
   // A machine without the GPU asks for it by the fingerprint id TARGET_GPU
   // names (a name or an architecture names no one file there).
   std::optional<TunedResult> from_remote() {
-    static const std::regex kFingerprintId(R"(.+_sm[0-9]+_[0-9]+sm_drv[0-9]+)");
-    const std::string id = m_local ? m_gpu->id()
-                           : std::regex_match(m_rep.selector, kFingerprintId) ? m_rep.selector
-                                                                               : std::string();
+    const std::string id = m_local                                  ? m_gpu->id()
+                           : GpuFingerprint::is_id(m_rep.selector) ? m_rep.selector
+                                                                   : std::string();
     if (!m_env.remote || id.empty()) return std::nullopt;
     std::string note;
     std::optional<TunedResult> found = m_env.remote->get(id, m_rep.key, &note);

@@ -1,5 +1,7 @@
 #include "cache/gpu_fingerprint.h"
 
+#include <regex>
+
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -43,6 +45,11 @@ std::string GpuFingerprint::id() const {
   if (slug.empty()) slug = "gpu";
   return slug + "_sm" + std::to_string(cc_major) + std::to_string(cc_minor) + "_" + std::to_string(sm_count) + "sm_drv" +
          std::to_string(driver_major);
+}
+
+bool GpuFingerprint::is_id(const std::string& text) {
+  static const std::regex kShape(R"(.+_sm[0-9]+_[0-9]+sm_drv[0-9]+)");
+  return std::regex_match(text, kShape);
 }
 
 int gpu_match_rank(const GpuFingerprint& gpu, const std::string& selector) {

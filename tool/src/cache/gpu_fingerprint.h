@@ -18,6 +18,9 @@ struct GpuFingerprint {
   std::string arch() const;  // "sm_90"
   // A directory-safe id, e.g. "nvidia-h200_sm90_132sm_drv13".
   std::string id() const;
+  // Whether `text` has the shape id() gives ("nvidia-h200_sm90_132sm_drv580"):
+  // a selector that names one fingerprint, not a name or an architecture.
+  static bool is_id(const std::string& text);
   bool empty() const { return name.empty(); }
 };
 

@@ -537,12 +537,8 @@ static void ensure_ceilings(int device, const std::string& self_exe) {
   const std::string helper = profile::find_gpu_helper(self_exe);
   const profile::CeilingsLookup found = profile::ceilings_for(helper, device, profile::default_cache_dir(), false);
   for (const std::string& note : found.notes) std::fprintf(stderr, "kernelblaster optimize: %s\n", note.c_str());
-  if (found.entry && !found.cached)
-    std::fprintf(stderr, "kernelblaster optimize: measured this GPU's roofline ceilings once, in %.1f s (cached for "
-                 "later runs: %s)\n", found.measured_s, found.path.c_str());
-  else if (!found.entry)
-    std::fprintf(stderr, "kernelblaster optimize: no roofline ceilings for this GPU (%s): plausibility against them "
-                 "not assessed\n", found.why_not.c_str());
+  if (const std::string line = profile::ceilings_line(found); !line.empty())
+    std::fprintf(stderr, "kernelblaster optimize: %s\n", line.c_str());
 }
 
 // The GPU, then one run or a directory of them; exit status as optimize_command's.

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 
@@ -88,6 +89,16 @@ CeilingsLookup ceilings_for(const std::string& helper, int device, const std::st
     out.notes.push_back(std::string("the ceilings could not be cached: ") + x.what());
   }
   return out;
+}
+
+std::string ceilings_line(const CeilingsLookup& found) {
+  if (found.entry && found.cached) return "";
+  if (!found.entry)
+    return "no roofline ceilings for this GPU (" + found.why_not + "): plausibility against them not assessed";
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%.1f", found.measured_s);
+  return std::string("measured this GPU's roofline ceilings once, in ") + seconds + " s (cached for later runs: " +
+         found.path + ")";
 }
 
 }  // namespace kernelblaster::profile

@@ -36,5 +36,8 @@ struct CeilingsLookup {
   std::vector<std::string> notes;  // a damaged cache entry ignored, an entry that could not be stored
 };
 CeilingsLookup ceilings_for(const std::string& helper, int device, const std::string& cache_dir, bool refresh);
+// What a run says of a lookup: the one-time measurement and its cost, or why
+// there are no ceilings; "" when they came from the cache.
+std::string ceilings_line(const CeilingsLookup& found);
 
 }  // namespace kernelblaster::profile

@@ -473,11 +473,7 @@ void report_ceilings(std::future<profile::CeilingsLookup>& pending, const Say& s
   if (!pending.valid()) return;
   const profile::CeilingsLookup found = pending.get();
   for (const std::string& note : found.notes) say(note);
-  if (found.entry && !found.cached)
-    say("measured this GPU's roofline ceilings once, in " + fixed_point(found.measured_s, 1) + " s (cached for later runs: " +
-        found.path + ")");
-  else if (!found.entry)
-    say("no roofline ceilings for this GPU (" + found.why_not + "): plausibility against them not assessed");
+  if (const std::string line = profile::ceilings_line(found); !line.empty()) say(line);
 }
 
 // The original built with its harness (this GPU's ceilings, measured
