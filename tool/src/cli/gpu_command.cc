@@ -106,14 +106,16 @@ int ceilings(const GpuCall& c, const std::string& helper) {
 int resource_spec(const GpuCall& c) {
   CudaGpuProbe probe;
   std::string gpus;
-  GpuInfo first = probe.probe(0);
-  if (!first.present) {
-    std::fprintf(stderr, "kernelblaster gpu: skipped: %s\n", first.reason.c_str());
-    return 77;
-  }
-  for (int d = 0; d < 1024 && probe.probe(d).present; ++d)
+  for (int d = 0; d < 1024; ++d) {
+    const GpuInfo gpu = probe.probe(d);
+    if (!gpu.present) {
+      if (d > 0) break;
+      std::fprintf(stderr, "kernelblaster gpu: skipped: %s\n", gpu.reason.c_str());
+      return 77;
+    }
     gpus += std::string(d ? ",\n" : "") + "        {\"id\": \"" + std::to_string(d) + "\", \"slots\": " +
             std::to_string(c.slots) + "}";
+  }
   const std::string spec = "{\n  \"version\": {\"major\": 1, \"minor\": 0},\n  \"local\": [\n    {\n      \"gpus\": [\n" +
                            gpus + "\n      ]\n    }\n  ]\n}\n";
   if (c.out.empty()) std::fputs(spec.c_str(), stdout);

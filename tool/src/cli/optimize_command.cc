@@ -293,7 +293,7 @@ std::string verdict_text(const JobResult& r) {
 }
 
 void write_table(const std::string& out_root, const std::vector<std::pair<Job, JobResult>>& rows,
-                 const std::string& table_name) {
+                 const std::string& file_name) {
   // The page of the directory so far (kernelblaster report), refreshed with the table.
   (void)write_report(out_root);
   std::string md = "| problem | result | speedup | steps | verified attempts | LLM cost |\n|---|---|---|---|---|---|\n";
@@ -303,7 +303,7 @@ void write_table(const std::string& out_root, const std::vector<std::pair<Job, J
                   verdict_text(r).substr(0, 120).c_str(), r.speedup, r.steps, r.verified, r.cost_usd);
     md += buf;
   }
-  write_file(out_root + "/" + table_name, md);
+  write_file(out_root + "/" + file_name, md);
 }
 
 // A shard's table beside the others' (the directory's report covers them all).
