@@ -73,5 +73,44 @@ TEST(KernelSpeeds, TheJudgesTimingNamesTheFirstSlowerKernel) {
   EXPECT_EQ(slower_kernel(compare_timing(ref, cand, &speedup)), "");
 }
 
+
+// Two timed sizes of a call of one kernel, as compare_timing gives them.
+std::vector<SizeTiming> two_sizes(double large_ref, double large_cand, double small_ref, double small_cand,
+                                  double spread) {
+  HarnessReport ref, cand;
+  ref.sizes = cand.sizes = {{"4096", {}, false}, {"2048", {}, false}};
+  ref.timings = {call_of({kernel("_Z4tileILi4EEvPf", large_ref, spread)}),
+                 call_of({kernel("_Z4tileILi4EEvPf", small_ref, spread)})};
+  cand.timings = {call_of({kernel("_Z4tileILi2EEvPf", large_cand, spread)}),
+                  call_of({kernel("_Z4tileILi2EEvPf", small_cand, spread)})};
+  ref.timings[1].size = cand.timings[1].size = 1;
+  double speedup = 0;
+  return compare_timing(ref, cand, &speedup);
+}
+
+TEST(KernelSpeeds, AKernelIsJudgedOverTheTimedSizesAsTheCallIs) {
+  // SGEMM_CUDA's kernel 10 with WNITER=2 on an H200: 9% faster at the
+  // largest size, 2.7% slower at the next; faster over both.
+  std::vector<SizeTiming> rows = two_sizes(8000, 7340, 1000, 1028, 2);
+  ASSERT_TRUE(rows[1].kernels.at(0).slower);  // at 2048 alone it is slower
+  EXPECT_EQ(slower_kernel(rows), "");
+  EXPECT_EQ(kernel_slower_at_a_size(rows), "tile 0.973x at 2048, 1.030x over 2 sizes");
+  const std::vector<KernelOverSizes> k = kernels_over_sizes(rows);
+  ASSERT_EQ(k.size(), 1u);
+  EXPECT_NEAR(k[0].speedup, 1.0297, 1e-3);
+  EXPECT_EQ(k[0].slowest_size, "2048");
+  // Slower at both, 3% over them: refused, and named with its worst size.
+  rows = two_sizes(8000, 8100, 1000, 1050, 2);
+  EXPECT_EQ(slower_kernel(rows), "tile 0.970x over 2 sizes (0.952x at 2048)");
+  EXPECT_EQ(kernel_slower_at_a_size(rows), "");
+}
+
+TEST(KernelSpeeds, OverTheSizesNoiseIsNoSlowdownEither) {
+  // 2% slower at each size in the median, but within the spread of both
+  // samples at their most favourable reading.
+  const std::vector<SizeTiming> rows = two_sizes(8000, 8160, 1000, 1020, 100);
+  EXPECT_EQ(slower_kernel(rows), "");
+}
+
 }  // namespace
 }  // namespace kernelblaster

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "eval/kernel_speeds.h"
+
 namespace kernelblaster {
 
 CandidateResult candidate_result_of(const EvalResult& r) {
@@ -11,12 +13,14 @@ CandidateResult candidate_result_of(const EvalResult& r) {
   c.speedup = r.status == Status::ok ? r.speedup : 0.0;
   medians_of(r, &c.median_us, &c.reference_median_us);
   c.eval_s = r.eval_seconds;
-  if (r.status == Status::ok) c.slower_kernel = r.slower_kernel;
+  if (r.status == Status::ok) {
+    c.slower_kernel = r.slower_kernel;
+    c.slower_at_a_size = r.slower_at_a_size;
+  }
   if (!c.slower_kernel.empty())
-    for (const SizeTiming& t : r.timing)
-      for (const KernelSpeed& k : t.kernels)
-        if (k.slower && (c.slowed_kernel_speedup == 0 || k.speedup < c.slowed_kernel_speedup))
-          c.slowed_kernel_speedup = k.speedup;
+    for (const KernelOverSizes& k : kernels_over_sizes(r.timing))
+      if (k.slower && (c.slowed_kernel_speedup == 0 || k.speedup < c.slowed_kernel_speedup))
+        c.slowed_kernel_speedup = k.speedup;
   c.memcheck = r.memcheck;
   return c;
 }

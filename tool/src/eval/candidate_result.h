@@ -28,6 +28,8 @@ struct CandidateResult : Verdict {
   // verified and measured, but never kept; empty when none is.
   std::string slower_kernel;
   double slowed_kernel_speedup = 0;  // with slower_kernel: the lowest speedup of a kernel it slows
+  // A kernel slower at one size only (EvalResult::slower_at_a_size): said, may be kept.
+  std::string slower_at_a_size;
   // compute-sanitizer's memcheck on it, when asked (EvalResult::memcheck).
   std::string memcheck;
   // Verified, and no kernel slower: a candidate a loop may keep.

@@ -644,6 +644,7 @@ class EvaluationRun {
     m_res.calibration = m_round.calibration.outputs;
     m_res.timing = std::move(m_round.timing);
     m_res.slower_kernel = slower_kernel(m_res.timing);
+    if (m_res.slower_kernel.empty()) m_res.slower_at_a_size = kernel_slower_at_a_size(m_res.timing);
     if (!m_dropped_round_slower.empty())
       m_res.slower_kernel += (m_res.slower_kernel.empty() ? "" : "; ") + m_dropped_round_slower;
     m_res.speedup = m_res.status == Status::ok ? m_round.speedup : 0.0;

@@ -1,5 +1,7 @@
 #include "eval/kernel_speeds.h"
 
+#include <cmath>
+
 #include "common/text.h"
 #include "profile/kernel_metrics.h"
 
@@ -31,16 +33,68 @@ std::vector<KernelSpeed> kernel_speeds(const TimingReport& ref, const TimingRepo
     s.median_us = c.median_ns / 1e3;
     s.reference_median_us = r.median_ns / 1e3;
     s.speedup = r.median_ns / c.median_ns;
+    s.optimistic_speedup = c.q1_ns > 0 ? r.q3_ns / c.q1_ns : s.speedup;
     s.slower = c.median_ns > r.median_ns * kKernelSlowerLimit && c.q1_ns > r.q3_ns;
     out.push_back(s);
   }
   return out;
 }
 
-std::string slower_kernel(const std::vector<SizeTiming>& timing) {
+std::vector<KernelOverSizes> kernels_over_sizes(const std::vector<SizeTiming>& timing) {
+  struct Sums {
+    KernelOverSizes k;
+    double log_speedup = 0, log_optimistic = 0;
+  };
+  std::vector<Sums> places;  // by place in the launch order
   for (const SizeTiming& t : timing)
-    for (const KernelSpeed& k : t.kernels)
-      if (k.slower) return k.name + " " + fixed_point(k.speedup, 3) + "x at " + t.size;
+    for (std::size_t i = 0; i < t.kernels.size(); ++i) {
+      const KernelSpeed& s = t.kernels[i];
+      if (s.speedup <= 0) continue;
+      if (places.size() <= i) places.resize(i + 1);
+      Sums& p = places[i];
+      if (p.k.sizes > 0 && p.k.name != s.name) continue;  // another kernel at this place: not this one
+      p.k.name = s.name;
+      p.k.place = i;
+      p.log_speedup += std::log(s.speedup);
+      p.log_optimistic += std::log(s.optimistic_speedup > 0 ? s.optimistic_speedup : s.speedup);
+      if (p.k.sizes == 0 || s.speedup < p.k.slowest_speedup) {
+        p.k.slowest_speedup = s.speedup;
+        p.k.slowest_size = t.size;
+      }
+      ++p.k.sizes;
+    }
+  std::vector<KernelOverSizes> out;
+  for (Sums& p : places) {
+    if (p.k.sizes == 0) continue;
+    p.k.speedup = std::exp(p.log_speedup / p.k.sizes);
+    p.k.optimistic_speedup = std::exp(p.log_optimistic / p.k.sizes);
+    p.k.slower = p.k.speedup * kKernelSlowerLimit < 1.0 && p.k.optimistic_speedup < 1.0;
+    out.push_back(p.k);
+  }
+  return out;
+}
+
+std::string slower_kernel(const std::vector<SizeTiming>& timing) {
+  for (const KernelOverSizes& k : kernels_over_sizes(timing)) {
+    if (!k.slower) continue;
+    if (k.sizes == 1) return k.name + " " + fixed_point(k.speedup, 3) + "x at " + k.slowest_size;
+    return k.name + " " + fixed_point(k.speedup, 3) + "x over " + std::to_string(k.sizes) + " sizes (" +
+           fixed_point(k.slowest_speedup, 3) + "x at " + k.slowest_size + ")";
+  }
+  return "";
+}
+
+std::string kernel_slower_at_a_size(const std::vector<SizeTiming>& timing) {
+  for (const KernelOverSizes& k : kernels_over_sizes(timing)) {
+    if (k.slower || k.sizes < 2) continue;
+    for (const SizeTiming& t : timing) {
+      if (t.kernels.size() <= k.place) continue;
+      const KernelSpeed& s = t.kernels[k.place];
+      if (s.slower && s.name == k.name)
+        return k.name + " " + fixed_point(s.speedup, 3) + "x at " + t.size + ", " + fixed_point(k.speedup, 3) +
+               "x over " + std::to_string(k.sizes) + " sizes";
+    }
+  }
   return "";
 }
 

@@ -31,7 +31,8 @@ struct KernelSpeed {
   std::string name;  // without template arguments
   double median_us = 0, reference_median_us = 0;
   double speedup = 0;
-  bool slower = false;  // beyond kKernelSlowerLimit and the spread of both samples
+  double optimistic_speedup = 0;  // the original's q3 over the candidate's q1: the most favourable reading
+  bool slower = false;  // at this size: beyond kKernelSlowerLimit and the spread of both samples
 };
 
 struct SizeTiming {
@@ -95,10 +96,14 @@ struct EvalResult {
   std::vector<SizeTiming> timing;
   double speedup = 0;        // geometric mean over timed sizes; 0 when not measured
   bool reverified = false;   // an implausible speedup was checked again
-  // The first kernel the candidate makes slower, at any size of any timing
-  // round (flushed, or back to back), as one line; empty when none is. Such a
-  // candidate is verified, and never kept (eval/kernel_speeds.h).
+  // The first kernel the candidate makes slower over the timed sizes, in
+  // any timing round (flushed, or back to back), as one line; empty when
+  // none is. Such a candidate is verified, and never kept
+  // (eval/kernel_speeds.h).
   std::string slower_kernel;
+  // A kernel slower at one size and not over the sizes, as one line: said
+  // wherever the result is, no reason to refuse it.
+  std::string slower_at_a_size;
   std::string device;
   std::vector<std::string> notes;
   // What compute-sanitizer's memcheck said of the candidate, when asked

@@ -35,6 +35,8 @@ std::string evaluation_detail(const json& e) {
   if (!twin.empty()) return "same machine code as " + twin;
   const std::string slower = e.value("slower_kernel", std::string());
   if (!slower.empty()) return "not kept: a kernel is slower (" + slower + ")";
+  const std::string at_a_size = e.value("slower_at_a_size", std::string());
+  if (!at_a_size.empty()) return "slower at one size: " + at_a_size;
   return e.value("detail", std::string());
 }
 

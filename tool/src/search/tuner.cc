@@ -248,6 +248,9 @@ void decide_focused(const TuneOptions& opt, const LoopOutcome& outcome, const Sp
         std::find(memchecks.begin(), memchecks.end(), g.look.memcheck) == memchecks.end())
       memchecks.push_back(g.look.memcheck);
   sum.memcheck = joined(memchecks, "; ");
+  for (const GroupResult& g : w.groups)
+    if (g.kept && !g.look.slower_at_a_size.empty() && sum.slower_at_a_size.empty())
+      sum.slower_at_a_size = g.look.slower_at_a_size;
   if (!opt.out.empty()) write_file_atomic(opt.out, measurer.source_of(w.config));
   conclude(sum, TuneVerdict::tuned, "");
 }
@@ -349,6 +352,7 @@ void decide_winner(const TuneOptions& opt, const LoopOutcome& outcome, const Spa
                         ": " + status_name(bad->result.status) + ": " + bad->result.detail);
   const DeviceCheck& believed = *again.slowest();
   sum.memcheck = believed.result.memcheck;
+  sum.slower_at_a_size = believed.result.slower_at_a_size;
   for (const DeviceCheck& c : again.checks)
     if (!c.result.keepable())
       return conclude(sum, TuneVerdict::no_gain,
@@ -669,6 +673,7 @@ std::string tune_summary_to_json(const TuneSummary& s) {
     if (s.whole_speedup > 0) j["whole_speedup"] = s.whole_speedup;
     if (!s.per_launcher.empty()) j["per_launcher"] = s.per_launcher;
     if (!s.memcheck.empty()) j["memcheck"] = s.memcheck;
+    if (!s.slower_at_a_size.empty()) j["slower_at_a_size"] = s.slower_at_a_size;
   }
   if (!s.reason.empty()) j["reason"] = s.reason;
   return j.dump(2);

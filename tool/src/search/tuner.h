@@ -92,6 +92,9 @@ struct TuneSummary {
   // compute-sanitizer's memcheck on the winner (eval/memcheck.h): no
   // invalid access, or why it was not checked; empty when no winner.
   std::string memcheck;
+  // A kernel the winner makes slower at one timed size while faster over
+  // them (eval/kernel_speeds.h): said in the build line, not a refusal.
+  std::string slower_at_a_size;
 };
 
 // `log_line` prints one line of progress or warning (stderr in the tool).
