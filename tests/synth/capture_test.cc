@@ -145,7 +145,7 @@ TEST(CaptureHarness, EveryRecordedLauncherOfASourceIsCalledInOneHarness) {
 // A program that allocates its largest buffers once and calls with sizes
 // from small to large (SGEMM_CUDA: M = N = K from 128 to 4096 on 4096^2
 // matrices): the timed sizes are the calls with the most work, not the first
-// recorded, and the smallest validates.
+// recorded, and every other call validates, largest first.
 TEST(CaptureHarness, EqualBuffersAreTimedByTheirDimensions) {
   const std::string gemm = R"({"format": "kernelblaster-capture-1", "source": "src/gemm.cu",
   "launcher": {"name": "gemm", "namespaces": [], "return_type": "void", "params": [
@@ -160,5 +160,32 @@ TEST(CaptureHarness, EqualBuffersAreTimedByTheirDimensions) {
   HarnessDraft d = synthesize_harness(parse_capture(gemm, "g.json"));
   EXPECT_TRUE(has(d.text, "h.size(\"call2\", {{\"M\", 4096}")) << d.text;
   EXPECT_TRUE(has(d.text, ".size(\"call3\", {{\"M\", 2048}")) << d.text;
+  EXPECT_TRUE(has(d.text, ".validation_size(\"call1\", {{\"M\", 256}")) << d.text;
   EXPECT_TRUE(has(d.text, ".validation_size(\"call0\", {{\"M\", 128}")) << d.text;
+  EXPECT_LT(d.text.find("\"call1\""), d.text.find("\"call0\""));
+}
+
+// A program with more distinct calls than a harness validates: 16 of them,
+// spread from the largest to the smallest, and the rest named.
+TEST(CaptureHarness, ManyDistinctCallsAreValidatedSpreadOverTheirRange) {
+  std::string gemm = R"({"format": "kernelblaster-capture-1", "source": "src/gemm.cu",
+  "launcher": {"name": "gemm", "namespaces": [], "return_type": "void", "params": [
+    {"name": "M", "type": "int", "kind": "dim"},
+    {"name": "C", "type": "float *", "kind": "buffer", "writable": true, "element": "f32"}]},
+  "calls": [)";
+  for (int m = 1; m <= 40; ++m)
+    gemm += std::string(m > 1 ? "," : "") + "{\"args\": [{\"value\": \"" + std::to_string(m * 8) +
+            "\"}, {\"elements\": 1048576, \"written\": true}]}";
+  gemm += "]}";
+  HarnessDraft d = synthesize_harness(parse_capture(gemm, "g.json"));
+  std::size_t validations = 0;
+  for (std::size_t at = d.text.find(".validation_size("); at != std::string::npos;
+       at = d.text.find(".validation_size(", at + 1))
+    ++validations;
+  EXPECT_EQ(validations, 16u);
+  EXPECT_TRUE(has(d.text, ".validation_size(\"call37\", {{\"M\", 304}")) << d.text;  // the largest untimed
+  EXPECT_TRUE(has(d.text, ".validation_size(\"call0\", {{\"M\", 8}")) << d.text;    // the smallest
+  bool named = false;
+  for (const std::string& c : d.confirm) named = named || has(c, "22 of 40 distinct recorded calls are not run");
+  EXPECT_TRUE(named);
 }

@@ -352,7 +352,9 @@ void decide_winner(const TuneOptions& opt, const LoopOutcome& outcome, const Spa
                         ": " + status_name(bad->result.status) + ": " + bad->result.detail);
   const DeviceCheck& believed = *again.slowest();
   sum.memcheck = believed.result.memcheck;
-  sum.slower_at_a_size = believed.result.slower_at_a_size;
+  // What the search saw at one size stands when the fresh look missed it.
+  sum.slower_at_a_size =
+      believed.result.slower_at_a_size.empty() ? best.slower_at_a_size : believed.result.slower_at_a_size;
   for (const DeviceCheck& c : again.checks)
     if (!c.result.keepable())
       return conclude(sum, TuneVerdict::no_gain,

@@ -90,8 +90,8 @@ struct Part {
   using SizeDims = std::vector<std::pair<std::string, long long>>;
   std::vector<SizeDims> timed;          // largest first
   std::vector<std::size_t> timed_calls;  // their indices among the recorded calls
-  std::optional<SizeDims> validation;
-  std::size_t validation_call = 0;
+  std::vector<SizeDims> validation;         // largest first
+  std::vector<std::size_t> validation_calls;  // their indices among the recorded calls
   std::string buffers;                   // the .input/.output lines
   HarnessCall call;
   std::vector<std::string> confirm;
@@ -101,13 +101,19 @@ struct Part {
 
 // The calls a harness runs: the distinct ones (`index`: their places among
 // the recorded), the two largest timed (by the bytes of their buffers, then
-// by the product of their dimensions; first recorded wins a tie), the
-// smallest of three or more as the validation size.
+// by the product of their dimensions; first recorded wins a tie), and every
+// other one as a validation size, largest first: a configuration must be
+// right at every shape the program used, not only at those timed
+// (SGEMM_CUDA calls M = N = K from 128 to 4096). Past kMaxValidationSizes
+// distinct calls, that many spread over the order, the smallest included.
+constexpr std::size_t kMaxValidationSizes = 16;
+
 struct CallChoice {
   std::vector<const RecordedCall*> distinct;
   std::vector<std::size_t> index;
-  std::vector<std::size_t> timed;  // into distinct
-  std::optional<std::size_t> validation;
+  std::vector<std::size_t> timed;       // into distinct
+  std::vector<std::size_t> validation;  // into distinct, largest first
+  std::string left_out;                 // what the cap left out, as one line; empty when nothing
 };
 
 CallChoice choose_calls(const Capture& cap) {
@@ -127,7 +133,14 @@ CallChoice choose_calls(const Capture& cap) {
     return call_work(l, *c.distinct[a]) > call_work(l, *c.distinct[b]);
   });
   c.timed.assign(order.begin(), order.begin() + static_cast<long>(std::min<std::size_t>(2, order.size())));
-  if (order.size() >= 3) c.validation = order.back();
+  const std::size_t rest = order.size() - c.timed.size();
+  const std::size_t kept = std::min(rest, kMaxValidationSizes);
+  for (std::size_t k = 0; k < kept; ++k)  // evenly over the rest, its last (the smallest) included
+    c.validation.push_back(order[c.timed.size() + (kept == 1 ? rest - 1 : k * (rest - 1) / (kept - 1))]);
+  if (rest > kept)
+    c.left_out = std::to_string(rest - kept) + " of " + std::to_string(order.size()) +
+                 " distinct recorded calls are not run: at most " + std::to_string(kMaxValidationSizes) +
+                 " validation sizes, spread from the largest to the smallest";
   return c;
 }
 
@@ -234,8 +247,8 @@ Part launcher_part(const Capture& cap, const std::string& prefix, const std::str
   const std::vector<const RecordedCall*>& distinct = chosen.distinct;
   const std::vector<std::size_t>& index = chosen.index;
   const std::vector<std::size_t>& timed = chosen.timed;
-  const std::optional<std::size_t>& validation = chosen.validation;
   part.distinct = distinct.size();
+  if (!chosen.left_out.empty()) say(chosen.left_out);
 
   // Shapes.
   std::map<std::string, std::vector<std::string>> shapes;
@@ -266,9 +279,9 @@ Part launcher_part(const Capture& cap, const std::string& prefix, const std::str
     part.timed.push_back(size_dims(*distinct[t]));
     part.timed_calls.push_back(index[t]);
   }
-  if (validation) {
-    part.validation = size_dims(*distinct[*validation]);
-    part.validation_call = index[*validation];
+  for (std::size_t v : chosen.validation) {
+    part.validation.push_back(size_dims(*distinct[v]));
+    part.validation_calls.push_back(index[v]);
   }
 
   // Buffers: what some call changed is inout, from seeded values: a launcher
@@ -316,26 +329,28 @@ std::string sizes_chain(const std::vector<Part>& parts) {
     for (std::size_t t = 0; t < p.timed.size(); ++t)
       chain << "      .size(\"call" << p.timed_calls[t] << "\", "
             << dims_literal(merged([&](const Part& x) -> const Part::SizeDims& { return x.timed[t]; })) << ")\n";
-    if (p.validation)
-      chain << "      .validation_size(\"call" << p.validation_call << "\", "
-            << dims_literal(merged([](const Part& x) -> const Part::SizeDims& { return *x.validation; })) << ")\n";
+    for (std::size_t v = 0; v < p.validation.size(); ++v)
+      chain << "      .validation_size(\"call" << p.validation_calls[v] << "\", "
+            << dims_literal(merged([&](const Part& x) -> const Part::SizeDims& { return x.validation[v]; })) << ")\n";
     return chain.str();
   }
   // Several launchers: size k takes each launcher's k-th largest call (its
-  // largest where it has fewer); the validation size, each one's smallest.
-  std::size_t timed = 0;
-  bool validation = false;
+  // largest where it has fewer); validation size k each one's k-th
+  // validation call (its smallest where it has fewer, its smallest timed
+  // where it has none).
+  std::size_t timed = 0, validation = 0;
   for (const Part& p : parts) {
     timed = std::max(timed, p.timed.size());
-    validation = validation || p.validation;
+    validation = std::max(validation, p.validation.size());
   }
   for (std::size_t k = 0; k < timed; ++k)
     chain << "      .size(\"size" << k << "\", " << dims_literal(merged([&](const Part& x) -> const Part::SizeDims& {
             return x.timed[std::min(k, x.timed.size() - 1)];
           })) << ")\n";
-  if (validation)
-    chain << "      .validation_size(\"validation\", " << dims_literal(merged([](const Part& x) -> const Part::SizeDims& {
-            return x.validation ? *x.validation : x.timed.back();
+  for (std::size_t k = 0; k < validation; ++k)
+    chain << "      .validation_size(\"" << (validation == 1 ? std::string("validation") : "validation" + std::to_string(k))
+          << "\", " << dims_literal(merged([&](const Part& x) -> const Part::SizeDims& {
+            return x.validation.empty() ? x.timed.back() : x.validation[std::min(k, x.validation.size() - 1)];
           })) << ")\n";
   return chain.str();
 }

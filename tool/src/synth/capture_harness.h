@@ -3,8 +3,9 @@
 // buffers are outputs; nothing is guessed from names as `harness init` must.
 //
 // Sizes: the distinct recorded calls, largest first by bytes: the two
-// largest are timed, and with three or more the smallest is the validation
-// size. Dimensions are the launcher's integer arguments as recorded; a
+// largest are timed, and every other one is a validation size (at most 16,
+// spread from the largest to the smallest): a winner is checked at every
+// shape the program used. Dimensions are the launcher's integer arguments as recorded; a
 // buffer's shape is the product of those that gives its recorded extent in
 // every call, else a dimension of its own ("<buffer>_elements"). Inputs are
 // fresh seeded values of the recorded types (integers within the range
