@@ -55,13 +55,7 @@
 #                                     first counted pass spends its time (range_pass_cost_probe), eval --profile
 #                                     without counters, and bench/profile_vs_ncu.py (the table in RESULTS.md)
 set -uo pipefail
-# The unpacked libclang's libraries, after the system's own (which win where
-# both have one).
-use_clangroot() {
-  [ -d /tmp/clangroot ] &&
-    export LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu:/tmp/clangroot/usr/lib/x86_64-linux-gnu:/tmp/clangroot/usr/lib/llvm-14/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-}
-use_clangroot
+source "$(dirname "$0")/clangroot.sh"
 OUT=${OUT:-bench/out}
 mkdir -p "$OUT"
 TOOL=${TOOL:-/tmp/kb/bin/kernelblaster}

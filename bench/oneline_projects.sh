@@ -26,6 +26,7 @@
 #   ONELINE_BUDGET (default 30): the BUDGET of the one line
 #   SGEMM_KERNELS (default 1 to 12): the kernels of SGEMM_CUDA whose programs run (and are recorded)
 set -uo pipefail
+source "$(dirname "$0")/clangroot.sh"  # the tool reads sources with libclang
 OUT=${OUT:-bench/out}
 mkdir -p "$OUT"
 OSS=${ONELINE_OSS:-oss}
