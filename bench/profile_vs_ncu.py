@@ -56,7 +56,7 @@ CONTEXT = {  # also read from both, to explain differences (not targets)
 
 def eval_json(tool, name, extra, work=None):
     cmd = [tool, "eval", "--json", "--source", f"{ROOT}/examples/kernels/src/{name}.cu",
-           "--harness", f"{ROOT}/examples/kernels/harness/{name}_harness.cu", "-I", INCLUDE, "--seed", "11"]
+           "--harness", f"{ROOT}/examples/kernels/harness/{name}_harness.cu", "-I", INCLUDE, "--input-seed", "11"]
     if work:
         cmd += ["--work-dir", work]
     cmd += extra

@@ -21,7 +21,7 @@ SPACES = ["pnpoly_RTX3090", "convolution_RTX3090", "gemm_RTX3090", "dedispersion
 
 
 def replay(tool, log, seeds, cap):
-    out = subprocess.run([tool, "policy", "replay", "--results", log, "--policy", "default", "--seeds", str(seeds),
+    out = subprocess.run([tool, "policy", "replay", "--results", log, "--policy", "default", "--policy-seeds", str(seeds),
                           "--max-evals", str(cap), "--json"], capture_output=True, text=True, check=True).stdout
     r = json.loads(out)
     dist = [r["recorded_best"] / s["best"] if s["best"] > 0 else float("inf") for s in r["seeds"]]

@@ -50,7 +50,7 @@ ours() {
       p=$(basename "$policy" .lua)
       seeds=$SEEDS; [ "$policy" = default ] || seeds=$LUA_SEEDS
       /usr/bin/time -f "%e s %M KiB" -o "$WORK/$name.ours-$p.time" \
-        "$TOOL" policy replay --results "$WORK/$name.log.json" --policy "$policy" --seeds "$seeds" \
+        "$TOOL" policy replay --results "$WORK/$name.log.json" --policy "$policy" --policy-seeds "$seeds" \
         --max-evals "$EVALS" --json > "$WORK/$name.ours-$p.json" 2> "$WORK/$name.ours-$p.err" || true
       echo "$name $p: $(cat "$WORK/$name.ours-$p.time")"
     done

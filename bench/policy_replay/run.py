@@ -65,7 +65,7 @@ def record(args):
 
 
 def replay_json(tool, recording, policy, seeds, band, kb=None, learn=False):
-    cmd = [tool, "policy", "replay", "--results", recording, "--policy", policy, "--seeds", str(seeds),
+    cmd = [tool, "policy", "replay", "--results", recording, "--policy", policy, "--policy-seeds", str(seeds),
            "--band", str(band), "--json"]
     if kb:
         cmd += ["--kb", kb]

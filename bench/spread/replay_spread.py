@@ -26,7 +26,7 @@ def main():
     for name in sorted(os.listdir(RECORDED)):
         path = os.path.join(RECORDED, name)
         for n in [int(x) for x in args.evals.split(",")]:
-            cmd = [args.tool, "policy", "replay", "--results", path, "--seeds", str(args.seeds),
+            cmd = [args.tool, "policy", "replay", "--results", path, "--policy-seeds", str(args.seeds),
                    "--max-evals", str(n), "--json"]
             if args.policy:
                 cmd += ["--policy", args.policy]

@@ -64,6 +64,17 @@ def main():
     expect("eval --help", p.returncode == 0 and "--candidate" in p.stdout, p)
     p = run([tool, "eval", "--bogus"])
     expect("unknown option: one line, exit 2", p.returncode == 2 and one_line(p.stderr) and "--bogus" in p.stderr, p)
+    # One meaning per flag: --seed is the policy's seed, --seeds the input
+    # seeds per size; a command that had them meaning something else says
+    # where that went.
+    for cmd, old, new in ((["eval", "--source", "a.cu", "--harness", "b.cu", "--seed", "11"], "--seed", "--input-seed"),
+                          (["policy", "replay", "--results", "r.json", "--seeds=3"], "--seeds", "--policy-seeds"),
+                          (["kb", "path", "--seed"], "--seed", "--seed-kb")):
+        p = run([tool] + cmd)
+        expect(f"{cmd[0]} {old} names {new}: one line, exit 2",
+               p.returncode == 2 and one_line(p.stderr) and new in p.stderr and old in p.stderr, p)
+    p = run([tool, "kb", "path", "--seed-kb"])
+    expect("kb path --seed-kb prints the seed KB's path", p.returncode == 0 and p.stdout.strip().endswith(".json"), p)
     p = run([tool, "eval", "--source", "/nonexistent.cu", "--harness", "/nonexistent_h.cu"])
     expect("missing file: one line, exit 2", p.returncode == 2 and one_line(p.stderr) and "no such file" in p.stderr, p)
     p = run([tool, "eval", "--source", "a.cu", "--harness", "b.cu", "--seeds", "2"])

@@ -58,7 +58,7 @@ expect("replay without --results", run(["policy", "replay"]), 2, "--results is r
 expect("replay malformed results", run(["policy", "replay", "--results", harness]), 2, "malformed run log")
 expect("replay missing policy", run(["policy", "replay", "--results", os.path.join(data, "synthetic_recording.json"),
                                      "--policy", "/nonexistent.lua"]), 2, "no such policy")
-p = run(["policy", "replay", "--results", os.path.join(data, "synthetic_recording.json"), "--seeds", "3", "--json"])
+p = run(["policy", "replay", "--results", os.path.join(data, "synthetic_recording.json"), "--policy-seeds", "3", "--json"])
 expect("replay synthetic", p, 0, one_line=False)
 if p.returncode == 0:
     report = json.loads(p.stdout)

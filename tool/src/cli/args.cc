@@ -20,6 +20,14 @@ Operands split_operands(const std::vector<std::string>& argv, const std::set<std
   return p;
 }
 
+void refuse_renamed(const std::vector<std::string>& argv, const std::map<std::string, std::string>& renamed) {
+  for (const std::string& a : argv) {
+    if (a == "--") return;
+    const auto it = renamed.find(a.substr(0, a.find('=')));
+    if (it != renamed.end()) throw UsageError(it->first + " is " + it->second);
+  }
+}
+
 Args::Args(const std::vector<std::string>& argv, const std::set<std::string>& valued,
            const std::set<std::string>& flags) {
   for (std::size_t i = 0; i < argv.size(); ++i) {

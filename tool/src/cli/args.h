@@ -36,6 +36,11 @@ struct Operands {
 };
 Operands split_operands(const std::vector<std::string>& argv, const std::set<std::string>& valued);
 
+// An option a command had under another meaning is refused by its old name
+// with where it went: `renamed` maps the old spelling to one line ("now
+// --input-seed: --seed is the policy's seed in every command").
+void refuse_renamed(const std::vector<std::string>& argv, const std::map<std::string, std::string>& renamed);
+
 class Args {
  public:
   // `valued` keys take a value, `flags` do not; anything else is a UsageError.

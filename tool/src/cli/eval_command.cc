@@ -39,7 +39,7 @@ and the gates. Each kernel of the call is compared with the original's too.
   --nvcc-flag FLAG      an extra nvcc flag (repeatable)
   --manifest FILE       compile settings as JSON: arch, include_dirs, definitions, flags
   --seeds N             fresh seeds per size (default 3, at least 3)
-  --seed S              fixed first seed instead of fresh random ones
+  --input-seed S        fixed first input seed instead of fresh random ones
   --budget-ms MS        timed runs per size (default 300)
   --no-timing           correctness only
   --back-to-back        time again as a program's loop does: each timed run
@@ -118,9 +118,10 @@ CommandArgs with_profile_values(const CommandArgs& argv) {
 EvalCall parse_call(const CommandArgs& argv) {
   EvalCall c;
   EvalRequest& req = c.req;
+  refuse_renamed(argv, {{"--seed", "now --input-seed (--seed is the policy's seed in every command)"}});
   Args args(with_profile_values(argv),
             {"--profile", "--source", "--harness", "--candidate", "--kernelbench", "--torch-prefix", "--arch", "-I", "-D", "--nvcc-flag", "--manifest", "--seeds",
-             "--seed", "--budget-ms", "--timeout", "--max-speedup", "--device", "--work-dir"},
+             "--input-seed", "--budget-ms", "--timeout", "--max-speedup", "--device", "--work-dir"},
             {"--json", "--keep", "--no-timing", "--back-to-back", "--memcheck"});
   c.json = args.flag("--json");
   req.source = args.value("--source");
@@ -138,7 +139,7 @@ EvalCall parse_call(const CommandArgs& argv) {
   for (const auto& v : args.values("-D")) req.compile.definitions.push_back(v);
   for (const auto& v : args.values("--nvcc-flag")) req.compile.flags.push_back(v);
   req.seeds = static_cast<int>(args.number("--seeds", 3));
-  req.seed_base = static_cast<std::uint64_t>(args.number("--seed", 0));
+  req.seed_base = static_cast<std::uint64_t>(args.number("--input-seed", 0));
   req.budget_ms = args.number("--budget-ms", 300);
   req.timing = !args.flag("--no-timing");
   req.back_to_back = args.flag("--back-to-back");

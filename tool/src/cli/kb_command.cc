@@ -34,8 +34,8 @@ const char* kHelp = R"(usage: kernelblaster kb <subcommand> [options]
   classify --metrics FILE.json [--kb FILE] [--json]
       Prints the performance state the KB's rules give for the metrics (a JSON
       object of metric name -> number, optionally under "metrics").
-  path [--seed] [--json]
-      Prints the user KB path (with --seed, the seed KB's; --json: both).
+  path [--seed-kb] [--json]
+      Prints the user KB path (with --seed-kb, the seed KB's; --json: both).
 
 Without FILE, show, stats and classify read the user KB layered on the seed
 KB. The user KB is $KERNELBLASTER_KB, else ${XDG_CACHE_HOME:-~/.cache}/kernelblaster/kb.json.
@@ -168,7 +168,8 @@ int classify(const std::vector<std::string>& argv, const std::string& self_exe) 
 
 int path(const std::vector<std::string>& argv, const std::string& self_exe) {
   Operands p = split_operands(argv, {});
-  Args args(p.options, {}, {"--json", "--seed"});
+  refuse_renamed(p.options, {{"--seed", "now --seed-kb (--seed is the policy's seed in every command)"}});
+  Args args(p.options, {}, {"--json", "--seed-kb"});
   expect_operands(p, 0, 0, "");
   if (args.flag("--json")) {
     std::string seed;
@@ -179,7 +180,7 @@ int path(const std::vector<std::string>& argv, const std::string& self_exe) {
     }
     print_json({{"user", kb::default_user_kb_path()}, {"seed", seed}});
   } else {
-    std::printf("%s\n", (args.flag("--seed") ? kb::seed_kb_path(self_exe) : kb::default_user_kb_path()).c_str());
+    std::printf("%s\n", (args.flag("--seed-kb") ? kb::seed_kb_path(self_exe) : kb::default_user_kb_path()).c_str());
   }
   return 0;
 }

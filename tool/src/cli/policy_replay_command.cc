@@ -26,7 +26,7 @@ evaluated.
                         empty KB, so a replay depends on nothing else)
   --learn               after the first seed, record what it evaluated into
                         --kb, as a tuning run would
-  --seeds N             policy seeds, 1..N (default 10)
+  --policy-seeds N      policy seeds, 1..N (default 10)
   --max-evals N         stop each run after N evaluations (default: none)
   --band X              "within X of the best" (default 0.05)
   --json                print the report as JSON
@@ -41,7 +41,8 @@ void print_line(const std::string& s) { std::fprintf(stderr, "kernelblaster poli
 int policy_replay_command(const CommandArgs& argv, const std::string& self_exe) {
   (void)self_exe;
   return run_command("policy replay", kHelp, argv, [&]() -> int {
-    Args args(argv, {"--policy", "--results", "--kb", "--seeds", "--max-evals", "--band"}, {"--json", "--learn"});
+    refuse_renamed(argv, {{"--seeds", "now --policy-seeds (--seeds is the input seeds per size in every command)"}});
+    Args args(argv, {"--policy", "--results", "--kb", "--policy-seeds", "--max-evals", "--band"}, {"--json", "--learn"});
     std::string results = args.value("--results");
     if (results.empty()) throw UsageError("--results is required");
     std::string policy_path = args.value("--policy", "default");
@@ -49,8 +50,8 @@ int policy_replay_command(const CommandArgs& argv, const std::string& self_exe) 
     bool learn = args.flag("--learn");
     if (learn && kb_path.empty()) throw UsageError("--learn needs --kb");
     search::ReplayOptions ro;
-    double seeds = args.number("--seeds", 10), max_evals = args.number("--max-evals", 0);
-    if (seeds < 1 || seeds != static_cast<int>(seeds)) throw UsageError("--seeds needs a whole number >= 1");
+    double seeds = args.number("--policy-seeds", 10), max_evals = args.number("--max-evals", 0);
+    if (seeds < 1 || seeds != static_cast<int>(seeds)) throw UsageError("--policy-seeds needs a whole number >= 1");
     if (max_evals < 0 || max_evals != static_cast<int>(max_evals)) throw UsageError("--max-evals needs a whole number >= 0");
     ro.seeds = static_cast<int>(seeds);
     ro.max_evals = static_cast<int>(max_evals);
