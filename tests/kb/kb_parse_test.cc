@@ -24,6 +24,8 @@ std::vector<Malformed> malformed_cases() {
       {"bad JSON", R"({"states": [)", "", "not valid JSON"},
       {"trailing garbage", R"({"schema_version": 1} x)", "", "not valid JSON"},
       {"not an object", R"([1, 2])", "", "expected an object"},
+      {"an empty object", R"({})", "", "not a KB"},
+      {"comments only", R"({"_comment": "mine"})", "", "not a KB"},
       {"wrong type", R"({"schema_version": 1, "states": [{"id": "a", "priority": "high"}]})", "/states/0/priority",
        "must be an integer"},
       {"wrong container", R"({"schema_version": 1, "techniques": {"id": "x"}})", "/techniques", "expected an array"},

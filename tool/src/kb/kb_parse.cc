@@ -12,6 +12,7 @@
 // Missing optional keys take their defaults; unknown keys are refused (a
 // typo would otherwise be lost silently) except those beginning with "_",
 // which are free for comments. predicted and confidence are recomputed.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -259,6 +260,13 @@ KnowledgeBase parse_kb(const std::string& text, const std::string& file) {
     throw KbError(file, "", json_parse_reason(e.what()));
   }
   r.expect_object(doc, "");
+  // Any JSON object passed before, `{}` included: a file that holds none
+  // of a KB's keys is something else (a lockfile, a report) given by mistake.
+  const bool any = std::any_of(doc.items().begin(), doc.items().end(), [](const auto& item) {
+    return item.key() == "schema_version" || item.key() == "states" || item.key() == "techniques" ||
+           item.key() == "stats" || item.key() == "transitions";
+  });
+  if (!any) r.fail("", "not a KB: none of schema_version, states, techniques, stats, transitions is there");
   int version = 0;  // files without the key predate versioning
   if (doc.contains("schema_version")) {
     const json& v = doc["schema_version"];
