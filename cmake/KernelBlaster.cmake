@@ -498,18 +498,17 @@ endfunction()
 macro(_kernelblaster_say_unpaired)
   # What the project lacks never fails its configure (unless STRICT): the
   # sources without a harness are compiled as they are, and one line says
-  # so and how to get them tuned.
-  if(_unharnessed)
+  # so and how to get them tuned. MODE OFF tunes nothing, so it suggests
+  # nothing either.
+  if(_unharnessed AND NOT _MODE STREQUAL "OFF")
     list(JOIN _unharnessed ", " _names)
     file(RELATIVE_PATH _rel_dir "${CMAKE_CURRENT_SOURCE_DIR}" "${_HARNESS_DIR}")
-    string(CONCAT _line "kernelblaster: ${target}: no harness for ${_names} "
-      "(looked for ${_rel_dir}/<stem>_harness.cu); compiling the original. "
-      "To tune it, draft that harness with 'kernelblaster harness init <source> --out ${_rel_dir}' "
-      "(docs/harness.md) or pass HARNESS.")
+    set(_looked "no harness for ${_names} (looked for ${_rel_dir}/<stem>_harness.cu)")
+    set(_how "draft that harness with 'kernelblaster harness init <source> --out ${_rel_dir}' (docs/harness.md) or pass HARNESS.")
     if(_STRICT)
-      message(FATAL_ERROR "${_who}: STRICT is set and ${_line}")
+      message(FATAL_ERROR "${_who}: STRICT is set and there is ${_looked}: ${_how}")
     endif()
-    message(STATUS "${_line}")
+    message(STATUS "kernelblaster: ${target}: ${_looked}; compiling the original. To tune it, ${_how}")
   endif()
   if(_captured)
     list(JOIN _captured ", " _names)

@@ -609,10 +609,19 @@ def case_noharness():
     b = os.path.join(ARGS.work, "build-strict")
     shutil.rmtree(b, ignore_errors=True)
     p = run(["cmake", "-S", src, "-B", b, "-G", ARGS.generator, "-DKBNOH_STRICT=ON"] + vias["find_package"], ok=False)
-    if p.returncode == 0 or "STRICT is set and kernelblaster: scale: no harness for scale_shift.cu" not in re.sub(r"\s+", " ", p.stdout):
+    said = re.sub(r"\s+", " ", p.stdout)
+    if p.returncode == 0 or "STRICT is set and there is no harness for scale_shift.cu" not in said or \
+            "compiling the original" in said:
         print(p.stdout)
-        fail("STRICT with no harness did not stop the configure with the reason")
+        fail("STRICT with no harness did not stop the configure with the reason (and only that)")
     print("ok: STRICT makes a missing harness a configure error")
+    b = os.path.join(ARGS.work, "build-off")
+    shutil.rmtree(b, ignore_errors=True)
+    p = run(["cmake", "-S", src, "-B", b, "-G", ARGS.generator, "-DKERNELBLASTER_MODE=OFF"] + vias["find_package"])
+    if "harness init" in p.stdout or "no harness" in p.stdout:
+        print(p.stdout)
+        fail("MODE OFF still suggests a harness")
+    print("ok: MODE OFF suggests no harness")
     # No enable_testing(): the gates cannot be registered, and one line says so.
     b = os.path.join(ARGS.work, "build-no-testing")
     shutil.rmtree(b, ignore_errors=True)
