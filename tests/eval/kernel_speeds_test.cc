@@ -112,5 +112,28 @@ TEST(KernelSpeeds, OverTheSizesNoiseIsNoSlowdownEither) {
   EXPECT_EQ(slower_kernel(rows), "");
 }
 
+TEST(KernelSpeeds, ValidationSizesTimedOnASecondLookAreSaidNotCounted) {
+  // SGEMM_CUDA's kernel 10 with WNITER=2: 4096 and 2048 timed by the
+  // search, 1024 and 128 validation sizes timed on the winner's second look.
+  HarnessReport ref, cand;
+  ref.sizes = cand.sizes = {{"4096", {}, false}, {"2048", {}, false}, {"1024", {}, true}, {"128", {}, true}};
+  const double refs[] = {8000, 1000, 160, 27}, cands[] = {7340, 1028, 170, 28};
+  for (int i = 0; i < 4; ++i) {
+    ref.timings.push_back(call_of({kernel("_Z4tileILi4EEvPf", refs[i], 1)}));
+    cand.timings.push_back(call_of({kernel("_Z4tileILi2EEvPf", cands[i], 1)}));
+    ref.timings.back().size = cand.timings.back().size = i;
+  }
+  double speedup = 0;
+  const std::vector<SizeTiming> rows = compare_timing(ref, cand, &speedup);
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_TRUE(rows[2].validation_only);
+  EXPECT_NEAR(speedup, 1.0297, 1e-3);  // the two timed sizes only
+  EXPECT_EQ(slower_kernel(rows), "");  // 1024 and 128 do not make the kernel slower over the timed sizes
+  EXPECT_EQ(kernel_slower_at_a_size(rows), "tile 0.973x at 2048, 1.030x over 2 sizes");
+  EXPECT_EQ(other_sizes_text(rows), "0.941x (1024) to 0.964x (128) at 2 sizes");
+  EXPECT_EQ(other_sizes_text({rows[0], rows[1]}), "");
+  EXPECT_EQ(other_sizes_text({rows[3]}), "0.964x at 128");
+}
+
 }  // namespace
 }  // namespace kernelblaster

@@ -144,5 +144,28 @@ TEST(ReferenceRuns, AnOriginalThatFailsIsNotKept) {
   EXPECT_EQ(kept->runs_kept(), 0);
 }
 
+// A winner's second look times the validation sizes too (EvalRequest::
+// time_every_size); the search's evaluations time only the sizes it compares.
+TEST(ReferenceRuns, ASecondLookTimesEverySizeTheSearchDoesNot) {
+  Rig rig;
+  const std::string describe = R"({"harness":"stand-in","sizes":[{"label":"large"},{"label":"small","validation_only":true}]})";
+  for (const std::string& program : {rig.original, rig.candidate})
+    write_file(program, std::string("#!/bin/sh\n") + "if [ \"$1\" = --describe ]; then\n  echo '" + describe +
+                            "'; exit 0\nfi\n" + "touch \"$4/" + kLockHeldMarker + "\"\n" + "cp \"$2\" '" +
+                            program + ".plan'\n" + "echo '" + describe + "' > \"$4/report.json\"\n");
+  for (bool every : {false, true}) {
+    EvalRequest req;
+    req.reference_binary = rig.original;
+    req.candidate_binary = rig.candidate;
+    req.work_dir = (rig.dir / "work").string();
+    req.seed_base = 77;
+    req.time_every_size = every;
+    ClaimedGpu gpu;
+    Evaluator(Toolchain{}, gpu).evaluate(req);
+    const Plan plan = plan_from_json(read_file(rig.candidate + ".plan"));
+    EXPECT_EQ(plan.timing.sizes, every ? std::vector<int>({0, 1}) : std::vector<int>()) << "time_every_size " << every;
+  }
+}
+
 }  // namespace
 }  // namespace kernelblaster

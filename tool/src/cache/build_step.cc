@@ -374,8 +374,9 @@ class BuildStepRun {
                     true);
     const std::string per_launcher = t.per_launcher.empty() ? "" : " (per launcher: " + t.per_launcher + ")";
     const std::string memcheck = t.memcheck.empty() ? "" : "; " + t.memcheck;
-    const std::string at_a_size = t.slower_at_a_size.empty() ? "" : "; slower at one size: " + t.slower_at_a_size;
-    return finish(BuildCause::tuned, r, m_lead + took + describe(r) + per_launcher + memcheck + at_a_size + store_note,
+    const std::string sizes = (t.slower_at_a_size.empty() ? "" : "; slower at one size: " + t.slower_at_a_size) +
+                              (t.other_sizes.empty() ? "" : "; at the other recorded sizes: " + t.other_sizes);
+    return finish(BuildCause::tuned, r, m_lead + took + describe(r) + per_launcher + memcheck + sizes + store_note,
                   true);
   }
 

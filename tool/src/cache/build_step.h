@@ -94,6 +94,7 @@ struct TuneOutcome {
   std::string per_launcher;  // a winner composed per launcher: each one's speedup (its summary's "per_launcher")
   std::string memcheck;      // compute-sanitizer's memcheck on the winner, or why it did not run (its "memcheck")
   std::string slower_at_a_size;  // a kernel the winner slows at one recorded size only (its "slower_at_a_size")
+  std::string other_sizes;       // the winner at the recorded sizes the search does not time (its "other_sizes")
 };
 
 // How a tuning's tries ended, for the build line: "10 verified, 8 wrong

@@ -50,8 +50,8 @@ void parse_tune_json(const std::string& json_text, TuneOutcome& out) {
   if (j.contains("reason") && j["reason"].is_string()) out.reason = j["reason"].get<std::string>();
   if (j.contains("per_launcher") && j["per_launcher"].is_string()) out.per_launcher = j["per_launcher"].get<std::string>();
   if (j.contains("memcheck") && j["memcheck"].is_string()) out.memcheck = j["memcheck"].get<std::string>();
-  if (j.contains("slower_at_a_size") && j["slower_at_a_size"].is_string())
-    out.slower_at_a_size = j["slower_at_a_size"].get<std::string>();
+  for (auto [key, field] : {std::pair{"slower_at_a_size", &out.slower_at_a_size}, std::pair{"other_sizes", &out.other_sizes}})
+    if (j.contains(key) && j[key].is_string()) *field = j[key].get<std::string>();
   if (j.contains("outcomes") && j["outcomes"].is_object())
     for (const auto& [name, count] : j["outcomes"].items())
       if (count.is_number_integer() && count.get<long long>() > 0) out.outcomes[name] = count.get<long long>();

@@ -16,6 +16,7 @@ CandidateResult candidate_result_of(const EvalResult& r) {
   if (r.status == Status::ok) {
     c.slower_kernel = r.slower_kernel;
     c.slower_at_a_size = r.slower_at_a_size;
+    c.other_sizes = r.other_sizes;
   }
   if (!c.slower_kernel.empty())
     for (const KernelOverSizes& k : kernels_over_sizes(r.timing))
@@ -29,7 +30,7 @@ void medians_of(const EvalResult& r, double* candidate_us, double* reference_us)
   double lc = 0, lr = 0;
   int n = 0;
   for (const SizeTiming& t : r.timing) {
-    if (t.median_us <= 0 || t.reference_median_us <= 0) continue;
+    if (t.validation_only || t.median_us <= 0 || t.reference_median_us <= 0) continue;
     lc += std::log(t.median_us);
     lr += std::log(t.reference_median_us);
     ++n;

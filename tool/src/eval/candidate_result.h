@@ -30,6 +30,8 @@ struct CandidateResult : Verdict {
   double slowed_kernel_speedup = 0;  // with slower_kernel: the lowest speedup of a kernel it slows
   // A kernel slower at one size only (EvalResult::slower_at_a_size): said, may be kept.
   std::string slower_at_a_size;
+  // The call at the validation sizes a second look timed (EvalResult::other_sizes).
+  std::string other_sizes;
   // compute-sanitizer's memcheck on it, when asked (EvalResult::memcheck).
   std::string memcheck;
   // Verified, and no kernel slower: a candidate a loop may keep.

@@ -491,6 +491,8 @@ class EvaluationRun {
     m_plan.runs = correctness_runs(m_declared.sizes, make_seeds(m_req.seeds, m_req.seed_base), m_req.validation_sizes);
     m_plan.timing.enabled = m_req.timing;
     m_plan.timing.budget_ms = m_req.budget_ms;
+    if (m_req.time_every_size)
+      for (std::size_t i = 0; i < m_declared.sizes.size(); ++i) m_plan.timing.sizes.push_back(static_cast<int>(i));
     m_plan.lock_dir = m_req.lock_dir;
     m_plan.device = m_req.device;
     m_plan.probe_initial_outputs = true;  // asked of the original; play() passes its answer to the candidate
@@ -645,6 +647,7 @@ class EvaluationRun {
     m_res.timing = std::move(m_round.timing);
     m_res.slower_kernel = slower_kernel(m_res.timing);
     if (m_res.slower_kernel.empty()) m_res.slower_at_a_size = kernel_slower_at_a_size(m_res.timing);
+    m_res.other_sizes = other_sizes_text(m_res.timing);
     if (!m_dropped_round_slower.empty())
       m_res.slower_kernel += (m_res.slower_kernel.empty() ? "" : "; ") + m_dropped_round_slower;
     m_res.speedup = m_res.status == Status::ok ? m_round.speedup : 0.0;

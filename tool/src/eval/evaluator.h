@@ -40,6 +40,10 @@ struct EvalRequest {
   // The harness's validation sizes in the first round too, not only when a
   // candidate is looked at again: a winner is checked on every shape.
   bool validation_sizes = false;
+  // Time the validation sizes too (a winner's second look): each is
+  // reported (SizeTiming::validation_only, EvalResult::other_sizes) and none
+  // enters the speedup, which stays the one the search compared.
+  bool time_every_size = false;
   // Time again as a program that calls the launcher in a loop sees it:
   // back to back, the L2 warm from the call before (the first timing calls
   // once a run with the L2 flushed); the lower speedup is the one kept.

@@ -518,6 +518,7 @@ std::vector<SizeTiming> compare_timing(const HarnessReport& ref, const HarnessRe
       if (t.size == c.size) r = &t;
     SizeTiming s;
     s.size = c.size < static_cast<int>(cand.sizes.size()) ? cand.sizes[c.size].label : "?";
+    s.validation_only = c.size < static_cast<int>(cand.sizes.size()) && cand.sizes[c.size].validation_only;
     s.method = c.method;
     s.runs = c.runs;
     s.median_us = c.median_ns / 1e3;
@@ -541,8 +542,10 @@ std::vector<SizeTiming> compare_timing(const HarnessReport& ref, const HarnessRe
       s.reference_cost_us = rc.ns / 1e3;
       s.speedup = rc.ns / cc.ns;
       s.kernels = kernel_speeds(*r, c);
-      log_sum += std::log(s.speedup);
-      ++n;
+      if (!s.validation_only) {
+        log_sum += std::log(s.speedup);
+        ++n;
+      }
     }
     out.push_back(s);
   }

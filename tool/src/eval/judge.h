@@ -110,7 +110,9 @@ constexpr double kIdleAllowanceOfSpan = 0.05;
 // The reference's cost and the candidate's, at one size.
 std::pair<CallCost, CallCost> call_costs(const TimingReport& ref, const TimingReport& cand);
 
-// Per-size timing and the geometric-mean speedup of candidate over reference.
+// Per-size timing and the geometric-mean speedup of candidate over reference
+// over the sizes the search times (a validation size timed on a second look
+// is listed, and left out of the speedup).
 std::vector<SizeTiming> compare_timing(const HarnessReport& ref, const HarnessReport& cand, double* speedup);
 
 }  // namespace kernelblaster

@@ -47,7 +47,7 @@ std::vector<KernelOverSizes> kernels_over_sizes(const std::vector<SizeTiming>& t
   };
   std::vector<Sums> places;  // by place in the launch order
   for (const SizeTiming& t : timing)
-    for (std::size_t i = 0; i < t.kernels.size(); ++i) {
+    for (std::size_t i = 0; i < t.kernels.size() && !t.validation_only; ++i) {
       const KernelSpeed& s = t.kernels[i];
       if (s.speedup <= 0) continue;
       if (places.size() <= i) places.resize(i + 1);
@@ -88,7 +88,7 @@ std::string kernel_slower_at_a_size(const std::vector<SizeTiming>& timing) {
   for (const KernelOverSizes& k : kernels_over_sizes(timing)) {
     if (k.slower || k.sizes < 2) continue;
     for (const SizeTiming& t : timing) {
-      if (t.kernels.size() <= k.place) continue;
+      if (t.validation_only || t.kernels.size() <= k.place) continue;
       const KernelSpeed& s = t.kernels[k.place];
       if (s.slower && s.name == k.name)
         return k.name + " " + fixed_point(s.speedup, 3) + "x at " + t.size + ", " + fixed_point(k.speedup, 3) +
@@ -96,6 +96,22 @@ std::string kernel_slower_at_a_size(const std::vector<SizeTiming>& timing) {
     }
   }
   return "";
+}
+
+std::string other_sizes_text(const std::vector<SizeTiming>& timing) {
+  const SizeTiming* slowest = nullptr;
+  const SizeTiming* fastest = nullptr;
+  int n = 0;
+  for (const SizeTiming& t : timing) {
+    if (!t.validation_only || t.speedup <= 0) continue;
+    ++n;
+    if (!slowest || t.speedup < slowest->speedup) slowest = &t;
+    if (!fastest || t.speedup > fastest->speedup) fastest = &t;
+  }
+  if (n == 0) return "";
+  if (n == 1) return fixed_point(slowest->speedup, 3) + "x at " + slowest->size;
+  return fixed_point(slowest->speedup, 3) + "x (" + slowest->size + ") to " + fixed_point(fastest->speedup, 3) +
+         "x (" + fastest->size + ") at " + std::to_string(n) + " sizes";
 }
 
 }  // namespace kernelblaster

@@ -62,4 +62,11 @@ std::string slower_kernel(const std::vector<SizeTiming>& timing);
 // 1.030x over 2 sizes"); empty when none is. Said, never a reason to refuse.
 std::string kernel_slower_at_a_size(const std::vector<SizeTiming>& timing);
 
+// The whole call at the validation sizes a second look timed
+// (SizeTiming::validation_only), as one line: "0.942x (call3) to 0.968x
+// (call4) at 4 sizes", or "0.966x at call0" for one; empty when none was
+// timed. These sizes are outside the speedup the search compared; a user
+// sees here what the winner does at the other shapes the program used.
+std::string other_sizes_text(const std::vector<SizeTiming>& timing);
+
 }  // namespace kernelblaster

@@ -37,6 +37,7 @@ struct KernelSpeed {
 
 struct SizeTiming {
   std::string size;
+  bool validation_only = false;  // timed on a second look only: not in the speedup
   std::string method;        // "cupti" or "events"
   int runs = 0;
   double median_us = 0, q1_us = 0, q3_us = 0, min_us = 0;
@@ -104,6 +105,9 @@ struct EvalResult {
   // A kernel slower at one size and not over the sizes, as one line: said
   // wherever the result is, no reason to refuse it.
   std::string slower_at_a_size;
+  // The call at the validation sizes, when a second look timed them
+  // (eval/kernel_speeds.h other_sizes_text); empty when not timed.
+  std::string other_sizes;
   std::string device;
   std::vector<std::string> notes;
   // What compute-sanitizer's memcheck said of the candidate, when asked

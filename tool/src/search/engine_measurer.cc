@@ -144,6 +144,7 @@ EvalResult EngineMeasurer::evaluate_build(const CandidateBuild& b, std::uint64_t
     req.seeds = seeds;
     req.seed_base = 0;  // fresh random seeds, unlike any the search used
     req.validation_sizes = true;  // and every shape the harness has, the small ones the search skips
+    req.time_every_size = true;   // timed too, to say how the winner does there
     req.back_to_back = true;      // and a speedup that holds back to back, the L2 warm
   }
   if (memcheck) req.memcheck = m_memcheck;

@@ -249,8 +249,10 @@ void decide_focused(const TuneOptions& opt, const LoopOutcome& outcome, const Sp
       memchecks.push_back(g.look.memcheck);
   sum.memcheck = joined(memchecks, "; ");
   for (const GroupResult& g : w.groups)
-    if (g.kept && !g.look.slower_at_a_size.empty() && sum.slower_at_a_size.empty())
-      sum.slower_at_a_size = g.look.slower_at_a_size;
+    if (g.kept) {
+      if (sum.slower_at_a_size.empty()) sum.slower_at_a_size = g.look.slower_at_a_size;
+      if (sum.other_sizes.empty()) sum.other_sizes = g.look.other_sizes;
+    }
   if (!opt.out.empty()) write_file_atomic(opt.out, measurer.source_of(w.config));
   conclude(sum, TuneVerdict::tuned, "");
 }
@@ -355,6 +357,7 @@ void decide_winner(const TuneOptions& opt, const LoopOutcome& outcome, const Spa
   // What the search saw at one size stands when the fresh look missed it.
   sum.slower_at_a_size =
       believed.result.slower_at_a_size.empty() ? best.slower_at_a_size : believed.result.slower_at_a_size;
+  sum.other_sizes = believed.result.other_sizes;
   for (const DeviceCheck& c : again.checks)
     if (!c.result.keepable())
       return conclude(sum, TuneVerdict::no_gain,
@@ -676,6 +679,7 @@ std::string tune_summary_to_json(const TuneSummary& s) {
     if (!s.per_launcher.empty()) j["per_launcher"] = s.per_launcher;
     if (!s.memcheck.empty()) j["memcheck"] = s.memcheck;
     if (!s.slower_at_a_size.empty()) j["slower_at_a_size"] = s.slower_at_a_size;
+    if (!s.other_sizes.empty()) j["other_sizes"] = s.other_sizes;
   }
   if (!s.reason.empty()) j["reason"] = s.reason;
   return j.dump(2);

@@ -95,6 +95,9 @@ struct TuneSummary {
   // A kernel the winner makes slower at one timed size while faster over
   // them (eval/kernel_speeds.h): said in the build line, not a refusal.
   std::string slower_at_a_size;
+  // The winner at the recorded sizes the search does not time, timed on its
+  // second look (EvalResult::other_sizes): said, not a refusal.
+  std::string other_sizes;
 };
 
 // `log_line` prints one line of progress or warning (stderr in the tool).
