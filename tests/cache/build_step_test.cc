@@ -452,6 +452,18 @@ TEST_F(BuildStepTest, TheTunedLineSaysWhatMemcheckSaidOfTheWinner) {
             "compute-sanitizer's memcheck: no compute-sanitizer next to nvcc or on PATH");
 }
 
+// And how the winner does at the sizes the search compared it at one by one,
+// and at the recorded sizes it did not time (SGEMM_CUDA's kernel 10).
+TEST_F(BuildStepTest, TheTunedLineSaysWhatTheWinnerSlowsAtSomeSizes) {
+  m_gpu = testing::h200();
+  m_tune_outcome.slower_at_a_size = "tile 0.973x at call4, 1.031x over 2 sizes";
+  m_tune_outcome.other_sizes = "0.942x (call3) to 0.966x (call0) at 4 sizes";
+  EXPECT_EQ(run().line,
+            "kernelblaster: k.cu: tuned on NVIDIA H200 in 12 s: 1.40x, BLOCK=128, -use_fast_math; slower at one size: "
+            "tile 0.973x at call4, 1.031x over 2 sizes; at the other recorded sizes: 0.942x (call3) to 0.966x (call0) "
+            "at 4 sizes");
+}
+
 // And how those tries ended (issue 38: a line that says only "nothing beat
 // the original" hides that most tries were wrong results or crashes).
 TEST_F(BuildStepTest, TheLineSaysHowTheTriesEnded) {

@@ -155,5 +155,13 @@ TEST(ParseTuneJson, ReadsWhatMemcheckSaid) {
   EXPECT_EQ(out.memcheck, "compute-sanitizer's memcheck: no invalid access in 12 runs (9.1 s)");
 }
 
+TEST(ParseTuneJson, ReadsWhatTheWinnerDoesAtOtherSizes) {
+  TuneOutcome out;
+  parse_tune_json(R"j({"slower_at_a_size": "tile 0.973x at 2048, 1.030x over 2 sizes",
+                       "other_sizes": "0.942x (call3) to 0.966x (call0) at 4 sizes"})j", out);
+  EXPECT_EQ(out.slower_at_a_size, "tile 0.973x at 2048, 1.030x over 2 sizes");
+  EXPECT_EQ(out.other_sizes, "0.942x (call3) to 0.966x (call0) at 4 sizes");
+}
+
 }  // namespace
 }  // namespace kernelblaster::cache

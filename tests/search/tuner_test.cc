@@ -29,3 +29,16 @@ TEST(Tune, MissingFilesAreMisuse) {
   NoGpu probe;
   EXPECT_THROW(search::run_tune(opt, "/x", probe, nullptr), std::runtime_error);
 }
+
+// What the winner's second look found reaches the build step's JSON whether
+// or not the run was judged launcher group by launcher group (the memcheck
+// line once reached it only from a focused run).
+TEST(Tune, TheSummaryCarriesTheWinnersSecondLook) {
+  search::TuneSummary s;
+  s.memcheck = "compute-sanitizer's memcheck: no invalid access in 6 runs (0.9 s)";
+  s.slower_at_a_size = "sgemmWarptiling 0.973x at call4, 1.031x over 2 sizes";
+  s.other_sizes = "0.942x (call3) to 0.966x (call0) at 4 sizes";
+  const std::string j = search::tune_summary_to_json(s);
+  for (const std::string& key : {"memcheck", "slower_at_a_size", "other_sizes"})
+    EXPECT_NE(j.find("\"" + key + "\""), std::string::npos) << key << " missing from " << j;
+}

@@ -677,10 +677,11 @@ std::string tune_summary_to_json(const TuneSummary& s) {
     j["launcher_groups"] = groups;
     if (s.whole_speedup > 0) j["whole_speedup"] = s.whole_speedup;
     if (!s.per_launcher.empty()) j["per_launcher"] = s.per_launcher;
-    if (!s.memcheck.empty()) j["memcheck"] = s.memcheck;
-    if (!s.slower_at_a_size.empty()) j["slower_at_a_size"] = s.slower_at_a_size;
-    if (!s.other_sizes.empty()) j["other_sizes"] = s.other_sizes;
   }
+  // What the winner's second look found, whether or not it was judged group by group.
+  if (!s.memcheck.empty()) j["memcheck"] = s.memcheck;
+  if (!s.slower_at_a_size.empty()) j["slower_at_a_size"] = s.slower_at_a_size;
+  if (!s.other_sizes.empty()) j["other_sizes"] = s.other_sizes;
   if (!s.reason.empty()) j["reason"] = s.reason;
   return j.dump(2);
 }
