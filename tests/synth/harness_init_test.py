@@ -152,6 +152,26 @@ with tempfile.TemporaryDirectory() as work:
         link_and_describe(os.path.join(work, "both", "both_harness.cu"), both, [], work,
                           ["scale_shift_x", "scale_shift_y"], ["KERNELBLASTER_LAUNCHER_MASK=0x1ull"])
 
+    # A header the build finds with -I that harness init was not given: the
+    # type it declares reads as int, and the draft says so instead of
+    # claiming it compiles as it is; with the -I, nothing to say.
+    inc = os.path.join(work, "inc")
+    os.makedirs(inc, exist_ok=True)
+    with open(os.path.join(inc, "mytypes.h"), "w") as f:
+        f.write("typedef float scale_t;\n")
+    typed = os.path.join(work, "typed.cu")
+    with open(typed, "w") as f:
+        f.write('#include "mytypes.h"\n'
+                "__global__ void k(float* y, scale_t s, int n) { int i = threadIdx.x; if (i < n) y[i] *= s; }\n"
+                "void run_typed(float* y, scale_t s, int n) { k<<<1, 256>>>(y, s, n); }\n")
+    r = init(typed, os.path.join(work, "typed"))
+    text = open(os.path.join(work, "typed", "typed_harness.cu")).read() if r.returncode == 0 else ""
+    check("'mytypes.h' file not found" in r.stdout and "reads as int" in r.stdout and text and
+          "It compiles as it is" not in text, f"a header not found is not said: {r.stdout} {r.stderr}")
+    r = init(typed, os.path.join(work, "typed_i"), "-I", inc)
+    check(r.returncode == 0 and "libclang could not read" not in r.stdout,
+          f"with the -I there is still something unread: {r.stdout} {r.stderr}")
+
     # An existing harness is kept unless --force.
     r = init(scale, os.path.join(work, "scale"))
     check(r.returncode == 0 and r.stdout.startswith("kept "), f"an existing harness was not kept: {r.stdout}")

@@ -30,6 +30,20 @@ LauncherParam scalar(const std::string& name, const std::string& type, ParamKind
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
+TEST(HarnessWriter, ADraftOfASourceLibclangCouldNotReadWhollyDoesNotClaimToCompile) {
+  Launcher l;
+  l.name = "run";
+  l.line = 3;
+  l.params = {{"y", "float *", "float *", ParamKind::buffer, true, "f32"}, {"n", "int", "int", ParamKind::dim}};
+  const HarnessDraft read = draft_harness(l, "k.cu", "k", true);
+  EXPECT_TRUE(has(read.text, "It compiles as it is;"));
+  const HarnessDraft unread = draft_harness(l, "k.cu", "k", true, {"k.cu:1: 'mytypes.h' file not found"});
+  EXPECT_FALSE(has(unread.text, "It compiles as it is"));
+  ASSERT_GE(unread.confirm.size(), 1u);
+  EXPECT_TRUE(has(unread.confirm[0], "libclang could not read the source: k.cu:1: 'mytypes.h' file not found"));
+  EXPECT_EQ(unread.confirm.size(), read.confirm.size() + 1);
+}
+
 }  // namespace
 
 TEST(HarnessWriter, TheIssuesLauncherBecomesAOneDimensionalHarness) {

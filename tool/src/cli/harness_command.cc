@@ -153,7 +153,7 @@ int harness_command(const CommandArgs& argv, const std::string& self_exe) {
     std::string stem = fs::path(source).stem().string();
     // One file for the source, calling every launcher: a tuning changes the
     // whole file, and the build pairs <stem>_harness.cu with it as it is.
-    synth::HarnessDraft d = synth::draft_harness(scan.launchers, name, stem);
+    synth::HarnessDraft d = synth::draft_harness(scan.launchers, name, stem, scan.unread);
     std::vector<std::string> launchers;
     for (const synth::Launcher& l : scan.launchers) launchers.push_back(l.name);
     return write_draft(d, out / d.file_name, launchers, args);

@@ -210,15 +210,27 @@ std::string sizes_chain(const std::vector<DraftPart>& parts) {
 
 }  // namespace
 
+// The draft's claim about itself, and the confirm lines of what libclang
+// could not read: parameters of a type it could not resolve read as int.
+std::string compiles_claim(const std::vector<std::string>& unread, std::vector<std::string>& confirm) {
+  if (unread.empty()) return "It compiles as it is;";
+  for (std::size_t k = 0; k < unread.size(); ++k)
+    confirm.insert(confirm.begin() + static_cast<long>(k), "libclang could not read the source: " + unread[k] +
+                                        "; a parameter of a type it could not resolve reads as int (pass the build's -I "
+                                        "and -D)");
+  return "Parts of the source could not be read (see the CONFIRM list);";
+}
+
 HarnessDraft draft_harness(const Launcher& l, const std::string& source_name, const std::string& source_stem,
-                           bool only) {
+                           bool only, const std::vector<std::string>& unread) {
   HarnessDraft d;
   d.file_name = only ? source_stem + "_harness.cu" : source_stem + "_" + l.name + "_harness.cu";
   DraftPart part = draft_part(l, "");
   d.confirm = part.confirm;
   const std::string comment = "// Harness for " + qualified_name(l) + " (" + source_name + ":" + std::to_string(l.line) +
                               "), drafted by `kernelblaster harness init`\n"
-                              "// from the launcher's signature. It compiles as it is; check every line marked\n"
+                              "// from the launcher's signature. " + compiles_claim(unread, d.confirm) +
+                              " check every line marked\n"
                               "// CONFIRM (shapes, sizes, which buffers are written, values) before trusting\n"
                               "// what the tuner measures with it.\n";
   d.text = harness_file(comment, l, sizes_chain({part}) + part.buffers, part.call.arguments);
@@ -226,8 +238,8 @@ HarnessDraft draft_harness(const Launcher& l, const std::string& source_name, co
 }
 
 HarnessDraft draft_harness(const std::vector<Launcher>& launchers, const std::string& source_name,
-                           const std::string& source_stem) {
-  if (launchers.size() == 1) return draft_harness(launchers.front(), source_name, source_stem, true);
+                           const std::string& source_stem, const std::vector<std::string>& unread) {
+  if (launchers.size() == 1) return draft_harness(launchers.front(), source_name, source_stem, true, unread);
   HarnessDraft d;
   d.file_name = source_stem + "_harness.cu";
   std::vector<DraftPart> parts;
@@ -246,7 +258,8 @@ HarnessDraft draft_harness(const std::vector<Launcher>& launchers, const std::st
   const std::string comment = "// Harness for " + names + " (" + source_name +
                               "), drafted by `kernelblaster harness init`\n"
                               "// from the launchers' signatures. Every launcher of the source is called, so every\n"
-                              "// kernel a change to it touches runs. It compiles as it is; check every line marked\n"
+                              "// kernel a change to it touches runs. " + compiles_claim(unread, d.confirm) +
+                              " check every line marked\n"
                               "// CONFIRM (shapes, sizes, which buffers are written, values) before trusting\n"
                               "// what the tuner measures with it.\n";
   d.text = harness_file(comment, source_stem, calls, chain);

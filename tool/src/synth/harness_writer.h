@@ -28,14 +28,17 @@ struct HarnessDraft {
 // `source_stem`: the kernel source's file name without extension; `only`:
 // whether this is the source's only launcher (then the file pairs with the
 // source by name, as kernelblaster_optimize() looks for it).
+// `unread`: what libclang could not read in the source (SourceScan::unread);
+// then the draft does not claim to compile as it is, and each line is a
+// CONFIRM of its own.
 HarnessDraft draft_harness(const Launcher& launcher, const std::string& source_name, const std::string& source_stem,
-                           bool only);
+                           bool only, const std::vector<std::string>& unread = {});
 
 // One harness for every launcher of a source, "<stem>_harness.cu", which
 // kernelblaster_optimize() pairs with the source as it is: each launcher's
 // dimensions and buffers are prefixed with its name ("first_n"), and the
 // launch calls each in turn, so every kernel a tuning changes runs.
 HarnessDraft draft_harness(const std::vector<Launcher>& launchers, const std::string& source_name,
-                           const std::string& source_stem);
+                           const std::string& source_stem, const std::vector<std::string>& unread = {});
 
 }  // namespace kernelblaster::synth

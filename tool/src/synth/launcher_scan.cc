@@ -3,6 +3,7 @@
 #include <clang-c/Index.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -266,6 +267,36 @@ CXChildVisitResult visit_defined_kernel(CXCursor c, CXCursor, CXClientData data)
   return CXChildVisit_Continue;
 }
 
+// The errors libclang met in the project's own files (not the system's or
+// the toolkit's headers, whose host pass gives errors of its own).
+std::vector<std::string> unread_diagnostics(CXTranslationUnit tu, const std::string& toolkit) {
+  std::vector<std::string> out;
+  const unsigned n = clang_getNumDiagnostics(tu);
+  for (unsigned i = 0; i < n && out.size() < 3; ++i) {
+    CXDiagnostic d = clang_getDiagnostic(tu, i);
+    const CXDiagnosticSeverity severity = clang_getDiagnosticSeverity(d);
+    const CXSourceLocation loc = clang_getDiagnosticLocation(d);
+    CXFile file = nullptr;
+    unsigned line = 0;
+    clang_getSpellingLocation(loc, &file, &line, nullptr, nullptr);
+    const std::string where = file ? text(clang_getFileName(file)) : "";
+    const bool own = !where.empty() && !clang_Location_isInSystemHeader(loc) &&
+                     (toolkit.empty() || where.rfind(toolkit, 0) != 0);
+    // Only what the build's -I and -D would resolve: clang's own CUDA rules
+    // (stricter than nvcc's in places) are no reason to doubt the types.
+    const std::string message = text(clang_getDiagnosticSpelling(d));
+    const bool unresolved = message.find("file not found") != std::string::npos ||
+                            message.find("unknown type name") != std::string::npos ||
+                            message.find("undeclared identifier") != std::string::npos ||
+                            message.find("no type named") != std::string::npos ||
+                            message.find("no template named") != std::string::npos;
+    if (own && unresolved && severity >= CXDiagnostic_Error)
+      out.push_back(std::filesystem::path(where).filename().string() + ":" + std::to_string(line) + ": " + message);
+    clang_disposeDiagnostic(d);
+  }
+  return out;
+}
+
 }  // namespace
 
 bool have_parser() { return true; }
@@ -278,6 +309,9 @@ SourceScan scan_source(const std::string& path, const ScanOptions& opt) {
   std::vector<std::string> args = {"-ferror-limit=0", "-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib", "-std=c++17",
                                    "-D__CUDACC__", "-include", "cuda_runtime.h"};
   if (!opt.cuda_include.empty()) args.push_back("-I" + opt.cuda_include);
+  // CUDA 13 keeps libcu++ (<cuda/barrier>, <cuda/std/...>) under include/cccl, which nvcc searches too.
+  if (!opt.cuda_include.empty() && std::filesystem::is_directory(opt.cuda_include + "/cccl"))
+    args.push_back("-I" + opt.cuda_include + "/cccl");
   for (const std::string& d : opt.include_dirs) args.push_back("-I" + d);
   for (const std::string& d : opt.definitions) args.push_back("-D" + d);
   std::vector<const char*> argv;
@@ -297,6 +331,7 @@ SourceScan scan_source(const std::string& path, const ScanOptions& opt) {
   clang_visitChildren(clang_getTranslationUnitCursor(tu), visit, &v);
   DefinedKernels defined{&scan.defined_kernels, opt.cuda_include};
   clang_visitChildren(clang_getTranslationUnitCursor(tu), visit_defined_kernel, &defined);
+  scan.unread = unread_diagnostics(tu, opt.cuda_include);
   clang_disposeTranslationUnit(tu);
   clang_disposeIndex(index);
   keep_launchers_that_launch(scan, bodies, read_file(path));

@@ -44,6 +44,10 @@ struct SourceScan {
   std::vector<std::string> defined_kernels;
   // Candidates left out because they launch no kernel.
   std::vector<std::string> helpers;
+  // What libclang could not read in the project's own files (an include it
+  // did not find, a type it does not know), "file:line: message", at most
+  // three; a type it could not resolve reads as int in `launchers`.
+  std::vector<std::string> unread;
 };
 
 // Whether this build has libclang (without it, scan_source throws).
