@@ -167,12 +167,24 @@ def main():
         open(manifest, "w").write("kernelblaster-manifest 1\ntarget lib\narch sm_90\n")
         own_cache = os.path.join(d, "own-cache")
         for _ in range(2):
-            run([tool, "build", "--manifest", manifest, "--cache-dir", own_cache, "--out", os.path.join(gen, "o.cu")]
-                + softmax[:4])
+            run([tool, "build", "--manifest", manifest, "--cache-dir", own_cache, "--out", os.path.join(gen, "o.cu"),
+                 "--stamp", os.path.join(gen, "softmax.cu.stamp")] + softmax[:4])
+        # A second build tree sharing the cache: its step counts in the cache, not in the first tree.
+        other = os.path.join(d, "other", "kernelblaster_generated", "lib")
+        os.makedirs(other)
+        run([tool, "build", "--manifest", manifest, "--cache-dir", own_cache, "--out", os.path.join(other, "o.cu")]
+            + softmax[:4])
         st = run([tool, "stats", "--build-dir", tree])
-        expect("stats --build-dir: the counts of the cache the build used, totalled",
-               st.returncode == 0 and (f"build steps ({os.path.realpath(own_cache)}): 2" in st.stdout
-                                       or f"build steps ({own_cache}): 2" in st.stdout), st)
+        cache_line = [l for l in st.stdout.splitlines() if l.startswith("results cache ")]
+        expect("stats --build-dir: the cache the build used, said as shared, with every build's steps",
+               st.returncode == 0 and len(cache_line) == 1 and "(every build that uses it): 3 build steps" in cache_line[0]
+               and own_cache.split("/")[-1] in cache_line[0], st)
+        expect("stats --build-dir: this build tree's sources, by the last step of each",
+               f"this build tree ({tree}): 1 sources" in st.stdout, st)
+        sj = run([tool, "stats", "--build-dir", tree, "--json"])
+        parsed = json.loads(sj.stdout) if sj.returncode == 0 else {}
+        expect("stats --json: the build tree and the caches apart",
+               parsed.get("build_tree", {}).get("sources") == 1 and parsed.get("total") == 3, sj)
         here = subprocess.run([tool, "stats"], capture_output=True, text=True, cwd=tree, timeout=60)
         expect("stats run in a build tree reads that tree's cache", own_cache in here.stdout or
                os.path.realpath(own_cache) in here.stdout, here)

@@ -1,5 +1,6 @@
 #include "cache/build_record.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
@@ -90,6 +91,44 @@ std::optional<GateRecord> parse_gate_record(const std::string& text) {
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;  // a torn or foreign file: no verdict to show
   }
+}
+
+namespace {
+
+// The build steps' stamps: <tree>/.../kernelblaster_generated/<target>/<source>.stamp.
+std::vector<fs::path> stamp_files(const fs::path& tree) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  fs::recursive_directory_iterator it(tree, fs::directory_options::skip_permission_denied, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    const fs::path& p = it->path();
+    if (it->is_directory(ec) && (p.filename() == "CMakeFiles" || p.filename() == "kernel_launches")) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (p.extension() != ".stamp" || p.filename() == "recorded.stamp") continue;
+    if (p.string().find("/kernelblaster_generated/") != std::string::npos) out.push_back(p);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+std::vector<BuildRecord> build_tree_records(const std::string& tree, std::vector<std::string>* unreadable) {
+  std::vector<BuildRecord> out;
+  for (const fs::path& stamp : stamp_files(tree)) {
+    std::string text, why;
+    if (!read_file_if_present(stamp.string(), &text)) continue;
+    std::optional<BuildRecord> r = parse_build_record(text, stamp.string(), &why);
+    if (!r) {
+      if (unreadable) unreadable->push_back(why);
+      continue;
+    }
+    if (r->target.empty()) r->target = stamp.parent_path().filename().string();
+    out.push_back(std::move(*r));
+  }
+  return out;
 }
 
 }  // namespace kernelblaster::cache

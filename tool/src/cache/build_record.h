@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cache/build_step.h"
 #include "cache/tuned_result.h"
@@ -32,6 +33,12 @@ std::string build_record_text(const BuildRequest& req, const BuildReport& rep);
 // The record in `text` (a stamp's content); nullopt with `why` set for
 // anything else, an older tool's plain stamp included. Never throws.
 std::optional<BuildRecord> parse_build_record(const std::string& text, const std::string& where, std::string* why);
+
+// Every build step's record in a build tree (each source's last decision:
+// <tree>/.../kernelblaster_generated/<target>/<source>.stamp), in path
+// order; a record's empty target is its directory's name. What is not a
+// record (an older tool's plain stamp) is said in `unreadable`.
+std::vector<BuildRecord> build_tree_records(const std::string& tree, std::vector<std::string>* unreadable);
 
 struct GateRecord {
   std::string check;    // "correctness" or "speed"

@@ -1,11 +1,13 @@
 // kernelblaster stats: how build steps ended, per cause, as `ccache -s`
 // shows its outcomes (cache/build_stats.h).
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "cache/build_record.h"
 #include "cache/build_stats.h"
 #include "cache/results_cache.h"
 #include "cli/args.h"
@@ -16,16 +18,20 @@ namespace {
 
 const char* kHelp = R"(usage: kernelblaster stats [--cache-dir DIR | --build-dir DIR] [--zero] [--json]
 
-How the build steps that used a results cache ended, one count per cause:
-applied, tuned, no_gain, no_gpu, gpu_unusable, nvcc_unusable,
-manifest_unreadable, tuning_failed, ... and stale_lockfile (an entry that no
-longer matched).
+How build steps ended, one count per cause: applied, tuned, no_gain, no_gpu,
+gpu_unusable, nvcc_unusable, manifest_unreadable, tuning_failed, ... and
+stale_lockfile (an entry that no longer matched).
 
-  --cache-dir DIR  that results cache
-  --build-dir DIR  every results cache the build steps of that build tree
-                   used (each target's kernelblaster_generated/<target>/cache_dir.txt)
-  --zero           forget the counts
-  --json           the counts as JSON: {"caches": [{"dir", "total", "counts"}], "total"}
+For a build tree, two things, each said as what it is:
+  - this build tree's sources: the last build step of each (its record);
+  - the results caches its steps used: every build step that ever used
+    them, from any build tree that shares them (as `ccache -s` counts).
+
+  --cache-dir DIR  that results cache only
+  --build-dir DIR  that build tree (each target's kernelblaster_generated/<target>/)
+  --zero           forget the caches' counts (a build tree's records stay)
+  --json           {"build_tree": {"dir", "sources", "counts"}, "caches": [{"dir", "total", "counts"}], "total"}
+                   ("total": the caches' steps)
 
 Without either: the build tree in the current directory, where there is
 one, else KERNELBLASTER_CACHE_DIR, else $XDG_CACHE_HOME/kernelblaster/results,
@@ -47,9 +53,22 @@ long long report_counts(const std::string& dir, nlohmann::json* json) {
     (*json)["caches"].push_back(c);
     return total;
   }
-  std::printf("build steps (%s): %lld\n", dir.c_str(), total);
+  std::printf("results cache %s (every build that uses it): %lld build steps\n", dir.c_str(), total);
   for (const auto& [name, n] : counts) std::printf("  %-22s %lld\n", name.c_str(), n);
   return total;
+}
+
+// The last build step of each of a build tree's sources, per cause.
+void report_build_tree(const std::string& tree, nlohmann::json* json) {
+  std::map<std::string, long long> counts;
+  const std::vector<cache::BuildRecord> records = cache::build_tree_records(tree, nullptr);
+  for (const cache::BuildRecord& r : records) ++counts[cache::build_cause_name(r.cause)];
+  if (json) {
+    (*json)["build_tree"] = {{"dir", tree}, {"sources", records.size()}, {"counts", counts}};
+    return;
+  }
+  std::printf("this build tree (%s): %zu sources, by the last build step of each\n", tree.c_str(), records.size());
+  for (const auto& [name, n] : counts) std::printf("  %-22s %lld\n", name.c_str(), n);
 }
 
 }  // namespace
@@ -62,6 +81,7 @@ int stats_command(const CommandArgs& argv, const std::string& self_exe) {
     std::string build_dir = args.value("--build-dir");
     if (!dir.empty() && !build_dir.empty()) throw UsageError("give --cache-dir or --build-dir, not both");
     std::vector<std::string> dirs;
+    bool tree = false;  // a build tree's steps are counted
     if (!dir.empty()) {
       dirs = {dir};
     } else {
@@ -71,6 +91,7 @@ int stats_command(const CommandArgs& argv, const std::string& self_exe) {
       if (dirs.empty() && !here)
         throw UsageError("no KernelBlaster build step has run in " + build_dir + " yet (no kernelblaster_generated/*/" +
                          cache::kCacheDirRecord + ")");
+      tree = !dirs.empty();
       if (dirs.empty()) dirs = {cache::ResultsCache::default_dir()};
     }
     if (args.flag("--zero")) {
@@ -83,6 +104,7 @@ int stats_command(const CommandArgs& argv, const std::string& self_exe) {
     long long total = 0;
     nlohmann::json json = {{"caches", nlohmann::json::array()}};
     const bool as_json = args.flag("--json");
+    if (tree) report_build_tree(build_dir, as_json ? &json : nullptr);
     for (const std::string& d : dirs) total += report_counts(d, as_json ? &json : nullptr);
     if (as_json) {
       json["total"] = total;

@@ -33,24 +33,6 @@ struct Found {
   std::vector<std::string> unreadable;  // records that are not (an older tool's stamps)
 };
 
-// The build steps' stamps: <tree>/.../kernelblaster_generated/<target>/<source>.stamp.
-std::vector<fs::path> stamp_files(const fs::path& tree) {
-  std::vector<fs::path> out;
-  std::error_code ec;
-  fs::recursive_directory_iterator it(tree, fs::directory_options::skip_permission_denied, ec), end;
-  for (; !ec && it != end; it.increment(ec)) {
-    const fs::path& p = it->path();
-    if (it->is_directory(ec) && (p.filename() == "CMakeFiles" || p.filename() == "kernel_launches")) {
-      it.disable_recursion_pending();
-      continue;
-    }
-    if (p.extension() != ".stamp" || p.filename() == "recorded.stamp") continue;
-    if (p.string().find("/kernelblaster_generated/") != std::string::npos) out.push_back(p);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 // A gate's last verdict, and whether it judged another text than the one compiled now.
 std::optional<GateRecord> gate_of(const std::string& out, const char* check, const std::string& out_sha, bool* stale) {
   std::string text;
@@ -62,20 +44,12 @@ std::optional<GateRecord> gate_of(const std::string& out, const char* check, con
 
 Found find_sources(const fs::path& tree) {
   Found f;
-  for (const fs::path& stamp : stamp_files(tree)) {
-    std::string text, why;
-    if (!read_file_if_present(stamp.string(), &text)) continue;
-    std::optional<BuildRecord> r = cache::parse_build_record(text, stamp.string(), &why);
-    if (!r) {
-      f.unreadable.push_back(why);
-      continue;
-    }
-    SourceEntry e{*r, fs::path(r->source).filename().string(), std::nullopt, std::nullopt};
-    if (e.record.target.empty()) e.record.target = stamp.parent_path().filename().string();
+  for (BuildRecord& r : cache::build_tree_records(tree.string(), &f.unreadable)) {
+    SourceEntry e{r, fs::path(r.source).filename().string(), std::nullopt, std::nullopt};
     std::string out_text;
-    const std::string out_sha = read_file_if_present(r->out, &out_text) ? sha256_hex(out_text) : "";
-    e.correctness = gate_of(r->out, "correctness", out_sha, &e.correctness_stale);
-    e.speed = gate_of(r->out, "speed", out_sha, &e.speed_stale);
+    const std::string out_sha = read_file_if_present(r.out, &out_text) ? sha256_hex(out_text) : "";
+    e.correctness = gate_of(r.out, "correctness", out_sha, &e.correctness_stale);
+    e.speed = gate_of(r.out, "speed", out_sha, &e.speed_stale);
     f.sources.push_back(std::move(e));
   }
   std::sort(f.sources.begin(), f.sources.end(), [](const SourceEntry& a, const SourceEntry& b) {
