@@ -138,6 +138,20 @@ TEST_F(BuildReportTest, SaysPerSourceWhatWasCompiledWhyAndWhatTheGatesSaid) {
   EXPECT_NE(html.find("data-strip=\"sources\" data-cells=\"3\""), std::string::npos);
 }
 
+// Each cell of the page's strip names its source, and a tree last built on
+// a machine without a GPU says so instead of looking like "nothing beat the
+// original".
+TEST_F(BuildReportTest, TheStripNamesItsSourcesAndAMachineWithoutAGpuIsSaid) {
+  step("app", "a.cu", "original", BuildCause::no_gpu, "ka", std::nullopt,
+       "kernelblaster: a.cu: no GPU and no cached result for NVIDIA H200; using the original");
+  step("app", "b.cu", "original", BuildCause::no_gain, "kb", std::nullopt,
+       "kernelblaster: b.cu: nothing beat the original");
+  const std::string html = to_html(build_report(path("build")));
+  EXPECT_NE(html.find("class=\"neutral labelled\" title=\"app / a.cu: the original\">app / a.cu</span>"),
+            std::string::npos) << html;
+  EXPECT_NE(markdown().find("The machine that last built 1 of them had no usable GPU"), std::string::npos);
+}
+
 TEST_F(BuildReportTest, AnUnreadableLockfileIsSaidInThePage) {
   write("proj/kernelblaster.lock.json", "{torn");
   step("app", "a.cu", "original", BuildCause::no_gpu, "ka", std::nullopt, "kernelblaster: a.cu: no GPU");

@@ -131,7 +131,31 @@ TEST(OptimizeReport, ShowsTheKeptKernelAgainstTheOriginal) {
   EXPECT_NE(html.find("<tr class=\"removed\"><td class=\"l\">int b;</td>"), std::string::npos);
   EXPECT_NE(html.find("<tr class=\"added\"><td class=\"l\"></td><td class=\"r\">int c;</td>"), std::string::npos);
   EXPECT_NE(to_markdown(r.document).find("- int b;\n+ int c;"), std::string::npos);
+  // Two speedups, and the page says why they differ.
+  EXPECT_NE(html.find("speedup over the original (measured again, fresh seeds)"), std::string::npos);
+  EXPECT_NE(to_markdown(r.document).find("A step's speedup is over its base"), std::string::npos);
+  // Without original.cu, the kept kernel's code is still shown.
+  fs::remove(dir / "original.cu");
+  html = to_html(make_report(dir.string()).document);
+  EXPECT_NE(html.find("<td class=\"r\">int c;</td>"), std::string::npos) << html;
   fs::remove_all(dir);
+}
+
+// Red and green colour failed and verified in strips and tables, so no
+// chart series is drawn in either.
+TEST(ReportWriters, NoChartSeriesIsRedOrGreen) {
+  Document d;
+  d.add(Chart{"c", "c", "x", "y", {{"a", {{0, 1}}}, {"b", {{0, 2}}}, {"c", {{0, 3}}}, {"d", {{0, 4}}}}, 1.0});
+  const std::string html = to_html(d);
+  const std::string style = html.substr(0, html.find("</style>"));
+  for (const std::string& series : {".s0 path", ".s1 path", ".s2 path", ".s3 path"}) {
+    const std::size_t at = style.find(series);
+    ASSERT_NE(at, std::string::npos) << series;
+    const std::string rule = style.substr(at, style.find('}', at) - at);
+    EXPECT_EQ(rule.find("#cf222e"), std::string::npos) << rule;  // the strip's red
+    EXPECT_EQ(rule.find("#2da44e"), std::string::npos) << rule;  // the strip's green
+    EXPECT_EQ(rule.find("#1a7f37"), std::string::npos) << rule;
+  }
 }
 
 TEST(DirectoryReport, FromRealRunsOfThreeProblems) {

@@ -118,8 +118,18 @@ void add_summary(Document& doc, const Found& f) {
                     " compiled tuned, " + std::to_string(n - tuned) + " compiled as written" +
                     (failed ? " (" + std::to_string(failed) + " because something failed)" : "") +
                     ". Each row is what the last build step decided."});
+  // The machine's GPU as the steps found it: a page from a machine without
+  // one says so, or its grey reads as "nothing beat the original".
+  int without_gpu = 0;
+  for (const SourceEntry& e : f.sources)
+    without_gpu += e.record.cause == BuildCause::no_gpu || e.record.cause == BuildCause::no_target ||
+                   e.record.cause == BuildCause::gpu_unusable;
+  if (without_gpu > 0)
+    doc.add(Paragraph{"The machine that last built " + std::to_string(without_gpu) + " of them had no usable GPU: those "
+                      "compile what the cache or the lockfile holds for the target GPU, or the original. Nothing was "
+                      "tuned or measured for them in that build."});
   Strip s{"sources", "Sources by what they compile (green: tuned; grey: the original; red: the original because "
-                     "something failed)", {}};
+                     "something failed)", {}, true};
   for (const SourceEntry& e : f.sources) {
     Cell c = compiled_cell(e);
     s.cells.push_back({e.record.target + " / " + e.name + ": " + c.text, c.tone});

@@ -57,6 +57,9 @@ struct Strip {
   std::string id;
   std::string title;
   std::vector<Cell> cells;  // text: the cell's tooltip; tone: its colour
+  // Each cell shows its text up to the first ':' (a source's name); for
+  // short strips, where a colour alone would not say which is which.
+  bool labelled = false;
 };
 
 // Two texts side by side, line against line (the kept kernel against its

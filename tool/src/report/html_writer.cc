@@ -16,12 +16,12 @@ figure.chart{margin:12px 0}figcaption{font-weight:600;margin-bottom:4px}
 svg .axis{stroke:#57606a;stroke-width:1}svg .grid{stroke:#d8dee4;stroke-width:1}
 svg .tick,svg .axis-label{font-size:11px;fill:#57606a}
 svg .series path{fill:none;stroke-width:2}svg .series circle{stroke:#fff;stroke-width:1}
-.s0 path{stroke:#0969da}.s0 circle{fill:#0969da}.s1 path{stroke:#cf222e}.s1 circle{fill:#cf222e}
-.s2 path{stroke:#1a7f37}.s2 circle{fill:#1a7f37}.s3 path{stroke:#8250df}.s3 circle{fill:#8250df}
+.s0 path{stroke:#0969da}.s0 circle{fill:#0969da}.s1 path{stroke:#bc4c00}.s1 circle{fill:#bc4c00}
+.s2 path{stroke:#8250df}.s2 circle{fill:#8250df}.s3 path{stroke:#1b7c83}.s3 circle{fill:#1b7c83}
 .legend .key{margin-right:14px}.legend .key:before{content:"";display:inline-block;width:10px;height:10px;margin-right:4px;vertical-align:middle}
-.legend .s0:before{background:#0969da}.legend .s1:before{background:#cf222e}.legend .s2:before{background:#1a7f37}.legend .s3:before{background:#8250df}
+.legend .s0:before{background:#0969da}.legend .s1:before{background:#bc4c00}.legend .s2:before{background:#8250df}.legend .s3:before{background:#1b7c83}
 .strip{display:flex;flex-wrap:wrap;gap:2px;margin:6px 0}.strip span{display:inline-block;width:12px;height:18px;background:#afb8c1}
-.strip span.good{background:#2da44e}.strip span.bad{background:#cf222e}.strip span.neutral{background:#afb8c1}
+.strip span.labelled{width:auto;height:auto;padding:1px 6px;font-size:12px;color:#fff}.strip span.labelled.neutral{color:#1b1f24}.strip span.good{background:#2da44e}.strip span.bad{background:#cf222e}.strip span.neutral{background:#afb8c1}
 table.diff{width:100%;table-layout:fixed;font:12px/1.35 ui-monospace,SFMono-Regular,Menlo,monospace}
 table.diff td{white-space:pre-wrap;word-break:break-all;border:none;padding:0 6px}
 table.diff tr.removed td.l,table.diff tr.changed td.l{background:#ffebe9}table.diff tr.added td.r,table.diff tr.changed td.r{background:#dafbe1}
@@ -50,8 +50,11 @@ std::string table_html(const Table& t) {
 std::string strip_html(const Strip& s) {
   std::string out = "<figure class=\"chart\"><figcaption>" + html_escape(s.title) + "</figcaption><div class=\"strip\" data-strip=\"" +
                     html_escape(s.id) + "\" data-cells=\"" + std::to_string(s.cells.size()) + "\">";
-  for (const Cell& c : s.cells)
-    out += "<span class=\"" + html_escape(c.tone) + "\" title=\"" + html_escape(c.text) + "\"></span>";
+  for (const Cell& c : s.cells) {
+    const std::string label = s.labelled ? html_escape(c.text.substr(0, c.text.find(':'))) : "";
+    out += "<span class=\"" + html_escape(c.tone) + (s.labelled ? " labelled" : "") + "\" title=\"" +
+           html_escape(c.text) + "\">" + label + "</span>";
+  }
   return out + "</div></figure>";
 }
 

@@ -46,7 +46,9 @@ double kept_speedup(const json& summary) {
 void add_steps(Document& doc, const json& trajectory) {
   doc.add(Heading{"Steps"});
   doc.add(Paragraph{"One row per step, by trajectory; each step's attempts below it (a fix attempt follows a failed "
-                    "one). The step's verdict is its last attempt's."});
+                    "one). The step's verdict is its last attempt's. A step's speedup is over its base (the kernel "
+                    "the step started from), on the run's seeds; the headline's is the kept kernel over the "
+                    "original, measured again on fresh seeds, so the two differ."});
   Table t{{"trajectory / step / attempt", "technique", "state", "verdict", "speedup over the step's base", "detail"}, {}};
   for (const json& s : trajectory.value("steps", json::array())) {
     const bool verified = s.value("verified", false), accepted = s.value("accepted", false);
@@ -163,7 +165,8 @@ Document optimize_report(const std::string& dir_text) {
   const bool improved = summary.value("improved", false);
   doc.add(Table{{"", ""},
                 {{{"kept"}, {improved ? "a rewrite (" + str(summary, "best") + ")" : "the original", improved ? "good" : "neutral"}},
-                 {{"speedup over the original"}, {speedup_text(kept_speedup(summary))}},
+                 {{improved ? "speedup over the original (measured again, fresh seeds)" : "speedup over the original"},
+                  {speedup_text(kept_speedup(summary))}},
                  {{"original's median"}, {fixed(num(summary.value("original", json::object()), "median_us"), 2) + " us"}},
                  {{"steps / attempts / verified"},
                   {std::to_string(summary.value("steps", 0)) + " / " + std::to_string(summary.value("attempts", 0)) + " / " +
@@ -177,9 +180,11 @@ Document optimize_report(const std::string& dir_text) {
   if (improved && fs::exists(dir / "original.cu") && fs::exists(dir / "best.cu"))
     doc.add(SideBySide{"The kept kernel against the original", "original.cu", "best.cu", read_file((dir / "original.cu").string()),
                        read_file((dir / "best.cu").string())});
+  else if (improved && fs::exists(dir / "best.cu"))
+    doc.add(SideBySide{"The kept kernel (the run directory has no original.cu, written since 2026-11-26)", "",
+                       "best.cu", "", read_file((dir / "best.cu").string())});
   else if (improved)
-    doc.add(Paragraph{"The run directory has no original.cu (written since 2026-11-26), so the kept kernel is shown "
-                      "without the original: best.cu."});
+    doc.add(Paragraph{"The run directory has neither original.cu nor best.cu: the kept kernel cannot be shown."});
   add_llm_and_kb(doc, summary, dir);
   return doc;
 }
