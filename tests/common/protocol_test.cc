@@ -131,6 +131,20 @@ TEST(Result, SandboxRecordAddsUpTheProcesses) {
 }
 
 }  // namespace
+// The error's kind is a type inside the tool and a name in the report; a
+// name the tool does not know is an error of unknown kind, never no error.
+TEST(Protocol, AHarnessErrorsKindRoundTripsAndAnUnknownNameIsNoCleanRun) {
+  HarnessReport r;
+  r.error = {HarnessErrorKind::launch_error, "bad grid", 1, "correctness"};
+  HarnessReport back = report_from_json(report_to_json(r));
+  EXPECT_EQ(back.error.kind, HarnessErrorKind::launch_error);
+  EXPECT_EQ(back.error.run, 1);
+  EXPECT_EQ(report_from_json(report_to_json(HarnessReport{})).error.kind, HarnessErrorKind::none);
+  std::string text = report_to_json(r);
+  text.replace(text.find("launch_error"), 12, "fake_success");
+  EXPECT_EQ(report_from_json(text).error.kind, HarnessErrorKind::unknown);
+}
+
 }  // namespace kernelblaster
 
 // One rule for what a try teaches the KB (issue 42): an environment's

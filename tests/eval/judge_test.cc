@@ -220,13 +220,13 @@ TEST(JudgeProcess, MapsHowTheProcessEnded) {
   p = {};
   p.exit_code = 3;
   HarnessReport r;
-  r.error = {"cuda_error", "kernel execution: cudaErrorIllegalAddress", 2, "correctness"};
+  r.error = {HarnessErrorKind::cuda_error, "kernel execution: cudaErrorIllegalAddress", 2, "correctness"};
   Verdict v = judge_process(p, &r);
   EXPECT_EQ(v.status, Status::crashed);
   EXPECT_NE(v.detail.find("run 2"), std::string::npos);
-  r.error.kind = "launch_error";
+  r.error.kind = HarnessErrorKind::launch_error;
   EXPECT_EQ(judge_process(p, &r).status, Status::launch_failed);
-  r.error.kind = "harness_error";
+  r.error.kind = HarnessErrorKind::harness_error;
   EXPECT_EQ(judge_process(p, &r).status, Status::harness_error);
   EXPECT_EQ(judge_process(p, nullptr).status, Status::crashed);
   p.exit_code = 0;

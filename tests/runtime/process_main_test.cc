@@ -34,24 +34,24 @@ TEST(ProcessMain, ReadsPlanOutAndDescribe) {
 TEST(ProcessMain, AFailedPhaseIsRecordedByItsKind) {
   HarnessReport r;
   EXPECT_EQ(run_phases(r, [] {}), kExitOk);
-  EXPECT_TRUE(r.error.kind.empty());
+  EXPECT_EQ(r.error.kind, HarnessErrorKind::none);
   EXPECT_EQ(run_phases(r, [] { throw CudaFailure("kernel launch: bad", true); }), kExitRunFailed);
-  EXPECT_EQ(r.error.kind, "launch_error");
+  EXPECT_EQ(r.error.kind, HarnessErrorKind::launch_error);
   EXPECT_EQ(run_phases(r, [] { throw CudaFailure("sync: illegal address", false); }), kExitRunFailed);
-  EXPECT_EQ(r.error.kind, "cuda_error");
+  EXPECT_EQ(r.error.kind, HarnessErrorKind::cuda_error);
   HarnessReport named;
   EXPECT_EQ(run_phases(named, [&] {
-              named.error.kind = "driver_error";  // a phase that names its failure keeps the name
-              throw std::runtime_error("driver.cpp threw");
+              named.error.kind = HarnessErrorKind::lock_timeout;  // a phase that names its failure keeps the name
+              throw std::runtime_error("the GPU's lock was held for 60 s");
             }),
             kExitRunFailed);
-  EXPECT_EQ(named.error.kind, "driver_error");
-  EXPECT_EQ(named.error.message, "driver.cpp threw");
+  EXPECT_EQ(named.error.kind, HarnessErrorKind::lock_timeout);
+  EXPECT_EQ(named.error.message, "the GPU's lock was held for 60 s");
   HarnessReport plain;
   run_phases(plain, [] { throw std::runtime_error("no buffer 'y'"); });
-  EXPECT_EQ(plain.error.kind, "harness_error");
+  EXPECT_EQ(plain.error.kind, HarnessErrorKind::harness_error);
   EXPECT_EQ(run_phases(plain, [] {}), kExitOk);
-  EXPECT_TRUE(plain.error.kind.empty());  // a later success clears it
+  EXPECT_EQ(plain.error.kind, HarnessErrorKind::none);  // a later success clears it
 }
 
 }  // namespace

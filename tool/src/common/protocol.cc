@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "common/enum_names.h"
+
 namespace kernelblaster {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RunRequest, size, seed)
@@ -30,7 +32,27 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingReport, size, method, runs
                                                 unwritten_runs, unwritten_detail, unwritten_max, sm_clock_mhz, wall_s)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceInfo, name, cc_major, cc_minor, sm_count, l2_bytes,
                                                 memory_bytes, driver_version, uuid)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HarnessError, kind, message, run, phase)
+constexpr EnumName<HarnessErrorKind> kHarnessErrorKinds[] = {
+    {HarnessErrorKind::none, ""},
+    {HarnessErrorKind::cuda_error, "cuda_error"},
+    {HarnessErrorKind::launch_error, "launch_error"},
+    {HarnessErrorKind::harness_error, "harness_error"},
+    {HarnessErrorKind::lock_timeout, "lock_timeout"},
+};
+
+const char* harness_error_kind_name(HarnessErrorKind k) { return name_in(kHarnessErrorKinds, k, "unknown"); }
+
+void to_json(nlohmann::json& j, const HarnessError& e) {
+  j = {{"kind", harness_error_kind_name(e.kind)}, {"message", e.message}, {"run", e.run}, {"phase", e.phase}};
+}
+
+void from_json(const nlohmann::json& j, HarnessError& e) {
+  const std::string kind = j.value("kind", std::string());
+  e.kind = value_in(kHarnessErrorKinds, kind).value_or(HarnessErrorKind::unknown);
+  e.message = j.value("message", std::string());
+  e.run = j.value("run", -1);
+  e.phase = j.value("phase", std::string());
+}
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProfiledKernel, name, counters, launch)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProfileReport, requested, set, chip, passes, note, missing, kernels,
                                                 flops, bytes, wall_s, phase_s)

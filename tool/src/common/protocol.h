@@ -194,8 +194,14 @@ struct DeviceInfo {
   std::string uuid;
 };
 
+// What stopped a harness process, as its report says; named only in the
+// report's JSON. A name this tool does not know reads as `unknown`, never as
+// `none`: a report cannot pass for a clean run by spelling its error oddly.
+enum class HarnessErrorKind { none, cuda_error, launch_error, harness_error, lock_timeout, unknown };
+const char* harness_error_kind_name(HarnessErrorKind k);  // "" for none
+
 struct HarnessError {
-  std::string kind;  // "", "cuda_error", "launch_error", "harness_error", "lock_timeout"
+  HarnessErrorKind kind = HarnessErrorKind::none;
   std::string message;
   int run = -1;      // correctness run index, -1 when not in a run
   std::string phase; // "setup", "correctness", "timing"

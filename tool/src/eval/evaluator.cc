@@ -628,7 +628,7 @@ class EvaluationRun {
     if (p.timed_out)
       return "not checked under compute-sanitizer's memcheck: it did not finish in " +
              std::to_string(static_cast<int>(kMemcheckTimeoutSeconds)) + " s";
-    if (!p.ok() || !run.has_report || !run.report.error.kind.empty())
+    if (!p.ok() || !run.has_report || run.report.error.kind != HarnessErrorKind::none)
       return "not checked under compute-sanitizer's memcheck: the program did not run under it (" + p.how_it_ended() +
              (run.report.error.message.empty() ? "" : ": " + run.report.error.message) + ")";
     if (!found.summarized)

@@ -21,14 +21,18 @@ Verdict judge_process(const ProcessResult& p, const HarnessReport* report) {
   if (p.memory_exceeded) return {Status::out_of_memory, "harness " + p.how_it_ended()};
   if (p.spawn_failed) return {Status::crashed, p.how_it_ended()};
   if (p.signaled) return {Status::crashed, p.how_it_ended() + (p.output.empty() ? "" : ": " + p.output_tail(1))};
-  if (p.exit_code == 0 && report && report->error.kind.empty()) return {};
+  if (p.exit_code == 0 && report && report->error.kind == HarnessErrorKind::none) return {};
   if (!report) return {Status::crashed, p.how_it_ended() + " without a report: " + p.output_tail(2)};
   const HarnessError& e = report->error;
   std::string where = e.run >= 0 ? " in run " + std::to_string(e.run) : " during " + e.phase;
-  if (e.kind == "launch_error") return {Status::launch_failed, e.message + where};
-  if (e.kind == "harness_error") return {Status::harness_error, e.message + where};
-  if (e.kind == "lock_timeout") return {Status::harness_error, e.message};
-  if (e.kind == "cuda_error") return {Status::crashed, e.message + where};
+  switch (e.kind) {
+    case HarnessErrorKind::launch_error: return {Status::launch_failed, e.message + where};
+    case HarnessErrorKind::harness_error: return {Status::harness_error, e.message + where};
+    case HarnessErrorKind::lock_timeout: return {Status::harness_error, e.message};
+    case HarnessErrorKind::cuda_error: return {Status::crashed, e.message + where};
+    case HarnessErrorKind::none:
+    case HarnessErrorKind::unknown: break;
+  }
   return {Status::crashed, p.how_it_ended() + ": " + p.output_tail(2)};
 }
 

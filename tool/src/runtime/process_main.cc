@@ -69,10 +69,10 @@ int run_phases(HarnessReport& report, const std::function<void()>& phases) {
     report.error = {};
     return kExitOk;
   } catch (const CudaFailure& f) {
-    report.error.kind = f.launch ? "launch_error" : "cuda_error";
+    report.error.kind = f.launch ? HarnessErrorKind::launch_error : HarnessErrorKind::cuda_error;
     report.error.message = f.what();
   } catch (const std::exception& x) {
-    if (report.error.kind.empty()) report.error.kind = "harness_error";
+    if (report.error.kind == HarnessErrorKind::none) report.error.kind = HarnessErrorKind::harness_error;
     report.error.message = x.what();
   }
   return kExitRunFailed;

@@ -31,7 +31,7 @@ void ProcessRuntime::lock() {
   if (!m_plan.lock_dir.empty()) {
     std::string why;
     if (!m_lock.acquire(m_plan.lock_dir, m_report.device.uuid, m_plan.lock_timeout_s, &why)) {
-      m_report.error.kind = "lock_timeout";
+      m_report.error.kind = HarnessErrorKind::lock_timeout;
       throw std::runtime_error(why);
     }
   }
