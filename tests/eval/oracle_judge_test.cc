@@ -99,7 +99,7 @@ class OracleJudgeTest : public ::testing::Test {
                     static_cast<std::uint8_t>(0xFF), ""}};
     run.oracle = {{"output", dump(dir, base + "_output.oracle.bin", oracle, "f32"),
                    static_cast<std::int64_t>(oracle.size()), 0, "f32"}};
-    run.driver_verdict = "passed";
+    run.driver_verdict = DriverVerdict::passed;
     run.activities = 1;
     run.repeated_pointers = run.index > 0;
     run.input_checksums["input"] = input_sum ? input_sum : seed * 7;
@@ -313,12 +313,12 @@ TEST_F(OracleJudgeTest, AnOutputWithSomeFiniteElementsIsCompared) {
 TEST_F(OracleJudgeTest, TheDriversOwnCheckStillCounts) {
   reference(truth, truth);
   candidate(truth);
-  m_cand.runs[2].driver_verdict = "failed";
+  m_cand.runs[2].driver_verdict = DriverVerdict::failed;
   m_cand.runs[2].driver_detail = "failed | max diff 0.3";
   Verdict v = judge();
   EXPECT_EQ(v.status, Status::wrong_result);
   EXPECT_NE(v.detail.find("own check failed: failed | max diff 0.3"), std::string::npos) << v.detail;
-  m_ref.runs[1].driver_verdict = "failed";
+  m_ref.runs[1].driver_verdict = DriverVerdict::failed;
   v = judge();
   EXPECT_EQ(v.status, Status::reference_failed);
 }
@@ -434,7 +434,7 @@ TEST_F(OracleJudgeTest, TheDriversOwnCheckIsAppliedWhereTheOriginalPassesIt) {
   for (std::uint64_t s : {1, 2, 3, 1}) {
     std::vector<float> v = exact(s);
     for (float& x : v) x *= 1.0006f;  // within the dtype's tolerances, outside rtol 1e-4
-    add_run(m_cand, "cand", s, v, exact(s)).driver_verdict.clear();
+    add_run(m_cand, "cand", s, v, exact(s)).driver_verdict = DriverVerdict::none;
   }
   EXPECT_EQ(judge().status, Status::ok);  // no allclose known: the calibrated tolerances alone
   for (RunReport& r : m_ref.runs) {

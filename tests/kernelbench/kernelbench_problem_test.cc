@@ -416,15 +416,15 @@ TEST(KernelBenchScan, MasksCommentsAndStringsKeepingPositions) {
 
 TEST(KernelBenchDriverOutput, TheLastVerdictLineDecides) {
   std::string detail;
-  EXPECT_EQ(runtime::driver_verdict_of("some log\npassed\n", &detail), "passed");
+  EXPECT_EQ(runtime::driver_verdict_of("some log\npassed\n", &detail), DriverVerdict::passed);
   EXPECT_EQ(detail, "passed");
-  EXPECT_EQ(runtime::driver_verdict_of("failed\nReference: 1.0\nGPU Output: 0.0\n", &detail), "failed");
+  EXPECT_EQ(runtime::driver_verdict_of("failed\nReference: 1.0\nGPU Output: 0.0\n", &detail), DriverVerdict::failed);
   EXPECT_NE(detail.find("failed | Reference: 1.0 | GPU Output: 0.0"), std::string::npos) << detail;
   // Words inside other words do not count; the last verdict line wins.
-  EXPECT_EQ(runtime::driver_verdict_of("unpassed\nfailed\nall passed\n", &detail), "passed");
-  EXPECT_EQ(runtime::driver_verdict_of("nothing useful\nat all\n", &detail), "");
+  EXPECT_EQ(runtime::driver_verdict_of("unpassed\nfailed\nall passed\n", &detail), DriverVerdict::passed);
+  EXPECT_EQ(runtime::driver_verdict_of("nothing useful\nat all\n", &detail), DriverVerdict::none);
   EXPECT_EQ(detail, "nothing useful | at all");
-  EXPECT_EQ(runtime::driver_verdict_of("", &detail), "");
+  EXPECT_EQ(runtime::driver_verdict_of("", &detail), DriverVerdict::none);
 }
 
 TEST(KernelBenchBuild, FirstErrorLineOfACompiler) {

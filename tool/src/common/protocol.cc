@@ -8,6 +8,16 @@
 
 namespace kernelblaster {
 
+constexpr EnumName<DriverVerdict> kDriverVerdicts[] = {
+    {DriverVerdict::none, ""}, {DriverVerdict::passed, "passed"}, {DriverVerdict::failed, "failed"}};
+
+const char* driver_verdict_name(DriverVerdict v) { return name_in(kDriverVerdicts, v, ""); }
+
+void to_json(nlohmann::json& j, const DriverVerdict& v) { j = driver_verdict_name(v); }
+void from_json(const nlohmann::json& j, DriverVerdict& v) {
+  v = j.is_string() ? value_in(kDriverVerdicts, j.get<std::string>()).value_or(DriverVerdict::none) : DriverVerdict::none;
+}
+
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RunRequest, size, seed)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimedCheck, at, seed)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingRequest, enabled, budget_ms, warmup_ms, min_runs, max_runs,

@@ -126,6 +126,12 @@ struct OutputDump {
   bool allclose_equal_nan = false;
 };
 
+// What an input program (a KernelBench driver) said of its own run: the last
+// line with "passed" or "failed" as a word; named only in the report's JSON
+// ("", "passed", "failed"; anything else reads as none).
+enum class DriverVerdict { none, passed, failed };
+const char* driver_verdict_name(DriverVerdict v);
+
 struct RunReport {
   int index = 0;
   int size = 0;
@@ -138,9 +144,8 @@ struct RunReport {
   // What a third party computed for the same inputs, one per output (torch's
   // result in a KernelBench driver); empty for native harnesses.
   std::vector<OutputDump> oracle;
-  // The input program's own verdict on this run ("passed", "failed"; empty
-  // when there is none), and its last lines.
-  std::string driver_verdict;
+  // The input program's own verdict on this run, and its last lines.
+  DriverVerdict driver_verdict = DriverVerdict::none;
   std::string driver_detail;
   int activities = -1;             // GPU activities the call launched; -1: not traced
   bool repeated_pointers = false;  // the call got buffers an earlier call already got

@@ -68,7 +68,7 @@ Calibration calibrate(const HarnessReport& ref, const std::string& dir) {
     cal.outputs.push_back(c);
   }
   for (const RunReport& run : ref.runs)
-    if (run.driver_verdict == "failed" && cal.original_problem.empty())
+    if (run.driver_verdict == DriverVerdict::failed && cal.original_problem.empty())
       cal.original_problem = "the original fails the input program's own check in " + run_label(ref, run) +
                              (run.driver_detail.empty() ? "" : ": " + run.driver_detail);
 

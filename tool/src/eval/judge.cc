@@ -342,7 +342,7 @@ Verdict judge_correctness(const HarnessReport& ref, const std::string& ref_dir, 
                               *checks, stale);
       if (run_verdict.status == Status::ok) run_verdict = output_failure(pe, c, rr, rd, ok_original, ok_oracle, label);
     }
-    if (run_verdict.status == Status::ok && cr.driver_verdict == "failed" && rr.driver_verdict != "failed") {
+    if (run_verdict.status == Status::ok && cr.driver_verdict == DriverVerdict::failed && rr.driver_verdict != DriverVerdict::failed) {
       check.passed = false;
       run_verdict = {Status::wrong_result, label + ": the input program's own check failed" +
                                                (cr.driver_detail.empty() ? "" : ": " + cr.driver_detail)};

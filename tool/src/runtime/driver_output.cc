@@ -21,7 +21,7 @@ std::string clip(const std::string& s, std::size_t n) { return s.size() <= n ? s
 
 }  // namespace
 
-std::string driver_verdict_of(const std::string& output, std::string* detail) {
+DriverVerdict driver_verdict_of(const std::string& output, std::string* detail) {
   std::vector<std::string> lines;
   std::istringstream in(output);
   for (std::string line; std::getline(in, line);) {
@@ -35,7 +35,7 @@ std::string driver_verdict_of(const std::string& output, std::string* detail) {
     // A failing driver usually prints its evidence right after the verdict.
     for (auto next = it.base(); next != lines.end() && why.size() < 200; ++next) why += " | " + *next;
     if (detail) *detail = clip(*it + why, 300);
-    return failed ? "failed" : "passed";
+    return failed ? DriverVerdict::failed : DriverVerdict::passed;
   }
   if (detail) {
     std::string tail;
@@ -43,7 +43,7 @@ std::string driver_verdict_of(const std::string& output, std::string* detail) {
       tail += (tail.empty() ? "" : " | ") + lines[i];
     *detail = clip(tail, 300);
   }
-  return "";
+  return DriverVerdict::none;
 }
 
 }  // namespace kernelblaster::runtime

@@ -5,11 +5,13 @@
 
 #include <string>
 
+#include "common/protocol.h"
+
 namespace kernelblaster::runtime {
 
-// "passed", "failed" or "" (neither word on any line): the last line that
+// passed, failed or none (neither word on any line): the last line that
 // has one of them as a word decides. `detail` gets that line, or the last
 // lines when there is none.
-std::string driver_verdict_of(const std::string& output, std::string* detail);
+DriverVerdict driver_verdict_of(const std::string& output, std::string* detail);
 
 }  // namespace kernelblaster::runtime

@@ -556,7 +556,7 @@ class Runtime {
     // call: the driver's verdict says nothing (the tool applies its allclose).
     if (run && !m_plan.isolate) {
       run->driver_verdict = runtime::driver_verdict_of(captured.str(), &run->driver_detail);
-      if (run->driver_verdict.empty() && rc != 0)
+      if (run->driver_verdict == DriverVerdict::none && rc != 0)
         run->driver_detail = "main() returned " + std::to_string(rc) + "; " + run->driver_detail;
     }
   }
