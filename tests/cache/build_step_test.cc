@@ -55,11 +55,11 @@ class BuildStepTest : public ::testing::Test {
     m_env.tune = [this](const TuneRequest& tr) {
       ++m_tunes;
       TuneOutcome t = m_tune_outcome;
-      if (t.exit_code == 0)
+      if (t.end == TuneEnd::tuned)
         t.tuned_text = "#define BLOCK 128\n#line 1 \"" + tr.source + "\"\n" + slurp(tr.source);
       return t;
     };
-    m_tune_outcome.exit_code = 0;
+    m_tune_outcome.end = TuneEnd::tuned;
     m_tune_outcome.speedup = 1.4;
     m_tune_outcome.config = {{"BLOCK", "128"}};
     m_tune_outcome.flags = {"-use_fast_math"};
@@ -163,7 +163,7 @@ TEST_F(BuildStepTest, TunesOnAMissThenHitsTheCacheWithoutRewriting) {
 
 TEST_F(BuildStepTest, NothingBetterIsRememberedToo) {
   m_gpu = testing::h200();
-  m_tune_outcome.exit_code = 1;
+  m_tune_outcome.end = TuneEnd::no_gain;
   EXPECT_NE(run().line.find("nothing beat the original; using the original"), std::string::npos);
   BuildReport again = run();
   EXPECT_EQ(m_tunes, 1);
@@ -186,7 +186,7 @@ TEST_F(BuildStepTest, ApplyNeverTunesAndTuneAlwaysDoes) {
 
 TEST_F(BuildStepTest, TunerFailureFallsBackUnlessStrict) {
   m_gpu = testing::h200();
-  m_tune_outcome.exit_code = 2;
+  m_tune_outcome.end = TuneEnd::failed;
   m_tune_outcome.error = "kernelblaster tune exit 2";
   BuildReport r = run();
   EXPECT_EQ(r.line, "kernelblaster: k.cu: tuning failed (kernelblaster tune exit 2); using the original");
@@ -468,7 +468,7 @@ TEST_F(BuildStepTest, TheTunedLineSaysWhatTheWinnerSlowsAtSomeSizes) {
 // the original" hides that most tries were wrong results or crashes).
 TEST_F(BuildStepTest, TheLineSaysHowTheTriesEnded) {
   m_gpu = testing::h200();
-  m_tune_outcome.exit_code = 1;
+  m_tune_outcome.end = TuneEnd::no_gain;
   m_tune_outcome.evaluations = 24;
   m_tune_outcome.space_valid = 4529759;
   m_tune_outcome.outcomes = {{"ok", 10}, {"wrong_result", 8}, {"crashed", 4}, {"timed_out", 1}, {"launch_failed", 1}};
@@ -482,7 +482,7 @@ TEST_F(BuildStepTest, TheLineSaysHowTheTriesEnded) {
 // minimum gain, is named: "nothing beat the original" alone would hide it.
 TEST_F(BuildStepTest, TheLineSaysWhyAFasterConfigurationWasNotKept) {
   m_gpu = testing::h200();
-  m_tune_outcome.exit_code = 1;
+  m_tune_outcome.end = TuneEnd::no_gain;
   m_tune_outcome.evaluations = 17;
   m_tune_outcome.space_valid = 303;
   m_tune_outcome.reason =
@@ -498,7 +498,7 @@ TEST_F(BuildStepTest, TheLineSaysWhyAFasterConfigurationWasNotKept) {
 
 TEST_F(BuildStepTest, ThePlainReasonAddsNothingToTheCount) {
   m_gpu = testing::h200();
-  m_tune_outcome.exit_code = 1;
+  m_tune_outcome.end = TuneEnd::no_gain;
   m_tune_outcome.reason = "no verified configuration beat the original in 23 evaluations";
   EXPECT_NE(run().line.find("nothing beat the original; using the original"), std::string::npos);
 }
@@ -513,7 +513,7 @@ TEST(TriedBreakdown, VerifiedFirstThenTheMostFrequent) {
 // tuner's reason, and the result is not cached, so a larger BUDGET tunes.
 TEST_F(BuildStepTest, NothingTriedWithinTheBudgetSaysWhyAndIsNotRemembered) {
   m_gpu = testing::h200();
-  m_tune_outcome.exit_code = 1;
+  m_tune_outcome.end = TuneEnd::no_gain;
   m_tune_outcome.evaluations = 0;
   m_tune_outcome.space_valid = 4529759;
   m_tune_outcome.reason = "the budget left no time to try a configuration (building and running the original took 45 s); raise BUDGET";

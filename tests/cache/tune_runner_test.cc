@@ -38,7 +38,10 @@ case $cmd in
       echo '{"speedup": 1.5, "config": {"T": "64"}, "reference_median_us": 50, "best_median_us": 33}'; exit 0
     fi
     if [ "$(cat "$here/TUNE")" = broken ]; then
-      echo '{"status": "failed", "reason": "the original does not build with its harness: undefined reference to cublasSgemm_v2"}'; exit 1
+      echo '{"status": "not_measured", "reason": "the original does not build with its harness: undefined reference to cublasSgemm_v2"}'; exit 3
+    fi
+    if [ "$(cat "$here/TUNE")" = unusable ]; then
+      echo '{"status": "not_measured", "reason": "the harness fails: buffer y declared twice"}'; exit 3
     fi
     if [ "$(cat "$here/TUNE")" = nofit ]; then
       echo '{"status": "no_gain", "evaluations": 0, "space_valid": 9, "reason": "the budget left no time to try a configuration (building and running the original took 45 s); raise BUDGET"}'; exit 1
@@ -79,7 +82,7 @@ TEST(TuneRunner, WithoutAnLlmOnlyTheTunerRuns) {
   TuneRequest r = f.request("");
   TuneOutcome o = run_tuner(f.tool, r);
   EXPECT_EQ(f.log(), "tune " + r.source + "\n");
-  EXPECT_EQ(o.exit_code, 0);
+  EXPECT_EQ(o.end, TuneEnd::tuned);
   EXPECT_DOUBLE_EQ(o.speedup, 1.5);
   EXPECT_TRUE(o.rewrite_note.empty());
 }
@@ -89,17 +92,22 @@ TEST(TuneRunner, WithoutAnLlmOnlyTheTunerRuns) {
 TEST(TuneRunner, AnOriginalThatFailsWithItsHarnessIsAFailure) {
   Fake f("none", "broken");
   TuneOutcome o = run_tuner(f.tool, f.request(""));
-  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_EQ(o.end, TuneEnd::failed);
   EXPECT_EQ(o.error, "the original does not build with its harness: undefined reference to cublasSgemm_v2");
+  // So is a harness that cannot be used: the status says so, whatever its reason's words.
+  Fake unusable("none", "unusable");
+  TuneOutcome u = run_tuner(unusable.tool, unusable.request(""));
+  EXPECT_EQ(u.end, TuneEnd::failed);
+  EXPECT_EQ(u.error, "the harness fails: buffer y declared twice");
   Fake plain("none", "none");
-  EXPECT_EQ(run_tuner(plain.tool, plain.request("")).exit_code, 1);
+  EXPECT_EQ(run_tuner(plain.tool, plain.request("")).end, TuneEnd::no_gain);
 }
 
 // Nothing tried within the budget: the tuner's reason reaches the build step.
 TEST(TuneRunner, TheTunersReasonIsRead) {
   Fake f("none", "nofit");
   TuneOutcome o = run_tuner(f.tool, f.request(""));
-  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_EQ(o.end, TuneEnd::no_gain);
   EXPECT_EQ(o.evaluations, 0);
   EXPECT_EQ(o.space_valid, 9);
   EXPECT_EQ(o.reason, "the budget left no time to try a configuration (building and running the original took 45 s); raise BUDGET");
@@ -110,7 +118,7 @@ TEST(TuneRunner, AKeptRewriteIsTunedAndTheSpeedupsMultiply) {
   TuneRequest r = f.request("openai/gpt-x");
   TuneOutcome o = run_tuner(f.tool, r);
   EXPECT_EQ(f.log(), "optimize " + r.source + "\ntune " + r.out + ".rewritten.cu\n");
-  EXPECT_EQ(o.exit_code, 0);
+  EXPECT_EQ(o.end, TuneEnd::tuned);
   EXPECT_DOUBLE_EQ(o.speedup, 3.0);
   EXPECT_EQ(o.tuned_text, "tuned from " + r.out + ".rewritten.cu\n");
   EXPECT_EQ(o.config.at("T"), "64");
@@ -121,7 +129,7 @@ TEST(TuneRunner, AKeptRewriteIsTunedAndTheSpeedupsMultiply) {
 TEST(TuneRunner, AKeptRewriteStandsWhenTuningFindsNothingMore) {
   Fake f("kept", "none");
   TuneOutcome o = run_tuner(f.tool, f.request("m"));
-  EXPECT_EQ(o.exit_code, 0);
+  EXPECT_EQ(o.end, TuneEnd::tuned);
   EXPECT_DOUBLE_EQ(o.speedup, 2.0);
   EXPECT_EQ(o.tuned_text, "rewritten kernel\n");
   EXPECT_TRUE(o.config.empty());
@@ -133,7 +141,7 @@ TEST(TuneRunner, NoRewriteKeptOrAFailedOneStillTunesTheOriginal) {
     TuneRequest r = f.request("m");
     TuneOutcome o = run_tuner(f.tool, r);
     EXPECT_EQ(f.log(), "optimize " + r.source + "\ntune " + r.source + "\n") << how;
-    EXPECT_EQ(o.exit_code, 0) << how;
+    EXPECT_EQ(o.end, TuneEnd::tuned) << how;
     EXPECT_DOUBLE_EQ(o.speedup, 1.5) << how;
     const char* said = std::string(how) == "none" ? "no verified rewrite beat the original" : "failed (exit 2)";
     EXPECT_NE(o.rewrite_note.find(said), std::string::npos) << o.rewrite_note;

@@ -52,7 +52,7 @@ TunedResult result_from_tuning(const TuneOutcome& t, const BuildRequest& req, co
   TunedResult r;
   r.key = key;
   r.source = source_name;
-  r.improved = t.exit_code == 0;
+  r.improved = t.end == TuneEnd::tuned;
   if (r.improved) {
     absorb_tuned_text(r, t.tuned_text, fs::absolute(req.source).lexically_normal().string(), original_text);
     r.flags = t.flags;
@@ -350,9 +350,9 @@ class BuildStepRun {
                    m_req.budget_s, m_req.min_speedup, m_req.rewriter, !m_req.unharnessed.empty()};
     TuneOutcome t = m_env.tune ? m_env.tune(tr) : TuneOutcome{};
     m_rep.origin = "tuning";
-    if (t.exit_code != 0 && t.exit_code != 1) {
+    if (t.end == TuneEnd::no_gpu || t.end == TuneEnd::failed) {
       std::string reason = (t.rewrite_note.empty() ? "" : t.rewrite_note + "; ") +
-                           (t.exit_code == 77 ? "the tuner found no GPU" : "tuning failed (" + t.error + ")");
+                           (t.end == TuneEnd::no_gpu ? "the tuner found no GPU" : "tuning failed (" + t.error + ")");
       return finish(BuildCause::tuning_failed, std::nullopt, m_lead + reason + "; using the original", false);
     }
     TunedResult r = result_from_tuning(t, m_req, m_source_name, m_rep.key, *m_gpu, m_original_text, m_env.tool_version);

@@ -79,8 +79,12 @@ struct TuneRequest {
   bool partial_harness = false;  // BuildRequest::unharnessed is set
 };
 
+// How a tuning ended, as the build step reads it; the tuner's exit status
+// (0, 1, 77, anything else) is read into it where the tuner's process ends.
+enum class TuneEnd { tuned, no_gain, no_gpu, failed };
+
 struct TuneOutcome {
-  int exit_code = 2;  // 0 improved, 1 nothing beat the original, 77 no GPU, else failed
+  TuneEnd end = TuneEnd::failed;
   std::string error;  // why, when it failed
   std::string tuned_text;
   std::map<std::string, std::string> config;

@@ -159,14 +159,6 @@ Rewrite run_rewrite(const std::string& tool, const TuneRequest& req, double grac
   return r;
 }
 
-std::string read_file_or_empty(const std::string& path) {
-  try {
-    return read_file(path);
-  } catch (const std::exception&) {
-    return "";
-  }
-}
-
 // The `kernelblaster tune` command line of a build's tuning run.
 std::vector<std::string> tune_command(const std::string& tool, const TuneRequest& req, const std::string& source,
                                       double budget_s) {
@@ -206,7 +198,10 @@ TuneOutcome run_tuner(const std::string& tool, const TuneRequest& req, double gr
   if (c.exit_code < 0) {
     out.error = c.error;
   } else {
-    out.exit_code = c.exit_code;
+    // The tuner's exit status (tune --help), read here once.
+    out.end = c.exit_code == 0 ? TuneEnd::tuned : c.exit_code == 1 ? TuneEnd::no_gain
+              : c.exit_code == 77                  ? TuneEnd::no_gpu
+                                                   : TuneEnd::failed;
     double measured_seconds = out.seconds;
     try {
       parse_tune_json(read_file(json_path), out);
@@ -215,37 +210,31 @@ TuneOutcome run_tuner(const std::string& tool, const TuneRequest& req, double gr
       // a success becomes a failure that says why; anything else keeps its
       // exit status, and the reason rides along for the line.
       out.error = "its summary " + json_path + " cannot be read: " + e.what();
-      if (out.exit_code == 0) out.exit_code = 2;
+      if (out.end == TuneEnd::tuned) out.end = TuneEnd::failed;
     }
     if (out.seconds <= 0) out.seconds = measured_seconds;
-    if (out.exit_code == 0) {
+    if (out.end == TuneEnd::tuned) {
       try {
         out.tuned_text = read_file(req.out);
       } catch (const std::exception& e) {
-        out.exit_code = 2;
+        out.end = TuneEnd::failed;
         out.error = std::string("tune reported success but wrote no source: ") + e.what();
       }
-    } else if (out.exit_code != 1 && out.exit_code != 77) {
-      out.error = "kernelblaster tune exit " + std::to_string(out.exit_code);
-    } else if (out.exit_code == 1) {
-      // The original that does not build or run with its harness is a
-      // failure to say (and not to cache as "nothing beat the original").
-      nlohmann::json j = nlohmann::json::parse(read_file_or_empty(json_path), nullptr, false);
-      const std::string reason = j.is_object() && j.value("reason", nlohmann::json()).is_string() ? j["reason"].get<std::string>() : "";
-      if (j.is_object() && j.value("status", "") == "failed" &&
-          (reason.rfind("the original", 0) == 0 || reason.rfind("nvcc could not be run", 0) == 0)) {
-        out.exit_code = 2;
-        out.error = reason;
-      }
+    } else if (out.end == TuneEnd::failed && out.error.empty()) {
+      // Exit 3 (nothing could be measured: the original, its harness or
+      // nvcc failed) says why in its summary's reason; any other status is
+      // named as it is.
+      out.error = c.exit_code == 3 && !out.reason.empty() ? out.reason
+                                                           : "kernelblaster tune exit " + std::to_string(c.exit_code);
     }
   }
   if (!rewrite.kept) return out;
   // The rewrite stands whatever the tuner found on top of it.
-  if (out.exit_code == 0) {
+  if (out.end == TuneEnd::tuned) {
     out.speedup *= rewrite.speedup;
   } else {
-    if (out.exit_code != 1) out.rewrite_note += "; tuning the rewrite failed (" + out.error + ")";
-    out.exit_code = 0;
+    if (out.end != TuneEnd::no_gain) out.rewrite_note += "; tuning the rewrite failed (" + out.error + ")";
+    out.end = TuneEnd::tuned;
     out.error.clear();
     out.tuned_text = rewrite.text;
     out.config.clear();

@@ -57,7 +57,9 @@ writes it to --out. Progress goes to stderr.
                         recorded launches cannot follow, are left as written
 
 Exit status: 0 tuned source written, 1 nothing worth writing (one line says
-why), 2 bad usage, 77 no GPU on this machine.
+why), 2 bad usage, 3 nothing could be measured (the original does not build
+or run with its harness, or nvcc cannot run; one line says which), 77 no GPU
+on this machine.
 )";
 
 // On a terminal, the progress lines of the search ("[tune] k.cu  3/95 ...")

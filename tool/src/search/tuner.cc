@@ -195,7 +195,7 @@ void record_loop(const LoopOutcome& outcome, EngineMeasurer& measurer, const Con
 }
 
 void conclude(TuneSummary& sum, TuneVerdict status, std::string reason) {
-  sum.exit_code = status == TuneVerdict::tuned ? 0 : 1;
+  sum.exit_code = status == TuneVerdict::tuned ? 0 : status == TuneVerdict::not_measured ? 3 : 1;
   sum.status = status;
   sum.reason = std::move(reason);
 }
@@ -307,7 +307,7 @@ void decide_winner(const TuneOptions& opt, const LoopOutcome& outcome, const Spa
                    EngineMeasurer& measurer, const std::string& kernel, const Say& say, PhaseClock& phases,
                    TuneSummary& sum, RunLog& log) {
   if (const std::string failure = harness_failure(outcome); !failure.empty())
-    return conclude(sum, TuneVerdict::failed, failure);
+    return conclude(sum, TuneVerdict::not_measured, failure);
   if (outcome.evaluations.empty() && outcome.stop_reason == "deadline")
     return conclude(sum, TuneVerdict::no_gain,
                     "the budget left no time to try a configuration (building and running the original took " +
@@ -495,7 +495,7 @@ bool build_original(EngineMeasurer& measurer, PhaseClock& phases, TuneSummary& s
   report_ceilings(ceilings, say);  // measured while the original built
   if (built) return true;
   // "nvcc could not be run (...)" is the cause itself; anything else is the source's.
-  conclude(sum, TuneVerdict::failed,
+  conclude(sum, TuneVerdict::not_measured,
            why.rfind("nvcc could not be run", 0) == 0 ? why : "the original does not build with its harness: " + why);
   const PhaseClock::Reading times = phases.read();
   sum.seconds = times.total;
@@ -642,6 +642,7 @@ const char* tune_verdict_name(TuneVerdict v) {
     case TuneVerdict::no_gain: return "no_gain";
     case TuneVerdict::failed: return "failed";
     case TuneVerdict::no_gpu: return "no_gpu";
+    case TuneVerdict::not_measured: return "not_measured";
   }
   return "failed";
 }

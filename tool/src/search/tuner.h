@@ -49,11 +49,15 @@ struct ReverifyCheck {
 };
 
 // How a tune run ended; named only in its JSON summary.
-enum class TuneVerdict { tuned, no_gain, failed, no_gpu };
+// not_measured: nothing could be measured (the original does not build or
+// run with its harness, the harness cannot be used, or nvcc cannot run): no
+// "nothing beat the original", and never cached as one. failed: a winner
+// failed its second look.
+enum class TuneVerdict { tuned, no_gain, failed, no_gpu, not_measured };
 const char* tune_verdict_name(TuneVerdict v);
 
 struct TuneSummary {
-  int exit_code = 2;             // 0 written, 1 not worth it / failed to tune, 77 no GPU
+  int exit_code = 2;             // 0 written, 1 not worth it / failed to tune, 3 not measured, 77 no GPU
   TuneVerdict status = TuneVerdict::failed;
   std::string reason;            // one line when not tuned
   std::string source;
