@@ -103,7 +103,7 @@ int main(int argc, char** argv) {
       ms.push_back(s.loop_s * 1e3);
       attempts += static_cast<int>(s.attempts.size());
     }
-    if (ms.empty()) throw std::runtime_error("the loop ran no step: " + r.stop_reason);
+    if (ms.empty()) throw std::runtime_error("the loop ran no step: " + r.stop.text());
     std::sort(ms.begin(), ms.end());
     auto at = [&](double q) { return ms[std::min(ms.size() - 1, static_cast<std::size_t>(q * (ms.size() - 1) + 0.5))]; };
     std::printf("policy %s, %zu steps, %d attempts (%d KB outcomes), kernel %s (%zu bytes)\n",

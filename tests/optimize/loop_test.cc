@@ -529,7 +529,8 @@ TEST(OptimizeLoop, ATokenCapStopsTheRunWithinOneRequest) {
   EXPECT_EQ(rig.transport->sent.size(), 2u);  // 1200, 2400, then the cap refuses the third
   EXPECT_EQ(r.input_tokens + r.output_tokens, 2400);
   EXPECT_EQ(r.steps.size(), 1u);
-  EXPECT_NE(r.stop_reason.find("cap_reached"), std::string::npos) << r.stop_reason;
+  EXPECT_EQ(r.stop.kind, RunStop::Kind::llm_failed);
+  EXPECT_NE(r.stop.text().find("cap_reached"), std::string::npos) << r.stop.text();
 }
 
 TEST(OptimizeLoop, AnOriginalThatFailsEndsTheRunBeforeAnyRequest) {
@@ -539,7 +540,8 @@ TEST(OptimizeLoop, AnOriginalThatFailsEndsTheRunBeforeAnyRequest) {
   RunResult r = rig.run();
   EXPECT_TRUE(r.steps.empty());
   EXPECT_TRUE(rig.transport->sent.empty());
-  EXPECT_NE(r.stop_reason.find("reference_failed"), std::string::npos);
+  EXPECT_EQ(r.stop.kind, RunStop::Kind::original_failed);
+  EXPECT_NE(r.stop.text().find("reference_failed"), std::string::npos);
 }
 
 TEST(OptimizeLoop, AReplayedRunReproducesTheRecordedOne) {

@@ -32,7 +32,7 @@ TEST(SearchLoop, ExhaustsTheSpaceAndKeepsTheFastestVerified) {
   InOrderPolicy p;
   FakeClock clock;
   LoopOutcome out = run(space, m, p, clock);
-  EXPECT_EQ(out.stop_reason, "space exhausted");
+  EXPECT_EQ(out.stop, SearchStop::space_exhausted);
   ASSERT_EQ(out.evaluations.size(), 9u);
   EXPECT_EQ(out.measured, 9);
   ASSERT_GE(out.best, 0);
@@ -82,7 +82,7 @@ TEST(SearchLoop, StopsAtTheBudget) {
   // past the budget at the pace so far, so it does not start: the budget
   // bounds the run's end, not its last start.
   LoopOutcome out = timed_run(10'000, 35);
-  EXPECT_EQ(out.stop_reason, "deadline");
+  EXPECT_EQ(out.stop, SearchStop::deadline);
   EXPECT_EQ(out.evaluations.size(), 3u);
   EXPECT_LE(out.seconds, 35);
 }
@@ -92,7 +92,7 @@ TEST(SearchLoop, StopsAtTheBudget) {
 // would end at 20 s and leave less than that.
 TEST(SearchLoop, KeepsThePacesTheRunNeedsAfterTheLoop) {
   LoopOutcome out = timed_run(10'000, 35, 0, 2);
-  EXPECT_EQ(out.stop_reason, "deadline");
+  EXPECT_EQ(out.stop, SearchStop::deadline);
   EXPECT_EQ(out.evaluations.size(), 1u);
   EXPECT_LE(out.seconds + 17.5, 35);
   // Before a measurement has ended nothing is kept: the first pace (the
@@ -106,7 +106,7 @@ TEST(SearchLoop, KeepsThePacesTheRunNeedsAfterTheLoop) {
 // build and run) decides: one that cannot end within the budget never starts.
 TEST(SearchLoop, StartsNothingThatCannotEndWithinTheBudget) {
   LoopOutcome out = timed_run(40'000, 6, 45);
-  EXPECT_EQ(out.stop_reason, "deadline");
+  EXPECT_EQ(out.stop, SearchStop::deadline);
   EXPECT_TRUE(out.evaluations.empty());
   EXPECT_EQ(timed_run(40'000, 6, 0).evaluations.size(), 1u);  // unknown: the first measurement starts
 }
@@ -119,12 +119,12 @@ TEST(SearchLoop, StopsAtTheEvaluationCapAndWhenThePolicySays) {
   LoopOptions opt;
   opt.max_evals = 3;
   LoopOutcome capped = run(space, m, p, clock, opt);
-  EXPECT_EQ(capped.stop_reason, "evaluation cap");
+  EXPECT_EQ(capped.stop, SearchStop::evaluation_cap);
   EXPECT_EQ(capped.evaluations.size(), 3u);
   InOrderPolicy stopper;
   stopper.stop_after = 2;
   LoopOutcome stopped = run(space, m, stopper, clock);
-  EXPECT_EQ(stopped.stop_reason, "policy");
+  EXPECT_EQ(stopped.stop, SearchStop::policy);
   EXPECT_EQ(stopped.evaluations.size(), 2u);
 }
 

@@ -231,7 +231,7 @@ JobResult run_job(const Job& job, const Settings& st, llm::Client& client, GpuPr
     jr.speedup = result.confirmation.speedup;
   } else {
     jr.exit_code = 1;
-    jr.why = result.stop_reason;
+    jr.why = result.stop.text();
     jr.verdict = JobVerdict::not_kept;
   }
   print_line("[optimize] " + job.name + ": artifacts in " + job.out + write_report(job.out));

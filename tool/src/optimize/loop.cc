@@ -252,7 +252,7 @@ Step Loop::step(int trajectory, int index, const Base& base, const std::vector<S
       if (ends_the_run(outcome)) {
         *stop_run = true;
         std::lock_guard<std::mutex> lock(m_mutex);
-        if (m_stop.empty()) m_stop = "llm " + st.attempts.back().detail;
+        if (m_stop.kind == RunStop::Kind::done) m_stop = {RunStop::Kind::llm_failed, st.attempts.back().detail};
       }
       break;
     }
@@ -354,7 +354,7 @@ void Loop::review(bool* stop_run) {
     rv.detail = std::string(llm::outcome_name(res.outcome)) + ": " + res.detail;
     if (ends_the_run(res.outcome)) {
       *stop_run = true;
-      m_stop = "llm " + rv.detail;
+      m_stop = {RunStop::Kind::llm_failed, rv.detail};
     }
   } else {
     try {
@@ -477,13 +477,13 @@ void Loop::keep_winner(std::size_t best_step) {
 
 RunResult Loop::run() {
   m_result = RunResult{};
-  m_stop.clear();
+  m_stop = {};
   m_result.original = m_judge.judge_original();
   m_result.best_source = m_target.source;
   if (!m_result.original.verified()) {
-    m_result.stop_reason = std::string("original ") + status_name(m_result.original.status) + ": " +
-                           m_result.original.detail;
-    say("cannot optimize: " + m_result.stop_reason);
+    m_result.stop = {RunStop::Kind::original_failed,
+                     std::string(status_name(m_result.original.status)) + ": " + m_result.original.detail};
+    say("cannot optimize: " + m_result.stop.text());
     return m_result;
   }
   Base original;
@@ -541,8 +541,17 @@ RunResult Loop::run() {
     }
   }
   if (have_best) keep_winner(best_step);
-  m_result.stop_reason = m_stop.empty() ? "done" : m_stop;
+  m_result.stop = m_stop;
   return m_result;
+}
+
+std::string RunStop::text() const {
+  switch (kind) {
+    case Kind::done: return "done";
+    case Kind::llm_failed: return "llm " + detail;
+    case Kind::original_failed: return "original " + detail;
+  }
+  return "done";
 }
 
 }  // namespace kernelblaster::optimize

@@ -111,6 +111,16 @@ struct Review : Exchange {
 // the speed, so a failure never looks better than a slow verified rewrite.
 inline constexpr double kFailureReward = -0.6931471805599453;  // ln 0.5
 
+// Why a run ended: it did what it set out to; a request to the model failed
+// in a way that ends the run (the cost cap, an unusable model); or the
+// original failed its own judgement, so nothing could be compared.
+struct RunStop {
+  enum class Kind { done, llm_failed, original_failed } kind = Kind::done;
+  std::string detail;  // the LLM outcome or the original's status, and what it said
+  // "done", "llm <outcome>: detail", "original <status>: detail"
+  std::string text() const;
+};
+
 struct RunResult {
   Judgement original;                 // the original against itself
   std::vector<Step> steps;
@@ -124,7 +134,7 @@ struct RunResult {
   std::string best_tag;
   double search_speedup = 1.0;      // the winner's speedup when the loop measured it
   Judgement confirmation;             // the second look at the winner (its step's, when there was one)
-  std::string stop_reason;          // "done", "policy", "llm <outcome>: detail", "original <status>: detail"
+  RunStop stop;                      // why the run ended; stop.text() in JSON and lines
   double llm_cost_usd = 0;
   std::int64_t input_tokens = 0, output_tokens = 0;
   int llm_requests = 0;
@@ -175,7 +185,7 @@ class Loop {
   CandidateJudge& m_judge;
   std::function<void(const std::string&)> m_log;
   RunResult m_result;
-  std::string m_stop;
+  RunStop m_stop;  // set once, by the first failure that ends the run
   std::mutex m_mutex;                // m_result's counters, m_stop
   std::mutex m_policy_mutex;         // the policy (a Lua state) is not shared between threads
   std::mutex m_judge_mutex;

@@ -90,7 +90,7 @@ std::string trajectory_json(const RunResult& result) {
             {"search_speedup", result.search_speedup},
             {"second_opinion", {{"opinion", opinion_name(result.second_opinion.opinion)},
                                 {"reason", result.second_opinion.reason}}},
-            {"stop_reason", result.stop_reason}};
+            {"stop_reason", result.stop.text()}};
   return j.dump(2) + "\n";
 }
 
@@ -139,7 +139,7 @@ std::string summary_json(const KernelTarget& target, const RunResult& result, do
             {"gpu", target.gpu},
             {"arch", target.arch},
             {"improved", result.improved},
-            {"stop_reason", result.stop_reason},
+            {"stop_reason", result.stop.text()},
             {"original", {{"status", status_name(result.original.status)}, {"median_us", result.original.median_us}}},
             {"search_speedup", result.search_speedup},
             {"steps", result.steps.size()},

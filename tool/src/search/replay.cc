@@ -82,7 +82,6 @@ ReplayReport replay(const RunLog& log, const kb::KnowledgeBase& kb,
     if (auto* g = dynamic_cast<policy::GuardedPolicy*>(policy.get()); g && g->fell_back()) run.fell_back = true;
     run.evaluations = static_cast<int>(run.outcome.evaluations.size());
     run.duplicates = run.outcome.duplicates;
-    run.stop_reason = run.outcome.stop_reason;
     double best = 1.0;
     if (best >= target) run.to_band = 0;
     for (const EvaluationRecord& r : run.outcome.evaluations) {
@@ -127,7 +126,7 @@ std::string replay_report_to_json(const ReplayReport& r) {
                           {"fraction_evaluated",
                            r.space_size ? static_cast<double>(s.evaluations) / r.space_size : 0.0},
                           {"duplicates", s.duplicates},
-                          {"stop_reason", s.stop_reason},
+                          {"stop_reason", search_stop_name(s.outcome.stop)},
                           {"fell_back_to_default", s.fell_back}});
   return j.dump(2);
 }

@@ -51,8 +51,7 @@ struct SeedRun {
   double best = 1.0;          // best accepted speedup reached
   int duplicates = 0;
   bool fell_back = false;
-  std::string stop_reason;
-  LoopOutcome outcome;
+  LoopOutcome outcome;  // outcome.stop: why the run stopped
 };
 
 struct ReplayReport {

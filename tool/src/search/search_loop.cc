@@ -13,6 +13,17 @@
 
 namespace kernelblaster::search {
 
+const char* search_stop_name(SearchStop s) {
+  switch (s) {
+    case SearchStop::running: return "running";
+    case SearchStop::space_exhausted: return "space exhausted";
+    case SearchStop::evaluation_cap: return "evaluation cap";
+    case SearchStop::deadline: return "deadline";
+    case SearchStop::policy: return "policy";
+  }
+  return "running";
+}
+
 double steady_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -129,8 +140,8 @@ class SearchLoop::Run {
   LoopOutcome run() {
     for (;;) {
       while (!m_stopping && !m_free_devices.empty()) {
-        if (std::string why = stop_reason(); !why.empty()) {
-          m_outcome.stop_reason = why;
+        if (const SearchStop why = stop_reason(); why != SearchStop::running) {
+          m_outcome.stop = why;
           m_stopping = true;
           break;
         }
@@ -169,10 +180,10 @@ class SearchLoop::Run {
     m_ctx_config.erase(at);
   }
 
-  // Empty while the run goes on.
-  std::string stop_reason() {
-    if (m_untaken == 0) return "space exhausted";
-    if (m_opt.max_evals > 0 && selected() >= m_opt.max_evals) return "evaluation cap";
+  // `running` while the run goes on.
+  SearchStop stop_reason() {
+    if (m_untaken == 0) return SearchStop::space_exhausted;
+    if (m_opt.max_evals > 0 && selected() >= m_opt.max_evals) return SearchStop::evaluation_cap;
     // No measurement starts that would, at the pace so far, end past the
     // deadline, less what the run needs after the loop: the budget bounds
     // the run's end, not its last start.
@@ -182,9 +193,9 @@ class SearchLoop::Run {
     // budget; none before a measurement has ended (the first pace counts the
     // original's build, which candidates' builds overlap).
     const double after = paced ? std::min(m_opt.finish_paces * pace, 0.5 * m_opt.budget_s) : 0.0;
-    if (m_loop.m_clock() + pace + after >= m_deadline) return "deadline";
-    if (std::optional<bool> s = m_loop.m_policy.stop(context()); s && *s) return "policy";
-    return {};
+    if (m_loop.m_clock() + pace + after >= m_deadline) return SearchStop::deadline;
+    if (std::optional<bool> s = m_loop.m_policy.stop(context()); s && *s) return SearchStop::policy;
+    return SearchStop::running;
   }
 
   // The policy's first picks that are still untaken, in its order, as many

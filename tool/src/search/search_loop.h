@@ -48,6 +48,11 @@ struct LoopProgress {
 // seconds left.
 int evaluations_left_estimate(const LoopProgress& p);
 
+// Why a search stopped: every configuration taken, the evaluation cap, the
+// budget's deadline, or the policy's stop().
+enum class SearchStop { running, space_exhausted, evaluation_cap, deadline, policy };
+const char* search_stop_name(SearchStop s);  // "space exhausted", "evaluation cap", "deadline", "policy"
+
 struct LoopOutcome {
   std::vector<EvaluationRecord> evaluations;  // in completion order
   int best = -1;                              // index into evaluations; -1: none verified and accepted
@@ -57,7 +62,7 @@ struct LoopOutcome {
   int best_slowing = -1;
   int duplicates = 0;
   int measured = 0;
-  std::string stop_reason;                    // "space exhausted", "evaluation cap", "deadline", "policy"
+  SearchStop stop = SearchStop::running;  // why the loop stopped (search_stop_name: its name in JSON)
   double seconds = 0;
 };
 

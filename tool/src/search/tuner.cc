@@ -308,7 +308,7 @@ void decide_winner(const TuneOptions& opt, const LoopOutcome& outcome, const Spa
                    TuneSummary& sum, RunLog& log) {
   if (const std::string failure = harness_failure(outcome); !failure.empty())
     return conclude(sum, TuneVerdict::not_measured, failure);
-  if (outcome.evaluations.empty() && outcome.stop_reason == "deadline")
+  if (outcome.evaluations.empty() && outcome.stop == SearchStop::deadline)
     return conclude(sum, TuneVerdict::no_gain,
                     "the budget left no time to try a configuration (building and running the original took " +
                         std::to_string(static_cast<int>(first_measurement_estimate(phases.read()) + 0.5)) +
