@@ -19,8 +19,8 @@ TEST(BuildRecord, KeepsWhatTheStepDecidedAndWhy) {
   req.lockfile = "/src/kernelblaster.lock.json";
   req.cache_dir = "/cache";
   BuildReport rep;
-  rep.action = "applied";
-  rep.origin = "lockfile";
+  rep.action = BuildAction::applied;
+  rep.origin = ResultOrigin::lockfile;
   rep.cause = BuildCause::applied;
   rep.key = "k1";
   rep.selector = h200().id();
@@ -40,9 +40,9 @@ TEST(BuildRecord, KeepsWhatTheStepDecidedAndWhy) {
   EXPECT_EQ(back->target, "app");
   EXPECT_EQ(back->source, "/src/softmax.cu");
   EXPECT_EQ(back->out, "/build/gen/softmax.cu");
-  EXPECT_EQ(back->action, "applied");
+  EXPECT_EQ(back->action, BuildAction::applied);
   EXPECT_EQ(back->cause, BuildCause::applied);
-  EXPECT_EQ(back->origin, "lockfile");
+  EXPECT_EQ(back->origin, ResultOrigin::lockfile);
   EXPECT_EQ(back->selector, h200().id());
   EXPECT_EQ(back->line, rep.line);
   EXPECT_EQ(back->lockfile, "/src/kernelblaster.lock.json");

@@ -95,7 +95,7 @@ TEST_F(BuildStepTest, AMissingNvccIsNamedNotTakenForAStaleEntry) {
   EXPECT_EQ(r.line,
             "kernelblaster: k.cu: nvcc could not be run (/no/nvcc --version: could not start: No such file or "
             "directory); using the original");
-  EXPECT_EQ(r.action, "original");
+  EXPECT_EQ(r.action, BuildAction::original);
   EXPECT_EQ(m_tunes, 1);
 }
 
@@ -107,9 +107,9 @@ TEST_F(BuildStepTest, TheStampIsTheStepsRecordForTheBuildsReport) {
   std::optional<BuildRecord> rec = parse_build_record(slurp(m_req.stamp), m_req.stamp, &why);
   ASSERT_TRUE(rec) << why;
   EXPECT_EQ(rec->target, "app");
-  EXPECT_EQ(rec->action, "tuned");
+  EXPECT_EQ(rec->action, BuildAction::tuned);
   EXPECT_EQ(rec->cause, BuildCause::tuned);
-  EXPECT_EQ(rec->origin, "tuning");
+  EXPECT_EQ(rec->origin, ResultOrigin::tuning);
   EXPECT_EQ(rec->key, r.key);
   EXPECT_EQ(rec->line, r.line);
   EXPECT_EQ(rec->out, m_req.out);
@@ -121,14 +121,14 @@ TEST_F(BuildStepTest, TheStampIsTheStepsRecordForTheBuildsReport) {
   rec = parse_build_record(slurp(m_req.stamp), m_req.stamp, &why);
   ASSERT_TRUE(rec) << why;
   EXPECT_EQ(rec->cause, BuildCause::no_gpu);
-  EXPECT_EQ(rec->action, "original");
+  EXPECT_EQ(rec->action, BuildAction::original);
   EXPECT_FALSE(rec->result);
 }
 
 TEST_F(BuildStepTest, NoGpuUsesTheOriginalAndSaysSo) {
   BuildReport r = run();
   EXPECT_EQ(r.line, "kernelblaster: k.cu: no GPU and no cached result for sm_90; using the original");
-  EXPECT_EQ(r.action, "original");
+  EXPECT_EQ(r.action, BuildAction::original);
   EXPECT_EQ(slurp(m_req.out), "#line 1 \"" + m_source + "\"\n" + slurp(m_source));
   EXPECT_EQ(slurp(m_req.rsp), "");
   EXPECT_NE(slurp(m_req.depfile).find("k.h"), std::string::npos);
@@ -142,7 +142,7 @@ TEST_F(BuildStepTest, TunesOnAMissThenHitsTheCacheWithoutRewriting) {
   m_gpu = testing::h200();
   BuildReport first = run();
   EXPECT_EQ(m_tunes, 1);
-  EXPECT_EQ(first.action, "tuned");
+  EXPECT_EQ(first.action, BuildAction::tuned);
   EXPECT_EQ(first.line, "kernelblaster: k.cu: tuned on NVIDIA H200 in 12 s: 1.40x, BLOCK=128, -use_fast_math");
   EXPECT_EQ(slurp(m_req.out).rfind("#define BLOCK 128\n#line 1 ", 0), 0u);
   EXPECT_EQ(slurp(m_req.rsp), "-use_fast_math\n");
@@ -150,7 +150,7 @@ TEST_F(BuildStepTest, TunesOnAMissThenHitsTheCacheWithoutRewriting) {
 
   BuildReport second = run();
   EXPECT_EQ(m_tunes, 1);
-  EXPECT_EQ(second.origin, "cache");
+  EXPECT_EQ(second.origin, ResultOrigin::cache);
   EXPECT_NE(second.line.find("applied tuned result for NVIDIA H200 from the cache (1.40x, BLOCK=128, -use_fast_math)"),
             std::string::npos);
   EXPECT_FALSE(second.wrote_source);  // unchanged: nothing to recompile
@@ -158,7 +158,7 @@ TEST_F(BuildStepTest, TunesOnAMissThenHitsTheCacheWithoutRewriting) {
   // The same cached result serves a machine without the GPU that names it.
   m_gpu.reset();
   m_req.target_gpu = "NVIDIA H200";
-  EXPECT_EQ(run().origin, "cache");
+  EXPECT_EQ(run().origin, ResultOrigin::cache);
 }
 
 TEST_F(BuildStepTest, NothingBetterIsRememberedToo) {
@@ -167,8 +167,8 @@ TEST_F(BuildStepTest, NothingBetterIsRememberedToo) {
   EXPECT_NE(run().line.find("nothing beat the original; using the original"), std::string::npos);
   BuildReport again = run();
   EXPECT_EQ(m_tunes, 1);
-  EXPECT_EQ(again.origin, "cache");
-  EXPECT_EQ(again.action, "original");
+  EXPECT_EQ(again.origin, ResultOrigin::cache);
+  EXPECT_EQ(again.action, BuildAction::original);
   EXPECT_FALSE(again.strict_failure);
 }
 
@@ -218,14 +218,14 @@ TEST_F(BuildStepTest, LockfileIsUpdatedAppliedAndRefusedWhenStale) {
   m_req.cache_dir = m_dir.path("empty-cache");
   std::filesystem::remove(m_req.out);
   BuildReport applied = run();
-  EXPECT_EQ(applied.origin, "lockfile");
+  EXPECT_EQ(applied.origin, ResultOrigin::lockfile);
   EXPECT_NE(applied.line.find("applied tuned result for NVIDIA H200 from kernelblaster.lock.json (1.40x"), std::string::npos);
   EXPECT_EQ(slurp(m_req.out).rfind("#define BLOCK 128\n", 0), 0u);
 
   // The source changes: the entry no longer describes it.
   std::ofstream(m_source, std::ios::app) << "// edited\n";
   BuildReport stale = run();
-  EXPECT_EQ(stale.action, "original");
+  EXPECT_EQ(stale.action, BuildAction::original);
   EXPECT_NE(stale.line.find("kernelblaster.lock.json entry for NVIDIA H200 is stale"), std::string::npos);
   EXPECT_EQ(slurp(m_req.rsp), "");
 }
@@ -235,7 +235,7 @@ TEST_F(BuildStepTest, MinSpeedupFiltersResults) {
   run();
   m_req.min_speedup = 2.0;
   BuildReport r = run();
-  EXPECT_EQ(r.action, "original");
+  EXPECT_EQ(r.action, BuildAction::original);
   EXPECT_NE(r.line.find("below MIN_SPEEDUP 2.00"), std::string::npos);
 }
 
@@ -270,8 +270,8 @@ TEST_F(BuildStepTest, TuneWithoutAGpuKeepsKnownResults) {
   m_req.mode = Mode::tune;
   m_req.target_gpu = "NVIDIA H200";
   BuildReport r = run();
-  EXPECT_EQ(r.origin, "cache");
-  EXPECT_EQ(r.action, "applied");
+  EXPECT_EQ(r.origin, ResultOrigin::cache);
+  EXPECT_EQ(r.action, BuildAction::applied);
   EXPECT_EQ(m_tunes, 1);
 }
 
@@ -471,7 +471,8 @@ TEST_F(BuildStepTest, TheLineSaysHowTheTriesEnded) {
   m_tune_outcome.end = TuneEnd::no_gain;
   m_tune_outcome.evaluations = 24;
   m_tune_outcome.space_valid = 4529759;
-  m_tune_outcome.outcomes = {{"ok", 10}, {"wrong_result", 8}, {"crashed", 4}, {"timed_out", 1}, {"launch_failed", 1}};
+  m_tune_outcome.outcomes = {{Status::ok, 10}, {Status::wrong_result, 8}, {Status::crashed, 4}, {Status::timed_out, 1},
+                             {Status::launch_failed, 1}};
   const std::string line = run().line;
   EXPECT_NE(line.find("(24 of 4529759 configurations tried: 10 verified, 8 wrong result, 4 crashed, 1 launch failed, "
                       "1 timed out): nothing beat the original"),
@@ -504,9 +505,9 @@ TEST_F(BuildStepTest, ThePlainReasonAddsNothingToTheCount) {
 }
 
 TEST(TriedBreakdown, VerifiedFirstThenTheMostFrequent) {
-  EXPECT_EQ(tried_breakdown({}), "");
-  EXPECT_EQ(tried_breakdown({{"crashed", 2}, {"duplicate", 3}}), "3 duplicate, 2 crashed");
-  EXPECT_EQ(tried_breakdown({{"ok", 1}, {"compile_failed", 1}}), "1 verified, 1 compile failed");
+  EXPECT_EQ(tried_breakdown({}, 0), "");
+  EXPECT_EQ(tried_breakdown({{Status::crashed, 2}}, 3), "3 duplicate, 2 crashed");
+  EXPECT_EQ(tried_breakdown({{Status::ok, 1}, {Status::compile_failed, 1}}, 0), "1 verified, 1 compile failed");
 }
 
 // A source whose one evaluation does not fit the budget: the line gives the
@@ -565,18 +566,18 @@ TEST_F(BuildStepTest, RemoteStorageSharesResultsAndAFailingServerCostsOneLine) {
   auto storage = std::make_shared<MemoryStorage>();
   m_env.remote = storage;
   m_gpu = testing::h200();
-  EXPECT_EQ(run().action, "tuned");
+  EXPECT_EQ(run().action, BuildAction::tuned);
   EXPECT_EQ(storage->puts, 1);
   ASSERT_EQ(storage->entries.size(), 1u);
 
   std::filesystem::remove_all(m_req.cache_dir);  // another machine: an empty local cache
   BuildReport shared = run();
   EXPECT_EQ(m_tunes, 1);
-  EXPECT_EQ(shared.origin, "remote storage");
+  EXPECT_EQ(shared.origin, ResultOrigin::remote_storage);
   EXPECT_NE(shared.line.find("applied tuned result for NVIDIA H200 from remote storage http://storage.test (1.40x"),
             std::string::npos)
       << shared.line;
-  EXPECT_EQ(run().origin, "cache");  // kept locally
+  EXPECT_EQ(run().origin, ResultOrigin::cache);  // kept locally
   EXPECT_EQ(storage->gets, 2);       // the first build's miss, the second's hit; the third asked nothing
 
   // A machine without the GPU names it by its fingerprint id and applies
@@ -585,15 +586,15 @@ TEST_F(BuildStepTest, RemoteStorageSharesResultsAndAFailingServerCostsOneLine) {
   m_gpu.reset();
   m_req.target_gpu = testing::h200().id();
   BuildReport gpu_less = run();
-  EXPECT_EQ(gpu_less.origin, "remote storage") << gpu_less.line;
-  EXPECT_EQ(gpu_less.action, "applied");
+  EXPECT_EQ(gpu_less.origin, ResultOrigin::remote_storage) << gpu_less.line;
+  EXPECT_EQ(gpu_less.action, BuildAction::applied);
   m_req.target_gpu.clear();
   m_gpu = testing::h200();
 
   std::filesystem::remove_all(m_req.cache_dir);
   storage->failing = "remote storage http://storage.test not reached (Connection refused)";
   BuildReport down = run();
-  EXPECT_EQ(down.action, "tuned");  // the local path goes on
+  EXPECT_EQ(down.action, BuildAction::tuned);  // the local path goes on
   EXPECT_NE(down.line.find("not reached (Connection refused); tuned on"), std::string::npos) << down.line;
   EXPECT_NE(down.line.find("(not stored in remote storage"), std::string::npos) << down.line;
 }

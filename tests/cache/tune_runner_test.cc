@@ -154,7 +154,7 @@ TEST(ParseTuneJson, ReadsHowTheTriesEnded) {
   TuneOutcome out;
   parse_tune_json(R"({"evaluations": 24, "outcomes": {"ok": 10, "crashed": 4, "bogus": "x", "none": 0}})", out);
   EXPECT_EQ(out.evaluations, 24);
-  EXPECT_EQ(out.outcomes, (std::map<std::string, long long>{{"ok", 10}, {"crashed", 4}}));
+  EXPECT_EQ(out.outcomes, (std::map<Status, long long>{{Status::ok, 10}, {Status::crashed, 4}}));
 }
 
 TEST(ParseTuneJson, ReadsWhatMemcheckSaid) {

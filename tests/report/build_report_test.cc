@@ -66,9 +66,9 @@ class BuildReportTest : public ::testing::Test {
     req.lockfile = path("proj/kernelblaster.lock.json");
     req.cache_dir = path("cache");
     BuildReport rep;
-    rep.action = action;
+    build_action_from_name(action, &rep.action);
     rep.cause = cause;
-    rep.origin = action == "applied" ? "cache" : "";
+    rep.origin = rep.action == BuildAction::applied ? ResultOrigin::cache : ResultOrigin::none;
     rep.key = key;
     rep.selector = kH200.id();
     rep.line = line;

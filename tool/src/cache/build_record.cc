@@ -26,9 +26,9 @@ std::string build_record_text(const BuildRequest& req, const BuildReport& rep) {
                       {"target", req.target},
                       {"source", absolute(req.source)},
                       {"out", absolute(req.out)},
-                      {"action", rep.action},
+                      {"action", build_action_name(rep.action)},
                       {"cause", build_cause_name(rep.cause)},
-                      {"origin", rep.origin},
+                      {"origin", result_origin_name(rep.origin)},
                       {"key", rep.key},
                       {"gpu", rep.selector},
                       {"line", rep.line},
@@ -48,12 +48,17 @@ std::optional<BuildRecord> parse_build_record(const std::string& text, const std
       return std::nullopt;
     }
     BuildRecord r;
-    read_fields(j, "target", r.target, "source", r.source, "out", r.out, "action", r.action);
+    read_fields(j, "target", r.target, "source", r.source, "out", r.out);
     if (!build_cause_from_name(j.value("cause", ""), &r.cause)) {
       *why = where + ": unknown cause '" + j.value("cause", "") + "'";
       return std::nullopt;
     }
-    read_fields(j, "origin", r.origin, "key", r.key, "gpu", r.selector, "line", r.line, "decided_at", r.decided_at,
+    if (!build_action_from_name(j.value("action", ""), &r.action) ||
+        !result_origin_from_name(j.value("origin", ""), &r.origin)) {
+      *why = where + ": unknown action '" + j.value("action", "") + "' or origin '" + j.value("origin", "") + "'";
+      return std::nullopt;
+    }
+    read_fields(j, "key", r.key, "gpu", r.selector, "line", r.line, "decided_at", r.decided_at,
                 "lockfile", r.lockfile, "cache_dir", r.cache_dir, "stale_lockfile", r.stale_lockfile);
     if (j.contains("result")) r.result = result_from_json(j.at("result"), where);
     return r;

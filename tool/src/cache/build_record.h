@@ -20,9 +20,10 @@ inline constexpr int kBuildRecordVersion = 1;
 struct BuildRecord {
   std::string target;            // the CMake target (from the manifest)
   std::string source, out;       // the original and the source the target compiles
-  std::string action;            // BuildReport::action
+  BuildAction action = BuildAction::original;
   BuildCause cause = BuildCause::no_gpu;
-  std::string origin, key, selector, line;
+  ResultOrigin origin = ResultOrigin::none;
+  std::string key, selector, line;
   std::string decided_at;        // ISO 8601, UTC
   std::string lockfile, cache_dir;
   bool stale_lockfile = false;

@@ -99,13 +99,42 @@ constexpr EnumName<BuildCause> kCauseNames[] = {
 
 const char* build_cause_name(BuildCause c) { return name_in(kCauseNames, c, "unknown"); }
 
-std::string tried_breakdown(const std::map<std::string, long long>& outcomes) {
+namespace {
+constexpr EnumName<BuildAction> kActionNames[] = {{BuildAction::original, "original"},
+                                                  {BuildAction::applied, "applied"},
+                                                  {BuildAction::tuned, "tuned"},
+                                                  {BuildAction::recording, "recording"}};
+constexpr EnumName<ResultOrigin> kOriginNames[] = {{ResultOrigin::none, ""},
+                                                   {ResultOrigin::cache, "cache"},
+                                                   {ResultOrigin::lockfile, "lockfile"},
+                                                   {ResultOrigin::remote_storage, "remote storage"},
+                                                   {ResultOrigin::tuning, "tuning"}};
+}  // namespace
+
+const char* build_action_name(BuildAction a) { return name_in(kActionNames, a, "original"); }
+const char* result_origin_name(ResultOrigin o) { return name_in(kOriginNames, o, ""); }
+
+bool build_action_from_name(const std::string& name, BuildAction* out) {
+  const std::optional<BuildAction> a = value_in(kActionNames, name);
+  if (a) *out = *a;
+  return a.has_value();
+}
+
+bool result_origin_from_name(const std::string& name, ResultOrigin* out) {
+  const std::optional<ResultOrigin> o = value_in(kOriginNames, name);
+  if (o) *out = *o;
+  return o.has_value();
+}
+
+std::string tried_breakdown(const std::map<Status, long long>& outcomes, long long duplicates) {
   std::string text;
   std::vector<std::pair<long long, std::string>> rest;
-  for (const auto& [name, n] : outcomes) {
-    if (name == "ok") text = std::to_string(n) + " verified";
-    else rest.emplace_back(n, name);
+  for (const auto& [status, n] : outcomes) {
+    if (status == Status::ok) text = std::to_string(n) + " verified";
+    else rest.emplace_back(n, status_name(status));
   }
+  if (duplicates > 0) rest.emplace_back(duplicates, "duplicate");
+  std::sort(rest.begin(), rest.end(), [](const auto& a, const auto& b) { return a.second < b.second; });  // by name
   std::stable_sort(rest.begin(), rest.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   for (auto& [n, name] : rest) {
     std::replace(name.begin(), name.end(), '_', ' ');
@@ -145,9 +174,9 @@ class BuildStepRun {
       return finish(BuildCause::nvcc_unusable, std::nullopt, why + "; using the original", false);
     locate_gpu();
     if (std::optional<TunedResult> found = look_up())
-      return use_known(*found, m_rep.origin == "cache"    ? "the cache"
-                               : m_rep.origin == "remote storage" ? "remote storage " + m_env.remote->where()
-                                                          : m_lockfile_name);
+      return use_known(*found, m_rep.origin == ResultOrigin::cache            ? "the cache"
+                               : m_rep.origin == ResultOrigin::remote_storage ? "remote storage " + m_env.remote->where()
+                                                                              : m_lockfile_name);
     if (!m_req.recording_shim.empty() || m_req.recording_kernels) return record();
     if (std::optional<BuildReport> done = without_tuning()) return *done;
     return tune();
@@ -217,7 +246,7 @@ class BuildStepRun {
     std::optional<TunedResult> found =
         m_local ? m_cache.find(*m_gpu, m_rep.key) : m_cache.find_for(m_rep.selector, m_rep.key);
     if (found) {
-      m_rep.origin = "cache";
+      m_rep.origin = ResultOrigin::cache;
       return found;
     }
     if ((found = from_remote())) return found;
@@ -226,7 +255,7 @@ class BuildStepRun {
       Lockfile lock = read_lockfile(m_req.lockfile);
       if (auto entry = select_entry(lock, m_source_name, m_rep.selector)) {
         if (entry->key == m_rep.key) {
-          m_rep.origin = "lockfile";
+          m_rep.origin = ResultOrigin::lockfile;
           return entry;
         }
         m_rep.stale_lockfile = true;
@@ -257,7 +286,7 @@ class BuildStepRun {
     } catch (const std::exception&) {
       // Used all the same: the local cache is only a copy.
     }
-    m_rep.origin = "remote storage";
+    m_rep.origin = ResultOrigin::remote_storage;
     return found;
   }
 
@@ -270,7 +299,8 @@ class BuildStepRun {
         use ? render_tuned(*r, m_original_path, m_original_text) : render_original(m_original_path, m_original_text);
     std::vector<std::string> flags = use ? r->flags : std::vector<std::string>{};
     m_rep.result = r;
-    m_rep.action = use ? (m_rep.origin == "tuning" ? "tuned" : "applied") : "original";
+    m_rep.action = use ? (m_rep.origin == ResultOrigin::tuning ? BuildAction::tuned : BuildAction::applied)
+                       : BuildAction::original;
     m_rep.line = m_prefix + m_req.harness_note + why;
     m_rep.strict_failure = m_req.strict && !use && !verified_outcome;
     write_outputs(text, flags);
@@ -302,7 +332,7 @@ class BuildStepRun {
   BuildReport record() {
     const bool shim = !m_req.recording_shim.empty();
     m_rep.cause = BuildCause::recording;
-    m_rep.action = "recording";
+    m_rep.action = BuildAction::recording;
     m_rep.line = m_prefix + m_lead + "no harness yet: " + m_req.harness_note +
                  (shim ? " (a shim compiled in the original's place, calling it); " : " (the original compiled as it is); ") +
                  (m_req.recording_next.empty() ? "run the project's tests or programs on a GPU, and the next build "
@@ -340,7 +370,7 @@ class BuildStepRun {
                         });
     if (flight.waited()) {
       if (std::optional<TunedResult> done = m_cache.find(*m_gpu, m_rep.key)) {
-        m_rep.origin = "cache";
+        m_rep.origin = ResultOrigin::cache;
         return use_known(*done, "the cache, tuned by " + flight.holder() + " while this build waited");
       }
       m_lead += flight.holder() + " ended without a result, so this build tunes; ";
@@ -349,7 +379,7 @@ class BuildStepRun {
     TuneRequest tr{m_req.source, m_req.harness, m_req.manifest, tuned_out.string(), m_req.policy, m_req.kb,
                    m_req.budget_s, m_req.min_speedup, m_req.rewriter, !m_req.unharnessed.empty()};
     TuneOutcome t = m_env.tune ? m_env.tune(tr) : TuneOutcome{};
-    m_rep.origin = "tuning";
+    m_rep.origin = ResultOrigin::tuning;
     if (t.end == TuneEnd::no_gpu || t.end == TuneEnd::failed) {
       std::string reason = (t.rewrite_note.empty() ? "" : t.rewrite_note + "; ") +
                            (t.end == TuneEnd::no_gpu ? "the tuner found no GPU" : "tuning failed (" + t.error + ")");
@@ -360,7 +390,7 @@ class BuildStepRun {
     // beat the original": it is not kept, so a larger BUDGET tries again.
     const bool none_tried = !r.improved && t.evaluations == 0 && t.space_valid > 0 && !t.reason.empty();
     const std::string store_note = none_tried ? "; not cached, so the next build tries again" : keep(r);
-    const std::string ended = tried_breakdown(t.outcomes);
+    const std::string ended = tried_breakdown(t.outcomes, t.duplicates);
     const std::string tried = t.space_valid > 0 ? " (" + std::to_string(t.evaluations) + " of " +
                                                       std::to_string(t.space_valid) + " configurations tried" +
                                                       (ended.empty() ? "" : ": " + ended) + ")"

@@ -16,6 +16,7 @@
 
 #include "cache/gpu_fingerprint.h"
 #include "common/file_util.h"
+#include "common/status.h"
 #include "cache/remote_storage.h"
 #include "cache/tuned_result.h"
 
@@ -92,7 +93,8 @@ struct TuneOutcome {
   double speedup = 1, seconds = 0;
   double reference_median_us = 0, median_us = 0, q1_us = 0, q3_us = 0;
   long long evaluations = 0, space_valid = 0;  // configurations tried, and valid (0: not said)
-  std::map<std::string, long long> outcomes;   // how the tries ended, by outcome name (its summary's "outcomes")
+  std::map<Status, long long> outcomes;  // how the tries that ran ended (its summary's "outcomes", read into statuses)
+  long long duplicates = 0;              // tries with the machine code of an earlier one (its "duplicate")
   std::string rewrite_note;  // what the LLM rewrite did, for the build line (empty: none was asked for)
   std::string reason;        // the tuner's reason when it kept nothing (its summary's "reason")
   std::string per_launcher;  // a winner composed per launcher: each one's speedup (its summary's "per_launcher")
@@ -104,7 +106,7 @@ struct TuneOutcome {
 // How a tuning's tries ended, for the build line: "10 verified, 8 wrong
 // result, 4 crashed" (the verified first, then the most frequent); empty
 // when the tuner did not say.
-std::string tried_breakdown(const std::map<std::string, long long>& outcomes);
+std::string tried_breakdown(const std::map<Status, long long>& outcomes, long long duplicates);
 
 struct BuildEnvironment {
   std::function<std::optional<GpuFingerprint>(std::string* why_not)> probe_gpu;
@@ -149,10 +151,22 @@ const char* build_cause_name(BuildCause c);
 // The cause build_cause_name gives `name`; false for anything else.
 bool build_cause_from_name(const std::string& name, BuildCause* out);
 
+// What a build step compiles: the original, a known result applied, a
+// result tuned in this build, or the original with the recording shim.
+enum class BuildAction { original, applied, tuned, recording };
+const char* build_action_name(BuildAction a);  // "original", "applied", "tuned", "recording"
+// Where the step's result came from.
+enum class ResultOrigin { none, cache, lockfile, remote_storage, tuning };
+const char* result_origin_name(ResultOrigin o);  // "", "cache", "lockfile", "remote storage", "tuning"
+// The values those names spell, read on arrival (a build record); false for
+// a name this tool does not know.
+bool build_action_from_name(const std::string& name, BuildAction* out);
+bool result_origin_from_name(const std::string& name, ResultOrigin* out);
+
 struct BuildReport {
   std::string line;        // "kernelblaster: softmax.cu: ..." (no newline)
-  std::string action;      // "applied", "tuned", "original", "recording"
-  std::string origin;      // "cache", "lockfile", "tuning", "" (none)
+  BuildAction action = BuildAction::original;
+  ResultOrigin origin = ResultOrigin::none;
   std::string key;
   std::string selector;    // the GPU results were looked up for
   std::vector<std::string> headers;

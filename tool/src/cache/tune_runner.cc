@@ -52,9 +52,14 @@ void parse_tune_json(const std::string& json_text, TuneOutcome& out) {
   if (j.contains("memcheck") && j["memcheck"].is_string()) out.memcheck = j["memcheck"].get<std::string>();
   for (auto [key, field] : {std::pair{"slower_at_a_size", &out.slower_at_a_size}, std::pair{"other_sizes", &out.other_sizes}})
     if (j.contains(key) && j[key].is_string()) *field = j[key].get<std::string>();
+  // Read into statuses on arrival: a name this tool does not know is left out.
   if (j.contains("outcomes") && j["outcomes"].is_object())
-    for (const auto& [name, count] : j["outcomes"].items())
-      if (count.is_number_integer() && count.get<long long>() > 0) out.outcomes[name] = count.get<long long>();
+    for (const auto& [name, count] : j["outcomes"].items()) {
+      if (!count.is_number_integer() || count.get<long long>() <= 0) continue;
+      Status status;
+      if (name == "duplicate") out.duplicates = count.get<long long>();
+      else if (status_from_name(name, &status)) out.outcomes[status] = count.get<long long>();
+    }
 }
 
 namespace {

@@ -145,7 +145,7 @@ std::string shim_compile_error(const Toolchain& tc, const cache::BuildRequest& r
 }
 
 std::string report_json(const cache::BuildReport& rep, const cache::BuildRequest& req) {
-  nlohmann::json j = {{"source", req.source},  {"action", rep.action}, {"origin", rep.origin},
+  nlohmann::json j = {{"source", req.source},  {"action", cache::build_action_name(rep.action)}, {"origin", cache::result_origin_name(rep.origin)},
                       {"key", rep.key},        {"gpu", rep.selector},  {"line", rep.line},
                       {"headers", rep.headers}, {"wrote_source", rep.wrote_source}};
   if (rep.result) j["speedup"] = rep.result->speedup;

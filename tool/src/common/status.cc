@@ -34,7 +34,13 @@ bool status_from_name(const std::string& name, Status* out) {
   return s.has_value();
 }
 
+Status status_named(const std::string& name, Status unknown) { return value_in(kNames, name).value_or(unknown); }
+
 const char* attempt_end_name(AttemptEnd end) { return name_in(kEndNames, end, "?"); }
+
+AttemptEnd attempt_end_named(const std::string& name, AttemptEnd unknown) {
+  return value_in(kEndNames, name).value_or(unknown);
+}
 
 bool judges_the_candidate(Status status) {
   switch (status) {

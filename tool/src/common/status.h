@@ -37,6 +37,9 @@ enum class Status {
 const char* status_name(Status s);
 // Parses a name back; returns false for an unknown name.
 bool status_from_name(const std::string& name, Status* out);
+// The status a document names, read on arrival; `unknown` for a name this
+// tool does not know (a reader never compares the names themselves).
+Status status_named(const std::string& name, Status unknown);
 
 // How one attempt ended: judged (verified or rejected, the Status says
 // why), or before the judge.
@@ -49,6 +52,8 @@ enum class AttemptEnd {
   not_attempted,  // nothing was tried (a step whose attempts never started)
 };
 const char* attempt_end_name(AttemptEnd end);
+// The ending a document names; `unknown` for a name this tool does not know.
+AttemptEnd attempt_end_named(const std::string& name, AttemptEnd unknown);
 
 // What a try teaches the KB, in both loops (the tuner's KB bridge and the
 // optimize loop's steps): whether its ending says something about the

@@ -16,6 +16,7 @@ namespace kernelblaster::report {
 namespace {
 
 namespace fs = std::filesystem;
+using cache::BuildAction;
 using cache::BuildCause;
 using cache::BuildRecord;
 using cache::GateRecord;
@@ -86,13 +87,15 @@ bool cause_is_failure(BuildCause c) {
          c == BuildCause::manifest_unreadable;
 }
 
-bool compiles_tuned(const SourceEntry& e) { return e.record.action == "tuned" || e.record.action == "applied"; }
+bool compiles_tuned(const SourceEntry& e) {
+  return e.record.action == BuildAction::tuned || e.record.action == BuildAction::applied;
+}
 
 Cell compiled_cell(const SourceEntry& e) {
   const BuildRecord& r = e.record;
-  if (r.action == "applied") return {"tuned (from the " + r.origin + ")", "good"};
-  if (r.action == "tuned") return {"tuned (in this build)", "good"};
-  if (r.action == "recording") return {"the original, recording", "neutral"};
+  if (r.action == BuildAction::applied) return {"tuned (from the " + std::string(cache::result_origin_name(r.origin)) + ")", "good"};
+  if (r.action == BuildAction::tuned) return {"tuned (in this build)", "good"};
+  if (r.action == BuildAction::recording) return {"the original, recording", "neutral"};
   return {"the original", cause_is_failure(r.cause) ? "bad" : "neutral"};
 }
 

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/file_util.h"
+#include "common/status.h"
 #include "report/format.h"
 
 namespace kernelblaster::report {
@@ -60,7 +61,7 @@ void add_steps(Document& doc, const json& trajectory) {
                       {verified ? speedup_text(num(s, "speedup_vs_base")) : "-"},
                       {"predicted " + speedup_text(num(s, "predicted", 1)) + ", reward " + fixed(num(s, "reward"), 3)}});
     for (const json& a : s.value("attempts", json::array())) {
-      const bool ok = str(a, "end") == "verified";
+      const bool ok = attempt_end_named(str(a, "end"), AttemptEnd::not_attempted) == AttemptEnd::verified;
       t.rows.push_back({{"    attempt " + std::to_string(a.value("number", 0)) + " (" + str(a, "tag") + ")"},
                         {""},
                         {""},
@@ -122,7 +123,8 @@ void add_llm_and_kb(Document& doc, const json& summary, const fs::path& dir) {
 ProblemOutcome outcome_of(const std::string& name, const json& summary) {
   ProblemOutcome o;
   o.name = name;
-  o.correct = summary.value("verified_attempts", 0) > 0 && summary.value("original", json::object()).value("status", "") == "ok";
+  o.correct = summary.value("verified_attempts", 0) > 0 &&
+              status_named(summary.value("original", json::object()).value("status", ""), Status::tool_error) == Status::ok;
   o.speedup = kept_speedup(summary);
   return o;
 }

@@ -4,6 +4,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "common/status.h"
 #include "report/format.h"
 
 namespace kernelblaster::report {
@@ -22,9 +23,14 @@ std::string config_text(const json& e) {
   return out.empty() ? "(defaults, no flags)" : out;
 }
 
+// An evaluation's status, read from the run log on arrival.
+bool verified(const json& e) {
+  return status_named(e.value("status", std::string()), Status::tool_error) == Status::ok;
+}
+
 std::string tone_of(const json& e) {
   if (!e.value("duplicate_of", std::string()).empty()) return "neutral";
-  return e.value("status", std::string()) == "ok" ? "good" : "bad";
+  return verified(e) ? "good" : "bad";
 }
 
 // Best so far against evaluation number and against seconds.
@@ -49,7 +55,7 @@ void add_progress(Document& doc, const json& evals) {
   double top = 1.0;
   for (const json& e : evals) {
     const double n = e.value("n", 0.0);
-    const double sp = e.value("status", std::string()) == "ok" ? e.value("speedup", 0.0) : 0.0;
+    const double sp = verified(e) ? e.value("speedup", 0.0) : 0.0;
     if (sp > 0) each.points.push_back({n, sp});
     if (e.value("accepted", false) && sp > top) top = sp;
     best.points.push_back({n, top});
@@ -75,7 +81,8 @@ void add_statuses(Document& doc, const json& evals) {
   }
   doc.add(strip);
   Table t{{"status", "candidates"}, {}};
-  for (const auto& [status, n] : counts) t.rows.push_back({{status, status == "ok" ? "good" : ""}, {std::to_string(n), ""}});
+  for (const auto& [status, n] : counts)
+    t.rows.push_back({{status, status_named(status, Status::tool_error) == Status::ok ? "good" : ""}, {std::to_string(n), ""}});
   doc.add(t);
 }
 
@@ -148,7 +155,7 @@ Document tune_report(const json& log, const std::string& path) {
     all.rows.push_back({{std::to_string(e.value("n", 0))},
                         {config_text(e), e.value("id", std::string()) == best_id ? "good" : ""},
                         {e.value("status", std::string()), tone_of(e)},
-                        {e.value("status", std::string()) == "ok" ? speedup_text(e.value("speedup", 0.0)) : "-"},
+                        {verified(e) ? speedup_text(e.value("speedup", 0.0)) : "-"},
                         {fixed(e.value("median_us", 0.0), 2)},
                         {fixed(e.value("at_s", 0.0), 1)},
                         {evaluation_detail(e)}});

@@ -173,7 +173,7 @@ void record_loop(const LoopOutcome& outcome, EngineMeasurer& measurer, const Con
   sum.evaluations = static_cast<int>(outcome.evaluations.size());
   sum.duplicates = outcome.duplicates;
   for (const EvaluationRecord& r : outcome.evaluations)
-    ++sum.outcomes[r.duplicate_of.empty() ? status_name(r.status) : "duplicate"];
+    if (r.duplicate_of.empty()) ++sum.outcomes[r.status];
   log.evaluations = outcome.evaluations;
   for (const EvaluationRecord& r : outcome.evaluations)
     if (r.reference_median_us > 0 && r.duplicate_of.empty()) {
@@ -647,6 +647,14 @@ const char* tune_verdict_name(TuneVerdict v) {
   return "failed";
 }
 
+// How the tries ended, by status name; the machine-code twins as "duplicate".
+nlohmann::json outcomes_json(const TuneSummary& s) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [status, n] : s.outcomes) j[status_name(status)] = n;
+  if (s.duplicates > 0) j["duplicate"] = s.duplicates;
+  return j;
+}
+
 std::string tune_summary_to_json(const TuneSummary& s) {
   nlohmann::json reverification = nlohmann::json::array();
   for (const ReverifyCheck& c : s.reverification)
@@ -657,7 +665,7 @@ std::string tune_summary_to_json(const TuneSummary& s) {
       {"out", s.exit_code == 0 ? s.out : ""},   {"speedup", s.speedup},
       {"search_speedup", s.search_speedup},     {"config", s.config},
       {"flags", s.flags},                       {"evaluations", s.evaluations},
-      {"outcomes", s.outcomes},
+      {"outcomes", outcomes_json(s)},
       {"duplicates", s.duplicates},             {"space_size", s.space_size}, {"space_valid", s.space_valid},
       {"seconds", s.seconds},                   {"phases_s", s.phases_s},
       {"first_measurement_s", s.first_measurement_s}, {"builds", s.builds},

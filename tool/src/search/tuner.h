@@ -69,7 +69,7 @@ struct TuneSummary {
   int evaluations = 0, duplicates = 0, space_size = 0;
   // How the tries ended, by outcome name ("ok", "wrong_result", "crashed",
   // ...; "duplicate": the machine code of one already measured).
-  std::map<std::string, int> outcomes;
+  std::map<Status, int> outcomes;  // how the tries that ran ended (duplicates apart); named in the JSON
   long long space_valid = 0;                  // valid configurations before thinning (space_size: after), the original excluded
   double seconds = 0;                         // the whole run
   std::map<std::string, double> phases_s;     // where the seconds went (tune_phases.h)
