@@ -138,6 +138,20 @@ TEST_F(BuildStepTest, NoGpuUsesTheOriginalAndSaysSo) {
   EXPECT_TRUE(run().strict_failure);
 }
 
+// A cached result that cannot be read is a miss that the line names: the
+// build tunes again and says why.
+TEST_F(BuildStepTest, AnUnreadableCacheEntryIsAMissTheLineNames) {
+  m_gpu = testing::h200();
+  run();
+  ResultsCache cache(m_req.cache_dir, 1 << 20);
+  std::ofstream(cache.entry_path(*m_gpu, run().key)) << "{ torn";
+  BuildReport again = run();
+  EXPECT_EQ(m_tunes, 2);
+  EXPECT_EQ(again.action, BuildAction::tuned);
+  EXPECT_NE(again.line.find("a cached result cannot be read ("), std::string::npos) << again.line;
+  EXPECT_NE(again.line.find("), so it counts as a miss; tuned on NVIDIA H200"), std::string::npos) << again.line;
+}
+
 TEST_F(BuildStepTest, TunesOnAMissThenHitsTheCacheWithoutRewriting) {
   m_gpu = testing::h200();
   BuildReport first = run();

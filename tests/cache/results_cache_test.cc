@@ -56,6 +56,17 @@ TEST(ResultsCache, MalformedEntryIsAMiss) {
   d.write("c/" + testing::h200().id() + "/k1.json", "{ torn");
   EXPECT_FALSE(cache.find(testing::h200(), "k1"));
   EXPECT_FALSE(cache.find_for("NVIDIA H200", "k1"));
+  // A miss, and what made it one is kept for the line.
+  std::string why;
+  EXPECT_FALSE(cache.find(testing::h200(), "k1", &why));
+  EXPECT_NE(why.find("k1.json: "), std::string::npos) << why;
+  EXPECT_EQ(why.find("json.exception"), std::string::npos) << why;
+  why.clear();
+  EXPECT_FALSE(cache.find_for("NVIDIA H200", "k1", &why));
+  EXPECT_NE(why.find("k1.json"), std::string::npos) << why;
+  why.clear();
+  EXPECT_FALSE(cache.find(testing::h200(), "absent", &why));
+  EXPECT_EQ(why, "");  // no entry: a plain miss
 }
 
 TEST(ResultsCache, EvictsLeastRecentlyUsedBeyondTheCap) {

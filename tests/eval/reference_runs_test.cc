@@ -167,5 +167,20 @@ TEST(ReferenceRuns, ASecondLookTimesEverySizeTheSearchDoesNot) {
   }
 }
 
+// A report the candidate wrote that cannot be read is as good as none, and
+// the verdict says why it could not be read.
+TEST(ReferenceRuns, AnUnreadableReportIsNamedInTheVerdict) {
+  Rig rig;
+  write_file(rig.candidate, std::string("#!/bin/sh\n") +
+                                "if [ \"$1\" = --describe ]; then\n"
+                                "  echo '{\"harness\":\"stand-in\",\"sizes\":[{\"label\":\"default\"}]}'; exit 0\n"
+                                "fi\n"
+                                "touch \"$4/" + kLockHeldMarker + "\"\n"
+                                "echo '{\"harness\": ' > \"$4/report.json\"\nexit 3\n");
+  const EvalResult r = rig.evaluate(nullptr);
+  EXPECT_EQ(r.status, Status::crashed) << r.detail;
+  EXPECT_NE(r.detail.find("its report.json cannot be read: "), std::string::npos) << r.detail;
+}
+
 }  // namespace
 }  // namespace kernelblaster

@@ -299,6 +299,10 @@ TEST(HarnessCoverage, AHarnessNamingNothingOfItsSourceIsAWarning) {
   EXPECT_NE(w.find("the harness stale_harness.cu names none of x.cu's "), std::string::npos) << w;
   EXPECT_NE(w.find("kernels (x_kernel): it measures nothing a tuning of x.cu changes"), std::string::npos) << w;
   EXPECT_EQ(harness_coverage_warning((dir / "missing.cu").string(), src, {}, {}), "");
+  // A source libclang cannot read at all: the check is said not to have happened, with why.
+  const std::string unread = harness_coverage_warning((dir / "good_harness.cu").string(), (dir / "gone.cu").string(), {}, {});
+  EXPECT_NE(unread.find("whether the harness good_harness.cu runs anything of its source was not checked: "),
+            std::string::npos) << unread;
   fs::remove_all(dir);
 }
 

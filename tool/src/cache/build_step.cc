@@ -243,12 +243,14 @@ class BuildStepRun {
     // TUNE skips the lookups only where it can tune; elsewhere it must not
     // throw away a known result.
     if ((m_req.mode == Mode::tune && m_local) || m_rep.selector.empty()) return std::nullopt;
-    std::optional<TunedResult> found =
-        m_local ? m_cache.find(*m_gpu, m_rep.key) : m_cache.find_for(m_rep.selector, m_rep.key);
+    std::string unreadable;
+    std::optional<TunedResult> found = m_local ? m_cache.find(*m_gpu, m_rep.key, &unreadable)
+                                               : m_cache.find_for(m_rep.selector, m_rep.key, &unreadable);
     if (found) {
       m_rep.origin = ResultOrigin::cache;
       return found;
     }
+    if (!unreadable.empty()) m_lead += "a cached result cannot be read (" + unreadable + "), so it counts as a miss; ";
     if ((found = from_remote())) return found;
     if (m_req.lockfile.empty()) return std::nullopt;
     try {
@@ -259,11 +261,11 @@ class BuildStepRun {
           return entry;
         }
         m_rep.stale_lockfile = true;
-        m_lead = "the " + m_lockfile_name + " entry for " + gpu_label(entry->gpu) +
+        m_lead += "the " + m_lockfile_name + " entry for " + gpu_label(entry->gpu) +
                  " is stale (the source, a header, the flags or the tool changed since it was measured); ";
       }
     } catch (const std::exception& e) {
-      m_lead = std::string("cannot use the lockfile: ") + e.what() + "; ";
+      m_lead += std::string("cannot use the lockfile: ") + e.what() + "; ";
     }
     return std::nullopt;
   }
@@ -438,7 +440,8 @@ class BuildStepRun {
   std::optional<GpuFingerprint> m_gpu;
   bool m_local = false, m_gpu_broken = false;
   std::string m_no_gpu, m_target_label, m_source_name;
-  std::string m_lead;  // a stale or unreadable lockfile, a waited-for build that ended without a result
+  std::string m_lead;  // an unreadable cache entry, a stale or unreadable lockfile, a waited-for build that ended
+                       // without a result
 };
 
 }  // namespace

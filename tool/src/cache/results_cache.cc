@@ -8,6 +8,7 @@
 #include "common/file_lock.h"
 #include "cache/result_json.h"
 #include "common/file_util.h"
+#include "common/json_fields.h"
 
 namespace fs = std::filesystem;
 
@@ -15,14 +16,19 @@ namespace kernelblaster::cache {
 
 namespace {
 
-std::optional<TunedResult> read_entry(const fs::path& path) {
+// A torn or foreign file is a miss, never an error; `why` (when given) says
+// which file and what is wrong with it.
+std::optional<TunedResult> read_entry(const fs::path& path, const std::string& key, std::string* why = nullptr) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) return std::nullopt;
   try {
-    return result_from_json(nlohmann::json::parse(read_file(path.string())), path.string());
-  } catch (const std::exception&) {
-    return std::nullopt;  // a torn or foreign file is a miss, never an error
+    TunedResult r = result_from_json(nlohmann::json::parse(read_file(path.string())), path.string());
+    if (r.key == key) return r;
+    if (why) *why = path.string() + " holds the result of another key";
+  } catch (const std::exception& e) {
+    if (why) *why = path.string() + ": " + json_parse_reason(e.what());
   }
+  return std::nullopt;
 }
 
 void touch(const fs::path& path) {
@@ -36,17 +42,19 @@ std::string ResultsCache::entry_path(const GpuFingerprint& gpu, const std::strin
   return (fs::path(m_dir) / gpu.id() / (key + ".json")).string();
 }
 
-std::optional<TunedResult> ResultsCache::find(const GpuFingerprint& gpu, const std::string& key) const {
+std::optional<TunedResult> ResultsCache::find(const GpuFingerprint& gpu, const std::string& key,
+                                              std::string* unreadable) const {
   fs::path path = entry_path(gpu, key);
-  auto r = read_entry(path);
-  if (r && r->key == key) {
+  auto r = read_entry(path, key, unreadable);
+  if (r) {
     touch(path);
     return r;
   }
   return std::nullopt;
 }
 
-std::optional<TunedResult> ResultsCache::find_for(const std::string& selector, const std::string& key) const {
+std::optional<TunedResult> ResultsCache::find_for(const std::string& selector, const std::string& key,
+                                                  std::string* unreadable) const {
   std::error_code ec;
   std::optional<TunedResult> best;
   int best_rank = 99;
@@ -61,7 +69,7 @@ std::optional<TunedResult> ResultsCache::find_for(const std::string& selector, c
     int rank = gpu_match_rank(gpu, selector);
     if (rank < 0 || rank >= best_rank) continue;
     fs::path path = dir.path() / (key + ".json");
-    if (auto r = read_entry(path); r && r->key == key) {
+    if (auto r = read_entry(path, key, unreadable)) {
       touch(path);
       best = r;
       best_rank = rank;
@@ -78,7 +86,7 @@ std::vector<TunedResult> ResultsCache::all_for(const std::string& key) const {
   std::sort(dirs.begin(), dirs.end());
   std::vector<TunedResult> out;
   for (const fs::path& dir : dirs)
-    if (auto r = read_entry(dir / (key + ".json")); r && r->key == key) out.push_back(*r);
+    if (auto r = read_entry(dir / (key + ".json"), key)) out.push_back(*r);
   return out;
 }
 

@@ -21,12 +21,14 @@ class ResultsCache {
  public:
   ResultsCache(std::string dir, std::uint64_t max_bytes) : m_dir(std::move(dir)), m_max_bytes(max_bytes) {}
 
-  // The entry for this GPU and key, or nullopt (a malformed entry counts as
-  // a miss). Never throws.
-  std::optional<TunedResult> find(const GpuFingerprint& gpu, const std::string& key) const;
+  // The entry for this GPU and key, or nullopt. A malformed entry counts as
+  // a miss, and `unreadable` (when given) says which and why. Never throws.
+  std::optional<TunedResult> find(const GpuFingerprint& gpu, const std::string& key,
+                                  std::string* unreadable = nullptr) const;
   // Without that GPU at hand: the best entry for `key` among the fingerprints
   // that match `selector` (see gpu_matches). Never throws.
-  std::optional<TunedResult> find_for(const std::string& selector, const std::string& key) const;
+  std::optional<TunedResult> find_for(const std::string& selector, const std::string& key,
+                                      std::string* unreadable = nullptr) const;
   // Every GPU's entry for `key`, by fingerprint id, without refreshing them
   // (a report reads, it does not use). Never throws.
   std::vector<TunedResult> all_for(const std::string& key) const;

@@ -9,6 +9,7 @@
 
 #include "common/clock.h"
 #include "common/file_util.h"
+#include "common/json_fields.h"
 #include "common/protocol.h"
 #include "common/text.h"
 #include "eval/judge.h"
@@ -40,8 +41,17 @@ struct HarnessRun {
   ProcessResult process;
   bool has_report = false;
   HarnessReport report;
+  std::string unreadable_report;  // why a report.json that was written could not be read
   std::string out_dir;
 };
+
+// The process's verdict; a report it wrote that could not be read is named.
+Verdict judge_run(const HarnessRun& run) {
+  Verdict v = judge_process(run.process, run.has_report ? &run.report : nullptr);
+  if (!run.has_report && !run.unreadable_report.empty() && v.status != Status::ok)
+    v.detail += " (its report.json cannot be read: " + run.unreadable_report + ")";
+  return v;
+}
 
 // `wrapper`: words run before the harness's command line (a sanitizer).
 HarnessRun run_harness(const std::string& binary, const Plan& plan, const std::string& out_dir, double timeout_s,
@@ -68,8 +78,9 @@ HarnessRun run_harness(const std::string& binary, const Plan& plan, const std::s
     try {
       run.report = report_from_json(read_file(out_dir + "/report.json"));
       run.has_report = true;
-    } catch (const std::exception&) {
+    } catch (const std::exception& e) {
       run.has_report = false;  // a torn or forged report is as good as none
+      run.unreadable_report = json_parse_reason(e.what());
     }
   }
   return run;
@@ -158,7 +169,7 @@ std::shared_ptr<const ReferenceRun> original_side(const std::string& ref_bin, Ca
     round.verdict = build_failure;
     return nullptr;
   }
-  Verdict rv = judge_process(ref.process, ref.has_report ? &ref.report : nullptr);
+  Verdict rv = judge_run(ref);
   if (rv.status != Status::ok) {
     round.verdict = {Status::reference_failed, "the original source failed: " + std::string(status_name(rv.status)) +
                                                    ": " + rv.detail};
@@ -216,7 +227,7 @@ Round play(const std::string& ref_bin, CandidateProgram& cand_prog, const Plan& 
   round.sandbox.add_candidate(cand.process.view_isolated);
   add_process_phases(round, phase.prefix() + "candidate", cand);
   if (cand.has_report) round.candidate = cand.report;
-  round.verdict = judge_process(cand.process, cand.has_report ? &cand.report : nullptr);
+  round.verdict = judge_run(cand);
   if (round.verdict.status == Status::timed_out && cand_timeout < timeout_s)
     round.verdict.detail += " (" + std::to_string(kCandidateTimeFactor) + " times the original's " +
                             std::to_string(static_cast<int>(ref.process.seconds + 0.5)) + " s: it cannot win)";

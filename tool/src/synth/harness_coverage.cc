@@ -49,8 +49,10 @@ std::string harness_coverage_warning(const std::string& harness, const std::stri
     SourceScan scan = scan_source(source, opt);
     for (const Launcher& l : scan.launchers) launchers.push_back(l.name);
     kernels = scan.defined_kernels.empty() ? scan.kernels : scan.defined_kernels;
-  } catch (const std::exception&) {
-    return "";
+  } catch (const std::exception& e) {
+    // Not a warning about the harness, but the check did not happen: say why.
+    return "whether the harness " + std::filesystem::path(harness).filename().string() +
+           " runs anything of its source was not checked: " + e.what();
   }
   if (launchers.empty() && kernels.empty()) return "";  // nothing known to look for
   for (const std::string& n : launchers)

@@ -13,7 +13,8 @@ namespace kernelblaster::synth {
 
 // Empty when the harness names something of the source; else one line,
 // e.g. "the harness h.cu names none of x.cu's launchers (run_x) or kernels
-// (x_kernel): it measures nothing a tuning of x.cu changes".
+// (x_kernel): it measures nothing a tuning of x.cu changes", or why the
+// check could not be made (libclang could not read the source).
 std::string harness_coverage_warning(const std::string& harness, const std::string& source,
                                      const std::vector<std::string>& include_dirs,
                                      const std::vector<std::string>& definitions);
