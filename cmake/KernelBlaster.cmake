@@ -208,9 +208,11 @@ function(_kernelblaster_check_inputs who policy kb)
   endif()
 endfunction()
 
-# The steps of kernelblaster_optimize(), as macros over its variables.
+# The steps of kernelblaster_optimize(), each a function of what it is
+# given, returning what it decides through the variables it is told to set.
 # The target exists, compiles sources here, and is optimized once.
-macro(_kernelblaster_check_target)
+function(_kernelblaster_check_target who target)
+  set(_who "${who}")
   if(NOT TARGET "${target}")
     message(FATAL_ERROR "${_who}: there is no target named '${target}'. "
       "Create it (add_library/add_executable) before calling kernelblaster_optimize().")
@@ -232,10 +234,21 @@ macro(_kernelblaster_check_target)
   if(_done)
     message(FATAL_ERROR "${_who}: called twice for the same target.")
   endif()
-endmacro()
+endfunction()
 
-# MODE (and KERNELBLASTER_MODE), BUDGET, MIN_SPEEDUP, POLICY and KB, checked.
-macro(_kernelblaster_read_options)
+# MODE (and KERNELBLASTER_MODE), BUDGET, MIN_SPEEDUP, POLICY and KB, checked:
+# `prefix` names the call's parsed arguments (<prefix>_MODE, ...); sets
+# <out>_mode, <out>_budget, <out>_min_speedup, <out>_policy and <out>_kb
+# (POLICY and KB made absolute) in the caller.
+function(_kernelblaster_read_options who prefix out)
+  set(_who "${who}")
+  foreach(_kw MODE BUDGET MIN_SPEEDUP POLICY KB)
+    if(DEFINED ${prefix}_${_kw})
+      set(_kb_${_kw} "${${prefix}_${_kw}}")
+    else()
+      unset(_kb_${_kw})
+    endif()
+  endforeach()
   set(_mode AUTO)
   if(DEFINED _kb_MODE)
     string(TOUPPER "${_kb_MODE}" _mode)
@@ -275,10 +288,27 @@ macro(_kernelblaster_read_options)
     message(FATAL_ERROR "${_who}: POLICY file ${_kb_POLICY} does not exist.")
   endif()
   _kernelblaster_check_inputs("${_who}" "${_kb_POLICY}" "${_kb_KB}")
-endmacro()
+  set(${out}_mode "${_mode}" PARENT_SCOPE)
+  set(${out}_budget "${_budget}" PARENT_SCOPE)
+  set(${out}_min_speedup "${_min_speedup}" PARENT_SCOPE)
+  set(${out}_policy "${_kb_POLICY}" PARENT_SCOPE)
+  set(${out}_kb "${_kb_KB}" PARENT_SCOPE)
+endfunction()
 
-# HARNESS, SOURCES, HARNESS_DIR, TARGET_GPU, LOCKFILE and the tool, checked.
-macro(_kernelblaster_read_paths)
+# HARNESS, SOURCES, HARNESS_DIR, TARGET_GPU, LOCKFILE and the tool, checked:
+# `prefix` names the call's parsed arguments, `mode` is the call's MODE; sets
+# <out>_harnesses, <out>_sources, <out>_harness_dir, <out>_target_gpu,
+# <out>_lockfile, <out>_tool and <out>_tool_target in the caller.
+function(_kernelblaster_read_paths who prefix mode out)
+  set(_who "${who}")
+  set(_mode "${mode}")
+  foreach(_kw HARNESS SOURCES CAPTURE_TESTS NO_CAPTURE HARNESS_DIR TARGET_GPU LOCKFILE)
+    if(DEFINED ${prefix}_${_kw})
+      set(_kb_${_kw} "${${prefix}_${_kw}}")
+    else()
+      unset(_kb_${_kw})
+    endif()
+  endforeach()
   set(_harnesses "")
   foreach(_h IN LISTS _kb_HARNESS)
     get_filename_component(_h "${_h}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
@@ -335,7 +365,10 @@ macro(_kernelblaster_read_paths)
     message(FATAL_ERROR "${_who}: no kernelblaster executable: use find_package(KernelBlaster) or "
       "add_subdirectory(<kernelblaster checkout>) first, or set KERNELBLASTER_EXECUTABLE.")
   endif()
-endmacro()
+  foreach(_v harnesses sources harness_dir target_gpu lockfile tool tool_target)
+    set(${out}_${_v} "${_${_v}}" PARENT_SCOPE)
+  endforeach()
+endfunction()
 
 function(kernelblaster_optimize target)
   string(TIMESTAMP _kb_t0 "%s%f")
@@ -357,31 +390,29 @@ function(kernelblaster_optimize target)
     list(JOIN _kb_KEYWORDS_MISSING_VALUES " " _bad)
     message(FATAL_ERROR "${_who}: keyword(s) given without a value: ${_bad}")
   endif()
-  _kernelblaster_check_target()
-
-  _kernelblaster_read_options()
-
-  _kernelblaster_read_paths()
+  _kernelblaster_check_target("${_who}" "${target}")
+  _kernelblaster_read_options("${_who}" _kb _opt)
+  _kernelblaster_read_paths("${_who}" _kb "${_opt_mode}" _path)
 
   set_target_properties(${target} PROPERTIES
     _KERNELBLASTER_OPTIMIZED TRUE
-    _KERNELBLASTER_MODE "${_mode}"
-    _KERNELBLASTER_BUDGET "${_budget}"
-    _KERNELBLASTER_MIN_SPEEDUP "${_min_speedup}"
-    _KERNELBLASTER_POLICY "${_kb_POLICY}"
-    _KERNELBLASTER_KB "${_kb_KB}"
-    _KERNELBLASTER_TARGET_GPU "${_target_gpu}"
-    _KERNELBLASTER_LOCKFILE "${_lockfile}"
-    _KERNELBLASTER_SOURCES "${_sources}"
-    _KERNELBLASTER_HARNESSES "${_harnesses}"
-    _KERNELBLASTER_HARNESS_DIR "${_harness_dir}"
+    _KERNELBLASTER_MODE "${_opt_mode}"
+    _KERNELBLASTER_BUDGET "${_opt_budget}"
+    _KERNELBLASTER_MIN_SPEEDUP "${_opt_min_speedup}"
+    _KERNELBLASTER_POLICY "${_opt_policy}"
+    _KERNELBLASTER_KB "${_opt_kb}"
+    _KERNELBLASTER_TARGET_GPU "${_path_target_gpu}"
+    _KERNELBLASTER_LOCKFILE "${_path_lockfile}"
+    _KERNELBLASTER_SOURCES "${_path_sources}"
+    _KERNELBLASTER_HARNESSES "${_path_harnesses}"
+    _KERNELBLASTER_HARNESS_DIR "${_path_harness_dir}"
     _KERNELBLASTER_NO_TESTS "${_kb_NO_TESTS}"
     _KERNELBLASTER_NO_CAPTURE "${_kb_NO_CAPTURE}"
     _KERNELBLASTER_CAPTURE_TESTS "${_kb_CAPTURE_TESTS}"
     _KERNELBLASTER_STRICT "${_kb_STRICT}"
     _KERNELBLASTER_ALLOW_UNVERIFIED "${_kb_ALLOW_UNVERIFIED}"
-    _KERNELBLASTER_TOOL "${_tool}"
-    _KERNELBLASTER_TOOL_TARGET "${_tool_target}")
+    _KERNELBLASTER_TOOL "${_path_tool}"
+    _KERNELBLASTER_TOOL_TARGET "${_path_tool_target}")
   string(TIMESTAMP _kb_t1 "%s%f")
   math(EXPR _kb_call_us "${_kb_t1} - ${_kb_t0}")
   set_property(TARGET ${target} PROPERTY _KERNELBLASTER_CALL_US ${_kb_call_us})
@@ -489,13 +520,20 @@ function(_kernelblaster_target_arch target out)
   set(${out} "${_arch}" PARENT_SCOPE)
 endfunction()
 
-# The steps of _kernelblaster_process_target, as macros: each reads and sets
-# the function's own variables (and a return() in one ends the function),
-# where functions would pass every result up with PARENT_SCOPE.
-
-# The sources with no harness, in one line each kind: compiled as they are,
-# or recorded until a harness is synthesized.
-macro(_kernelblaster_say_unpaired)
+# The steps of _kernelblaster_process_target. Pairing the sources with
+# their harnesses, and saying what has none, are functions of the target
+# (its properties) that return their results through PARENT_SCOPE; the later
+# steps are still macros over the function's own variables (issue 42).
+function(_kernelblaster_say_unpaired who target unharnessed captured)
+  # The target's settings it reads: where harnesses are looked for, the
+  # mode, STRICT and CAPTURE_TESTS.
+  set(_who "${who}")
+  set(_unharnessed "${unharnessed}")
+  set(_captured "${captured}")
+  foreach(_p HARNESS_DIR MODE STRICT CAPTURE_TESTS)
+    get_target_property(_${_p} ${target} _KERNELBLASTER_${_p})
+  endforeach()
+  set(_gen "${CMAKE_CURRENT_BINARY_DIR}/kernelblaster_generated/${target}")
   # What the project lacks never fails its configure (unless STRICT): the
   # sources without a harness are compiled as they are, and one line says
   # so and how to get them tuned. MODE OFF tunes nothing, so it suggests
@@ -525,12 +563,19 @@ macro(_kernelblaster_say_unpaired)
       "(${_rel_gen}/harness) and tunes. "
       "NO_CAPTURE compiles the original instead; HARNESS or 'kernelblaster harness init' give a harness of your own.")
   endif()
-endmacro()
+endfunction()
 
 # Pairs each source to optimize with its harness (the user's, or one to be
 # synthesized from recorded calls), saying what has none; ends the target's
 # processing when nothing is left to optimize.
-macro(_kernelblaster_pair_sources)
+function(_kernelblaster_pair_sources who target out)
+  set(_who "${who}")
+  foreach(_p SOURCES HARNESSES HARNESS_DIR NO_CAPTURE STRICT MODE CAPTURE_TESTS)
+    get_target_property(_${_p} ${target} _KERNELBLASTER_${_p})
+    if(_${_p} MATCHES "-NOTFOUND$")
+      set(_${_p} "")
+    endif()
+  endforeach()
   _kernelblaster_cuda_sources(${target} _cuda _entries)
   if(NOT _cuda)
     message(FATAL_ERROR "${_who}: target '${target}' has no CUDA sources (.cu files or LANGUAGE CUDA).")
@@ -597,12 +642,12 @@ macro(_kernelblaster_pair_sources)
         list(APPEND _unharnessed "${_name}")
       endif()
     endforeach()
-    _kernelblaster_say_unpaired()
-    if(NOT _pairs_src)
-      return()
-    endif()
+    _kernelblaster_say_unpaired("${_who}" "${target}" "${_unharnessed}" "${_captured}")
   endif()
-endmacro()
+  set(${out}_src "${_pairs_src}" PARENT_SCOPE)
+  set(${out}_harness "${_pairs_harness}" PARENT_SCOPE)
+  set(${out}_capture "${_pairs_capture}" PARENT_SCOPE)
+endfunction()
 
 # The manifest: the target's compile settings, written at generate time.
 macro(_kernelblaster_write_manifest)
@@ -933,7 +978,11 @@ function(_kernelblaster_process_target target)
     endif()
   endforeach()
 
-  _kernelblaster_pair_sources()
+  set(_gen "${CMAKE_CURRENT_BINARY_DIR}/kernelblaster_generated/${target}")
+  _kernelblaster_pair_sources("${_who}" "${target}" _pairs)
+  if(NOT _pairs_src)
+    return()  # no source to optimize: the lines above said why
+  endif()
   if(_MODE STREQUAL "OFF")
     if(KERNELBLASTER_REPORT_CONFIGURE_TIME)
       message(STATUS "kernelblaster: ${target}: MODE OFF, the original sources are compiled")
