@@ -650,8 +650,9 @@ function(_kernelblaster_pair_sources who target out)
 endfunction()
 
 # The manifest: the target's compile settings, written at generate time.
-macro(_kernelblaster_write_manifest)
-  set(_manifest "${_gen}/manifest.txt")
+function(_kernelblaster_write_manifest target gen sources out_manifest)
+  set(_manifest "${gen}/manifest.txt")
+  set(${out_manifest} "${_manifest}" PARENT_SCOPE)
   _kernelblaster_target_arch(${target} _arch)
 
   # The manifest: the target's own compile settings, complete only at
@@ -659,7 +660,7 @@ macro(_kernelblaster_write_manifest)
   # optimized sources come first: the compiled copies live elsewhere but
   # include their neighbours.
   set(_src_dirs "")
-  foreach(_s IN LISTS _pairs_src)
+  foreach(_s IN LISTS sources)
     get_filename_component(_d "${_s}" DIRECTORY)
     list(APPEND _src_dirs "${_d}")
   endforeach()
@@ -710,7 +711,7 @@ D $<JOIN:${_defs},\nD >
 F $<JOIN:${_opts},\nF >
 " TARGET ${target})
 
-endmacro()
+endfunction()
 
 # The build step's arguments common to every source of the target, and the
 # kernel recorder's directory.
@@ -990,7 +991,7 @@ function(_kernelblaster_process_target target)
     return()
   endif()
 
-  _kernelblaster_write_manifest()
+  _kernelblaster_write_manifest(${target} "${_gen}" "${_pairs_src}" _manifest)
   _kernelblaster_step_arguments()
   get_target_property(_target_sources ${target} SOURCES)
   get_target_property(_target_dir ${target} SOURCE_DIR)
