@@ -715,8 +715,14 @@ endfunction()
 
 # The build step's arguments common to every source of the target, and the
 # kernel recorder's directory.
-macro(_kernelblaster_step_arguments)
-  set(_common_args --manifest "${_manifest}" --budget ${_BUDGET})
+function(_kernelblaster_step_arguments target manifest out_args out_gate_min_speedup out_pool out_recorder out_launches)
+  foreach(_p BUDGET MIN_SPEEDUP LOCKFILE TARGET_GPU POLICY KB ALLOW_UNVERIFIED STRICT)
+    get_target_property(_${_p} ${target} _KERNELBLASTER_${_p})
+    if(_${_p} MATCHES "-NOTFOUND$")
+      set(_${_p} "")
+    endif()
+  endforeach()
+  set(_common_args --manifest "${manifest}" --budget ${_BUDGET})
   set(_gate_min_speedup 1.0)
   if(NOT _MIN_SPEEDUP STREQUAL "")
     list(APPEND _common_args --min-speedup ${_MIN_SPEEDUP})
@@ -763,7 +769,12 @@ macro(_kernelblaster_step_arguments)
     file(WRITE "${_launches}/recorded.stamp" "")
   endif()
 
-endmacro()
+  set(${out_args} "${_common_args}" PARENT_SCOPE)
+  set(${out_gate_min_speedup} "${_gate_min_speedup}" PARENT_SCOPE)
+  set(${out_pool} "${_pool}" PARENT_SCOPE)
+  set(${out_recorder} "${_recorder}" PARENT_SCOPE)
+  set(${out_launches} "${_launches}" PARENT_SCOPE)
+endfunction()
 
 # One source (_s, _h, _cap of the caller's loop): its build step, the
 # compiled copy in the original's place, and its CTest gates.
@@ -992,7 +1003,7 @@ function(_kernelblaster_process_target target)
   endif()
 
   _kernelblaster_write_manifest(${target} "${_gen}" "${_pairs_src}" _manifest)
-  _kernelblaster_step_arguments()
+  _kernelblaster_step_arguments(${target} "${_manifest}" _common_args _gate_min_speedup _pool _recorder _launches)
   get_target_property(_target_sources ${target} SOURCES)
   get_target_property(_target_dir ${target} SOURCE_DIR)
   set(_tune_commands "")
