@@ -46,8 +46,9 @@ std::vector<KernelOverSizes> kernels_over_sizes(const std::vector<SizeTiming>& t
     double log_speedup = 0, log_optimistic = 0;
   };
   std::vector<Sums> places;  // by place in the launch order
-  for (const SizeTiming& t : timing)
-    for (std::size_t i = 0; i < t.kernels.size() && !t.validation_only; ++i) {
+  for (const SizeTiming& t : timing) {
+    if (t.validation_only) continue;  // timed on a second look only: not what the search compared
+    for (std::size_t i = 0; i < t.kernels.size(); ++i) {
       const KernelSpeed& s = t.kernels[i];
       if (s.speedup <= 0) continue;
       if (places.size() <= i) places.resize(i + 1);
@@ -63,6 +64,7 @@ std::vector<KernelOverSizes> kernels_over_sizes(const std::vector<SizeTiming>& t
       }
       ++p.k.sizes;
     }
+  }
   std::vector<KernelOverSizes> out;
   for (Sums& p : places) {
     if (p.k.sizes == 0) continue;
