@@ -407,7 +407,8 @@ class BuildStepRun {
     const std::string per_launcher = t.per_launcher.empty() ? "" : " (per launcher: " + t.per_launcher + ")";
     const std::string memcheck = t.memcheck.empty() ? "" : "; " + t.memcheck;
     const std::string sizes = (t.slower_at_a_size.empty() ? "" : "; slower at one size: " + t.slower_at_a_size) +
-                              (t.other_sizes.empty() ? "" : "; at the other recorded sizes: " + t.other_sizes);
+                              (t.other_sizes.empty() ? "" : "; at the other recorded sizes: " + t.other_sizes) +
+                              (t.shape_guard.empty() ? "" : "; " + t.shape_guard);
     return finish(BuildCause::tuned, r, m_lead + took + describe(r) + per_launcher + memcheck + sizes + store_note,
                   true);
   }

@@ -101,6 +101,7 @@ struct TuneOutcome {
   std::string memcheck;      // compute-sanitizer's memcheck on the winner, or why it did not run (its "memcheck")
   std::string slower_at_a_size;  // a kernel the winner slows at one recorded size only (its "slower_at_a_size")
   std::string other_sizes;       // the winner at the recorded sizes the search does not time (its "other_sizes")
+  std::string shape_guard;       // where the launcher stays as written, or why not (its "shape_guard")
 };
 
 // How a tuning's tries ended, for the build line: "10 verified, 8 wrong

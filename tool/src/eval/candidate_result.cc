@@ -17,6 +17,8 @@ CandidateResult candidate_result_of(const EvalResult& r) {
     c.slower_kernel = r.slower_kernel;
     c.slower_at_a_size = r.slower_at_a_size;
     c.other_sizes = r.other_sizes;
+    for (const SizeTiming& t : r.timing)
+      if (t.speedup > 0) c.sizes.push_back({t.size, t.speedup, t.validation_only});
   }
   if (!c.slower_kernel.empty())
     for (const KernelOverSizes& k : kernels_over_sizes(r.timing))

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 #include "eval/result.h"
@@ -16,6 +17,13 @@ struct Verdict {
   Status status = Status::ok;
   std::string detail;  // one line: what was caught, where
   bool verified() const { return status == Status::ok; }
+};
+
+// The call's speedup at one size (SizeTiming::speedup).
+struct SizeSpeedup {
+  std::string size;
+  double speedup = 0;
+  bool validation_only = false;  // timed on a second look only: not in `speedup`
 };
 
 struct CandidateResult : Verdict {
@@ -32,6 +40,8 @@ struct CandidateResult : Verdict {
   std::string slower_at_a_size;
   // The call at the validation sizes a second look timed (EvalResult::other_sizes).
   std::string other_sizes;
+  // The call's speedup at each size timed, in the harness's order.
+  std::vector<SizeSpeedup> sizes;
   // compute-sanitizer's memcheck on it, when asked (EvalResult::memcheck).
   std::string memcheck;
   // Verified, and no kernel slower: a candidate a loop may keep.

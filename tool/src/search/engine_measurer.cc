@@ -29,6 +29,7 @@ EngineMeasurer::~EngineMeasurer() {
   m_builds.close();  // the reference's hash may wait in the pool behind builds nobody needs now
   m_whole_builds.close();
   if (m_reference_hash.valid()) m_reference_hash.wait();
+  for (const auto& job : m_text_jobs) job.wait();
   std::lock_guard<std::mutex> lock(m_references_mutex);
   for (auto& [mask, future] : m_focused_references) future.wait();
 }
@@ -62,12 +63,13 @@ CompileSettings EngineMeasurer::settings_of(const Configuration& config) const {
   return cs;
 }
 
-CandidateBuild EngineMeasurer::build(const Configuration& config, const std::string& dir, std::uint64_t mask) {
+CandidateBuild EngineMeasurer::build(const Configuration& config, const std::string& dir, std::uint64_t mask,
+                                     const std::string* text) {
   CandidateBuild b;
   // Named after the original, so messages and profiles show the user's file name.
   b.source_path = dir + "/" + fs::path(m_target.source).filename().string();
   fs::create_directories(dir);
-  write_file(b.source_path, source_of(config));
+  write_file(b.source_path, text ? *text : source_of(config));
   CompileSettings cs = settings_of(config);
   if (mask != 0) cs.definitions.push_back(launcher_mask_definition(mask));
   b.outcome = build_harness(m_toolchain, cs, m_target.harness, b.source_path, dir, m_target.build_timeout_s);
@@ -161,6 +163,31 @@ CandidateResult EngineMeasurer::measure(const Configuration& config, int device)
 CandidateResult EngineMeasurer::remeasure(const Configuration& config, int device, int seeds) {
   return candidate_result_of(
       evaluate_build(m_builds.get(config).get(), m_focus.mask(config), device, seeds, m_memcheck.wanted));
+}
+
+std::shared_future<CandidateBuild> EngineMeasurer::build_text(const std::string& text, const Configuration& config,
+                                                              bool whole) {
+  const std::uint64_t mask = whole ? 0 : m_focus.mask(config);
+  const std::string dir = m_target.work_dir + "/guarded-" + std::to_string(m_text_builds++);
+  auto job = m_pool.submit([this, text, config, dir, mask] {
+    try {
+      return build(config, dir, mask, &text);
+    } catch (const std::exception& x) {
+      CandidateBuild b;
+      b.outcome = build_not_attempted(x.what());
+      return b;
+    }
+  });
+  m_text_jobs.push_back(job);
+  return job;
+}
+
+CandidateResult EngineMeasurer::remeasure_built(const std::shared_future<CandidateBuild>& build,
+                                                const Configuration& config, bool whole, int device, int seeds) {
+  const CandidateBuild& b = build.get();
+  CandidateResult r = candidate_result_of(evaluate_build(b, whole ? 0 : m_focus.mask(config), device, seeds));
+  r.compile_s = b.outcome.seconds;
+  return r;
 }
 
 CandidateResult EngineMeasurer::remeasure_whole(const Configuration& config, int device, int seeds) {

@@ -66,6 +66,12 @@ class EngineMeasurer final : public Measurer {
   // from the L2). The builds run at once; the evaluations one by one.
   std::vector<CandidateResult> remeasure_each_alone(const Configuration& config, int launchers, int device,
                                                     int seeds);
+  // `text`, a source derived from `config`'s (search/shape_guard.h), built
+  // on the pool with `config`'s settings for `config`'s group's launchers,
+  // or with `whole` for the whole harness; then judged as remeasure judges.
+  std::shared_future<CandidateBuild> build_text(const std::string& text, const Configuration& config, bool whole);
+  CandidateResult remeasure_built(const std::shared_future<CandidateBuild>& build, const Configuration& config,
+                                  bool whole, int device, int seeds);
   // The candidate's source text and compile settings.
   std::string source_of(const Configuration& config) const;
   CompileSettings settings_of(const Configuration& config) const;
@@ -73,7 +79,8 @@ class EngineMeasurer final : public Measurer {
   int builds_requested() const { return m_builds.requested(); }
 
  private:
-  CandidateBuild build(const Configuration& config, const std::string& dir, std::uint64_t mask);
+  CandidateBuild build(const Configuration& config, const std::string& dir, std::uint64_t mask,
+                       const std::string* text = nullptr);
   // The original built for the launchers of `mask` (0: the whole harness),
   // started on first request; failed with the compiler's first line.
   std::shared_future<BuildOutcome> reference_for(std::uint64_t mask);
@@ -100,6 +107,8 @@ class EngineMeasurer final : public Measurer {
   // launchers; m_whole_builds: on the whole harness (composed winners).
   BuildCache m_builds;
   BuildCache m_whole_builds;
+  int m_text_builds = 0;  // build_text's directories: guarded-0, guarded-1, ...
+  std::vector<std::shared_future<CandidateBuild>> m_text_jobs;  // waited for on destruction
 };
 
 }  // namespace kernelblaster::search

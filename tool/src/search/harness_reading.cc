@@ -6,16 +6,26 @@
 
 namespace kernelblaster::search {
 
-std::vector<std::map<std::string, long long>> harness_sizes(const std::string& harness) {
+std::vector<HarnessSize> labelled_harness_sizes(const std::string& harness) {
   static const std::regex kPair("\\{\"([A-Za-z_][A-Za-z0-9_]*)\", (-?[0-9]{1,18})\\}");
-  std::vector<std::map<std::string, long long>> out;
+  static const std::regex kLabel("size\\(\"([^\"]*)\"");
+  std::vector<HarnessSize> out;
   for (const std::string& line : lines_of(harness)) {
     if (line.find("{{\"") == std::string::npos) continue;
-    std::map<std::string, long long> size;
+    HarnessSize size;
     for (std::sregex_iterator it(line.begin(), line.end(), kPair), end; it != end; ++it)
-      size[(*it)[1].str()] = std::stoll((*it)[2].str());
-    if (!size.empty()) out.push_back(std::move(size));
+      size.dims[(*it)[1].str()] = std::stoll((*it)[2].str());
+    if (size.dims.empty()) continue;
+    std::smatch label;
+    if (std::regex_search(line, label, kLabel)) size.label = label[1].str();
+    out.push_back(std::move(size));
   }
+  return out;
+}
+
+std::vector<std::map<std::string, long long>> harness_sizes(const std::string& harness) {
+  std::vector<std::map<std::string, long long>> out;
+  for (HarnessSize& s : labelled_harness_sizes(harness)) out.push_back(std::move(s.dims));
   return out;
 }
 

@@ -14,6 +14,14 @@ namespace kernelblaster::search {
 // Every `{{"name", value}, ...}` line of the harness: the dimensions of one size.
 std::vector<std::map<std::string, long long>> harness_sizes(const std::string& harness);
 
+// The same with each size's label (`.size("call5", ...)`, `.validation_size("call0", ...)`;
+// "" where the line names none).
+struct HarnessSize {
+  std::string label;
+  std::map<std::string, long long> dims;
+};
+std::vector<HarnessSize> labelled_harness_sizes(const std::string& harness);
+
 // The dimension main()'s first call of `function` passes to each of its
 // parameters, in order ("" where an argument is no `c.dim("...")`); empty
 // when main() does not call it.

@@ -3,7 +3,8 @@
 // end of the one before, so they add up to the run's seconds. A tuning run
 // names them "setup" (the space, the KB, the guesses' builds started),
 // "reference_build", "profile" (the original's, for its state), "loop" (the
-// search), "reverify" (the winner's fresh look) and "finish" (the KB learns).
+// search), "reverify" (the winner's fresh look), "guard" (its launchers kept
+// as written where it was slower: guarded_winner.h) and "finish" (the KB learns).
 #pragma once
 
 #include <functional>

@@ -22,6 +22,7 @@
 #include "search/discovery.h"
 #include "search/engine_measurer.h"
 #include "search/flag_space.h"
+#include "search/guarded_winner.h"
 #include "search/harness_space.h"
 #include "search/kb_bridge.h"
 #include "search/manifest_space.h"
@@ -200,6 +201,28 @@ void conclude(TuneSummary& sum, TuneVerdict status, std::string reason) {
   sum.reason = std::move(reason);
 }
 
+// The winner's source to opt.out: as the search built it (`plain`), or
+// with its launchers kept as written where its second look found them
+// slower (guarded_winner.h); the summary then holds what that source
+// measured (a composed winner keeps its groups' lowest speedup, the guarded
+// source's look is its whole harness).
+void write_winner(const TuneOptions& opt, const std::string& plain, const GuardedWinner& guarded,
+                  TuneSummary& sum) {
+  sum.shape_guard = guarded.line;
+  if (guarded.kept) {
+    sum.slower_at_a_size = guarded.look.slower_at_a_size;
+    sum.other_sizes = guarded.look.other_sizes;
+    if (!sum.launcher_groups.empty()) {
+      sum.whole_speedup = guarded.look.speedup;
+    } else {
+      sum.speedup = guarded.look.speedup;
+      sum.best_median_us = guarded.look.median_us;
+      sum.reference_median_us = guarded.look.reference_median_us;
+    }
+  }
+  if (!opt.out.empty()) write_file_atomic(opt.out, guarded.kept ? guarded.text : plain);
+}
+
 // The verdict of a search judged group by group: each group's best looked
 // at again alone, the ones that hold composed, the composition checked on
 // the whole harness (focused_winner.h), its source written to opt.out.
@@ -253,7 +276,14 @@ void decide_focused(const TuneOptions& opt, const LoopOutcome& outcome, const Sp
       if (sum.slower_at_a_size.empty()) sum.slower_at_a_size = g.look.slower_at_a_size;
       if (sum.other_sizes.empty()) sum.other_sizes = g.look.other_sizes;
     }
-  if (!opt.out.empty()) write_file_atomic(opt.out, measurer.source_of(w.config));
+  if (!opt.quiet && std::any_of(w.groups.begin(), w.groups.end(), [](const GroupResult& g) {
+        return g.kept && std::any_of(g.look.sizes.begin(), g.look.sizes.end(),
+                                     [](const SizeSpeedup& s) { return s.speedup < 1.0; });
+      }))
+    say("[tune] " + kernel + "  keeping launchers as written where " + w.config.id + " was slower");
+  phases.next("guard");
+  write_winner(opt, measurer.source_of(w.config),
+               guard_composed(measurer, w, decl, sum.devices.front(), std::max(3, opt.seeds)), sum);
   conclude(sum, TuneVerdict::tuned, "");
 }
 
@@ -345,6 +375,7 @@ void decide_winner(const TuneOptions& opt, const LoopOutcome& outcome, const Spa
   if (!opt.quiet)
     say("[tune] " + kernel + "  re-verifying " + best.id + " with fresh seeds on " +
         std::to_string(sum.devices.size()) + (sum.devices.size() == 1 ? " GPU" : " GPUs"));
+  const GuardGuess guess = guess_guard(measurer, winner, decl, best);  // built while the look runs
   Reverification again = reverify(measurer, winner, sum.devices, std::max(3, 2 * opt.seeds));
   for (const DeviceCheck& c : again.checks)
     sum.reverification.push_back({c.device, c.seeds, c.result.status, c.result.speedup});
@@ -373,7 +404,14 @@ void decide_winner(const TuneOptions& opt, const LoopOutcome& outcome, const Spa
                         speedup_text(opt.min_speedup));
   if (const std::string slower = slower_alone(opt, measurer, winner, kernel, say, sum); !slower.empty())
     return conclude(sum, TuneVerdict::no_gain, "the winner " + best.id + " " + slower);
-  if (!opt.out.empty()) write_file_atomic(opt.out, measurer.source_of(winner));
+  if (!opt.quiet && std::any_of(believed.result.sizes.begin(), believed.result.sizes.end(),
+                                [](const SizeSpeedup& s) { return s.speedup < 1.0; }))
+    say("[tune] " + kernel + "  keeping the launcher as written where " + best.id + " was slower");
+  phases.next("guard");
+  write_winner(opt, measurer.source_of(winner),
+               guard_winner(measurer, winner, decl, believed.result, guess, believed.device,
+                            std::max(3, opt.seeds), opt.min_speedup),
+               sum);
   conclude(sum, TuneVerdict::tuned, "");
 }
 
@@ -544,11 +582,14 @@ EvalRequest::Memcheck winner_memcheck(const Toolchain& tc) {
 // judged alone, its whole-harness build and check follow the loop: about two
 // and five measurements' time (convolutionSeparable, SGEMM_CUDA on an H100);
 // a winner checked under compute-sanitizer two more (its start and the
-// slowed kernels: an estimate, not yet measured on a GPU).
+// slowed kernels: an estimate, not yet measured on a GPU); a harness with
+// sizes the search does not time one more, for the look at a winner kept as
+// written where it is slower (guarded_winner.h: its build overlaps the
+// winner's look).
 void set_search_deadline(const TuneOptions& opt, const PhaseClock::Reading& before_search, const TuneSummary& sum,
-                         bool memcheck, LoopOptions& lo) {
+                         bool memcheck, bool untimed_sizes, LoopOptions& lo) {
   lo.budget_s = search_budget(opt.budget_s, before_search);
-  lo.finish_paces = (sum.focused_groups > 0 ? 5 : 2 + sum.launchers_alone) + (memcheck ? 2 : 0);
+  lo.finish_paces = (sum.focused_groups > 0 ? 5 : 2 + sum.launchers_alone) + (memcheck ? 2 : 0) + (untimed_sizes ? 1 : 0);
   lo.first_pace_s = first_measurement_estimate(before_search);
 }
 
@@ -623,7 +664,8 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   lo.facts.state = log.state;
   lo.facts.metrics = log.metrics;
 
-  set_search_deadline(opt, phases.read(), sum, !memcheck.tool.empty(), lo);
+  set_search_deadline(opt, phases.read(), sum, !memcheck.tool.empty(),
+                      read_file(measurer.target().harness).find(".validation_size(") != std::string::npos, lo);
   phases.next("loop");
   SearchLoop loop(ts.space, estimates_of(knowledge, log.state, cs.arch, ts.space), measurer, *choice.policy,
                   steady_seconds);
@@ -691,6 +733,7 @@ std::string tune_summary_to_json(const TuneSummary& s) {
   if (!s.memcheck.empty()) j["memcheck"] = s.memcheck;
   if (!s.slower_at_a_size.empty()) j["slower_at_a_size"] = s.slower_at_a_size;
   if (!s.other_sizes.empty()) j["other_sizes"] = s.other_sizes;
+  if (!s.shape_guard.empty()) j["shape_guard"] = s.shape_guard;
   if (!s.reason.empty()) j["reason"] = s.reason;
   return j.dump(2);
 }

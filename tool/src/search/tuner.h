@@ -102,6 +102,10 @@ struct TuneSummary {
   // The winner at the recorded sizes the search does not time, timed on its
   // second look (EvalResult::other_sizes): said, not a refusal.
   std::string other_sizes;
+  // Where the winner's call was slower on its second look: the launcher
+  // kept as written at those shapes, or why not (guarded_winner.h); "" when
+  // it was slower at none.
+  std::string shape_guard;
 };
 
 // `log_line` prints one line of progress or warning (stderr in the tool).
