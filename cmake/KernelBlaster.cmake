@@ -776,9 +776,25 @@ function(_kernelblaster_step_arguments target manifest out_args out_gate_min_spe
   set(${out_launches} "${_launches}" PARENT_SCOPE)
 endfunction()
 
-# One source (_s, _h, _cap of the caller's loop): its build step, the
-# compiled copy in the original's place, and its CTest gates.
-macro(_kernelblaster_add_source_step)
+# One source (`_s`, with its harness `_h` and its recorded calls `_cap`,
+# "-" when it has a harness of its own): its build step, the compiled copy
+# in the original's place, and its CTest gates. Takes the target's
+# generated directory (GEN), manifest, the steps' common arguments and the
+# recorder's (_kernelblaster_step_arguments), and the target's sources
+# (SOURCES_VAR, a variable of the caller: updated); gives the step's stamp
+# (STAMP_VAR) and the commands the on-demand targets run (TUNE_VAR,
+# EXPORT_VAR: "" when the source has none).
+function(_kernelblaster_add_source_step target _s _h _cap)
+  cmake_parse_arguments(PARSE_ARGV 4 _in "" "GEN;MANIFEST;GATE_MIN_SPEEDUP;RECORDER;LAUNCHES;SOURCES_VAR;STAMP_VAR;TUNE_VAR;EXPORT_VAR"
+    "COMMON_ARGS;POOL")
+  _kernelblaster_target_settings(${target} CAPTURE_TESTS TOOL TOOL_TARGET HARNESS_DIR POLICY LOCKFILE MODE NO_TESTS)
+  get_target_property(_target_dir ${target} SOURCE_DIR)
+  set(_gen "${_in_GEN}")
+  set(_manifest "${_in_MANIFEST}")
+  set(_recorder "${_in_RECORDER}")
+  set(_launches "${_in_LAUNCHES}")
+  set(_target_sources ${${_in_SOURCES_VAR}})
+  set(_export_commands "")
   file(RELATIVE_PATH _rel "${_target_dir}" "${_s}")
   if(_rel MATCHES "^\\.\\./")
     get_filename_component(_rel "${_s}" NAME)
@@ -786,7 +802,6 @@ macro(_kernelblaster_add_source_step)
   set(_out "${_gen}/${_rel}")
   set(_rsp "${_out}.rsp")
   set(_stamp "${_out}.stamp")
-  list(APPEND _stamps "${_stamp}")
   set(_dep "${_out}.d")
   set(_per_source --source "${_s}" --harness "${_h}" --out "${_out}" --rsp "${_rsp}")
   set(_byproducts "${_out}" "${_rsp}")
@@ -827,13 +842,12 @@ macro(_kernelblaster_add_source_step)
   add_custom_command(
     OUTPUT "${_stamp}"
     BYPRODUCTS ${_byproducts}
-    COMMAND "${_TOOL}" build ${_per_source} --stamp "${_stamp}" --depfile "${_dep}" --mode ${_MODE} ${_common_args}
+    COMMAND "${_TOOL}" build ${_per_source} --stamp "${_stamp}" --depfile "${_dep}" --mode ${_MODE} ${_in_COMMON_ARGS}
     DEPENDS ${_depends} ${_TOOL_TARGET}
     DEPFILE "${_dep}"
-    ${_pool}
+    ${_in_POOL}
     COMMENT "KernelBlaster: ${_rel}"
     VERBATIM)
-  list(APPEND _tune_commands COMMAND "${_TOOL}" build ${_per_source} --mode TUNE ${_common_args})
 
   # The compiled copy takes the original's place in the target.
   set(_new_sources "")
@@ -858,9 +872,13 @@ macro(_kernelblaster_add_source_step)
 
   if(NOT _NO_TESTS)
     set(_gate "${_TOOL}" gate --source "${_s}" --tuned "${_out}" --harness "${_h}" --manifest "${_manifest}" --rsp "${_rsp}" ${_gate_synth})
-    _kernelblaster_add_gates(${target} "${_s}" "${_out}" "${_gate_min_speedup}" ${_gate})
+    _kernelblaster_add_gates(${target} "${_s}" "${_out}" "${_in_GATE_MIN_SPEEDUP}" ${_gate})
   endif()
-endmacro()
+  set(${_in_SOURCES_VAR} ${_target_sources} PARENT_SCOPE)
+  set(${_in_STAMP_VAR} "${_stamp}" PARENT_SCOPE)
+  set(${_in_TUNE_VAR} COMMAND "${_TOOL}" build ${_per_source} --mode TUNE ${_in_COMMON_ARGS} PARENT_SCOPE)
+  set(${_in_EXPORT_VAR} ${_export_commands} PARENT_SCOPE)
+endfunction()
 
 # The two CTest gates of one tuned source (`out`, compiled for `source`):
 # correctness and speed, each running `kernelblaster gate` (the remaining
@@ -887,9 +905,15 @@ function(_kernelblaster_add_gates target source out min_speedup)
     ENVIRONMENT_MODIFICATION "CUDA_INJECTION64_PATH=unset:;KERNELBLASTER_KERNEL_CAPTURE_DIR=unset:")
 endfunction()
 
-# Where a source has no harness: the recording helper, the tests that
-# record, and the line when no test can.
-macro(_kernelblaster_recording_setup)
+# Where a source has no harness (a `captures` entry other than "-"): the
+# recording helper, the tests that record, and the line when no test can.
+function(_kernelblaster_recording_setup target who gen recorder launches)
+  set(_pairs_capture ${ARGN})
+  set(_who "${who}")
+  set(_gen "${gen}")
+  set(_recorder "${recorder}")
+  set(_launches "${launches}")
+  _kernelblaster_target_settings(${target} NO_TESTS CAPTURE_TESTS)
   # A program run by hand records through kernelblaster_generated/record,
   # which runs it with the kernel recorder.
   set(_recording ${_pairs_capture})
@@ -947,11 +971,16 @@ set(ENV{CUDA_INJECTION64_PATH} [==[${_recorder}]==])\n\
 set(ENV{KERNELBLASTER_KERNEL_CAPTURE_DIR} [==[${_launches}]==])\n")
     set_property(DIRECTORY "${CMAKE_SOURCE_DIR}" APPEND PROPERTY TEST_INCLUDE_FILES "${_script}")
   endif()
+endfunction()
 
-endmacro()
-
-# kernelblaster_tune[_<target>] and kernelblaster_harness_export[_<target>].
-macro(_kernelblaster_on_demand_targets)
+# kernelblaster_tune[_<target>] and kernelblaster_harness_export[_<target>],
+# running the TUNE_COMMANDS and EXPORT_COMMANDS given (each a list of
+# `COMMAND ...` clauses; no export target without one).
+function(_kernelblaster_on_demand_targets target _manifest)
+  cmake_parse_arguments(PARSE_ARGV 2 _in "" "" "TUNE_COMMANDS;EXPORT_COMMANDS")
+  _kernelblaster_target_settings(${target} TOOL_TARGET)
+  set(_tune_commands ${_in_TUNE_COMMANDS})
+  set(_export_commands ${_in_EXPORT_COMMANDS})
   # Long runs on demand, with the tuner's live progress on the terminal.
   add_custom_target(kernelblaster_tune_${target} ${_tune_commands}
     DEPENDS "${_manifest}" USES_TERMINAL VERBATIM
@@ -977,8 +1006,7 @@ macro(_kernelblaster_on_demand_targets)
     endif()
     add_dependencies(kernelblaster_harness_export kernelblaster_harness_export_${target})
   endif()
-
-endmacro()
+endfunction()
 
 function(_kernelblaster_process_target target)
   string(TIMESTAMP _t0 "%s%f")
@@ -1001,12 +1029,17 @@ function(_kernelblaster_process_target target)
   _kernelblaster_write_manifest(${target} "${_gen}" "${_pairs_src}" _manifest)
   _kernelblaster_step_arguments(${target} "${_manifest}" _common_args _gate_min_speedup _pool _recorder _launches)
   get_target_property(_target_sources ${target} SOURCES)
-  get_target_property(_target_dir ${target} SOURCE_DIR)
   set(_tune_commands "")
   set(_export_commands "")
   set(_stamps "")
   foreach(_s _h _cap IN ZIP_LISTS _pairs_src _pairs_harness _pairs_capture)
-    _kernelblaster_add_source_step()
+    _kernelblaster_add_source_step(${target} "${_s}" "${_h}" "${_cap}" GEN "${_gen}" MANIFEST "${_manifest}"
+      COMMON_ARGS ${_common_args} GATE_MIN_SPEEDUP "${_gate_min_speedup}" POOL ${_pool}
+      RECORDER "${_recorder}" LAUNCHES "${_launches}"
+      SOURCES_VAR _target_sources STAMP_VAR _stamp TUNE_VAR _tune EXPORT_VAR _export)
+    list(APPEND _stamps "${_stamp}")
+    list(APPEND _tune_commands ${_tune})
+    list(APPEND _export_commands ${_export})
   endforeach()
   set_property(TARGET ${target} PROPERTY SOURCES ${_target_sources})
   # The build tree's report reads every build step's stamp (its record); a
@@ -1018,8 +1051,8 @@ function(_kernelblaster_process_target target)
     set_property(GLOBAL PROPERTY _KERNELBLASTER_REPORT_TOOL "${_TOOL}")
     set_property(GLOBAL PROPERTY _KERNELBLASTER_REPORT_TOOL_TARGET "${_TOOL_TARGET}")
   endif()
-  _kernelblaster_recording_setup()
-  _kernelblaster_on_demand_targets()
+  _kernelblaster_recording_setup(${target} "${_who}" "${_gen}" "${_recorder}" "${_launches}" ${_pairs_capture})
+  _kernelblaster_on_demand_targets(${target} "${_manifest}" TUNE_COMMANDS ${_tune_commands} EXPORT_COMMANDS ${_export_commands})
   if(KERNELBLASTER_REPORT_CONFIGURE_TIME)
     string(TIMESTAMP _t1 "%s%f")
     math(EXPR _us "${_t1} - ${_t0} + ${_CALL_US}")
