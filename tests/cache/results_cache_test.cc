@@ -69,6 +69,21 @@ TEST(ResultsCache, MalformedEntryIsAMiss) {
   EXPECT_EQ(why, "");  // no entry: a plain miss
 }
 
+// A GPU's directory whose gpu.json is torn cannot say which GPU it is: its
+// entry is never taken, and named when it is the one asked for.
+TEST(ResultsCache, AnEntryUnderAnUnreadableGpuIsNamed) {
+  testing::TestDir d;
+  ResultsCache cache(d.path("c"), 1 << 20);
+  cache.store(result("k1"));
+  d.write("c/" + testing::h200().id() + "/gpu.json", "{ torn");
+  std::string why;
+  EXPECT_FALSE(cache.find_for("NVIDIA H200", "k1", &why));
+  EXPECT_NE(why.find("gpu.json: "), std::string::npos) << why;
+  why.clear();
+  EXPECT_FALSE(cache.find_for("NVIDIA H200", "other", &why));
+  EXPECT_EQ(why, "");  // that directory has no entry for this key: a plain miss
+}
+
 TEST(ResultsCache, EvictsLeastRecentlyUsedBeyondTheCap) {
   testing::TestDir d;
   ResultsCache probe(d.path("c"), 1 << 20);

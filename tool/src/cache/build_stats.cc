@@ -52,7 +52,7 @@ bool count_build_step(const std::string& cache_dir, const BuildReport& report) {
     write_unlocked(cache_dir, counts);
     return true;
   } catch (const std::exception&) {
-    return false;
+    return false;  // a count lost; the caller says nothing of it: the step's own line matters
   }
 }
 

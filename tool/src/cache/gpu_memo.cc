@@ -32,7 +32,7 @@ std::optional<GpuFingerprint> probe_gpu_remembered(const std::string& memo_dir, 
     const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
     key = gpu_memo_key(boot_id, visible ? std::string("=") + visible : std::string("unset"), device);
   } catch (const std::exception&) {
-    key.clear();
+    key.clear();  // no boot id: nothing to key a memo on, so the GPU is probed each time
   }
   const std::string path = memo_dir.empty() || key.empty() ? "" : (fs::path(memo_dir) / ("gpu-" + key + ".json")).string();
   if (!path.empty()) {

@@ -24,7 +24,7 @@ GpuFingerprint gpu_from_json(const nlohmann::json& j) {
       gpu.cc_major = std::stoi(cc.substr(0, dot));
       gpu.cc_minor = std::stoi(cc.substr(dot + 1));
     } catch (const std::exception&) {
-      gpu.cc_major = gpu.cc_minor = 0;
+      gpu.cc_major = gpu.cc_minor = 0;  // not a number: unknown, which matches no selector by capability
     }
   }
   gpu.sm_count = j.value("sm_count", 0);

@@ -63,7 +63,11 @@ std::optional<TunedResult> ResultsCache::find_for(const std::string& selector, c
     GpuFingerprint gpu;
     try {
       gpu = gpu_from_json(nlohmann::json::parse(read_file((dir.path() / "gpu.json").string())));
-    } catch (const std::exception&) {
+    } catch (const std::exception& e) {
+      // A GPU's directory that cannot say which GPU it is: its entry for
+      // this key, if it has one, is named, never taken.
+      if (unreadable && fs::exists(dir.path() / (key + ".json"), ec))
+        *unreadable = (dir.path() / "gpu.json").string() + ": " + e.what();
       continue;
     }
     int rank = gpu_match_rank(gpu, selector);

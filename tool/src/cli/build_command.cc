@@ -111,7 +111,7 @@ std::string kb_version(const std::string& self_exe) {
   try {
     h.field(read_file(kb::seed_kb_path(self_exe)));
   } catch (const std::exception&) {
-    h.field("no-seed-kb");
+    h.field("no-seed-kb");  // an install without one: a key of its own, never another install's
   }
   return h.hex();
 }

@@ -95,7 +95,7 @@ std::vector<int> parse_devices(const std::string& list) {
     try {
       d = std::stoi(item, &used);
     } catch (const std::exception&) {
-      used = 0;
+      used = 0;  // not a number: refused below, with the list named
     }
     if (used != item.size() || d < 0) throw UsageError("--devices needs GPU numbers like 0,1, got '" + list + "'");
     out.push_back(d);

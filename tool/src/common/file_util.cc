@@ -40,7 +40,7 @@ bool read_file_if_present(const std::string& path, std::string* out) {
     *out = read_file(path);
     return true;
   } catch (const std::runtime_error&) {
-    return false;
+    return false;  // absent or unreadable: what "if present" means to its callers
   }
 }
 

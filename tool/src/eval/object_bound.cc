@@ -150,7 +150,7 @@ std::string library_path(const std::string& name) {
     p.erase(p.find_last_not_of(" \n\r\t") + 1);
     return p.find('/') == std::string::npos ? "" : p;
   } catch (const std::exception&) {
-    return "";
+    return "";  // no host compiler to ask: the caller says the library was not found
   }
 }
 

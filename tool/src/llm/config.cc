@@ -14,7 +14,7 @@ double parse_number(const std::string& name, const std::string& value, double lo
   try {
     v = std::stod(value, &used);
   } catch (const std::exception&) {
-    used = 0;
+    used = 0;  // not a number: refused below, with the value named
   }
   if (used == 0 || used != value.size() || !std::isfinite(v) || v < low || v > high)
     throw std::invalid_argument(name + ": '" + value + "' is not a number in [" + std::to_string(low) + ", " +

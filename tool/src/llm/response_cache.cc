@@ -57,7 +57,7 @@ std::optional<CachedReply> ResponseCache::load(const std::string& key) const {
   try {
     text = read_file(path_of(key));
   } catch (const std::exception&) {
-    return std::nullopt;
+    return std::nullopt;  // no reply stored under this key: a miss
   }
   json j = json::parse(text, nullptr, false);
   if (j.is_discarded() || int_at(j, "version") != 1 || str_at(j, "key") != key) return std::nullopt;

@@ -30,7 +30,7 @@ int protect(lua_State* L) {
   } catch (const std::exception& e) {
     std::snprintf(message, sizeof message, "internal error: %s", e.what());
   } catch (...) {
-    std::snprintf(message, sizeof message, "internal error");
+    std::snprintf(message, sizeof message, "internal error");  // no std::exception: nothing more to say
   }
   return luaL_error(L, "%s", message);
 }

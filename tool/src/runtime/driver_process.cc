@@ -535,7 +535,7 @@ class Runtime {
     } catch (const std::exception& x) {
       thrown = x.what();
     } catch (...) {
-      thrown = "an exception that is not a std::exception";
+      thrown = "an exception that is not a std::exception";  // all that can be known of it
     }
     std::cout.rdbuf(old);
     m_hooks.end();

@@ -15,7 +15,7 @@ bool parse_integer(const std::string& s, long long* out) {
   try {
     *out = std::stoll(s, &used, 0);  // 0x.. and 0.. as C reads them
   } catch (const std::exception&) {
-    return false;
+    return false;  // not an integer: the caller treats the value as a token
   }
   return used == s.size();
 }

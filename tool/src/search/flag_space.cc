@@ -22,7 +22,7 @@ std::string arch_specific_variant(const std::string& arch) {
   try {
     major = std::stoi(arch.substr(3)) / 10;
   } catch (const std::exception&) {
-    return "";
+    return "";  // an architecture without a number has no arch-specific variant
   }
   return major >= 9 ? arch + "a" : "";
 }

@@ -39,7 +39,7 @@ std::optional<long long> integer_of(const std::string& expr, const Env& env) {
     if (!c.names().empty()) return std::nullopt;
     return c.value({});
   } catch (const ConstraintError&) {
-    return std::nullopt;
+    return std::nullopt;  // not an expression it can fold: no value, so no rewrite rests on it
   }
 }
 

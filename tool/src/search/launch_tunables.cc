@@ -367,7 +367,7 @@ class Finder {
       }
       l.site.constraints.push_back(c.text());
       if (m_constraint_texts.insert(c.text()).second) m_constraints.push_back(std::move(c));
-    } catch (const ConstraintError&) {
+    } catch (const ConstraintError&) {  // said in the listing's own words: the expression, not the parser's column
       m_notes.insert(what + " `" + trim_all(expr) + "` is not an expression the space can state");
     }
   }

@@ -62,7 +62,7 @@ bool scalar_text(const std::string& s) {
     double v = std::stod(s, &used);
     return used == s.size() && std::isfinite(v);
   } catch (const std::exception&) {
-    return false;
+    return false;  // not a number: the caller names the value it refuses
   }
 }
 
@@ -126,7 +126,7 @@ RecordedArg read_arg(const json& a, const LauncherParam& p, const std::string& w
       try {
         v = std::stoll(r.value, &used);
       } catch (const std::exception&) {
-        used = 0;
+        used = 0;  // not a number: refused below, with the value named
       }
       if (used != r.value.size() || v < 0) bad(where, aptr + "/value", "a dimension must be a whole number >= 0");
     }
