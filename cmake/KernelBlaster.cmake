@@ -681,7 +681,7 @@ function(_kernelblaster_write_manifest target gen sources out_manifest)
       list(APPEND _flags ${_cfg_flags})
     endif()
   endif()
-  # One value per line, as the build has it (tool/src/eval/manifest.h):
+  # One value per line, as the build has it (tool/src/judge/manifest.h):
   # CMake can join a list but not escape it, and a line needs no escaping.
   # Values known now go through _kernelblaster_genex_literal: file(GENERATE)
   # reads its content as generator expressions.

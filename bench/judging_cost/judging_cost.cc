@@ -21,8 +21,8 @@
 
 #include "common/file_util.h"
 #include "common/protocol.h"
-#include "eval/calibration.h"
-#include "eval/judge.h"
+#include "judge/calibration.h"
+#include "judge/judge.h"
 
 using namespace kernelblaster;
 namespace fs = std::filesystem;

@@ -6,7 +6,7 @@ id (TARGET_GPU), as a GPU-less CI job applies what a GPU runner tuned.
 
   run.py TOOL [--runs N] [--json FILE]
 
-Starts tests/cache/storage_server.py on loopback (files, then hang), puts one
+Starts tests/build_step/storage_server.py on loopback (files, then hang), puts one
 result for the example's vector_add under its content key, and times
 `kernelblaster build` (the step's wall time, median of N):
   local hit      the result in the local cache (remote storage configured)

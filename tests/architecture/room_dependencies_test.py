@@ -10,11 +10,11 @@ Rules:
     headers, kernelblaster/...); recorder/ also its own files.
   - common/ includes only common/ and the public headers.
   - profile/ (metric names, roofline, ceilings) sits below the judges: it
-    includes no eval/, search/ or other tool room, only runtime/ and common/.
+    includes no judge/, tuner/ or other tool room, only runtime/ and common/.
   - Every room is on a floor (FLOORS): a room includes only rooms on lower
-    floors, never one on its own floor or above. So the tuner's search/ and
+    floors, never one on its own floor or above. So the tuner in tuner/ and
     the optimize loop's optimize/ stand side by side on one floor, both on
-    the judge in eval/, and neither includes the other.
+    the judge in judge/, and neither includes the other.
 A quoted #include of a file in another room breaks a rule; a rule broken is
 one line naming the file, the line and the include.
 """
@@ -37,11 +37,11 @@ SOURCES = (".cc", ".h", ".cu", ".cuh", ".in")
 FLOORS = [
     {"kernelblaster"},                                        # the public headers
     {"common"},                                               # plumbing
-    {"runtime", "recorder", "llm", "policy", "kb", "cache"},  # alone on common/
-    {"profile", "rewrite", "synth", "report"},
-    {"eval"},                                                 # the one judge
+    {"runtime", "recorder", "llm", "policy", "kb", "build_step"},  # alone on common/
+    {"profile", "rewrite", "harness", "report"},
+    {"judge"},                                                 # the one judge
     {"kernelbench"},                                          # KernelBench input on the judge
-    {"search", "optimize"},                                   # the two loops, side by side
+    {"tuner", "optimize"},                                   # the two loops, side by side
     {"cli"},                                                  # the commands
 ]
 
@@ -124,26 +124,26 @@ def self_test():
     """The checker finds a planted violation (a test that cannot fail is none)."""
     import tempfile
     with tempfile.TemporaryDirectory() as d:
-        for room in ("runtime", "recorder", "common", "profile", "eval"):
+        for room in ("runtime", "recorder", "common", "profile", "judge"):
             os.makedirs(os.path.join(d, room))
         with open(os.path.join(d, "runtime", "x.cc"), "w") as f:
-            f.write('#include "common/protocol.h"\n#include "eval/result.h"\n#include <vector>\n')
+            f.write('#include "common/protocol.h"\n#include "judge/result.h"\n#include <vector>\n')
         with open(os.path.join(d, "common", "y.h"), "w") as f:
             f.write('#include "kernelblaster/dtype.h"\n')
         found = [v for v in violations(d) if "on no floor" not in v]
-        assert len(found) == 2 and all('runtime/x.cc:2: includes "eval/result.h"' in v for v in found), found
+        assert len(found) == 2 and all('runtime/x.cc:2: includes "judge/result.h"' in v for v in found), found
     with tempfile.TemporaryDirectory() as d:
-        for room in ("common", "eval", "search", "optimize", "extra"):
+        for room in ("common", "judge", "tuner", "optimize", "extra"):
             os.makedirs(os.path.join(d, room))
         with open(os.path.join(d, "optimize", "judge.h"), "w") as f:
-            f.write('#include "eval/engine_target.h"\n#include "search/engine_measurer.h"\n')
-        with open(os.path.join(d, "eval", "x.cc"), "w") as f:
+            f.write('#include "judge/engine_target.h"\n#include "tuner/engine_measurer.h"\n')
+        with open(os.path.join(d, "judge", "x.cc"), "w") as f:
             f.write('#include "common/status.h"\n#include "optimize/loop.h"\n')
         found = floor_violations(d)
         assert sorted(found) == sorted([
-            'eval/x.cc:2: includes "optimize/loop.h" (optimize/ is on a higher floor than eval/)',
+            'judge/x.cc:2: includes "optimize/loop.h" (optimize/ is on a higher floor than judge/)',
             'extra/: the room is on no floor (add it to FLOORS and ARCHITECTURE.md)',
-            'optimize/judge.h:2: includes "search/engine_measurer.h" (search/ is on the same floor as optimize/)',
+            'optimize/judge.h:2: includes "tuner/engine_measurer.h" (tuner/ is on the same floor as optimize/)',
         ]), found
 
 

@@ -23,8 +23,8 @@ TABLES = [
     ("common/status.cc", "AttemptEnd"),
     ("common/protocol.cc", "HarnessErrorKind"),
     ("common/protocol.cc", "DriverVerdict"),
-    ("cache/build_step.cc", "BuildCause"),
-    ("cache/build_step.cc", "BuildAction"),
+    ("build_step/build_step.cc", "BuildCause"),
+    ("build_step/build_step.cc", "BuildAction"),
     ("llm/outcome.cc", "Outcome"),
 ]
 # Words a table holds that mean other things elsewhere in the tool.

@@ -81,7 +81,7 @@ def main():
     expect("fewer than 3 seeds refused", p.returncode == 2 and "at least 3" in p.stderr, p)
     p = run([tool, "eval", "--kernelbench", "x", "--source", "a.cu"])
     expect("--kernelbench excludes --source", p.returncode == 2 and one_line(p.stderr), p)
-    # The bound on an untrusted candidate's object needs no GPU (eval/object_bound.h).
+    # The bound on an untrusted candidate's object needs no GPU (judge/object_bound.h).
     hostile = ["--source", f"{ROOT}/examples/kernels/src/softmax.cu",
                "--harness", f"{ROOT}/examples/kernels/harness/softmax_harness.cu",
                "-I", f"{ROOT}/examples/kernels/include", "--arch", "sm_90"]

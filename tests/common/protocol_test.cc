@@ -6,8 +6,8 @@
 
 #include "common/ctest_resources.h"
 #include "common/stats.h"
-#include "eval/plan_builder.h"
-#include "eval/result.h"
+#include "judge/plan_builder.h"
+#include "judge/result.h"
 
 namespace kernelblaster {
 namespace {

@@ -12,8 +12,8 @@
 
 #include "common/file_util.h"
 #include "common/namespaces.h"
-#include "eval/sandbox.h"
-#include "eval/evaluator.h"
+#include "judge/sandbox.h"
+#include "judge/evaluator.h"
 
 namespace kernelblaster {
 namespace {

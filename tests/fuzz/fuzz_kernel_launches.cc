@@ -10,8 +10,8 @@
 #include <fstream>
 
 #include "fuzz_check.h"
-#include "synth/capture_harness.h"
-#include "synth/kernel_capture.h"
+#include "harness/capture_harness.h"
+#include "harness/kernel_capture.h"
 
 namespace {
 
@@ -28,7 +28,7 @@ const std::filesystem::path& scratch() {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   kernelblaster::fuzz::expect_one_line(data, size, [](const std::string& t) {
-    using namespace kernelblaster::synth;
+    using namespace kernelblaster::harness;
     std::ofstream(scratch() / "k_0000000000000000.jsonl", std::ios::trunc) << t;
     KernelRecords records = read_kernel_records(scratch().string());
     for (const std::string& e : records.errors)

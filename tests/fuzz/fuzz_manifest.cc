@@ -1,5 +1,5 @@
 // The manifest CMake writes (line form) or a user writes (JSON).
-#include "eval/manifest.h"
+#include "judge/manifest.h"
 #include "fuzz_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -2,10 +2,10 @@
 // the returned expression, run in the sandbox on a context the tuner builds.
 #include "fuzz_check.h"
 #include "policy/lua_policy.h"
-#include "search/sample_contexts.h"
+#include "tuner/sample_contexts.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static const std::vector<kernelblaster::search::SampleContext> contexts = kernelblaster::search::sample_contexts(1);
+  static const std::vector<kernelblaster::tuner::SampleContext> contexts = kernelblaster::tuner::sample_contexts(1);
   kernelblaster::fuzz::expect_one_line(data, size, [](const std::string& ret) {
     using namespace kernelblaster::policy;
     SandboxLimits limits;
@@ -23,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (what.empty() || what.find('\n') != std::string::npos) throw;  // reported by expect_one_line
     }
     try {
-      policy->accept(ctx, kernelblaster::search::sample_result(ctx, ""));
+      policy->accept(ctx, kernelblaster::tuner::sample_result(ctx, ""));
     } catch (const std::exception& x) {
       std::string what = x.what();
       if (what.empty() || what.find('\n') != std::string::npos) throw;

@@ -1,4 +1,4 @@
-// The recorded-calls file the shims append to (synth/capture_gather.h):
+// The recorded-calls file the shims append to (harness/capture_gather.h):
 // written by whatever programs of the user's project ran, read by the build
 // step of a source with no harness. Gathering takes anything (a bad line is
 // counted, never thrown); every capture it returns must synthesize a
@@ -10,8 +10,8 @@
 #include <fstream>
 
 #include "fuzz_check.h"
-#include "synth/capture_gather.h"
-#include "synth/capture_harness.h"
+#include "harness/capture_gather.h"
+#include "harness/capture_harness.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const std::string path = "/tmp/kb-fuzz-recorded-calls-" + std::to_string(::getpid()) + ".jsonl";
@@ -21,9 +21,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
   }
-  kernelblaster::synth::Gathered g = kernelblaster::synth::gather_recorded_calls(path);
-  for (const kernelblaster::synth::Capture& c : g.captures)
-    kernelblaster::fuzz::expect_one_line(data, size, [&](const std::string&) { kernelblaster::synth::synthesize_harness(c); });
+  kernelblaster::harness::Gathered g = kernelblaster::harness::gather_recorded_calls(path);
+  for (const kernelblaster::harness::Capture& c : g.captures)
+    kernelblaster::fuzz::expect_one_line(data, size, [&](const std::string&) { kernelblaster::harness::synthesize_harness(c); });
   for (const std::string& e : g.errors)
     if (e.empty() || e.find('\n') != std::string::npos) std::abort();
   return 0;

@@ -1,9 +1,9 @@
 // Tuning run logs (policy replay reads them).
 #include "fuzz_check.h"
-#include "search/run_log.h"
+#include "tuner/run_log.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   kernelblaster::fuzz::expect_one_line(data, size,
-                                       [](const std::string& t) { kernelblaster::search::run_log_from_json(t, "log.json"); });
+                                       [](const std::string& t) { kernelblaster::tuner::run_log_from_json(t, "log.json"); });
   return 0;
 }

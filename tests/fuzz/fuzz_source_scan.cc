@@ -3,11 +3,11 @@
 // the rewritten copy), discovered tunables and the literal-block rewrite,
 // the way `tune` and `tune --list` gather them.
 #include "fuzz_check.h"
-#include "search/source_space.h"
+#include "tuner/source_space.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   kernelblaster::fuzz::expect_one_line(data, size, [](const std::string& t) {
-    using namespace kernelblaster::search;
+    using namespace kernelblaster::tuner;
     SourceSpace s = source_space({t, "/k.cu", "sm_90", "", {}, {}});
     keep_tunables(s.decl, {});
   });

@@ -11,17 +11,17 @@
 #include <random>
 #include <string>
 
-#include "cache/lockfile.h"
+#include "build_step/lockfile.h"
 #include "common/kernel_replay.h"
 #include "common/protocol.h"
-#include "eval/manifest.h"
+#include "judge/manifest.h"
 #include "kb/kb_store.h"
 #include "kernelbench/problem.h"
 #include "profile/ptxas_info.h"
-#include "search/directives.h"
-#include "search/launch_reach.h"
-#include "search/replay_shapes.h"
-#include "search/run_log.h"
+#include "tuner/directives.h"
+#include "tuner/launch_reach.h"
+#include "tuner/replay_shapes.h"
+#include "tuner/run_log.h"
 
 namespace kernelblaster {
 namespace {
@@ -94,10 +94,10 @@ TEST(ParserFuzz, KnowledgeBase) {
 }
 
 TEST(ParserFuzz, RunLogsAndDirectives) {
-  std::string log = slurp(KERNELBLASTER_SOURCE_DIR "/tests/search/data/synthetic_recording.json");
-  EXPECT_GT(fuzz("run log", log, [](const std::string& t) { search::run_log_from_json(t, "log.json"); }, 2000), 0);
+  std::string log = slurp(KERNELBLASTER_SOURCE_DIR "/tests/tuner/data/synthetic_recording.json");
+  EXPECT_GT(fuzz("run log", log, [](const std::string& t) { tuner::run_log_from_json(t, "log.json"); }, 2000), 0);
   std::string source = slurp(KERNELBLASTER_SOURCE_DIR "/examples/kernels/src/softmax.cu");
-  fuzz("directives", source, [](const std::string& t) { search::parse_directives(t, "softmax.cu", "sm_90"); });
+  fuzz("directives", source, [](const std::string& t) { tuner::parse_directives(t, "softmax.cu", "sm_90"); });
 }
 
 TEST(ParserFuzz, Lockfiles) {
@@ -106,7 +106,7 @@ TEST(ParserFuzz, Lockfiles) {
   EXPECT_GT(fuzz("lockfile", seed,
                  [&](const std::string& t) {
                    std::ofstream(path, std::ios::binary) << t;
-                   cache::read_lockfile(path);
+                   build_step::read_lockfile(path);
                  },
                  2000),
             0);
@@ -153,13 +153,13 @@ TEST(ParserFuzz, HarnessesAndLaunchesTheTunerReads) {
       "c.dim(\"shared_bytes\"));\n"
       "        run(c.dim(\"M\"), c.dim(\"N\"), c.out<float>(\"C\"));\n      });\n}\n";
   auto read = [](const std::string& h, const std::string& text) {
-    const search::LaunchTunables found = search::find_launch_tunables(text, "/p/t.cu", search::SpaceDecl{}, {});
-    search::reshape_replayed_launches(h, text, "/p/t.cu", found, {});
-    search::launch_reach(h, text, found);
-    search::shapes_for_tuned(h, text, "/p/t.cu", "#define ROWS 4\n" + text, {});
+    const tuner::LaunchTunables found = tuner::find_launch_tunables(text, "/p/t.cu", tuner::SpaceDecl{}, {});
+    tuner::reshape_replayed_launches(h, text, "/p/t.cu", found, {});
+    tuner::launch_reach(h, text, found);
+    tuner::shapes_for_tuned(h, text, "/p/t.cu", "#define ROWS 4\n" + text, {});
   };
-  EXPECT_FALSE(search::reshape_replayed_launches(
-                   harness, source, "/p/t.cu", search::find_launch_tunables(source, "/p/t.cu", search::SpaceDecl{}, {}), {})
+  EXPECT_FALSE(tuner::reshape_replayed_launches(
+                   harness, source, "/p/t.cu", tuner::find_launch_tunables(source, "/p/t.cu", tuner::SpaceDecl{}, {}), {})
                    .harness.empty())
       << "the seed is reshaped";
   fuzz("replay harness", harness, [&](const std::string& h) { read(h, source); }, 2000);

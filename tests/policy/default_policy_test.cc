@@ -5,14 +5,14 @@
 #include <map>
 
 #include "policy/default_policy.h"
-#include "search/sample_contexts.h"
+#include "tuner/sample_contexts.h"
 
 namespace kernelblaster::policy {
 namespace {
 
-using search::sample_contexts;
-using search::sample_result;
-using search::SampleContext;
+using tuner::sample_contexts;
+using tuner::sample_result;
+using tuner::SampleContext;
 
 TEST(DefaultPolicy, WeightsFollowPredictedGainAndUncertainty) {
   KbEstimate unknown;  // predicted 1.0, no confidence

@@ -5,14 +5,14 @@
 
 #include "policy/lua_guards.h"
 #include "policy/lua_policy.h"
-#include "search/sample_contexts.h"
+#include "tuner/sample_contexts.h"
 
 namespace kernelblaster::policy {
 namespace {
 
-using search::sample_contexts;
-using search::sample_result;
-using search::SampleContext;
+using tuner::sample_contexts;
+using tuner::sample_result;
+using tuner::SampleContext;
 
 Context sample(const std::string& name, std::uint64_t seed = 1) {
   for (SampleContext& s : sample_contexts(seed)) {

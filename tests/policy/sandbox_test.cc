@@ -9,14 +9,14 @@
 
 #include "policy/default_policy.h"
 #include "policy/lua_policy.h"
-#include "search/sample_contexts.h"
+#include "tuner/sample_contexts.h"
 
 namespace kernelblaster::policy {
 namespace {
 
-using search::sample_contexts;
-using search::sample_result;
-using search::SampleContext;
+using tuner::sample_contexts;
+using tuner::sample_result;
+using tuner::SampleContext;
 
 std::vector<std::string>& logged() {
   static std::vector<std::string> lines;

@@ -8,9 +8,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "cache/build_record.h"
-#include "cache/lockfile.h"
-#include "cache/results_cache.h"
+#include "build_step/build_record.h"
+#include "build_step/lockfile.h"
+#include "build_step/results_cache.h"
 #include "common/sha256.h"
 #include "report/html_writer.h"
 #include "report/markdown_writer.h"
@@ -20,7 +20,7 @@ namespace kernelblaster::report {
 namespace {
 
 namespace fs = std::filesystem;
-using namespace kernelblaster::cache;
+using namespace kernelblaster::build_step;
 
 const GpuFingerprint kH200{"NVIDIA H200", 9, 0, 132, 13};
 const GpuFingerprint kH100{"NVIDIA H100 80GB HBM3", 9, 0, 132, 13};

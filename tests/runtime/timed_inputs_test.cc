@@ -6,7 +6,7 @@
 #include <set>
 
 #include "common/protocol.h"
-#include "eval/plan_builder.h"
+#include "judge/plan_builder.h"
 #include "runtime/timed_runs.h"
 
 namespace kernelblaster {

@@ -7,7 +7,7 @@
 // then the first call of each distinct shape (its scalars and buffer
 // extents) is recorded as one JSON line, and later calls of a recorded shape
 // cost one extent query per buffer. A line is {"source", "launcher", "args"}
-// as synth/capture.h reads them (`kernelblaster capture` gathers the lines
+// as harness/capture.h reads them (`kernelblaster capture` gathers the lines
 // into one capture file per launcher): each buffer's extent in elements (from the start of the pointer to the end
 // of its allocation), whether the call changed it (a device-side checksum
 // before and after), integer buffers' min and max; each scalar's value.
@@ -157,7 +157,7 @@ inline std::string json_string(const std::string& s) {
 
 class Call {
  public:
-  // `launcher` is the launcher as capture JSON (synth/capture.h "launcher");
+  // `launcher` is the launcher as capture JSON (harness/capture.h "launcher");
   // `default_file`, where the source records when the environment says
   // nothing (its shim's own; null: nowhere).
   Call(const char* source, const char* launcher, const char* default_file = nullptr)

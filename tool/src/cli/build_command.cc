@@ -1,30 +1,30 @@
 // `kernelblaster build`: the build step behind kernelblaster_optimize(). The
 // CMake module runs it once per optimized source; the decisions are in
-// cache/build_step.h, this file wires the real GPU, tuner and nvcc to them.
+// build_step/build_step.h, this file wires the real GPU, tuner and nvcc to them.
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "cache/build_stats.h"
-#include "cache/build_step.h"
-#include "cache/gpu_memo.h"
-#include "cache/results_cache.h"
+#include "build_step/build_stats.h"
+#include "build_step/build_step.h"
+#include "build_step/gpu_memo.h"
+#include "build_step/results_cache.h"
 #include "common/sha256.h"
 #include "common/text.h"
-#include "cache/tune_runner.h"
+#include "build_step/tune_runner.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "common/file_util.h"
 #include "common/compiler_output.h"
 #include "common/subprocess.h"
-#include "eval/candidate_build.h"
-#include "eval/gpu_probe.h"
-#include "eval/manifest.h"
+#include "judge/candidate_build.h"
+#include "judge/gpu_probe.h"
+#include "judge/manifest.h"
 #include "kb/kb_store.h"
 #include "kernelblaster/build_paths.h"
 #include "policy/lua_policy.h"
-#include "synth/capture_step.h"
-#include "synth/harness_coverage.h"
+#include "harness/capture_step.h"
+#include "harness/harness_coverage.h"
 
 namespace fs = std::filesystem;
 
@@ -119,7 +119,7 @@ std::string kb_version(const std::string& self_exe) {
 // The recording shim takes the original's place in the user's target, so
 // it must compile there, or the user's build would break: it is compiled
 // here first with the target's settings. Empty when it compiles, else why not.
-std::string shim_compile_error(const Toolchain& tc, const cache::BuildRequest& req) {
+std::string shim_compile_error(const Toolchain& tc, const build_step::BuildRequest& req) {
   std::string dir;
   try {
     dir = make_work_dir("kernelblaster-shim");
@@ -144,13 +144,13 @@ std::string shim_compile_error(const Toolchain& tc, const cache::BuildRequest& r
   return first.empty() ? r.how_it_ended() : first;
 }
 
-std::string report_json(const cache::BuildReport& rep, const cache::BuildRequest& req) {
-  nlohmann::json j = {{"source", req.source},  {"action", cache::build_action_name(rep.action)}, {"origin", cache::result_origin_name(rep.origin)},
+std::string report_json(const build_step::BuildReport& rep, const build_step::BuildRequest& req) {
+  nlohmann::json j = {{"source", req.source},  {"action", build_step::build_action_name(rep.action)}, {"origin", build_step::result_origin_name(rep.origin)},
                       {"key", rep.key},        {"gpu", rep.selector},  {"line", rep.line},
                       {"headers", rep.headers}, {"wrote_source", rep.wrote_source}};
   if (rep.result) j["speedup"] = rep.result->speedup;
   // What the tool read from the manifest: the settings the key covers.
-  j["cause"] = cache::build_cause_name(rep.cause);
+  j["cause"] = build_step::build_cause_name(rep.cause);
   j["settings"] = {{"arch", req.arch},
                    {"include_dirs", req.include_dirs},
                    {"definitions", req.definitions},
@@ -160,7 +160,7 @@ std::string report_json(const cache::BuildReport& rep, const cache::BuildRequest
 
 // What the command line asks for.
 struct BuildCall {
-  cache::BuildRequest req;
+  build_step::BuildRequest req;
   std::string capture, kernel_records;
   std::string remote_storage;  // --remote-storage, else KERNELBLASTER_REMOTE_STORAGE
   bool capture_on_request = false, allow_unverified = false, json = false;
@@ -169,7 +169,7 @@ struct BuildCall {
 // The target's compile settings from its manifest, and the LLM model a
 // build names (a rewrite before tuning; the key covers it). A manifest the
 // tool cannot read is no usage error: the build goes on with the original.
-void read_target_settings(cache::BuildRequest& req) {
+void read_target_settings(build_step::BuildRequest& req) {
   if (req.manifest.empty()) return;
   try {
     Manifest m = read_manifest(req.manifest);
@@ -193,7 +193,7 @@ void read_target_settings(cache::BuildRequest& req) {
 
 BuildCall parse_call(const CommandArgs& argv) {
   BuildCall c;
-  cache::BuildRequest& req = c.req;
+  build_step::BuildRequest& req = c.req;
   std::string& capture = c.capture;
   std::string& kernel_records = c.kernel_records;
   bool& capture_on_request = c.capture_on_request;
@@ -213,13 +213,13 @@ BuildCall parse_call(const CommandArgs& argv) {
   req.stamp = args.value("--stamp");
   req.depfile = args.value("--depfile");
   if (req.source.empty() || req.out.empty()) throw UsageError("--source and --out are required");
-  if (!cache::mode_from_name(args.value("--mode", "AUTO"), &req.mode))
+  if (!build_step::mode_from_name(args.value("--mode", "AUTO"), &req.mode))
     throw UsageError("--mode must be AUTO, APPLY, TUNE or OFF, not '" + args.value("--mode") + "'");
   const char* remote_env = std::getenv("KERNELBLASTER_REMOTE_STORAGE");
   c.remote_storage = args.value("--remote-storage", remote_env ? remote_env : "");
   req.cache_dir = args.value("--cache-dir");
-  if (req.cache_dir.empty()) req.cache_dir = cache::ResultsCache::default_dir();
-  req.cache_max_bytes = cache::ResultsCache::default_max_bytes();
+  if (req.cache_dir.empty()) req.cache_dir = build_step::ResultsCache::default_dir();
+  req.cache_max_bytes = build_step::ResultsCache::default_max_bytes();
   req.lockfile = args.value("--lockfile");
   const char* update_env = std::getenv("KERNELBLASTER_UPDATE_LOCKFILE");
   const std::string update = update_env ? update_env : "";
@@ -234,7 +234,7 @@ BuildCall parse_call(const CommandArgs& argv) {
   req.strict = args.flag("--strict");
   req.dry_run = args.flag("--dry-run");
   if (req.budget_s <= 0) throw UsageError("--budget must be positive");
-  if (req.mode != cache::Mode::off && req.harness.empty()) throw UsageError("--harness is required");
+  if (req.mode != build_step::Mode::off && req.harness.empty()) throw UsageError("--harness is required");
   read_target_settings(req);
   capture = args.value("--capture");
   kernel_records = args.value("--kernel-records");
@@ -244,14 +244,14 @@ BuildCall parse_call(const CommandArgs& argv) {
 }
 
 // No harness of the user's: one synthesized from recorded calls, or the
-// recording shim meanwhile (synth/capture_step.h).
+// recording shim meanwhile (harness/capture_step.h).
 void prepare_capture(BuildCall& c, const std::string& self_exe) {
-  cache::BuildRequest& req = c.req;
+  build_step::BuildRequest& req = c.req;
   const std::string& capture = c.capture;
   const std::string& kernel_records = c.kernel_records;
   const bool capture_on_request = c.capture_on_request;
   const bool allow_unverified = c.allow_unverified;
-  synth::CaptureStep step;
+  harness::CaptureStep step;
   step.source = req.source;
   step.harness = req.harness;
   step.lines = capture;
@@ -261,10 +261,10 @@ void prepare_capture(BuildCall& c, const std::string& self_exe) {
   step.definitions = req.definitions;
   step.dry_run = req.dry_run;
   step.on_request = capture_on_request;
-  synth::CaptureOutcome o = synth::prepare_capture_step(step);
+  harness::CaptureOutcome o = harness::prepare_capture_step(step);
   const std::string unverified = joined(o.unverified);
   const std::string what = o.unverified_kind + (o.unverified.size() == 1 ? " " : "s ") + unverified;
-  if (o.state == synth::CaptureOutcome::State::harness_ready && !o.unverified.empty() && !allow_unverified) {
+  if (o.state == harness::CaptureOutcome::State::harness_ready && !o.unverified.empty() && !allow_unverified) {
     // Kernels no harness call runs must not change: only the launch sites
     // the harness runs are tuned (no flag, no rewrite of the whole file).
     req.unharnessed = unverified;
@@ -272,12 +272,12 @@ void prepare_capture(BuildCall& c, const std::string& self_exe) {
                        " in no recorded call (" + o.unverified_why +
                        "), so only the launch sites the harness runs are tuned, with no compiler flag "
                        "(ALLOW_UNVERIFIED tunes the whole file); ";
-  } else if (o.state == synth::CaptureOutcome::State::harness_ready && !o.unverified.empty()) {
+  } else if (o.state == harness::CaptureOutcome::State::harness_ready && !o.unverified.empty()) {
     req.harness_note = o.note + "the " + what + (o.unverified.size() == 1 ? " is" : " are") +
                        " not verified (ALLOW_UNVERIFIED); ";
-  } else if (o.state == synth::CaptureOutcome::State::harness_ready) {
+  } else if (o.state == harness::CaptureOutcome::State::harness_ready) {
     req.harness_note = o.note;
-  } else if (o.state == synth::CaptureOutcome::State::recording) {
+  } else if (o.state == harness::CaptureOutcome::State::recording) {
     req.recording_shim = o.shim_text;
     req.recording_flags = o.shim_flags;
     req.recording_kernels = !kernel_records.empty();
@@ -302,12 +302,12 @@ void prepare_capture(BuildCall& c, const std::string& self_exe) {
 
 // What the build step needs of this machine: the GPU (remembered per cache),
 // nvcc's version, the tuner as a child process, the line printer.
-cache::BuildEnvironment build_environment(const cache::BuildRequest& req, const Toolchain& tc,
+build_step::BuildEnvironment build_environment(const build_step::BuildRequest& req, const Toolchain& tc,
                                           const std::string& self_exe) {
-  cache::BuildEnvironment env;
-  env.probe_gpu = [cache_dir = req.cache_dir](std::string* why) { return cache::probe_gpu_remembered(cache_dir, 0, why); };
+  build_step::BuildEnvironment env;
+  env.probe_gpu = [cache_dir = req.cache_dir](std::string* why) { return build_step::probe_gpu_remembered(cache_dir, 0, why); };
   env.gpu_device_present = [] { return !nvidia_device_node().empty(); };
-  env.tune = [self_exe](const cache::TuneRequest& tr) { return cache::run_tuner(self_exe, tr); };
+  env.tune = [self_exe](const build_step::TuneRequest& tr) { return build_step::run_tuner(self_exe, tr); };
   env.say = [](const std::string& line) {
     std::printf("%s\n", line.c_str());
     std::fflush(stdout);
@@ -322,13 +322,13 @@ cache::BuildEnvironment build_environment(const cache::BuildRequest& req, const 
 
 // The step counted for `kernelblaster stats`, and where this target's build
 // steps count, for stats run in the build tree.
-void count_step(const cache::BuildRequest& req, const cache::BuildReport& rep) {
+void count_step(const build_step::BuildRequest& req, const build_step::BuildReport& rep) {
   if (req.dry_run) return;
-  cache::count_build_step(req.cache_dir, rep);  // best effort: never fails the build
+  build_step::count_build_step(req.cache_dir, rep);  // best effort: never fails the build
   // Where this target's build steps count, for `kernelblaster stats` run in the build tree.
   if (!req.manifest.empty()) {
     try {
-      write_if_changed((fs::path(req.manifest).parent_path() / cache::kCacheDirRecord).string(),
+      write_if_changed((fs::path(req.manifest).parent_path() / build_step::kCacheDirRecord).string(),
                        fs::absolute(req.cache_dir).lexically_normal().string() + "\n");
     } catch (const std::exception&) {
       // a read-only build tree: stats then needs --cache-dir, nothing else is lost
@@ -339,7 +339,7 @@ void count_step(const cache::BuildRequest& req, const cache::BuildReport& rep) {
 }  // namespace
 
 // The build's POLICY and KB files the tuner would refuse, one line each.
-static std::vector<std::string> refused_inputs(const cache::BuildRequest& req) {
+static std::vector<std::string> refused_inputs(const build_step::BuildRequest& req) {
   std::vector<std::string> out;
   if (!req.policy.empty()) {
     try {
@@ -363,13 +363,13 @@ static std::vector<std::string> refused_inputs(const cache::BuildRequest& req) {
 // The step once the call is read: capture, the harness warning, refused
 // inputs, the decision, its line. Exit status as build_command's.
 static int run_build(BuildCall& c, const std::string& self_exe) {
-  cache::BuildRequest& req = c.req;
-  if (!c.capture.empty() && req.mode != cache::Mode::off && req.unusable_manifest.empty()) prepare_capture(c, self_exe);
+  build_step::BuildRequest& req = c.req;
+  if (!c.capture.empty() && req.mode != build_step::Mode::off && req.unusable_manifest.empty()) prepare_capture(c, self_exe);
 
   // A harness of the user's that runs nothing of its source is a warning:
   // the tuning would measure nothing the source compiles.
-  if (c.capture.empty() && !req.harness.empty() && req.mode != cache::Mode::off)
-    if (std::string w = synth::harness_coverage_warning(req.harness, req.source, req.include_dirs, req.definitions);
+  if (c.capture.empty() && !req.harness.empty() && req.mode != build_step::Mode::off)
+    if (std::string w = harness::harness_coverage_warning(req.harness, req.source, req.include_dirs, req.definitions);
         !w.empty())
       req.harness_note = "warning: " + w + "; ";
 
@@ -380,16 +380,16 @@ static int run_build(BuildCall& c, const std::string& self_exe) {
       std::printf("kernelblaster: %s: %s\n", fs::path(req.source).filename().string().c_str(), refused.c_str());
 
   const Toolchain tc = find_toolchain(self_exe);
-  cache::BuildEnvironment env = build_environment(req, tc, self_exe);
+  build_step::BuildEnvironment env = build_environment(req, tc, self_exe);
   if (!c.remote_storage.empty()) {
     std::string why;
-    env.remote = cache::make_http_storage(c.remote_storage, {}, &why);
+    env.remote = build_step::make_http_storage(c.remote_storage, {}, &why);
     if (!env.remote && !c.json)  // refused, said, and the build goes on with local results
       std::printf("kernelblaster: %s: %s; using local results only\n", fs::path(req.source).filename().string().c_str(),
                   why.c_str());
   }
   // Throws only when the original cannot be read (run_command says it in one line, exit 2).
-  cache::BuildReport rep = cache::run_build_step(req, env);
+  build_step::BuildReport rep = build_step::run_build_step(req, env);
   count_step(req, rep);
   std::printf("%s\n", c.json ? report_json(rep, req).c_str() : rep.line.c_str());
   std::fflush(stdout);

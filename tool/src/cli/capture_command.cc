@@ -18,10 +18,10 @@
 #include "cli/commands.h"
 #include "common/children.h"
 #include "common/file_util.h"
-#include "synth/capture.h"
-#include "synth/capture_gather.h"
-#include "synth/capture_shim.h"
-#include "synth/launcher_scan.h"
+#include "harness/capture.h"
+#include "harness/capture_gather.h"
+#include "harness/capture_shim.h"
+#include "harness/launcher_scan.h"
 
 namespace fs = std::filesystem;
 
@@ -61,25 +61,25 @@ int shim(const CommandArgs& argv) {
   const std::string source = argv[1];
   Args args(CommandArgs(argv.begin() + 2, argv.end()), {"--out", "-I", "-D"}, {"--json"});
   if (!fs::is_regular_file(source)) throw UsageError("no such file: " + source);
-  synth::ScanOptions opt;
+  harness::ScanOptions opt;
   opt.include_dirs = args.values("-I");
   opt.definitions = args.values("-D");
-  synth::SourceScan scan = synth::scan_source(source, opt);
+  harness::SourceScan scan = harness::scan_source(source, opt);
   if (scan.launchers.empty()) {
     std::fprintf(stderr, "kernelblaster capture: %s defines no host launcher\n", source.c_str());
     return 1;
   }
-  synth::infer_void_elements(scan);
+  harness::infer_void_elements(scan);
   fs::path out = args.value("--out", "capture-shims");
   fs::create_directories(out);
   const std::string absolute = fs::absolute(source).lexically_normal().string();
-  const std::string text = synth::capture_shim(scan.launchers, absolute, "", read_file(absolute));
+  const std::string text = harness::capture_shim(scan.launchers, absolute, "", read_file(absolute));
   fs::path file = out / (fs::path(source).stem().string() + ".capture.cu");
   write_file_atomic(file.string(), text);
   const std::string include_dir = fs::path(absolute).parent_path().string();
   if (args.flag("--json")) {
     nlohmann::json launchers = nlohmann::json::array();
-    for (const synth::Launcher& l : scan.launchers) launchers.push_back(l.name);
+    for (const harness::Launcher& l : scan.launchers) launchers.push_back(l.name);
     nlohmann::json j = {{"shim", file.string()}, {"launchers", launchers}, {"include_dir", include_dir}};
     std::printf("%s\n", j.dump(2).c_str());
     return 0;
@@ -111,20 +111,20 @@ int run_command(const std::vector<std::string>& command, const std::string& capt
 
 struct GatherReport {
   std::vector<std::pair<std::string, std::size_t>> files;  // capture file, calls in it
-  synth::Gathered gathered;
+  harness::Gathered gathered;
 };
 
 // The recorded lines gathered into one capture file per launcher.
 GatherReport gather_capture(const std::string& lines_path, const std::string& out_dir) {
   GatherReport rep;
-  rep.gathered = synth::gather_recorded_calls(lines_path);
+  rep.gathered = harness::gather_recorded_calls(lines_path);
   fs::create_directories(out_dir);
   std::map<std::string, int> used;  // a launcher recorded with two signatures: a second file
-  for (const synth::Capture& c : rep.gathered.captures) {
-    std::string name = synth::capture_file_name(c);
+  for (const harness::Capture& c : rep.gathered.captures) {
+    std::string name = harness::capture_file_name(c);
     if (int n = ++used[name]; n > 1) name.insert(name.size() - std::string(".capture.json").size(), "." + std::to_string(n));
     const std::string file = (fs::path(out_dir) / name).string();
-    write_file_atomic(file, synth::capture_to_json(c));
+    write_file_atomic(file, harness::capture_to_json(c));
     rep.files.emplace_back(file, c.calls.size());
   }
   return rep;
@@ -134,7 +134,7 @@ GatherReport gather_capture(const std::string& lines_path, const std::string& ou
 int print_json(const GatherReport& rep, int rc) {
   nlohmann::json captures = nlohmann::json::array();
   for (const auto& [file, calls] : rep.files) captures.push_back({{"file", file}, {"calls", calls}});
-  const synth::Gathered& g = rep.gathered;
+  const harness::Gathered& g = rep.gathered;
   nlohmann::json j = {{"exit_code", rc},          {"captures", captures},     {"left_out", g.left_out},
                       {"unreadable", g.unreadable}, {"errors", g.errors}};
   std::printf("%s\n", j.dump(2).c_str());
@@ -160,7 +160,7 @@ int capture_command(const CommandArgs& argv, const std::string& self_exe) {
     GatherReport rep = gather_capture(lines, out.string());
     if (args.flag("--json")) return print_json(rep, rc);
     for (const auto& [file, calls] : rep.files) std::printf("captured %zu call%s: %s\n", calls, calls == 1 ? "" : "s", file.c_str());
-    const synth::Gathered& g = rep.gathered;
+    const harness::Gathered& g = rep.gathered;
     for (const std::string& e : g.errors) std::fprintf(stderr, "kernelblaster capture: %s\n", e.c_str());
     if (g.left_out) std::printf("%d call%s left out: a buffer outside device memory\n", g.left_out, g.left_out == 1 ? "" : "s");
     if (g.unreadable) std::printf("%d recorded line%s unreadable\n", g.unreadable, g.unreadable == 1 ? "" : "s");

@@ -7,13 +7,13 @@
 
 #include "cli/args.h"
 #include "common/file_util.h"
-#include "eval/candidate_build.h"
-#include "eval/evaluator.h"
-#include "eval/gpu_probe.h"
-#include "eval/memcheck.h"
-#include "eval/plan_builder.h"
+#include "judge/candidate_build.h"
+#include "judge/evaluator.h"
+#include "judge/gpu_probe.h"
+#include "judge/memcheck.h"
+#include "judge/plan_builder.h"
 #include "kernelbench/evaluate.h"
-#include "search/replay_shapes.h"
+#include "tuner/replay_shapes.h"
 
 namespace fs = std::filesystem;
 
@@ -178,7 +178,7 @@ EvalCall parse_call(const CommandArgs& argv) {
 void follow_candidate_shapes(EvalCall& c, std::unique_ptr<WorkDir>& scratch) {
   EvalRequest& req = c.req;
   if (req.candidate.empty() || !replays_recorded_launches(req.harness)) return;
-  const search::TunedShapes t = search::shapes_for_tuned(read_file(req.harness), read_file(req.source), req.source,
+  const tuner::TunedShapes t = tuner::shapes_for_tuned(read_file(req.harness), read_file(req.source), req.source,
                                                          read_file(req.candidate), req.compile.include_dirs);
   if (t.harness.empty()) return;
   scratch = std::make_unique<WorkDir>("kernelblaster-eval-harness");

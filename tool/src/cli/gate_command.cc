@@ -9,18 +9,18 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "cache/build_record.h"
-#include "cache/speed_gate.h"
-#include "cache/tuned_result.h"
+#include "build_step/build_record.h"
+#include "build_step/speed_gate.h"
+#include "build_step/tuned_result.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "common/ctest_resources.h"
 #include "common/file_util.h"
 #include "common/sha256.h"
-#include "eval/evaluator.h"
-#include "eval/gpu_probe.h"
+#include "judge/evaluator.h"
+#include "judge/gpu_probe.h"
 #include "report/report.h"
-#include "search/replay_shapes.h"
+#include "tuner/replay_shapes.h"
 
 namespace fs = std::filesystem;
 
@@ -119,8 +119,8 @@ std::string build_tuned(const Toolchain& tc, const GateCall& c, const GpuInfo& g
   return (b.nvcc_unusable ? "" : "the tuned source does not compile: ") + b.first_error;
 }
 
-std::vector<cache::SizeSample> samples(const EvalResult& r) {
-  std::vector<cache::SizeSample> s;
+std::vector<build_step::SizeSample> samples(const EvalResult& r) {
+  std::vector<build_step::SizeSample> s;
   // The costs the speedup divides, with their own spread.
   for (const auto& t : r.timing) s.push_back({t.reference_cost_us, t.cost_us, t.cost_q1_us, t.cost_q3_us});
   return s;
@@ -137,23 +137,23 @@ struct GateOutcome {
 GateOutcome judge_speed_gate(const EvalResult& first, const std::function<EvalResult()>& evaluate, double min_speedup,
                              nlohmann::json& out) {
   GateOutcome g;
-  cache::SpeedJudgement j = cache::judge_speed(samples(first), min_speedup);
+  build_step::SpeedJudgement j = build_step::judge_speed(samples(first), min_speedup);
   out["first_speedup"] = j.speedup;
-  if (j.verdict == cache::GateVerdict::remeasure) {
+  if (j.verdict == build_step::GateVerdict::remeasure) {
     EvalResult second = evaluate();
     if (second.status != Status::ok) {
-      j.verdict = cache::GateVerdict::fail;
+      j.verdict = build_step::GateVerdict::fail;
       g.verdict = std::string("FAIL: re-measurement: ") + status_name(second.status) + ": " + second.detail;
     } else {
-      j = cache::judge_combined(j, cache::judge_speed(samples(second), min_speedup), min_speedup);
+      j = build_step::judge_combined(j, build_step::judge_speed(samples(second), min_speedup), min_speedup);
       out["remeasured"] = true;
     }
   }
   char buf[160];
   std::snprintf(buf, sizeof buf, "%.3fx (IQR %.3f-%.3fx) against the threshold %.3fx", j.speedup, j.low, j.high, min_speedup);
-  if (g.verdict.empty()) g.verdict = std::string(j.verdict == cache::GateVerdict::pass ? "PASS: " : "FAIL: ") + buf;
+  if (g.verdict.empty()) g.verdict = std::string(j.verdict == build_step::GateVerdict::pass ? "PASS: " : "FAIL: ") + buf;
   out["speedup"] = j.speedup;
-  g.code = j.verdict == cache::GateVerdict::pass ? 0 : 1;
+  g.code = j.verdict == build_step::GateVerdict::pass ? 0 : 1;
   return g;
 }
 
@@ -194,12 +194,12 @@ GateOutcome run_gate(GateCall c, const std::vector<std::string>& flags, bool unt
 }
 
 // A harness that replays recorded launches runs the tuned source with the
-// shapes its values give, as the tuner's did (search/replay_shapes.h): the
+// shapes its values give, as the tuner's did (tuner/replay_shapes.h): the
 // reshaped copy in the work directory, the values as -D for the tuned build.
 void follow_tuned_shapes(GateCall& c, const std::string& work) {
   if (!replays_recorded_launches(c.req.harness)) return;
-  const search::TunedShapes t =
-      search::shapes_for_tuned(read_file(c.req.harness), read_file(c.req.source), c.req.source, read_file(c.tuned),
+  const tuner::TunedShapes t =
+      tuner::shapes_for_tuned(read_file(c.req.harness), read_file(c.req.source), c.req.source, read_file(c.tuned),
                                c.req.compile.include_dirs);
   if (t.harness.empty()) return;
   c.req.harness = (fs::path(work) / fs::path(c.req.harness).filename()).string();
@@ -213,7 +213,7 @@ bool read_tuned(GateCall& c, std::vector<std::string>* flags) {
   *flags = read_rsp(c.rsp);
   const std::string original_text = read_file(c.req.source);
   return flags->empty() &&
-         read_file(c.tuned) == cache::render_original(fs::absolute(c.req.source).lexically_normal().string(), original_text);
+         read_file(c.tuned) == build_step::render_original(fs::absolute(c.req.source).lexically_normal().string(), original_text);
 }
 
 // Every verdict once the call is read: skips, failures to build and the judged ones.
@@ -247,7 +247,7 @@ GateOutcome decide(GateCall& c, const std::string& self_exe, nlohmann::json& out
 // Best effort: a gate never fails because its record cannot be written.
 void keep_record(const GateCall& c, const GateOutcome& g, const nlohmann::json& out) {
   if (c.record.empty()) return;
-  cache::GateRecord r;
+  build_step::GateRecord r;
   r.check = c.check;
   r.exit_code = g.code;
   r.verdict = g.verdict;
@@ -259,7 +259,7 @@ void keep_record(const GateCall& c, const GateOutcome& g, const nlohmann::json& 
   std::string text;
   if (read_file_if_present(c.tuned, &text)) r.judged_sha256 = sha256_hex(text);
   try {
-    write_file_atomic(c.record, cache::gate_record_text(r));
+    write_file_atomic(c.record, build_step::gate_record_text(r));
   } catch (const std::exception& x) {
     std::fprintf(stderr, "kernelblaster gate: the verdict is not recorded: %s\n", x.what());
     return;

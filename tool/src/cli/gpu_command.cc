@@ -9,7 +9,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "common/file_util.h"
-#include "eval/gpu_probe.h"
+#include "judge/gpu_probe.h"
 #include "profile/ceilings_cache.h"
 #include "profile/gpu_helper.h"
 

@@ -1,5 +1,5 @@
 // kernelblaster harness init: a native harness drafted for each host
-// launcher of a kernel source (synth/), so tuning needs no harness written
+// launcher of a kernel source (harness/), so tuning needs no harness written
 // from nothing. kernelblaster harness synth: one synthesized from the calls a
 // program recorded (a capture).
 #include <cstdio>
@@ -13,9 +13,9 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "common/file_util.h"
-#include "synth/capture_harness.h"
-#include "synth/harness_writer.h"
-#include "synth/launcher_scan.h"
+#include "harness/capture_harness.h"
+#include "harness/harness_writer.h"
+#include "harness/launcher_scan.h"
 
 namespace fs = std::filesystem;
 
@@ -47,7 +47,7 @@ kernelblaster_harness_export does this): there they are the sources' own
 harnesses, to review and commit. Existing files are kept without --force.
 
 synth reads a capture (the calls a program made to one launcher, recorded
-while it ran: format in tool/src/synth/capture.h) and writes
+while it ran: format in tool/src/harness/capture.h) and writes
 DIR/<stem>_harness.cu: the recorded calls are its sizes (the two largest
 timed, the smallest of three or more for validation), the buffers have the
 recorded extents and types, what a call changed is an output, scalars take
@@ -59,7 +59,7 @@ or capture.
 
 // A drafted harness written to `file` (or kept, where it exists and --force
 // is not given), said as lines or as one JSON object.
-int write_draft(const synth::HarnessDraft& d, const fs::path& file, const std::vector<std::string>& launchers,
+int write_draft(const harness::HarnessDraft& d, const fs::path& file, const std::vector<std::string>& launchers,
                 const Args& args) {
   const bool keep = fs::exists(file) && !args.flag("--force");
   if (!keep) write_file_atomic(file.string(), d.text);
@@ -85,7 +85,7 @@ int synth_command(const CommandArgs& argv) {
   const std::string path = argv[1];
   Args args(CommandArgs(argv.begin() + 2, argv.end()), {"--out"}, {"--force", "--json"});
   if (!fs::is_regular_file(path)) throw UsageError("no such file: " + path);
-  synth::HarnessDraft d = synth::synthesize_harness(synth::parse_capture(read_file(path), path));
+  harness::HarnessDraft d = harness::synthesize_harness(harness::parse_capture(read_file(path), path));
   fs::path out = args.value("--out", "harness");
   fs::create_directories(out);
   return write_draft(d, out / d.file_name, {}, args);
@@ -138,10 +138,10 @@ int harness_command(const CommandArgs& argv, const std::string& self_exe) {
     std::string source = argv[1];
     Args args(CommandArgs(argv.begin() + 2, argv.end()), {"--out", "-I", "-D"}, {"--force", "--json"});
     if (!fs::is_regular_file(source)) throw UsageError("no such file: " + source);
-    synth::ScanOptions opt;
+    harness::ScanOptions opt;
     opt.include_dirs = args.values("-I");
     opt.definitions = args.values("-D");
-    synth::SourceScan scan = synth::scan_source(source, opt);
+    harness::SourceScan scan = harness::scan_source(source, opt);
     std::string name = fs::path(source).filename().string();
     if (scan.launchers.empty()) {
       std::fprintf(stderr, "kernelblaster harness init: %s defines no host launcher (a function that takes a pointer "
@@ -153,9 +153,9 @@ int harness_command(const CommandArgs& argv, const std::string& self_exe) {
     std::string stem = fs::path(source).stem().string();
     // One file for the source, calling every launcher: a tuning changes the
     // whole file, and the build pairs <stem>_harness.cu with it as it is.
-    synth::HarnessDraft d = synth::draft_harness(scan.launchers, name, stem, scan.unread);
+    harness::HarnessDraft d = harness::draft_harness(scan.launchers, name, stem, scan.unread);
     std::vector<std::string> launchers;
-    for (const synth::Launcher& l : scan.launchers) launchers.push_back(l.name);
+    for (const harness::Launcher& l : scan.launchers) launchers.push_back(l.name);
     return write_draft(d, out / d.file_name, launchers, args);
   });
 }

@@ -6,7 +6,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "eval/manifest.h"
+#include "judge/manifest.h"
 #include "llm/client.h"
 #include "llm/result_json.h"
 

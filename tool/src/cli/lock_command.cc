@@ -1,13 +1,13 @@
 // kernelblaster lock merge | merge-driver: several runners' lockfiles (or
 // the per-GPU fragments they wrote) as one, by the rule of
-// cache/lockfile.h, with every decision said; and the same as git's merge
+// build_step/lockfile.h, with every decision said; and the same as git's merge
 // driver, so two runners' updates of kernelblaster.lock.json merge without
 // hand edits.
 #include <cstdio>
 #include <string>
 #include <vector>
 
-#include "cache/lockfile.h"
+#include "build_step/lockfile.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "common/file_lock.h"
@@ -44,11 +44,11 @@ Exit status: 0 merged, 2 bad usage or an input that is not a lockfile
 )";
 
 // Folds `inputs` in order; the decisions on stderr unless quiet.
-cache::Lockfile fold(const std::vector<std::string>& inputs, bool quiet) {
-  cache::Lockfile merged = cache::read_lockfile(inputs.front());
+build_step::Lockfile fold(const std::vector<std::string>& inputs, bool quiet) {
+  build_step::Lockfile merged = build_step::read_lockfile(inputs.front());
   for (std::size_t i = 1; i < inputs.size(); ++i) {
     std::vector<std::string> decisions;
-    merged = cache::merge_lockfiles(merged, cache::read_lockfile(inputs[i]), &decisions);
+    merged = build_step::merge_lockfiles(merged, build_step::read_lockfile(inputs[i]), &decisions);
     if (!quiet)
       for (const std::string& d : decisions) std::fprintf(stderr, "kernelblaster lock merge: %s\n", d.c_str());
   }
@@ -62,19 +62,19 @@ int merge(const CommandArgs& argv) {
   if (inputs.size() < 2) throw UsageError("merge takes at least two lockfiles: A B [C ...]");
   const std::string out = args.value("--out");
   if (!out.empty()) {
-    write_file_atomic(out, cache::serialize_lockfile(fold(inputs, args.flag("--quiet"))));
+    write_file_atomic(out, build_step::serialize_lockfile(fold(inputs, args.flag("--quiet"))));
     return 0;
   }
   FileLock guard(inputs.front() + ".lock");  // as a build updating A takes it
-  write_file_atomic(inputs.front(), cache::serialize_lockfile(fold(inputs, args.flag("--quiet"))));
+  write_file_atomic(inputs.front(), build_step::serialize_lockfile(fold(inputs, args.flag("--quiet"))));
   return 0;
 }
 
 int merge_driver(const CommandArgs& argv) {
   if (argv.size() != 3) throw UsageError("merge-driver takes BASE OURS THEIRS (git's %O %A %B)");
   try {
-    const cache::Lockfile merged = fold({argv[1], argv[2]}, false);
-    write_file_atomic(argv[1], cache::serialize_lockfile(merged));
+    const build_step::Lockfile merged = fold({argv[1], argv[2]}, false);
+    write_file_atomic(argv[1], build_step::serialize_lockfile(merged));
   } catch (const std::exception& x) {
     std::fprintf(stderr, "kernelblaster lock merge-driver: %s; left to a merge by hand\n", x.what());
     return 1;

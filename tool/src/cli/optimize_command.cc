@@ -14,8 +14,8 @@
 #include "report/markdown_writer.h"
 #include "report/report.h"
 #include "common/file_util.h"
-#include "eval/gpu_probe.h"
-#include "eval/manifest.h"
+#include "judge/gpu_probe.h"
+#include "judge/manifest.h"
 #include "kernelbench/problem.h"
 #include "kernelbench/source_scan.h"
 #include "kb/kb_store.h"
@@ -26,8 +26,8 @@
 #include "optimize/run_record.h"
 #include "profile/gpu_helper.h"
 #include "rewrite/code_blocks.h"
-#include "search/policy_choice.h"
-#include "synth/launcher_scan.h"
+#include "tuner/policy_choice.h"
+#include "harness/launcher_scan.h"
 
 namespace kernelblaster {
 
@@ -204,7 +204,7 @@ JobResult run_job(const Job& job, const Settings& st, llm::Client& client, GpuPr
   kb::KnowledgeBase knowledge = kb::load_for_run(self_exe, st.kb_path);
   if (knowledge.techniques.empty()) throw std::runtime_error("the KB has no techniques to choose from");
   const kb::KnowledgeBase before = knowledge;
-  search::PolicyChoice policy = search::choose_policy(st.policy_path, print_line);
+  tuner::PolicyChoice policy = tuner::choose_policy(st.policy_path, print_line);
 
   optimize::Loop loop(target, st.options, knowledge, *policy.policy, client, *judge, print_line);
   optimize::RunResult result = loop.run();
@@ -506,15 +506,15 @@ int run_directory(const OptimizeCall& c, llm::Client& client, GpuProbe& probe, c
 // that the harness mentions; exactly one, or a usage error naming them.
 std::string discover_launcher(const std::string& source, const std::string& harness,
                               const std::vector<std::string>& include_dirs, const std::vector<std::string>& definitions) {
-  if (!synth::have_parser())
+  if (!harness::have_parser())
     throw UsageError("--launcher is required (this build has no libclang to find the host function the harness calls)");
-  synth::ScanOptions opt;
+  harness::ScanOptions opt;
   opt.include_dirs = include_dirs;
   opt.definitions = definitions;
-  synth::SourceScan scan = synth::scan_source(source, opt);
+  harness::SourceScan scan = harness::scan_source(source, opt);
   const std::string harness_code = code_only(read_file(harness));
   std::vector<std::string> named, all;
-  for (const synth::Launcher& l : scan.launchers) {
+  for (const harness::Launcher& l : scan.launchers) {
     all.push_back(l.name);
     if (!kernelbench::find_identifier(harness_code, l.name).empty()) named.push_back(l.name);
   }

@@ -13,7 +13,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "policy/lua_policy.h"
-#include "search/sample_contexts.h"
+#include "tuner/sample_contexts.h"
 
 namespace kernelblaster {
 namespace {
@@ -102,7 +102,7 @@ int check_command(const CommandArgs& args) {
   try {
     std::unique_ptr<policy::Policy> p = policy::load_lua_policy_file(o.path);
     if (!o.json) std::printf("policy %s (%s), seed %llu\n", p->name().c_str(), o.path.c_str(), static_cast<unsigned long long>(o.seed));
-    for (const search::SampleContext& sample : search::sample_contexts(o.seed)) {
+    for (const tuner::SampleContext& sample : tuner::sample_contexts(o.seed)) {
       auto over_time = [&] {
         return elapsed() > kTotalSeconds ? std::optional<std::string>(p->name() + ": the calls took more than 3 s in total")
                                          : std::nullopt;
@@ -110,7 +110,7 @@ int check_command(const CommandArgs& args) {
       if (auto late = over_time()) return fail(*late);
       std::vector<std::string> chosen = p->select(sample.ctx);
       if (auto late = over_time()) return fail(*late);
-      policy::HistoryEntry result = search::sample_result(sample.ctx, chosen.empty() ? "" : chosen.front());
+      policy::HistoryEntry result = tuner::sample_result(sample.ctx, chosen.empty() ? "" : chosen.front());
       std::optional<bool> accepted = p->accept(sample.ctx, result);
       if (auto late = over_time()) return fail(*late);
       std::optional<bool> stopped = p->stop(sample.ctx);

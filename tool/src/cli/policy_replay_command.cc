@@ -5,9 +5,9 @@
 #include "cli/commands.h"
 #include "common/file_util.h"
 #include "kb/kb_store.h"
-#include "search/kb_bridge.h"
-#include "search/policy_choice.h"
-#include "search/replay.h"
+#include "tuner/kb_bridge.h"
+#include "tuner/policy_choice.h"
+#include "tuner/replay.h"
 
 namespace kernelblaster {
 namespace {
@@ -49,7 +49,7 @@ int policy_replay_command(const CommandArgs& argv, const std::string& self_exe) 
     std::string kb_path = args.value("--kb");
     bool learn = args.flag("--learn");
     if (learn && kb_path.empty()) throw UsageError("--learn needs --kb");
-    search::ReplayOptions ro;
+    tuner::ReplayOptions ro;
     double seeds = args.number("--policy-seeds", 10), max_evals = args.number("--max-evals", 0);
     if (seeds < 1 || seeds != static_cast<int>(seeds)) throw UsageError("--policy-seeds needs a whole number >= 1");
     if (max_evals < 0 || max_evals != static_cast<int>(max_evals)) throw UsageError("--max-evals needs a whole number >= 0");
@@ -60,24 +60,24 @@ int policy_replay_command(const CommandArgs& argv, const std::string& self_exe) 
     if (policy_path != "default" && !std::filesystem::is_regular_file(policy_path))
       throw UsageError("no such policy file: " + policy_path);
 
-    search::RunLog log = search::run_log_from_json(read_file(results), results);
+    tuner::RunLog log = tuner::run_log_from_json(read_file(results), results);
     kb::KnowledgeBase knowledge;
     if (!kb_path.empty() && std::filesystem::exists(kb_path)) knowledge = kb::load_kb(kb_path);
     bool warned = false;
     auto make_policy = [&](bool* fell_back) {
       // One line about a broken script, not one per seed.
-      search::PolicyChoice c = search::choose_policy(policy_path, warned ? nullptr : print_line);
+      tuner::PolicyChoice c = tuner::choose_policy(policy_path, warned ? nullptr : print_line);
       warned = warned || c.failed_to_load;
       *fell_back = c.failed_to_load;
       return std::move(c.policy);
     };
-    search::ReplayReport report = search::replay(log, knowledge, make_policy, ro);
+    tuner::ReplayReport report = tuner::replay(log, knowledge, make_policy, ro);
     if (learn && !report.runs.empty()) {
-      std::vector<kb::Outcome> outcomes = search::outcomes_of(search::replayed_log(log, report.runs.front()));
+      std::vector<kb::Outcome> outcomes = tuner::outcomes_of(tuner::replayed_log(log, report.runs.front()));
       if (!outcomes.empty()) kb::record_outcomes(kb_path, outcomes);
     }
-    std::fputs((args.flag("--json") ? search::replay_report_to_json(report) + "\n"
-                                    : search::replay_report_to_text(report))
+    std::fputs((args.flag("--json") ? tuner::replay_report_to_json(report) + "\n"
+                                    : tuner::replay_report_to_text(report))
                    .c_str(),
                stdout);
     return 0;

@@ -1,5 +1,5 @@
 // kernelblaster stats: how build steps ended, per cause, as `ccache -s`
-// shows its outcomes (cache/build_stats.h).
+// shows its outcomes (build_step/build_stats.h).
 #include <cstdio>
 #include <map>
 #include <string>
@@ -7,9 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cache/build_record.h"
-#include "cache/build_stats.h"
-#include "cache/results_cache.h"
+#include "build_step/build_record.h"
+#include "build_step/build_stats.h"
+#include "build_step/results_cache.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 
@@ -43,7 +43,7 @@ Exit status: 0 done, 2 bad usage.
 // One cache's counts; returns their total (stale_lockfile apart). Printed
 // as text, or added to `json`'s "caches".
 long long report_counts(const std::string& dir, nlohmann::json* json) {
-  auto counts = cache::read_build_stats(dir);
+  auto counts = build_step::read_build_stats(dir);
   long long total = 0;
   for (const auto& [name, n] : counts)
     if (name != "stale_lockfile") total += n;
@@ -61,8 +61,8 @@ long long report_counts(const std::string& dir, nlohmann::json* json) {
 // The last build step of each of a build tree's sources, per cause.
 void report_build_tree(const std::string& tree, nlohmann::json* json) {
   std::map<std::string, long long> counts;
-  const std::vector<cache::BuildRecord> records = cache::build_tree_records(tree, nullptr);
-  for (const cache::BuildRecord& r : records) ++counts[cache::build_cause_name(r.cause)];
+  const std::vector<build_step::BuildRecord> records = build_step::build_tree_records(tree, nullptr);
+  for (const build_step::BuildRecord& r : records) ++counts[build_step::build_cause_name(r.cause)];
   if (json) {
     (*json)["build_tree"] = {{"dir", tree}, {"sources", records.size()}, {"counts", counts}};
     return;
@@ -87,16 +87,16 @@ int stats_command(const CommandArgs& argv, const std::string& self_exe) {
     } else {
       const bool here = build_dir.empty();
       if (here) build_dir = ".";
-      dirs = cache::build_tree_cache_dirs(build_dir);
+      dirs = build_step::build_tree_cache_dirs(build_dir);
       if (dirs.empty() && !here)
         throw UsageError("no KernelBlaster build step has run in " + build_dir + " yet (no kernelblaster_generated/*/" +
-                         cache::kCacheDirRecord + ")");
+                         build_step::kCacheDirRecord + ")");
       tree = !dirs.empty();
-      if (dirs.empty()) dirs = {cache::ResultsCache::default_dir()};
+      if (dirs.empty()) dirs = {build_step::ResultsCache::default_dir()};
     }
     if (args.flag("--zero")) {
       for (const std::string& d : dirs) {
-        cache::zero_build_stats(d);
+        build_step::zero_build_stats(d);
         std::printf("kernelblaster stats: counts of %s zeroed\n", d.c_str());
       }
       return 0;

@@ -6,10 +6,10 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "common/file_util.h"
-#include "eval/gpu_probe.h"
-#include "search/space_decl.h"
-#include "search/tune_listing.h"
-#include "search/tuner.h"
+#include "judge/gpu_probe.h"
+#include "tuner/space_decl.h"
+#include "tuner/tune_listing.h"
+#include "tuner/tuner.h"
 
 namespace kernelblaster {
 namespace {
@@ -106,7 +106,7 @@ std::vector<int> parse_devices(const std::string& list) {
 
 // What the command line asks for.
 struct TuneCall {
-  search::TuneOptions opt;
+  tuner::TuneOptions opt;
   bool json = false;
   bool list = false;
 };
@@ -153,11 +153,11 @@ TuneCall parse_call(const CommandArgs& argv) {
 // The tunables of a source, read from its text: exit 0, or 2 for a source
 // that cannot be read (one line).
 int run_listing(const TuneCall& c) {
-  const search::TuneListing l = search::list_tunables(
+  const tuner::TuneListing l = tuner::list_tunables(
       {read_file(c.opt.source), c.opt.source, c.opt.arch.empty() ? "sm_90" : c.opt.arch, c.opt.manifest,
        c.opt.definitions, c.opt.include_dirs},
       c.opt.harness.empty() ? "" : read_file(c.opt.harness), c.opt.partial_harness);
-  std::printf("%s", c.json ? (search::listing_json(l) + "\n").c_str() : search::listing_text(l).c_str());
+  std::printf("%s", c.json ? (tuner::listing_json(l) + "\n").c_str() : tuner::listing_text(l).c_str());
   return 0;
 }
 
@@ -166,7 +166,7 @@ int run_tune_call(const TuneCall& c, const std::string& self_exe) {
   if (c.list) return run_listing(c);
   const bool json = c.json;
   CudaGpuProbe probe;
-  const search::TuneSummary s = search::run_tune(c.opt, self_exe, probe, print_line);
+  const tuner::TuneSummary s = tuner::run_tune(c.opt, self_exe, probe, print_line);
   if (g_progress_open) std::fputc('\n', stderr);  // end the line updated in place
   if (s.exit_code == 77) {
     if (std::string node = nvidia_device_node(); !node.empty()) {
@@ -176,7 +176,7 @@ int run_tune_call(const TuneCall& c, const std::string& self_exe) {
     std::fprintf(stderr, "kernelblaster tune: skipped: %s\n", s.reason.c_str());
     return 77;
   }
-  if (json) std::printf("%s\n", search::tune_summary_to_json(s).c_str());
+  if (json) std::printf("%s\n", tuner::tune_summary_to_json(s).c_str());
   if (s.exit_code == 0) {
     if (!json)
       std::printf("tuned %s: %.3fx over the original (re-verified) with %s%s\n", s.source.c_str(), s.speedup,

@@ -1,6 +1,6 @@
 // FNV-1a, 64 bits: a fast non-cryptographic hash for names and texts (SASS
 // de-duplication, the kernel recorder's file names and shape keys). Content
-// keys use SHA-256 (cache/content_key.h).
+// keys use SHA-256 (build_step/content_key.h).
 #pragma once
 
 #include <cstdint>

@@ -1,9 +1,9 @@
 // The line a synthesized harness carries when it launches kernels as they
-// were recorded (synth/kernel_capture.h). Two parts read it:
+// were recorded (harness/kernel_capture.h). Two parts read it:
 // - the tuner keeps launch-shaping tunables off (the harness launches with
 //   the recorded grid and block whatever the source's launch code says)
 //   unless it can give a launcher the shape the source's own launch
-//   expressions compute (search/replay_shapes.h): it finds a launcher by
+//   expressions compute (tuner/replay_shapes.h): it finds a launcher by
 //   its note and puts the shape's lines before its anchor;
 // - the harness build links the source for its kernels alone: symbols of
 //   the target's other files or libraries it never calls may stay
@@ -24,7 +24,7 @@ inline constexpr const char* kLaunchShapeAnchor = "  if (shared_bytes > 48 * 102
 // above a launcher whose every recorded launch passed buffers whose
 // ranges, from each pointer to its allocation's end, overlap no other's:
 // the one fact that lets the tuner offer `__restrict__` on that kernel
-// (search/kernel_rewrites.h; its tunable: common/rewrite_tunables.h).
+// (tuner/kernel_rewrites.h; its tunable: common/rewrite_tunables.h).
 inline constexpr const char* kDisjointBuffersNote = "// kernelblaster: buffers disjoint in every recorded launch of ";
 
 }  // namespace kernelblaster

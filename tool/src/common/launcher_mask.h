@@ -3,8 +3,8 @@
 // those whose bit is set in KERNELBLASTER_LAUNCHER_MASK when it is built
 // with that macro (bit k: the k-th launcher named; launchers past the 64th
 // always run). Without the macro every launcher runs, as before. A
-// synthesized harness (synth/harness_text.h) writes both; the tuner reads
-// the line (search/launcher_focus.h) and builds the original and a
+// synthesized harness (harness/harness_text.h) writes both; the tuner reads
+// the line (tuner/launcher_focus.h) and builds the original and a
 // candidate with the same mask, so the time compared is that launcher's.
 #pragma once
 
@@ -17,7 +17,7 @@ namespace kernelblaster {
 
 inline constexpr const char* kLaunchersMarker = "// kernelblaster: launchers";
 // What the first line of a synthesized harness says of it: such a harness
-// calls only the launchers it was made from (search/launch_reach.h).
+// calls only the launchers it was made from (tuner/launch_reach.h).
 inline constexpr const char* kSynthesizedMark = "synthesized by `kernelblaster harness synth`";
 inline constexpr const char* kLauncherMaskMacro = "KERNELBLASTER_LAUNCHER_MASK";
 inline constexpr int kMaskedLaunchers = 64;

@@ -1,7 +1,7 @@
-// The names of the rewrites offered without a model (search/kernel_rewrites.h):
+// The names of the rewrites offered without a model (tuner/kernel_rewrites.h):
 // a prefix and the function's or kernel's name. Value 0 leaves the code as
 // written; the build line names only the ones a winner turned on
-// (cache/tuned_result.h), and says what the __restrict__ one assumes.
+// (build_step/tuned_result.h), and says what the __restrict__ one assumes.
 #pragma once
 
 #include <string>

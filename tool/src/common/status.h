@@ -30,7 +30,7 @@ enum class Status {
   no_gpu,              // nothing could run here
   tool_error,          // the tool could not measure (a measurer's own failure, not the candidate's)
   not_recorded,        // a recorded run (replay) has no result for this configuration
-  forbidden_code,      // an untrusted candidate's object calls, defines or adds what it may not (eval/object_bound.h)
+  forbidden_code,      // an untrusted candidate's object calls, defines or adds what it may not (judge/object_bound.h)
   process_tampered,    // the candidate's process changed its environment or signal handlers beyond the original's, or its report is not the plan's account
 };
 

@@ -18,7 +18,7 @@ std::string slurp(const std::string& path) {
 }
 
 // SHA-256 of the command and every input's name and content, as the
-// results cache keys its entries (cache/content_key).
+// results cache keys its entries (build_step/content_key).
 std::string step_key(const BuildStep& step) {
   std::string all;
   for (const std::string& a : step.argv) all += a + '\0';

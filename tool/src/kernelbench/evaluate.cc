@@ -9,7 +9,7 @@
 #include <optional>
 #include <sstream>
 
-#include "eval/object_bound.h"
+#include "judge/object_bound.h"
 #include "kernelbench/build_step.h"
 #include "kernelbench/driver_rewrite.h"
 #include "kernelbench/problem.h"
@@ -98,7 +98,7 @@ BuildOutcome build_variant(const KernelBenchRequest& req, const Toolchain& tc, c
   return b;
 }
 
-// A built candidate held to eval/object_bound.h: its kernel object against
+// A built candidate held to judge/object_bound.h: its kernel object against
 // init.cu's, no definition of what libtorch exports either.
 BuildOutcome bound_candidate(BuildOutcome built, const Shared& sh) {
   std::vector<std::string> torch_libs;

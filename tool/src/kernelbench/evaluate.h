@@ -2,14 +2,14 @@
 // libtorch driver is rewritten (driver_rewrite.h) and linked once with
 // init.cu and once with the candidate; each program then runs as a harness
 // process under the same Evaluator, plan and judges as a native harness
-// (tool/src/eval): the tool's comparison decides, against init.cu's outputs
+// (tool/src/judge): the tool's comparison decides, against init.cu's outputs
 // and against torch's, and the driver's own allclose is a second check.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "eval/evaluator.h"
+#include "judge/evaluator.h"
 
 namespace kernelblaster::kernelbench {
 

@@ -7,11 +7,11 @@
 #include <map>
 #include <string>
 
-#include "eval/candidate_result.h"
+#include "judge/candidate_result.h"
 
 namespace kernelblaster::optimize {
 
-// The engine's result (eval/candidate_result.h) with what the loop needs
+// The engine's result (judge/candidate_result.h) with what the loop needs
 // beside it. median_us and speedup are 0 unless ok.
 struct Judgement : CandidateResult {
   std::string compiler_output;  // compile_failed: the compiler's lines, for the fix prompt

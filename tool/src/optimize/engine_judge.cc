@@ -4,7 +4,7 @@
 #include <future>
 
 #include "common/file_util.h"
-#include "eval/object_bound.h"
+#include "judge/object_bound.h"
 
 namespace kernelblaster::optimize {
 namespace {

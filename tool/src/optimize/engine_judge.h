@@ -2,7 +2,7 @@
 // into a scratch directory of its own, built with the harness by nvcc (the
 // compiler's output kept for the fix prompt), and evaluated by the engine
 // against the original's program, built once, in child processes under the
-// harness limits (eval/evaluator.h). The original's and every judged
+// harness limits (judge/evaluator.h). The original's and every judged
 // candidate's profile (the full metric set, which the state rules need)
 // ride in the same processes.
 #pragma once
@@ -11,10 +11,10 @@
 #include <map>
 #include <string>
 
-#include "eval/candidate_build.h"
-#include "eval/engine_target.h"
-#include "eval/evaluator.h"
-#include "eval/gpu_probe.h"
+#include "judge/candidate_build.h"
+#include "judge/engine_target.h"
+#include "judge/evaluator.h"
+#include "judge/gpu_probe.h"
 #include "optimize/candidate_judge.h"
 
 namespace kernelblaster::optimize {

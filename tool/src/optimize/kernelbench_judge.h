@@ -14,8 +14,8 @@
 
 #include <string>
 
-#include "eval/candidate_build.h"
-#include "eval/gpu_probe.h"
+#include "judge/candidate_build.h"
+#include "judge/gpu_probe.h"
 #include "optimize/candidate_judge.h"
 
 namespace kernelblaster::optimize {

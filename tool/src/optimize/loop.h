@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "eval/result.h"
+#include "judge/result.h"
 #include "kb/knowledge_base.h"
 #include "llm/client.h"
 #include "llm/outcome.h"

@@ -49,7 +49,7 @@ struct HistoryEntry {
   std::string technique;
   std::map<std::string, std::string> settings;
   // 0 unless the try made one of the call's kernels slower (a result never
-  // kept, eval/kernel_speeds.h): that kernel's speedup, below 1. What such a
+  // kept, judge/kernel_speeds.h): that kernel's speedup, below 1. What such a
   // try is worth is the lower of the two (worth()).
   double slowed_kernel_speedup = 0;
   bool verified() const { return end == AttemptEnd::verified && status == Status::ok; }

@@ -5,9 +5,9 @@
 #include <map>
 #include <optional>
 
-#include "cache/build_record.h"
-#include "cache/lockfile.h"
-#include "cache/results_cache.h"
+#include "build_step/build_record.h"
+#include "build_step/lockfile.h"
+#include "build_step/results_cache.h"
 #include "common/file_util.h"
 #include "common/sha256.h"
 #include "report/format.h"
@@ -16,10 +16,10 @@ namespace kernelblaster::report {
 namespace {
 
 namespace fs = std::filesystem;
-using cache::BuildAction;
-using cache::BuildCause;
-using cache::BuildRecord;
-using cache::GateRecord;
+using build_step::BuildAction;
+using build_step::BuildCause;
+using build_step::BuildRecord;
+using build_step::GateRecord;
 
 // One optimized source as the build tree has it.
 struct SourceEntry {
@@ -37,15 +37,15 @@ struct Found {
 // A gate's last verdict, and whether it judged another text than the one compiled now.
 std::optional<GateRecord> gate_of(const std::string& out, const char* check, const std::string& out_sha, bool* stale) {
   std::string text;
-  if (!read_file_if_present(cache::gate_record_path(out, check), &text)) return std::nullopt;
-  std::optional<GateRecord> g = cache::parse_gate_record(text);
+  if (!read_file_if_present(build_step::gate_record_path(out, check), &text)) return std::nullopt;
+  std::optional<GateRecord> g = build_step::parse_gate_record(text);
   *stale = g && !g->judged_sha256.empty() && g->judged_sha256 != out_sha;
   return g;
 }
 
 Found find_sources(const fs::path& tree) {
   Found f;
-  for (BuildRecord& r : cache::build_tree_records(tree.string(), &f.unreadable)) {
+  for (BuildRecord& r : build_step::build_tree_records(tree.string(), &f.unreadable)) {
     SourceEntry e{r, fs::path(r.source).filename().string(), std::nullopt, std::nullopt};
     std::string out_text;
     const std::string out_sha = read_file_if_present(r.out, &out_text) ? sha256_hex(out_text) : "";
@@ -93,13 +93,13 @@ bool compiles_tuned(const SourceEntry& e) {
 
 Cell compiled_cell(const SourceEntry& e) {
   const BuildRecord& r = e.record;
-  if (r.action == BuildAction::applied) return {"tuned (from the " + std::string(cache::result_origin_name(r.origin)) + ")", "good"};
+  if (r.action == BuildAction::applied) return {"tuned (from the " + std::string(build_step::result_origin_name(r.origin)) + ")", "good"};
   if (r.action == BuildAction::tuned) return {"tuned (in this build)", "good"};
   if (r.action == BuildAction::recording) return {"the original, recording", "neutral"};
   return {"the original", cause_is_failure(r.cause) ? "bad" : "neutral"};
 }
 
-std::string gpu_name(const cache::TunedResult& r) { return r.gpu.name.empty() ? r.gpu.id() : r.gpu.name; }
+std::string gpu_name(const build_step::TunedResult& r) { return r.gpu.name.empty() ? r.gpu.id() : r.gpu.name; }
 
 std::string speedup_of(const SourceEntry& e) {
   const auto& r = e.record.result;
@@ -154,12 +154,12 @@ void add_sources(Document& doc, const Found& f) {
   doc.add(t);
 }
 
-std::string config_text(const cache::TunedResult& r) {
+std::string config_text(const build_step::TunedResult& r) {
   if (!r.improved) return "(the original)";
   std::string out;
-  for (const std::string& s : cache::settings_text(r)) out += (out.empty() ? "" : ", ") + s;
+  for (const std::string& s : build_step::settings_text(r)) out += (out.empty() ? "" : ", ") + s;
   for (const auto& flag : r.flags) out += (out.empty() ? "" : " ") + flag;
-  if (const std::string a = cache::assumptions(r); !a.empty()) out += " (" + a + ")";
+  if (const std::string a = build_step::assumptions(r); !a.empty()) out += " (" + a + ")";
   return out.empty() ? "(defaults, no flags)" : out;
 }
 
@@ -174,15 +174,15 @@ void add_results_per_gpu(Document& doc, const Found& f) {
     const BuildRecord& r = e.record;
     // One row per GPU and measurement: the cache and the lockfile share a row
     // where they hold the same measurement.
-    std::map<std::pair<std::string, std::string>, std::pair<cache::TunedResult, std::string>> rows;
+    std::map<std::pair<std::string, std::string>, std::pair<build_step::TunedResult, std::string>> rows;
     if (!r.cache_dir.empty() && !r.key.empty())
-      for (const cache::TunedResult& c : cache::ResultsCache(r.cache_dir, 0).all_for(r.key))
+      for (const build_step::TunedResult& c : build_step::ResultsCache(r.cache_dir, 0).all_for(r.key))
         rows[{c.gpu.id(), c.measured_at}] = {c, "cache"};
     std::string lock_note;
     if (!r.lockfile.empty()) {
       try {
-        const cache::Lockfile lock = cache::read_lockfile(r.lockfile);
-        auto it = lock.sources.find(cache::lockfile_source_name(r.lockfile, r.source));
+        const build_step::Lockfile lock = build_step::read_lockfile(r.lockfile);
+        auto it = lock.sources.find(build_step::lockfile_source_name(r.lockfile, r.source));
         if (it != lock.sources.end())
           for (const auto& [id, entry] : it->second) {
             const std::string where = entry.key == r.key ? "lockfile" : "lockfile (stale)";
@@ -194,7 +194,7 @@ void add_results_per_gpu(Document& doc, const Found& f) {
       }
     }
     for (const auto& [id_when, row] : rows) {
-      const cache::TunedResult& res = row.first;
+      const build_step::TunedResult& res = row.first;
       const bool stale = row.second == "lockfile (stale)";
       t.rows.push_back({{e.name}, {gpu_name(res) + " (" + id_when.first + ")"},
                         {res.improved ? speedup_text(res.speedup) : "1.000x", stale ? "neutral" : res.improved ? "good" : ""},

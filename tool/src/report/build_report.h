@@ -1,6 +1,6 @@
 // The report of a build tree that uses kernelblaster_optimize(): per target
 // and source, what the last build step compiled and why (the step's record,
-// cache/build_record.h), every GPU's result for the source from the results
+// build_step/build_record.h), every GPU's result for the source from the results
 // cache and the lockfile, and the CTest gates' last verdicts.
 #pragma once
 

@@ -1,5 +1,5 @@
 // The report of one tuning run, from its log (`kernelblaster tune --log`,
-// tool/src/search/run_log.h): best so far against evaluations and seconds,
+// tool/src/tuner/run_log.h): best so far against evaluations and seconds,
 // every candidate's status as a strip, the winner, the roofline position of
 // the original and the winner.
 #pragma once

@@ -1,0 +1,139 @@
+#include "judge/kernel_speeds.h"
+
+#include <gtest/gtest.h>
+
+#include "judge/judge.h"
+
+namespace kernelblaster {
+namespace {
+
+KernelTiming kernel(const std::string& name, double median, double spread) {
+  return {name, median, median - spread, median + spread};
+}
+
+TimingReport call_of(std::vector<KernelTiming> kernels) {
+  TimingReport t;
+  t.median_ns = 0;
+  for (const KernelTiming& k : kernels) t.median_ns += k.median_ns;
+  t.kernels = std::move(kernels);
+  return t;
+}
+
+TEST(KernelSpeeds, ATemplateKernelIsTheSameKernelWhateverItsArguments) {
+  // void tile<32, 8>(float*, int) and a plain function, mangled and not.
+  EXPECT_EQ(kernel_base_name("_Z4tileILi32ELi8EEvPfi"), "tile");
+  EXPECT_EQ(kernel_base_name("_Z4tileILi16ELi4EEvPfi"), "tile");
+  EXPECT_EQ(kernel_base_name("_Z14transposeNaivePfS_ii"), "transposeNaive");
+  EXPECT_EQ(kernel_base_name("_ZN2ns6reduceEPKfPfi"), "ns::reduce");
+  EXPECT_EQ(kernel_base_name("not_mangled"), "not_mangled");
+}
+
+TEST(KernelSpeeds, EachKernelIsComparedAtItsPlace) {
+  TimingReport ref = call_of({kernel("_Z4tileILi32ELi8EEvPfi", 1000, 5), kernel("_Z4tailPf", 400, 2)});
+  TimingReport cand = call_of({kernel("_Z4tileILi16ELi8EEvPfi", 800, 5), kernel("_Z4tailPf", 440, 2)});
+  std::vector<KernelSpeed> k = kernel_speeds(ref, cand);
+  ASSERT_EQ(k.size(), 2u);
+  EXPECT_EQ(k[0].name, "tile");
+  EXPECT_DOUBLE_EQ(k[0].speedup, 1.25);
+  EXPECT_FALSE(k[0].slower);
+  EXPECT_EQ(k[1].name, "tail");
+  EXPECT_TRUE(k[1].slower);  // 10% slower, the samples apart
+}
+
+TEST(KernelSpeeds, NoiseIsNoSlowdown) {
+  // 2% slower in the median, but the samples overlap.
+  TimingReport ref = call_of({kernel("_Z1av", 1000, 30)});
+  TimingReport cand = call_of({kernel("_Z1av", 1020, 30)});
+  ASSERT_EQ(kernel_speeds(ref, cand).size(), 1u);
+  EXPECT_FALSE(kernel_speeds(ref, cand)[0].slower);
+  // Apart, but within the 1% allowed.
+  cand = call_of({kernel("_Z1av", 1008, 1)});
+  ref = call_of({kernel("_Z1av", 1000, 1)});
+  EXPECT_FALSE(kernel_speeds(ref, cand)[0].slower);
+}
+
+TEST(KernelSpeeds, OtherKernelsAreComparedOnlyAsAWhole) {
+  TimingReport ref = call_of({kernel("_Z1av", 1000, 5), kernel("_Z1bv", 1000, 5)});
+  EXPECT_TRUE(kernel_speeds(ref, call_of({kernel("_Z5fusedv", 500, 5)})).empty());  // fewer
+  EXPECT_TRUE(kernel_speeds(ref, call_of({kernel("_Z1av", 900, 5), kernel("_Z1cv", 2000, 5)})).empty());
+  EXPECT_TRUE(kernel_speeds(TimingReport{}, TimingReport{}).empty());
+}
+
+TEST(KernelSpeeds, TheJudgesTimingNamesTheFirstSlowerKernel) {
+  HarnessReport ref, cand;
+  ref.sizes = cand.sizes = {{"1024x1024", {}, false}};
+  ref.timings = {call_of({kernel("_Z5naivePf", 1000, 5), kernel("_Z6coarsePf", 1000, 5)})};
+  cand.timings = {call_of({kernel("_Z5naivePf", 700, 5), kernel("_Z6coarsePf", 1030, 5)})};
+  double speedup = 0;
+  std::vector<SizeTiming> rows = compare_timing(ref, cand, &speedup);
+  EXPECT_GT(speedup, 1.1);  // faster as a whole
+  ASSERT_EQ(rows[0].kernels.size(), 2u);
+  EXPECT_EQ(slower_kernel(rows), "coarse 0.971x at 1024x1024");
+  cand.timings = {call_of({kernel("_Z5naivePf", 700, 5), kernel("_Z6coarsePf", 1000, 5)})};
+  EXPECT_EQ(slower_kernel(compare_timing(ref, cand, &speedup)), "");
+}
+
+
+// Two timed sizes of a call of one kernel, as compare_timing gives them.
+std::vector<SizeTiming> two_sizes(double large_ref, double large_cand, double small_ref, double small_cand,
+                                  double spread) {
+  HarnessReport ref, cand;
+  ref.sizes = cand.sizes = {{"4096", {}, false}, {"2048", {}, false}};
+  ref.timings = {call_of({kernel("_Z4tileILi4EEvPf", large_ref, spread)}),
+                 call_of({kernel("_Z4tileILi4EEvPf", small_ref, spread)})};
+  cand.timings = {call_of({kernel("_Z4tileILi2EEvPf", large_cand, spread)}),
+                  call_of({kernel("_Z4tileILi2EEvPf", small_cand, spread)})};
+  ref.timings[1].size = cand.timings[1].size = 1;
+  double speedup = 0;
+  return compare_timing(ref, cand, &speedup);
+}
+
+TEST(KernelSpeeds, AKernelIsJudgedOverTheTimedSizesAsTheCallIs) {
+  // SGEMM_CUDA's kernel 10 with WNITER=2 on an H200: 9% faster at the
+  // largest size, 2.7% slower at the next; faster over both.
+  std::vector<SizeTiming> rows = two_sizes(8000, 7340, 1000, 1028, 2);
+  ASSERT_TRUE(rows[1].kernels.at(0).slower);  // at 2048 alone it is slower
+  EXPECT_EQ(slower_kernel(rows), "");
+  EXPECT_EQ(kernel_slower_at_a_size(rows), "tile 0.973x at 2048, 1.030x over 2 sizes");
+  const std::vector<KernelOverSizes> k = kernels_over_sizes(rows);
+  ASSERT_EQ(k.size(), 1u);
+  EXPECT_NEAR(k[0].speedup, 1.0297, 1e-3);
+  EXPECT_EQ(k[0].slowest_size, "2048");
+  // Slower at both, 3% over them: refused, and named with its worst size.
+  rows = two_sizes(8000, 8100, 1000, 1050, 2);
+  EXPECT_EQ(slower_kernel(rows), "tile 0.970x over 2 sizes (0.952x at 2048)");
+  EXPECT_EQ(kernel_slower_at_a_size(rows), "");
+}
+
+TEST(KernelSpeeds, OverTheSizesNoiseIsNoSlowdownEither) {
+  // 2% slower at each size in the median, but within the spread of both
+  // samples at their most favourable reading.
+  const std::vector<SizeTiming> rows = two_sizes(8000, 8160, 1000, 1020, 100);
+  EXPECT_EQ(slower_kernel(rows), "");
+}
+
+TEST(KernelSpeeds, ValidationSizesTimedOnASecondLookAreSaidNotCounted) {
+  // SGEMM_CUDA's kernel 10 with WNITER=2: 4096 and 2048 timed by the
+  // search, 1024 and 128 validation sizes timed on the winner's second look.
+  HarnessReport ref, cand;
+  ref.sizes = cand.sizes = {{"4096", {}, false}, {"2048", {}, false}, {"1024", {}, true}, {"128", {}, true}};
+  const double refs[] = {8000, 1000, 160, 27}, cands[] = {7340, 1028, 170, 28};
+  for (int i = 0; i < 4; ++i) {
+    ref.timings.push_back(call_of({kernel("_Z4tileILi4EEvPf", refs[i], 1)}));
+    cand.timings.push_back(call_of({kernel("_Z4tileILi2EEvPf", cands[i], 1)}));
+    ref.timings.back().size = cand.timings.back().size = i;
+  }
+  double speedup = 0;
+  const std::vector<SizeTiming> rows = compare_timing(ref, cand, &speedup);
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_TRUE(rows[2].validation_only);
+  EXPECT_NEAR(speedup, 1.0297, 1e-3);  // the two timed sizes only
+  EXPECT_EQ(slower_kernel(rows), "");  // 1024 and 128 do not make the kernel slower over the timed sizes
+  EXPECT_EQ(kernel_slower_at_a_size(rows), "tile 0.973x at 2048, 1.030x over 2 sizes");
+  EXPECT_EQ(other_sizes_text(rows), "0.941x (1024) to 0.964x (128) at 2 sizes");
+  EXPECT_EQ(other_sizes_text({rows[0], rows[1]}), "");
+  EXPECT_EQ(other_sizes_text({rows[3]}), "0.964x at 128");
+}
+
+}  // namespace
+}  // namespace kernelblaster

@@ -1,0 +1,186 @@
+// The original's runs kept between evaluations (judge/reference_runs.h),
+// played with stand-ins for both programs (shell scripts that write a report
+// and count their runs) and a GPU probe that claims one: any machine.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "common/file_util.h"
+#include "common/protocol.h"
+#include "judge/evaluator.h"
+#include "judge/reference_runs.h"
+
+namespace kernelblaster {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ClaimedGpu final : public GpuProbe {
+ public:
+  GpuInfo probe(int) override { return {true, "", "Claimed GPU (test)", "sm_90"}; }
+};
+
+// A program that describes itself, counts its runs in `count_file` and
+// writes a report with nothing to compare.
+std::string stand_in(const fs::path& path, const fs::path& count_file) {
+  write_file(path.string(), std::string("#!/bin/sh\n") +
+                                "if [ \"$1\" = --describe ]; then\n"
+                                "  echo '{\"harness\":\"stand-in\",\"sizes\":[{\"label\":\"default\"}]}'; exit 0\n"
+                                "fi\n"
+                                "touch \"$4/" + kLockHeldMarker + "\"\n"
+                                "echo run >> '" + count_file.string() + "'\n"
+                                "echo '{\"harness\":\"stand-in\",\"sizes\":[{\"label\":\"default\"}]}' > \"$4/report.json\"\n");
+  fs::permissions(path, fs::perms::owner_all);
+  return path.string();
+}
+
+int lines(const fs::path& file) {
+  std::ifstream in(file);
+  int n = 0;
+  for (std::string line; std::getline(in, line);) ++n;
+  return n;
+}
+
+struct Rig {
+  fs::path dir = fs::temp_directory_path() / ("kb_reference_runs_test_" + std::to_string(::getpid()));
+  std::string original, candidate;
+  Rig() {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    original = stand_in(dir / "original.sh", dir / "original.count");
+    candidate = stand_in(dir / "candidate.sh", dir / "candidate.count");
+  }
+  ~Rig() { fs::remove_all(dir); }
+  int original_runs() const { return lines(dir / "original.count"); }
+  int candidate_runs() const { return lines(dir / "candidate.count"); }
+
+  EvalResult evaluate(std::shared_ptr<ReferenceRuns> kept, std::uint64_t seed_base = 77, bool untrusted = false) {
+    EvalRequest req;
+    req.reference_binary = original;
+    req.candidate_binary = candidate;
+    req.work_dir = (dir / "work").string();
+    req.seed_base = seed_base;
+    req.untrusted = untrusted;
+    req.reference_runs = std::move(kept);
+    ClaimedGpu gpu;
+    return Evaluator(Toolchain{}, gpu).evaluate(req);
+  }
+};
+
+bool has_phase(const EvalResult& r, const std::string& name) {
+  for (const auto& [phase, seconds] : r.phase_seconds)
+    if (phase == name) return true;
+  return false;
+}
+
+TEST(ReferenceRuns, TheSecondEvaluationOnTheSamePlanJudgesAgainstTheOriginalsKeptRun) {
+  Rig rig;
+  auto kept = std::make_shared<ReferenceRuns>((rig.dir / "kept").string());
+  EvalResult first = rig.evaluate(kept);
+  EvalResult second = rig.evaluate(kept);
+  EXPECT_EQ(rig.original_runs(), 1);
+  EXPECT_EQ(rig.candidate_runs(), 2);
+  EXPECT_EQ(first.status, second.status) << second.detail;
+  EXPECT_FALSE(has_phase(first, "reference reused"));
+  EXPECT_TRUE(has_phase(second, "reference reused"));
+  EXPECT_EQ(kept->runs_kept(), 1);
+}
+
+TEST(ReferenceRuns, WithoutAStoreEveryEvaluationRunsTheOriginal) {
+  Rig rig;
+  rig.evaluate(nullptr);
+  rig.evaluate(nullptr);
+  EXPECT_EQ(rig.original_runs(), 2);
+}
+
+TEST(ReferenceRuns, FreshSeedsOrAnUntrustedCandidateNeverMeetAKeptRun) {
+  Rig rig;
+  auto kept = std::make_shared<ReferenceRuns>((rig.dir / "kept").string());
+  rig.evaluate(kept);
+  rig.evaluate(kept, 0);                  // fresh random seeds: another plan
+  rig.evaluate(kept, 77, /*untrusted=*/true);
+  EXPECT_EQ(rig.original_runs(), 3);
+}
+
+TEST(ReferenceRuns, AnotherPlanRunsTheOriginalAgain) {
+  Rig rig;
+  auto kept = std::make_shared<ReferenceRuns>((rig.dir / "kept").string());
+  rig.evaluate(kept, 77);
+  rig.evaluate(kept, 78);
+  rig.evaluate(kept, 77);
+  EXPECT_EQ(rig.original_runs(), 2);
+}
+
+TEST(ReferenceRuns, ARunPastItsWindowIsTakenAgainAndItsDirectoryRemoved) {
+  Rig rig;
+  auto kept = std::make_shared<ReferenceRuns>((rig.dir / "kept").string(), /*reuse_s=*/0.2);
+  rig.evaluate(kept);
+  const std::string first_dir = kept->dir() + "/run-0";
+  EXPECT_TRUE(fs::exists(first_dir + "/report.json"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  rig.evaluate(kept);
+  EXPECT_EQ(rig.original_runs(), 2);
+  EXPECT_FALSE(fs::exists(first_dir));  // the stale run went with its dumps
+  EXPECT_TRUE(fs::exists(kept->dir() + "/run-1/report.json"));
+}
+
+TEST(ReferenceRuns, AnOriginalThatFailsIsNotKept) {
+  Rig rig;
+  // An original that writes no report: the evaluation ends reference_failed, and nothing is kept.
+  write_file(rig.original, std::string("#!/bin/sh\n") +
+                               "if [ \"$1\" = --describe ]; then\n"
+                               "  echo '{\"harness\":\"stand-in\",\"sizes\":[{\"label\":\"default\"}]}'; exit 0\n"
+                               "fi\n"
+                               "touch \"$4/" + kLockHeldMarker + "\"\n"
+                               "echo run >> '" + (rig.dir / "original.count").string() + "'\n"
+                               "exit 3\n");
+  auto kept = std::make_shared<ReferenceRuns>((rig.dir / "kept").string());
+  EXPECT_EQ(rig.evaluate(kept).status, Status::reference_failed);
+  EXPECT_EQ(rig.evaluate(kept).status, Status::reference_failed);
+  EXPECT_EQ(rig.original_runs(), 2);
+  EXPECT_EQ(kept->runs_kept(), 0);
+}
+
+// A winner's second look times the validation sizes too (EvalRequest::
+// time_every_size); the search's evaluations time only the sizes it compares.
+TEST(ReferenceRuns, ASecondLookTimesEverySizeTheSearchDoesNot) {
+  Rig rig;
+  const std::string describe = R"({"harness":"stand-in","sizes":[{"label":"large"},{"label":"small","validation_only":true}]})";
+  for (const std::string& program : {rig.original, rig.candidate})
+    write_file(program, std::string("#!/bin/sh\n") + "if [ \"$1\" = --describe ]; then\n  echo '" + describe +
+                            "'; exit 0\nfi\n" + "touch \"$4/" + kLockHeldMarker + "\"\n" + "cp \"$2\" '" +
+                            program + ".plan'\n" + "echo '" + describe + "' > \"$4/report.json\"\n");
+  for (bool every : {false, true}) {
+    EvalRequest req;
+    req.reference_binary = rig.original;
+    req.candidate_binary = rig.candidate;
+    req.work_dir = (rig.dir / "work").string();
+    req.seed_base = 77;
+    req.time_every_size = every;
+    ClaimedGpu gpu;
+    Evaluator(Toolchain{}, gpu).evaluate(req);
+    const Plan plan = plan_from_json(read_file(rig.candidate + ".plan"));
+    EXPECT_EQ(plan.timing.sizes, every ? std::vector<int>({0, 1}) : std::vector<int>()) << "time_every_size " << every;
+  }
+}
+
+// A report the candidate wrote that cannot be read is as good as none, and
+// the verdict says why it could not be read.
+TEST(ReferenceRuns, AnUnreadableReportIsNamedInTheVerdict) {
+  Rig rig;
+  write_file(rig.candidate, std::string("#!/bin/sh\n") +
+                                "if [ \"$1\" = --describe ]; then\n"
+                                "  echo '{\"harness\":\"stand-in\",\"sizes\":[{\"label\":\"default\"}]}'; exit 0\n"
+                                "fi\n"
+                                "touch \"$4/" + kLockHeldMarker + "\"\n"
+                                "echo '{\"harness\": ' > \"$4/report.json\"\nexit 3\n");
+  const EvalResult r = rig.evaluate(nullptr);
+  EXPECT_EQ(r.status, Status::crashed) << r.detail;
+  EXPECT_NE(r.detail.find("its report.json cannot be read: "), std::string::npos) << r.detail;
+}
+
+}  // namespace
+}  // namespace kernelblaster

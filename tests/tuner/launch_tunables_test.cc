@@ -1,0 +1,410 @@
+#include "tuner/launch_tunables.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "cubin.h"
+#include "tuner/candidate_source.h"
+#include "tuner/config_space.h"
+#include "tuner/directives.h"
+#include "tuner/launch_reading.h"
+#include "tuner/source_space.h"
+#include "tuner/tune_listing.h"
+
+using namespace kernelblaster::tuner;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A launcher written as tiled GEMM tutorials write them: const locals feed
+// the template arguments and the dim3s, static_asserts state what must hold,
+// and the launch differs by a branch on the problem size.
+const char* kTiledLauncher = R"(#include <cuda_runtime.h>
+#define DIV_UP(a, b) (((a) + (b) - 1) / (b))
+
+template <int TILE_M, int TILE_N, int STEP_K, int PER_THREAD>
+__global__ void tiled(int m, int n, int k, const float* a, const float* b, float* c) {
+  __shared__ float sa[TILE_M * STEP_K];
+  __shared__ float sb[STEP_K * TILE_N];
+  static_assert(TILE_M % PER_THREAD == 0, "rows split evenly");
+  int row = blockIdx.y * TILE_M + threadIdx.x * PER_THREAD;
+  int col = blockIdx.x * TILE_N;
+  if (row < m && col < n) c[row * n + col] = a[row] + b[col] + sa[0] + sb[0];
+}
+
+void launch_tiled(int m, int n, int k, const float* a, const float* b, float* c) {
+  const int STEP_K = 8;
+  const unsigned PER_THREAD = 4;
+  if (m >= 128) {
+    const int TILE_M = 64;
+    const int TILE_N = 64;
+    static_assert((TILE_M * TILE_N) / PER_THREAD <= 1024 * 64, "fits");
+    dim3 grid(DIV_UP(n, TILE_N), DIV_UP(m, TILE_M));
+    dim3 block(TILE_M / PER_THREAD);
+    tiled<TILE_M, TILE_N, STEP_K, PER_THREAD><<<grid, block>>>(m, n, k, a, b, c);
+  } else {
+    const int TILE_M = 32;
+    const int TILE_N = 32;
+    dim3 grid(DIV_UP(n, TILE_N), DIV_UP(m, TILE_M));
+    dim3 block(TILE_M / PER_THREAD);
+    tiled<TILE_M, TILE_N, STEP_K, PER_THREAD><<<grid, block>>>(m, n, k, a, b, c);
+  }
+}
+
+void launch_small(int m, float* c) {
+  const int unused_here = 7;
+  c[0] = unused_here;
+  tiled<16, 16, 4, 2><<<dim3(DIV_UP(m, 16)), dim3(16 / 2)>>>(m, m, m, c, c, c);
+}
+)";
+
+// A sample written with plain #defines, a 2-D block and asserts in the launcher.
+const char* kDefinesSample = R"(#include <assert.h>
+#include <cuda_runtime.h>
+
+#define STRIP_X 16
+#define STRIP_Y 4
+#define STEPS 8
+#define WARP_SIZE 32
+#define RADIUS 2
+
+__global__ void strips(float* out, const float* in, int w, int h) {
+  __shared__ float tile[STRIP_Y][STEPS * STRIP_X + 2 * RADIUS];
+  const int x = (blockIdx.x * STEPS) * STRIP_X + threadIdx.x;
+  const int y = blockIdx.y * STRIP_Y + threadIdx.y;
+  for (int s = 0; s < STEPS; ++s) tile[threadIdx.y][s * STRIP_X + threadIdx.x] = in[y * w + x + s * STRIP_X];
+  __syncthreads(); if (threadIdx.x % WARP_SIZE == 99) out[0] = 0;
+  for (int s = 0; s < STEPS; ++s) out[y * w + x + s * STRIP_X] = tile[threadIdx.y][s * STRIP_X + threadIdx.x];
+}
+
+void run_strips(float* out, const float* in, int w, int h) {
+  assert(STRIP_X >= RADIUS);
+  assert(w % (STEPS * STRIP_X) == 0);
+  dim3 blocks(w / (STEPS * STRIP_X), h / STRIP_Y);
+  dim3 threads(STRIP_X, STRIP_Y);
+  strips<<<blocks, threads>>>(out, in, w, h);
+}
+)";
+
+LaunchTunables find(const std::string& text, const std::vector<std::string>& include_dirs = {}) {
+  return find_launch_tunables(text, "/src/k.cu", parse_directives(text, "/src/k.cu", "sm_90"), include_dirs);
+}
+
+const FoundTunable* named(const LaunchTunables& l, const std::string& written_as, int line = 0) {
+  for (const FoundTunable& t : l.tunables)
+    if (t.written_as == written_as && (line == 0 || t.line == line)) return &t;
+  return nullptr;
+}
+
+bool has_constraint(const LaunchSite& s, const std::string& piece) {
+  return std::any_of(s.constraints.begin(), s.constraints.end(),
+                     [&](const std::string& c) { return c.find(piece) != std::string::npos; });
+}
+
+}  // namespace
+
+TEST(LaunchTunables, ConstLocalsThatShapeALaunchAreFoundPerSite) {
+  LaunchTunables l = find(kTiledLauncher);
+  ASSERT_EQ(l.sites.size(), 3u);
+  // Both branches read STEP_K and PER_THREAD; each has its own tiles.
+  const FoundTunable* step = named(l, "STEP_K");
+  const FoundTunable* per = named(l, "PER_THREAD");
+  const FoundTunable* big_m = named(l, "TILE_M", 18);
+  const FoundTunable* small_m = named(l, "TILE_M", 25);
+  ASSERT_TRUE(step && per && big_m && small_m);
+  EXPECT_EQ(step->tunable.name, "KERNELBLASTER_STEP_K_L15");
+  EXPECT_EQ(step->kind, "constant");
+  EXPECT_EQ(big_m->tunable.default_value, "64");
+  EXPECT_EQ(small_m->tunable.default_value, "32");
+  // The original's value is always among the values, first.
+  EXPECT_EQ(big_m->tunable.values.front(), "64");
+  const LaunchSite& big = l.sites[0];
+  const LaunchSite& small = l.sites[1];
+  EXPECT_EQ(big.function, "launch_tiled");
+  EXPECT_EQ(big.kernel, "tiled");
+  EXPECT_NE(std::find(big.tunables.begin(), big.tunables.end(), big_m->tunable.name), big.tunables.end());
+  EXPECT_EQ(std::find(big.tunables.begin(), big.tunables.end(), small_m->tunable.name), big.tunables.end());
+  EXPECT_NE(std::find(small.tunables.begin(), small.tunables.end(), small_m->tunable.name), small.tunables.end());
+  // Sites that share a tunable are one group; the third launcher is its own.
+  EXPECT_EQ(big.group, small.group);
+  EXPECT_NE(l.sites[2].group, big.group);
+  // A local that never reaches a launch is not a tunable.
+  EXPECT_EQ(named(l, "unused_here"), nullptr);
+}
+
+TEST(LaunchTunables, TheCopyNamesEachLiteralOnceAndKeepsTheDefaults) {
+  LaunchTunables l = find(kTiledLauncher);
+  const FoundTunable* big_m = named(l, "TILE_M", 18);
+  ASSERT_TRUE(big_m);
+  EXPECT_NE(l.text.find("#ifndef " + big_m->tunable.name + "\n#define " + big_m->tunable.name + " 64\n#endif\n"),
+            std::string::npos);
+  EXPECT_NE(l.text.find("const int TILE_M = " + big_m->tunable.name + ";"), std::string::npos);
+  // The body follows a #line back to the user's file, so messages keep their lines.
+  EXPECT_NE(l.text.find(line_directive("/src/k.cu") + "#include <cuda_runtime.h>"), std::string::npos);
+  // The template arguments written as literals: one macro each, with the
+  // equal literals of the launch's grid and block.
+  const FoundTunable* t0 = nullptr;
+  for (const FoundTunable& t : l.tunables)
+    if (t.kind == "template argument" && t.tunable.default_value == "16") t0 = &t;
+  ASSERT_TRUE(t0);
+  const FoundTunable* t3 = nullptr;
+  for (const FoundTunable& t : l.tunables)
+    if (t.kind == "template argument" && t.tunable.default_value == "2") t3 = &t;
+  ASSERT_TRUE(t3);
+  const std::string a = t0->tunable.name, d = t3->tunable.name;
+  EXPECT_NE(l.text.find("<" + a + ", " + a + ", "), std::string::npos) << l.text;
+  EXPECT_NE(l.text.find(d + "><<<dim3(DIV_UP(m, " + a + ")), dim3(" + a + " / " + d + ")>>>"), std::string::npos)
+      << l.text;
+}
+
+TEST(LaunchTunables, ConstraintsComeFromTheCodeAndTheKernelTemplate) {
+  LaunchTunables l = find(kTiledLauncher);
+  const LaunchSite& big = l.sites[0];
+  const std::string m = named(l, "TILE_M", 18)->tunable.name, per = named(l, "PER_THREAD")->tunable.name;
+  // The launcher's own static_assert, with the names as macros.
+  EXPECT_TRUE(has_constraint(big, "(" + m + " * " + named(l, "TILE_N", 19)->tunable.name + ") / " + per + " <= 1024 * 64"))
+      << ::testing::PrintToString(big.constraints);
+  // The kernel's static_assert with its template parameters replaced by the launch's arguments.
+  EXPECT_TRUE(has_constraint(big, "(" + m + ") % (" + per + ") == 0")) << ::testing::PrintToString(big.constraints);
+  // The static shared memory of the instantiation.
+  EXPECT_TRUE(has_constraint(big, "<= 49152")) << ::testing::PrintToString(big.constraints);
+  // Every constraint holds for the code as written.
+  std::map<std::string, long long> defaults;
+  for (const FoundTunable& t : l.tunables) defaults[t.tunable.name] = std::stoll(t.tunable.default_value);
+  for (const Constraint& c : l.constraints) EXPECT_TRUE(c.holds(defaults)) << c.text();
+}
+
+TEST(LaunchTunables, AKernelTemplateInAHeaderIsRead) {
+  const fs::path dir = fs::temp_directory_path() / "kb_launch_tunables_header";
+  fs::create_directories(dir / "inc");
+  std::string text = kTiledLauncher;
+  const std::size_t kernel_begin = text.find("template <int TILE_M");
+  const std::size_t kernel_end = text.find("void launch_tiled");
+  std::ofstream(dir / "inc" / "tiled.cuh") << text.substr(kernel_begin, kernel_end - kernel_begin);
+  text = text.substr(0, kernel_begin) + "#include \"tiled.cuh\"\n" + text.substr(kernel_end);
+  LaunchTunables l = find(text, {(dir / "inc").string()});
+  EXPECT_TRUE(has_constraint(l.sites[0], "<= 49152")) << ::testing::PrintToString(l.sites[0].constraints);
+  // Without the include directory the kernel is not found, and nothing is assumed of it.
+  LaunchTunables blind = find(text);
+  EXPECT_FALSE(has_constraint(blind.sites[0], "<= 49152"));
+  fs::remove_all(dir);
+}
+
+TEST(LaunchTunables, PlainDefinesGoUnderIfndefInPlace) {
+  LaunchTunables l = find(kDefinesSample);
+  ASSERT_TRUE(named(l, "STRIP_X") && named(l, "STRIP_Y") && named(l, "STEPS"));
+  EXPECT_EQ(named(l, "STRIP_X")->tunable.name, "STRIP_X");  // a macro keeps its name
+  EXPECT_EQ(named(l, "WARP_SIZE"), nullptr);                // a fact of the hardware
+  // In place, a #line restoring the numbering of the lines that follow.
+  EXPECT_NE(l.text.find("#ifndef STRIP_X\n#define STRIP_X 16\n#endif\n#line 5 \"/src/k.cu\"\n#ifndef STRIP_Y\n"),
+            std::string::npos)
+      << l.text;
+  ASSERT_EQ(l.sites.size(), 1u);
+  const LaunchSite& s = l.sites[0];
+  EXPECT_TRUE(has_constraint(s, "STRIP_X >= RADIUS"));             // the assert that folds
+  EXPECT_TRUE(has_constraint(s, "(STRIP_X) * (STRIP_Y) <= 1024"));  // the block's threads
+  EXPECT_TRUE(has_constraint(s, "<= 49152"));                       // the tile
+  // The assert that reads the image width is left to the run, and said so.
+  ASSERT_FALSE(l.notes.empty());
+  EXPECT_NE(l.notes.front().find("known only when it runs"), std::string::npos);
+}
+
+TEST(LaunchTunables, GuardedMacrosDirectivesAndDeviceConstantsAreLeftAlone) {
+  const std::string text = R"(// kernelblaster: tunable BLOCK 64 128 256
+#ifndef BLOCK
+#define BLOCK 128
+#endif
+#ifndef ITEMS
+#define ITEMS 4
+#endif
+__global__ void k(float* x) {
+  const int local_unroll = 4;
+  for (int i = 0; i < local_unroll; ++i) x[threadIdx.x * ITEMS + i] = 0;
+}
+void run(float* x, int n) { k<<<n / BLOCK, BLOCK>>>(x); }
+)";
+  LaunchTunables l = find(text);
+  EXPECT_TRUE(l.tunables.empty());
+  EXPECT_EQ(l.text, text);  // nothing found: the copy is the original
+}
+
+// A training exercise's matrix multiply (olcf/cuda-training-series hw2
+// shape): `const int DSIZE` sizes the matrices and the grid; only the tile
+// is the author's choice.
+TEST(LaunchTunables, AValueTheHostSizesItsDataWithIsTheProblemNotATunable) {
+  const std::string text = R"(#include <cuda_runtime.h>
+#include <cstdlib>
+#define ROWS 64
+const int DSIZE = 4096;
+const int block_size = 32;
+__global__ void mmul(const float* a, const float* b, float* c, int ds) {
+  __shared__ float as[block_size][block_size];
+  c[threadIdx.x] = a[threadIdx.x] + b[threadIdx.y] + as[0][0] + ROWS;
+}
+int main() {
+  float* h = new float[ROWS * 4];
+  float *a, *b, *c;
+  cudaMalloc(&a, DSIZE * DSIZE * sizeof(float));
+  cudaMalloc(&b, DSIZE * DSIZE * sizeof(float));
+  cudaMalloc(&c, DSIZE * DSIZE * sizeof(float));
+  dim3 block(block_size, block_size);
+  dim3 grid((DSIZE + block.x - 1) / block.x, (DSIZE + block.y - 1) / block.y);
+  mmul<<<grid, block>>>(a, b, c, DSIZE);
+  delete[] h;
+}
+)";
+  LaunchTunables l = find(text);
+  ASSERT_EQ(l.tunables.size(), 1u);
+  EXPECT_NE(l.tunables[0].tunable.name.find("block_size"), std::string::npos);
+  const std::string notes = [&] {
+    std::string all;
+    for (const std::string& n : l.notes) all += n + "\n";
+    return all;
+  }();
+  EXPECT_NE(notes.find("DSIZE sizes the program's data (cudaMalloc at line 13): the problem's size, left as written"),
+            std::string::npos)
+      << notes;
+  EXPECT_NE(notes.find("ROWS sizes the program's data (new[] at line 11)"), std::string::npos) << notes;
+}
+
+TEST(LaunchTunables, TheSpaceChangesOneGroupAtATime) {
+  SourceSpace s = source_space({kTiledLauncher, "/src/k.cu", "sm_90", "", {}, {}});
+  ConfigSpace space = enumerate_space(s.decl, {}, 0);
+  // No configuration moves tunables of two groups.
+  for (const Configuration& c : space.configs) {
+    std::set<std::string> groups;
+    for (const Setting& st : c.settings)
+      for (const Tunable& t : s.decl.tunables)
+        if (t.name == st.name) groups.insert(t.group);
+    EXPECT_LE(groups.size(), 1u) << c.id;
+  }
+  // The union's size: each group's valid combinations, the original counted once.
+  TuneListing listing = list_tunables({kTiledLauncher, "/src/k.cu", "sm_90", "", {}, {}});
+  std::size_t sum = 1;
+  for (const GroupCount& g : listing.groups) sum += g.valid - 1;
+  EXPECT_EQ(listing.valid, sum);
+  EXPECT_EQ(space.valid, sum);
+  EXPECT_EQ(space.configs.size(), sum - 1);
+  EXPECT_FALSE(space.capped);
+}
+
+TEST(LaunchTunables, TheListingSaysWhatWasFound) {
+  TuneListing listing = list_tunables({kDefinesSample, "/src/k.cu", "sm_90", "", {}, {}});
+  const std::string text = listing_text(listing);
+  EXPECT_NE(text.find("run_strips, line 24: strips<<<...>>>"), std::string::npos) << text;
+  EXPECT_NE(text.find("STRIP_X = 16  [define STRIP_X, line 4]"), std::string::npos) << text;
+  EXPECT_NE(text.find("whole space (one group changed at a time, before flags): "), std::string::npos) << text;
+  const std::string json = listing_json(listing);
+  EXPECT_NE(json.find("\"kind\": \"define\""), std::string::npos);
+  EXPECT_NE(json.find("\"valid\": "), std::string::npos);
+}
+
+// The copy compiles to the same machine code as the original at the
+// defaults, and to other code with another value: what the tuner relies on.
+TEST(LaunchTunables, TheCopyCompilesToTheOriginalsCodeAtItsDefaults) {
+  if (!fs::exists(test_support::kNvcc)) GTEST_SKIP() << "no nvcc";
+  const fs::path dir = fs::temp_directory_path() / "kb_launch_tunables_sass";
+  fs::create_directories(dir);
+  const std::string original = (dir / "k.cu").string();
+  std::ofstream(original) << kTiledLauncher;
+  LaunchTunables l = find_launch_tunables(kTiledLauncher, original, {}, {});
+  std::ofstream(dir / "copy.cu") << l.text;
+  const std::string m = named(l, "TILE_M", 18)->tunable.name;
+  std::ofstream(dir / "other.cu") << "#define " + m + " 128\n" + l.text;
+  const std::string a = test_support::cubin_of(dir, "k"), b = test_support::cubin_of(dir, "copy"), c = test_support::cubin_of(dir, "other");
+  EXPECT_FALSE(a.empty());
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  fs::remove_all(dir);
+}
+
+// A literal that names the case of a run-time value (a switch over block
+// sizes, `if (block_size == 16) ... else ...`) is the program's dispatch,
+// not the author's choice: changing it would break the launch.
+TEST(LaunchTunables, DispatchOnARunTimeValueIsNotTuned) {
+  const std::string text = R"(template <int B> __global__ void k(float* c) { c[threadIdx.x] = B; }
+void by_if(float* c, int block_size) {
+  dim3 threads(block_size, block_size);
+  if (block_size == 16) {
+    k<16><<<1, threads>>>(c);
+  } else {
+    k<32><<<1, threads>>>(c);
+  }
+}
+void by_switch(float* c, int threads) {
+  switch (threads) {
+    case 128:
+      k<128><<<1, threads>>>(c);
+      break;
+    case 64:
+      k<64><<<1, threads>>>(c);
+      break;
+  }
+}
+void chosen(float* c) { k<256><<<1, 256>>>(c); }
+)";
+  LaunchTunables l = find(text);
+  ASSERT_EQ(l.tunables.size(), 1u);
+  EXPECT_EQ(l.tunables[0].tunable.default_value, "256");
+  EXPECT_EQ(l.notes.size(), 4u) << ::testing::PrintToString(l.notes);
+  // The one choice moves the launch's block with it.
+  EXPECT_NE(l.text.find("<<<1, " + l.tunables[0].tunable.name + ">>>"), std::string::npos) << l.text;
+}
+
+// With a harness that replays recorded launches only flags are searched;
+// the constraints the tunables brought go with them (a constraint left
+// reading a dropped tunable stopped the whole run: exit 2).
+TEST(LaunchTunables, FlagsOnlyDropsTheConstraintsToo) {
+  SourceSpace s = source_space({kDefinesSample, "/src/k.cu", "sm_90", "", {}, {}});
+  ASSERT_FALSE(s.decl.constraints.empty());
+  keep_tunables(s.decl, {});
+  std::vector<FlagDimension> flags = {{"fast_math", "fast_math", {"", "-use_fast_math"}}};
+  ConfigSpace space = enumerate_space(s.decl, flags);
+  EXPECT_EQ(space.configs.size(), 1u);
+}
+
+// Names that stand for several names each: the text grows by a factor a
+// round. Folding gives up past kMaxFoldedLength instead of running on (a
+// fuzzed stencil took more than 10 s; tests/fuzz/regressions/source_scan).
+TEST(LaunchReading, FoldingGivesUpOnTextThatGrowsEveryRound) {
+  std::map<std::string, std::string> env = {{"A", "(B + B + B + B)"}, {"B", "(C * C * C * C)"}, {"C", "(D - D - D - D)"},
+                                            {"D", "(E + E + E + E)"}, {"E", "(F * F * F * F)"}, {"F", "(2 + 2 + 2 + 2)"}};
+  EXPECT_EQ(reading::folded("A", env, {}), "");
+  EXPECT_EQ(reading::folded("E", env, {}), "((2 + 2 + 2 + 2) * (2 + 2 + 2 + 2) * (2 + 2 + 2 + 2) * (2 + 2 + 2 + 2))");
+}
+
+// The tune line names a few tunables one by one and counts many.
+TEST(LaunchTunables, TheTuneLineCountsManyTunables) {
+  SourceSpace many = source_space({kTiledLauncher, "/src/k.cu", "sm_90", "", {}, {}});
+  ASSERT_GE(many.summary.size(), 1u);  // then the rewrites without a model (kernel_rewrites.h)
+  EXPECT_EQ(many.summary[0],
+            "9 at 3 launch sites (6 constants, 3 template arguments; 'kernelblaster tune --list' names each)");
+  SourceSpace few = source_space({kDefinesSample, "/src/k.cu", "sm_90", "", {}, {}});
+  ASSERT_FALSE(few.summary.empty());
+  EXPECT_EQ(few.summary[0], "STRIP_X (define, line 4)");
+}
+
+// A literal template argument that is tuned stands for its macro in the
+// kernel's constraints too: the tile's shared memory grows with it.
+TEST(LaunchTunables, ATunedLiteralArgumentEntersTheKernelsConstraints) {
+  const std::string path = std::string(KERNELBLASTER_TUNER_TEST_DATA) + "/launch_sites.cu";
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  LaunchTunables l = find_launch_tunables(text, path, {}, {});
+  const FoundTunable* steps = nullptr;
+  for (const FoundTunable& t : l.tunables)
+    if (t.kind == "template argument") steps = &t;
+  ASSERT_TRUE(steps);
+  ASSERT_EQ(l.sites.size(), 1u);
+  EXPECT_TRUE(has_constraint(l.sites[0], "* (" + steps->tunable.name + ") + 2 * HALO) <= 49152"))
+      << ::testing::PrintToString(l.sites[0].constraints);
+  // The grid's equal literals follow the argument: (w + TX * S - 1) / (TX * S).
+  EXPECT_NE(l.text.find("(w + TX * " + steps->tunable.name + " - 1) / (TX * " + steps->tunable.name + ")"),
+            std::string::npos)
+      << l.text;
+}

@@ -1,0 +1,120 @@
+#include "tuner/replay.h"
+
+#include <gtest/gtest.h>
+
+#include "common/file_util.h"
+#include "policy/default_policy.h"
+
+using namespace kernelblaster;
+using namespace kernelblaster::tuner;
+using kernelblaster::Status;
+
+namespace {
+
+// A hand-made recording (labelled synthetic in the file): 9 configurations,
+// best BLOCK_SIZE=128 with fast math at 1.269x, one launch failure, one
+// inaccurate, one duplicate.
+RunLog synthetic() {
+  std::string path = std::string(KERNELBLASTER_TUNER_TEST_DATA) + "/synthetic_recording.json";
+  return run_log_from_json(read_file(path), path);
+}
+
+std::unique_ptr<policy::Policy> default_policy(bool* fell_back) {
+  *fell_back = false;
+  return policy::make_default_policy();
+}
+
+std::vector<std::string> order(const SeedRun& run) {
+  std::vector<std::string> ids;
+  for (const EvaluationRecord& r : run.outcome.evaluations) ids.push_back(r.id);
+  return ids;
+}
+
+}  // namespace
+
+TEST(RunLog, RoundTripsThroughJson) {
+  RunLog log = synthetic();
+  EXPECT_TRUE(log.synthetic);
+  ASSERT_EQ(log.evaluations.size(), 9u);
+  RunLog again = run_log_from_json(run_log_to_json(log), "again");
+  EXPECT_EQ(again.evaluations.size(), 9u);
+  EXPECT_EQ(again.evaluations[3].id, log.evaluations[3].id);
+  EXPECT_EQ(again.tunables[0].values, log.tunables[0].values);
+  EXPECT_EQ(again.original_sass_hash, "h256");
+  EXPECT_THROW(run_log_from_json("{\"version\": 1}", "x.json"), SpaceError);
+  EXPECT_THROW(run_log_from_json("[1,2", "x.json"), SpaceError);
+}
+
+TEST(Replay, RecordedSpaceAndBest) {
+  RunLog log = synthetic();
+  ConfigSpace space = recorded_space(log);
+  EXPECT_EQ(space.configs.size(), 9u);
+  EXPECT_NEAR(recorded_best(log), 1.269, 1e-9);
+  ReplayMeasurer m(log);
+  Configuration c = space.configs[0];
+  EXPECT_EQ(m.measure(c, 0).status, log.evaluations[0].status);
+  EXPECT_EQ(m.machine_code(space.original), "h256");
+  Configuration missing = c;
+  missing.id = "BLOCK_SIZE=2048";
+  EXPECT_EQ(m.measure(missing, 0).status, Status::not_recorded);
+}
+
+TEST(Replay, DeterministicPerSeed) {
+  RunLog log = synthetic();
+  kb::KnowledgeBase empty;
+  ReplayOptions opt;
+  opt.seeds = 5;
+  ReplayReport a = replay(log, empty, default_policy, opt);
+  ReplayReport b = replay(log, empty, default_policy, opt);
+  ASSERT_EQ(a.runs.size(), 5u);
+  bool some_differ = false;
+  for (std::size_t i = 0; i < a.runs.size(); ++i) {
+    EXPECT_EQ(order(a.runs[i]), order(b.runs[i])) << "seed " << a.runs[i].seed;
+    EXPECT_EQ(a.runs[i].to_band, b.runs[i].to_band);
+    some_differ = some_differ || order(a.runs[i]) != order(a.runs[0]);
+  }
+  EXPECT_TRUE(some_differ) << "every seed chose the same order";
+  EXPECT_DOUBLE_EQ(a.mean_to_band, b.mean_to_band);
+}
+
+TEST(Replay, ExhaustiveRunReachesTheRecordedBest) {
+  RunLog log = synthetic();
+  kb::KnowledgeBase empty;
+  ReplayOptions opt;
+  opt.seeds = 3;
+  ReplayReport r = replay(log, empty, default_policy, opt);
+  EXPECT_EQ(r.space_size, 9u);
+  EXPECT_EQ(r.reached, 3);
+  for (const SeedRun& s : r.runs) {
+    EXPECT_EQ(s.evaluations, 9);  // no cap: the whole space, sooner or later
+    EXPECT_NEAR(s.best, 1.269, 1e-9);
+    EXPECT_GE(s.to_band, 1);
+    EXPECT_LE(s.to_band, 9);
+    EXPECT_EQ(s.duplicates, 1);
+  }
+  EXPECT_NEAR(r.mean_fraction_evaluated, 1.0, 1e-9);
+  opt.max_evals = 2;
+  ReplayReport capped = replay(log, empty, default_policy, opt);
+  for (const SeedRun& s : capped.runs) EXPECT_EQ(s.evaluations, 2);
+}
+
+// Issue 42: a mean of evaluations to the band is said only of seeds that
+// reached it; none reaching it is said as such.
+TEST(ReplayReportText, SaysWhenNoSeedOrNotEverySeedReachedTheBand) {
+  ReplayReport r;
+  r.kernel = "k.cu";
+  r.policy = "p";
+  r.space_size = 40;
+  r.runs.resize(4);
+  r.mean_best = 1.1;
+  r.reached = 0;
+  r.mean_to_band = 40;
+  std::string text = replay_report_to_text(r);
+  EXPECT_NE(text.find("mean: no seed reached the band (0/4)"), std::string::npos) << text;
+  EXPECT_EQ(text.find("evaluations to the band"), std::string::npos) << text;
+  r.reached = 3;
+  text = replay_report_to_text(r);
+  EXPECT_NE(text.find("each of the 1 seeds that never reached it counted as the whole space"), std::string::npos) << text;
+  r.reached = 4;
+  EXPECT_NE(replay_report_to_text(r).find("4/4 seeds reached it"), std::string::npos);
+}

@@ -1,0 +1,324 @@
+#include "tuner/search_loop.h"
+
+#include <gtest/gtest.h>
+
+#include "fakes.h"
+#include "tuner/directives.h"
+
+using namespace kernelblaster::tuner;
+using kernelblaster::Status;
+using namespace kernelblaster::tuner::testing;
+
+namespace {
+
+LoopOutcome run(const ConfigSpace& space, Measurer& m, kernelblaster::policy::Policy& p, FakeClock& clock,
+                LoopOptions opt = {}) {
+  SearchLoop loop(space, {}, m, p, [&clock] { return clock.now(); });
+  return loop.run(opt);
+}
+
+}  // namespace
+
+TEST(SearchLoop, ExhaustsTheSpaceAndKeepsTheFastestVerified) {
+  ConfigSpace space = small_space();
+  ASSERT_EQ(space.configs.size(), 9u);
+  FakeMeasurer m;
+  m.results["BLOCK_SIZE=128"] = ok(1.2);
+  m.results["BLOCK_SIZE=512"] = failed(Status::wrong_result, "y[3] off");
+  m.results["BLOCK_SIZE=512,-use_fast_math"] = failed(Status::inaccurate);
+  m.results["BLOCK_SIZE=1024"] = ok(1.5);
+  m.results["BLOCK_SIZE=64"] = failed(Status::compile_failed, "k.cu:3: error");
+  m.results["BLOCK_SIZE=1024,-use_fast_math"] = ok(1.4);
+  InOrderPolicy p;
+  FakeClock clock;
+  LoopOutcome out = run(space, m, p, clock);
+  EXPECT_EQ(out.stop, SearchStop::space_exhausted);
+  ASSERT_EQ(out.evaluations.size(), 9u);
+  EXPECT_EQ(out.measured, 9);
+  ASSERT_GE(out.best, 0);
+  EXPECT_EQ(out.evaluations[out.best].id, "BLOCK_SIZE=1024");
+  EXPECT_DOUBLE_EQ(out.evaluations[out.best].speedup, 1.5);
+  // Failures are results: recorded with their status and no speedup.
+  int failures = 0;
+  for (const EvaluationRecord& r : out.evaluations)
+    if (r.status != Status::ok) {
+      ++failures;
+      EXPECT_EQ(r.speedup, 0.0);
+      EXPECT_FALSE(r.accepted);
+    }
+  EXPECT_EQ(failures, 3);
+  // The history the policy sees grows one entry per result.
+  EXPECT_EQ(p.seen.back().history.size(), 8u);
+  EXPECT_EQ(p.seen.back().actions.size(), 1u);
+  // A tried action has left ctx.actions; its history entry keeps its settings.
+  bool saw_block_128 = false;
+  for (const auto& h : p.seen.back().history)
+    if (h.action_id == "BLOCK_SIZE=128") {
+      saw_block_128 = true;
+      EXPECT_EQ(h.settings.at("BLOCK_SIZE"), "128");
+      EXPECT_FALSE(h.technique.empty());
+    }
+  EXPECT_TRUE(saw_block_128);
+}
+
+// The small space in order, each measurement taking `millis` of a fake
+// clock, under `budget_s` with `first_pace_s` as the first's expected time.
+static LoopOutcome timed_run(long long millis, double budget_s, double first_pace_s = 0, double finish_paces = 0) {
+  ConfigSpace space = small_space();
+  FakeMeasurer m;
+  FakeClock clock;
+  m.clock = &clock;
+  m.millis_per_measurement = millis;
+  InOrderPolicy p;
+  LoopOptions opt;
+  opt.budget_s = budget_s;
+  opt.first_pace_s = first_pace_s;
+  opt.finish_paces = finish_paces;
+  return run(space, m, p, clock, opt);
+}
+
+TEST(SearchLoop, StopsAtTheBudget) {
+  // Measurements start at 0, 10 and 20 s; one at 30 s would end at 40 s,
+  // past the budget at the pace so far, so it does not start: the budget
+  // bounds the run's end, not its last start.
+  LoopOutcome out = timed_run(10'000, 35);
+  EXPECT_EQ(out.stop, SearchStop::deadline);
+  EXPECT_EQ(out.evaluations.size(), 3u);
+  EXPECT_LE(out.seconds, 35);
+}
+
+// The re-verification after the loop takes measurements too: two of them
+// kept (at most half the budget, 17.5 s), a second measurement from 10 s
+// would end at 20 s and leave less than that.
+TEST(SearchLoop, KeepsThePacesTheRunNeedsAfterTheLoop) {
+  LoopOutcome out = timed_run(10'000, 35, 0, 2);
+  EXPECT_EQ(out.stop, SearchStop::deadline);
+  EXPECT_EQ(out.evaluations.size(), 1u);
+  EXPECT_LE(out.seconds + 17.5, 35);
+  // Before a measurement has ended nothing is kept: the first pace (the
+  // original's build and run, 14 s) would otherwise starve the loop, as it
+  // did convolutionSeparable's 60 s on an H100 (five paces of 14 s).
+  EXPECT_EQ(timed_run(10'000, 35, 14, 5).evaluations.size(), 1u);
+  EXPECT_EQ(timed_run(10'000, 35, 14, 0).evaluations.size(), 3u);
+}
+
+// Before any measurement has ended, the expected first one (the original's
+// build and run) decides: one that cannot end within the budget never starts.
+TEST(SearchLoop, StartsNothingThatCannotEndWithinTheBudget) {
+  LoopOutcome out = timed_run(40'000, 6, 45);
+  EXPECT_EQ(out.stop, SearchStop::deadline);
+  EXPECT_TRUE(out.evaluations.empty());
+  EXPECT_EQ(timed_run(40'000, 6, 0).evaluations.size(), 1u);  // unknown: the first measurement starts
+}
+
+TEST(SearchLoop, StopsAtTheEvaluationCapAndWhenThePolicySays) {
+  ConfigSpace space = small_space();
+  FakeMeasurer m;
+  FakeClock clock;
+  InOrderPolicy p;
+  LoopOptions opt;
+  opt.max_evals = 3;
+  LoopOutcome capped = run(space, m, p, clock, opt);
+  EXPECT_EQ(capped.stop, SearchStop::evaluation_cap);
+  EXPECT_EQ(capped.evaluations.size(), 3u);
+  InOrderPolicy stopper;
+  stopper.stop_after = 2;
+  LoopOutcome stopped = run(space, m, stopper, clock);
+  EXPECT_EQ(stopped.stop, SearchStop::policy);
+  EXPECT_EQ(stopped.evaluations.size(), 2u);
+}
+
+TEST(SearchLoop, APolicyCanRefuseAResult) {
+  ConfigSpace space = small_space();
+  FakeMeasurer m;
+  m.results["BLOCK_SIZE=128"] = ok(1.2);
+  m.results["BLOCK_SIZE=128,-use_fast_math"] = ok(1.9);
+  FakeClock clock;
+  InOrderPolicy p;
+  p.refuse = {"BLOCK_SIZE=128,-use_fast_math"};
+  LoopOutcome out = run(space, m, p, clock);
+  ASSERT_GE(out.best, 0);
+  EXPECT_EQ(out.evaluations[out.best].id, "BLOCK_SIZE=128");
+}
+
+TEST(SearchLoop, AConfigurationThatSlowsAKernelIsMeasuredNeverKept) {
+  ConfigSpace space = small_space();
+  FakeMeasurer m;
+  m.results["BLOCK_SIZE=128"] = ok(1.2);
+  kernelblaster::CandidateResult slowing = ok(1.9);
+  slowing.slower_kernel = "coarse 0.970x at 1024x1024";
+  slowing.slowed_kernel_speedup = 0.97;
+  m.results["BLOCK_SIZE=1024"] = slowing;
+  FakeClock clock;
+  InOrderPolicy p;
+  LoopOutcome out = run(space, m, p, clock);
+  ASSERT_GE(out.best, 0);
+  EXPECT_EQ(out.evaluations[out.best].id, "BLOCK_SIZE=128");
+  ASSERT_GE(out.best_slowing, 0);
+  EXPECT_EQ(out.evaluations[out.best_slowing].id, "BLOCK_SIZE=1024");
+  EXPECT_FALSE(out.evaluations[out.best_slowing].accepted);
+  // Slower as a whole too: nothing to say of it beyond its speed.
+  kernelblaster::CandidateResult slow = ok(0.7);
+  slow.slower_kernel = "coarse 0.700x at 1024x1024";
+  m.results["BLOCK_SIZE=1024"] = slow;
+  FakeClock clock2;
+  InOrderPolicy p2;
+  EXPECT_LT(run(space, m, p2, clock2).best_slowing, 0);
+  // The policy still learns its speed, and what it could be kept at.
+  bool seen = false;
+  for (const auto& h : p.seen.back().history)
+    if (h.action_id == "BLOCK_SIZE=1024")
+      seen = h.speedup == 1.9 && h.slowed_kernel_speedup == 0.97 && h.worth() == 0.97 && !h.accepted;
+  EXPECT_TRUE(seen);
+}
+
+TEST(SearchLoop, IdenticalMachineCodeIsMeasuredOnce) {
+  ConfigSpace space = small_space();
+  FakeMeasurer m;
+  m.results["BLOCK_SIZE=64"] = ok(1.1);
+  m.hashes["BLOCK_SIZE=64"] = "aaaa";
+  m.hashes["BLOCK_SIZE=64,-use_fast_math"] = "aaaa";  // fast math changed nothing
+  m.hashes["default"] = "orig";
+  m.hashes["-use_fast_math"] = "orig";                 // the original's code
+  FakeClock clock;
+  InOrderPolicy p;
+  LoopOutcome out = run(space, m, p, clock);
+  EXPECT_EQ(out.evaluations.size(), 9u);
+  EXPECT_EQ(out.measured, 7);
+  EXPECT_EQ(out.duplicates, 2);
+  EXPECT_EQ(std::count(m.measured.begin(), m.measured.end(), "BLOCK_SIZE=64,-use_fast_math"), 0);
+  EXPECT_EQ(std::count(m.measured.begin(), m.measured.end(), "-use_fast_math"), 0);
+  for (const EvaluationRecord& r : out.evaluations) {
+    if (r.id == "BLOCK_SIZE=64,-use_fast_math") {
+      EXPECT_EQ(r.duplicate_of, "BLOCK_SIZE=64");
+      EXPECT_DOUBLE_EQ(r.speedup, 1.1);
+    }
+    if (r.id == "-use_fast_math") {
+      EXPECT_EQ(r.duplicate_of, "default");
+      EXPECT_DOUBLE_EQ(r.speedup, 1.0);
+      EXPECT_FALSE(r.accepted);
+    }
+  }
+}
+
+TEST(SearchLoop, SpreadsOverDevicesNeverTwoOnOne) {
+  ConfigSpace space = small_space();
+  FakeMeasurer m;
+  m.sleep_ms = 20;
+  m.hashes["BLOCK_SIZE=1024"] = "same";
+  m.hashes["BLOCK_SIZE=1024,-use_fast_math"] = "same";  // may wait for its twin in flight
+  m.results["BLOCK_SIZE=1024"] = ok(1.3);
+  FakeClock clock;
+  InOrderPolicy p;
+  LoopOptions opt;
+  opt.devices = {0, 1, 2};
+  LoopOutcome out = run(space, m, p, clock, opt);
+  EXPECT_EQ(out.evaluations.size(), 9u);
+  EXPECT_EQ(out.measured, 8);
+  EXPECT_FALSE(m.overlap_on_one_device);
+  EXPECT_GT(m.max_active_total, 1);
+  EXPECT_LE(m.max_active_total, 3);
+  EXPECT_EQ(m.per_device.size(), 3u);
+  for (const EvaluationRecord& r : out.evaluations)
+    if (r.id == "BLOCK_SIZE=1024,-use_fast_math") EXPECT_DOUBLE_EQ(r.speedup, 1.3);
+}
+
+TEST(SearchLoop, ActionsCarryTheFullConfiguration) {
+  ConfigSpace space = small_space();
+  kernelblaster::policy::KbEstimate kb;
+  kb.predicted_speedup = 1.3;
+  kernelblaster::policy::Action a = action_of(space.configs.back(), kb);
+  EXPECT_EQ(a.id, "BLOCK_SIZE=1024,-use_fast_math");
+  EXPECT_EQ(a.technique, "block_size_adaptation+fast_math");
+  EXPECT_EQ(a.settings.at("BLOCK_SIZE"), "1024");
+  EXPECT_EQ(a.settings.at("flags"), "-use_fast_math");
+  EXPECT_DOUBLE_EQ(a.kb.predicted_speedup, 1.3);
+}
+
+TEST(SearchLoop, EqualMachineCodeWithOtherTunableValuesIsStillMeasured) {
+  // A block size used only in the launch (<<<grid, BLOCK_SIZE>>>) leaves the
+  // SASS unchanged; the candidates still differ and must each be measured.
+  ConfigSpace space = small_space();
+  FakeMeasurer m;
+  for (const char* id : {"default", "BLOCK_SIZE=64", "BLOCK_SIZE=128", "BLOCK_SIZE=512", "BLOCK_SIZE=1024"})
+    m.hashes[id] = "same";
+  m.results["BLOCK_SIZE=512"] = ok(1.3);
+  FakeClock clock;
+  InOrderPolicy p;
+  LoopOutcome out = run(space, m, p, clock);
+  for (const char* id : {"BLOCK_SIZE=64", "BLOCK_SIZE=128", "BLOCK_SIZE=512", "BLOCK_SIZE=1024"})
+    EXPECT_EQ(std::count(m.measured.begin(), m.measured.end(), id), 1) << id;
+  EXPECT_EQ(out.duplicates, 0);
+  ASSERT_GE(out.best, 0);
+  EXPECT_EQ(out.evaluations[out.best].id, "BLOCK_SIZE=512");
+}
+
+// While the policy's first pick still compiles, the device measures the
+// first of its next picks whose build is done, then the passed-over pick.
+TEST(SearchLoop, MeasuresABuiltPickWhileThePolicysFirstStillBuilds) {
+  ConfigSpace space = small_space();
+  FakeMeasurer m;
+  m.building = {space.configs[0].id, space.configs[1].id};
+  InOrderPolicy p;
+  FakeClock clock;
+  LoopOptions opt;
+  opt.prefetch = 4;
+  opt.max_evals = 4;
+  LoopOutcome out = run(space, m, p, clock, opt);
+  ASSERT_EQ(m.measured.size(), 4u);
+  EXPECT_EQ(m.measured[0], space.configs[2].id);  // the first built pick within the prefetch window
+  EXPECT_EQ(m.measured[1], space.configs[3].id);
+  // The window shrinks to what the cap leaves (one ahead): the passed-over
+  // picks, in the policy's order.
+  EXPECT_EQ(m.measured[2], space.configs[0].id);
+  EXPECT_EQ(m.measured[3], space.configs[1].id);
+  // Nothing built ahead: the policy's first pick, waited for.
+  FakeMeasurer none;
+  for (const Configuration& c : space.configs) none.building.insert(c.id);
+  InOrderPolicy q;
+  run(space, none, q, clock, opt);
+  ASSERT_FALSE(none.measured.empty());
+  EXPECT_EQ(none.measured[0], space.configs[0].id);
+}
+
+// Outside the prefetch window nothing is taken out of the policy's order.
+TEST(SearchLoop, KeepsThePolicysOrderBeyondThePrefetchWindow) {
+  ConfigSpace space = small_space();
+  FakeMeasurer m;
+  m.building = {space.configs[0].id, space.configs[1].id, space.configs[2].id};
+  InOrderPolicy p;
+  FakeClock clock;
+  LoopOptions opt;
+  opt.prefetch = 2;
+  opt.max_evals = 1;
+  run(space, m, p, clock, opt);
+  ASSERT_EQ(m.measured.size(), 1u);
+  EXPECT_EQ(m.measured[0], space.configs[0].id);
+}
+
+// Each result's progress carries the time used and left; the estimate of
+// evaluations left is what the pace fits into the budget, at most what the
+// space leaves.
+TEST(SearchLoop, ProgressSaysTheTimeLeftAndAnEstimateOfEvaluationsLeft) {
+  ConfigSpace space = small_space();
+  FakeClock clock;
+  FakeMeasurer m;
+  m.clock = &clock;
+  m.millis_per_measurement = 2000;
+  InOrderPolicy p;
+  LoopOptions opt;
+  opt.budget_s = 9;
+  std::vector<LoopProgress> seen;
+  SearchLoop loop(space, {}, m, p, [&clock] { return clock.now(); });
+  loop.run(opt, [&](const LoopProgress& pr) { seen.push_back(pr); });
+  ASSERT_GE(seen.size(), 2u);
+  EXPECT_NEAR(seen[0].elapsed_s, 2.0, 1e-9);
+  EXPECT_NEAR(seen[0].seconds_left, 7.0, 1e-9);
+  EXPECT_EQ(evaluations_left_estimate(seen[0]), 3);  // 7 s at 2 s each
+  LoopProgress no_budget = seen[0];
+  no_budget.seconds_left = -1;
+  EXPECT_EQ(evaluations_left_estimate(no_budget), 8);  // 9 in the space, 1 done
+  LoopProgress end = seen.back();
+  end.done = end.total;
+  EXPECT_EQ(evaluations_left_estimate(end), 0);
+}

@@ -1,0 +1,120 @@
+#include "tuner/tune_phases.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "fakes.h"
+#include "tuner/run_log.h"
+#include "tuner/tuner.h"
+
+using namespace kernelblaster::tuner;
+using kernelblaster::Status;
+using namespace kernelblaster::tuner::testing;
+
+TEST(PhaseClock, ConsecutivePhasesAddUpToTheElapsedTime) {
+  FakeClock clock;
+  clock.millis = 5000;  // any origin
+  PhaseClock phases([&] { return clock.now(); }, "setup");
+  clock.millis += 300;
+  phases.next("reference_build");
+  clock.millis += 2500;
+  phases.next("profile");
+  clock.millis += 2000;
+  phases.next("loop");
+  clock.millis += 40000;
+  std::map<std::string, double> s = phases.seconds();  // the current phase up to now
+  EXPECT_DOUBLE_EQ(s["setup"], 0.3);
+  EXPECT_DOUBLE_EQ(s["reference_build"], 2.5);
+  EXPECT_DOUBLE_EQ(s["profile"], 2.0);
+  EXPECT_DOUBLE_EQ(s["loop"], 40.0);
+  EXPECT_EQ(s.size(), 4u);
+  double sum = 0;
+  for (const auto& [name, secs] : s) sum += secs;
+  EXPECT_DOUBLE_EQ(sum, phases.elapsed());
+}
+
+// The total and the phases come from one reading of the clock: with a clock
+// that moves on every reading (a loaded machine), they still add up exactly.
+TEST(PhaseClock, OneReadingGivesPhasesThatAddUpToTheTotal) {
+  FakeClock clock;
+  PhaseClock phases(
+      [&] {
+        clock.millis += 1;  // each reading 1 ms after the last
+        return clock.now();
+      },
+      "setup");
+  clock.millis += 300;
+  phases.next("loop");
+  clock.millis += 2000;
+  PhaseClock::Reading r = phases.read();
+  double sum = 0;
+  for (const auto& [name, secs] : r.phases) sum += secs;
+  EXPECT_DOUBLE_EQ(sum, r.total);
+  EXPECT_NEAR(r.total, 2.302, 1e-9);  // 300 + 2000 ms, and the 2 readings after the first
+}
+
+TEST(PhaseClock, APhaseEnteredTwiceAddsUp) {
+  FakeClock clock;
+  PhaseClock phases([&] { return clock.now(); }, "a");
+  clock.millis += 1000;
+  phases.next("b");
+  clock.millis += 500;
+  phases.next("a");
+  clock.millis += 250;
+  EXPECT_DOUBLE_EQ(phases.seconds()["a"], 1.25);
+  EXPECT_DOUBLE_EQ(phases.seconds()["b"], 0.5);
+}
+
+TEST(PhaseClock, PhasesTravelInTheRunLogAndOlderLogsHaveNone) {
+  RunLog log;
+  log.kernel = "k.cu";
+  log.phases_s = {{"setup", 0.4}, {"loop", 45.5}, {"reverify", 2.6}};
+  RunLog back = run_log_from_json(run_log_to_json(log), "x.json");
+  EXPECT_EQ(back.phases_s, log.phases_s);
+  RunLog old = run_log_from_json(R"({"version": 1, "evaluations": []})", "old.json");
+  EXPECT_TRUE(old.phases_s.empty());
+  EXPECT_EQ(nlohmann::json::parse(run_log_to_json(old)).count("phases_s"), 0u);
+}
+
+TEST(TuneSummary, SaysWhereTheTimeWentAndWhatEachGpuReverified) {
+  TuneSummary s;
+  s.status = TuneVerdict::tuned;
+  s.exit_code = 0;
+  s.phases_s = {{"loop", 45.5}, {"reverify", 2.6}};
+  s.first_measurement_s = 2.9;
+  s.builds = 39;
+  s.speculative_builds = 15;
+  s.speculative_builds_used = 15;
+  s.reverification = {{0, 3, Status::ok, 1.06}, {1, 3, Status::ok, 1.05}};
+  nlohmann::json j = nlohmann::json::parse(tune_summary_to_json(s));
+  EXPECT_DOUBLE_EQ(j.at("phases_s").at("reverify").get<double>(), 2.6);
+  EXPECT_DOUBLE_EQ(j.at("first_measurement_s").get<double>(), 2.9);
+  EXPECT_EQ(j.at("speculative_builds").get<int>(), 15);
+  EXPECT_EQ(j.at("speculative_builds_used").get<int>(), 15);
+  EXPECT_EQ(j.at("builds").get<int>(), 39);
+  ASSERT_EQ(j.at("reverification").size(), 2u);
+  EXPECT_EQ(j["reverification"][1].at("device").get<int>(), 1);
+  EXPECT_EQ(j["reverification"][1].at("seeds").get<int>(), 3);
+  EXPECT_DOUBLE_EQ(j["reverification"][1].at("speedup").get<double>(), 1.05);
+}
+
+// --budget is the run's wall time: the search gets what the phases before
+// it left, less the re-verification's estimate, and never less than a tenth.
+TEST(TunePhases, TheSearchGetsWhatTheRunHasLeft) {
+  PhaseClock::Reading r;
+  r.total = 12;
+  r.phases = {{"setup", 4}, {"reference_build", 6}, {"profile", 2}};
+  EXPECT_DOUBLE_EQ(search_budget(60, r), 60 - 12 - 3);
+  r.phases["profile"] = 40, r.total = 50;  // a very slow profile: the reserve is capped at a quarter
+  EXPECT_DOUBLE_EQ(search_budget(60, r), 6);  // max(6, 60 - 50 - 15)
+  r.total = 10, r.phases = {{"setup", 10}};
+  EXPECT_DOUBLE_EQ(search_budget(60, r), 50);
+  EXPECT_DOUBLE_EQ(search_budget(0, r), 0);  // no deadline stays none
+}
+
+TEST(TunePhases, TheFirstMeasurementIsExpectedToCostWhatTheOriginalDid) {
+  PhaseClock::Reading r;
+  r.phases = {{"setup", 4}, {"reference_build", 30}, {"profile", 12}};
+  EXPECT_DOUBLE_EQ(first_measurement_estimate(r), 42);
+  EXPECT_DOUBLE_EQ(first_measurement_estimate(PhaseClock::Reading{}), 0);
+}

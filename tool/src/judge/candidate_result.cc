@@ -1,0 +1,44 @@
+#include "judge/candidate_result.h"
+
+#include <cmath>
+
+#include "judge/kernel_speeds.h"
+
+namespace kernelblaster {
+
+CandidateResult candidate_result_of(const EvalResult& r) {
+  CandidateResult c;
+  c.status = r.status;
+  c.detail = r.detail;
+  c.speedup = r.status == Status::ok ? r.speedup : 0.0;
+  medians_of(r, &c.median_us, &c.reference_median_us);
+  c.eval_s = r.eval_seconds;
+  if (r.status == Status::ok) {
+    c.slower_kernel = r.slower_kernel;
+    c.slower_at_a_size = r.slower_at_a_size;
+    c.other_sizes = r.other_sizes;
+    for (const SizeTiming& t : r.timing)
+      if (t.speedup > 0) c.sizes.push_back({t.size, t.speedup, t.validation_only});
+  }
+  if (!c.slower_kernel.empty())
+    for (const KernelOverSizes& k : kernels_over_sizes(r.timing))
+      if (k.slower && (c.slowed_kernel_speedup == 0 || k.speedup < c.slowed_kernel_speedup))
+        c.slowed_kernel_speedup = k.speedup;
+  c.memcheck = r.memcheck;
+  return c;
+}
+
+void medians_of(const EvalResult& r, double* candidate_us, double* reference_us) {
+  double lc = 0, lr = 0;
+  int n = 0;
+  for (const SizeTiming& t : r.timing) {
+    if (t.validation_only || t.median_us <= 0 || t.reference_median_us <= 0) continue;
+    lc += std::log(t.median_us);
+    lr += std::log(t.reference_median_us);
+    ++n;
+  }
+  *candidate_us = n ? std::exp(lc / n) : 0.0;
+  *reference_us = n ? std::exp(lr / n) : 0.0;
+}
+
+}  // namespace kernelblaster

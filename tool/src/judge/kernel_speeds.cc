@@ -1,0 +1,119 @@
+#include "judge/kernel_speeds.h"
+
+#include <cmath>
+
+#include "common/text.h"
+#include "profile/kernel_metrics.h"
+
+namespace kernelblaster {
+
+std::string kernel_base_name(const std::string& name) {
+  const std::string d = profile::demangle(name);
+  std::string flat;  // without template arguments
+  int depth = 0;
+  for (char c : d) {
+    if (c == '<') ++depth;
+    if (depth == 0) flat += c;
+    if (c == '>' && depth > 0) --depth;
+  }
+  flat = flat.substr(0, flat.find('('));
+  const std::size_t space = flat.rfind(' ');
+  return space == std::string::npos ? flat : flat.substr(space + 1);
+}
+
+std::vector<KernelSpeed> kernel_speeds(const TimingReport& ref, const TimingReport& cand) {
+  std::vector<KernelSpeed> out;
+  if (ref.kernels.empty() || ref.kernels.size() != cand.kernels.size()) return out;
+  for (std::size_t k = 0; k < ref.kernels.size(); ++k) {
+    const KernelTiming& r = ref.kernels[k];
+    const KernelTiming& c = cand.kernels[k];
+    KernelSpeed s;
+    s.name = kernel_base_name(c.name);
+    if (s.name != kernel_base_name(r.name) || r.median_ns <= 0 || c.median_ns <= 0) return {};
+    s.median_us = c.median_ns / 1e3;
+    s.reference_median_us = r.median_ns / 1e3;
+    s.speedup = r.median_ns / c.median_ns;
+    s.optimistic_speedup = c.q1_ns > 0 ? r.q3_ns / c.q1_ns : s.speedup;
+    s.slower = c.median_ns > r.median_ns * kKernelSlowerLimit && c.q1_ns > r.q3_ns;
+    out.push_back(s);
+  }
+  return out;
+}
+
+std::vector<KernelOverSizes> kernels_over_sizes(const std::vector<SizeTiming>& timing) {
+  struct Sums {
+    KernelOverSizes k;
+    double log_speedup = 0, log_optimistic = 0;
+  };
+  std::vector<Sums> places;  // by place in the launch order
+  for (const SizeTiming& t : timing) {
+    if (t.validation_only) continue;  // timed on a second look only: not what the search compared
+    for (std::size_t i = 0; i < t.kernels.size(); ++i) {
+      const KernelSpeed& s = t.kernels[i];
+      if (s.speedup <= 0) continue;
+      if (places.size() <= i) places.resize(i + 1);
+      Sums& p = places[i];
+      if (p.k.sizes > 0 && p.k.name != s.name) continue;  // another kernel at this place: not this one
+      p.k.name = s.name;
+      p.k.place = i;
+      p.log_speedup += std::log(s.speedup);
+      p.log_optimistic += std::log(s.optimistic_speedup > 0 ? s.optimistic_speedup : s.speedup);
+      if (p.k.sizes == 0 || s.speedup < p.k.slowest_speedup) {
+        p.k.slowest_speedup = s.speedup;
+        p.k.slowest_size = t.size;
+      }
+      ++p.k.sizes;
+    }
+  }
+  std::vector<KernelOverSizes> out;
+  for (Sums& p : places) {
+    if (p.k.sizes == 0) continue;
+    p.k.speedup = std::exp(p.log_speedup / p.k.sizes);
+    p.k.optimistic_speedup = std::exp(p.log_optimistic / p.k.sizes);
+    p.k.slower = p.k.speedup * kKernelSlowerLimit < 1.0 && p.k.optimistic_speedup < 1.0;
+    out.push_back(p.k);
+  }
+  return out;
+}
+
+std::string slower_kernel(const std::vector<SizeTiming>& timing) {
+  for (const KernelOverSizes& k : kernels_over_sizes(timing)) {
+    if (!k.slower) continue;
+    if (k.sizes == 1) return k.name + " " + fixed_point(k.speedup, 3) + "x at " + k.slowest_size;
+    return k.name + " " + fixed_point(k.speedup, 3) + "x over " + std::to_string(k.sizes) + " sizes (" +
+           fixed_point(k.slowest_speedup, 3) + "x at " + k.slowest_size + ")";
+  }
+  return "";
+}
+
+std::string kernel_slower_at_a_size(const std::vector<SizeTiming>& timing) {
+  for (const KernelOverSizes& k : kernels_over_sizes(timing)) {
+    if (k.slower || k.sizes < 2) continue;
+    for (const SizeTiming& t : timing) {
+      if (t.validation_only || t.kernels.size() <= k.place) continue;
+      const KernelSpeed& s = t.kernels[k.place];
+      if (s.slower && s.name == k.name)
+        return k.name + " " + fixed_point(s.speedup, 3) + "x at " + t.size + ", " + fixed_point(k.speedup, 3) +
+               "x over " + std::to_string(k.sizes) + " sizes";
+    }
+  }
+  return "";
+}
+
+std::string other_sizes_text(const std::vector<SizeTiming>& timing) {
+  const SizeTiming* slowest = nullptr;
+  const SizeTiming* fastest = nullptr;
+  int n = 0;
+  for (const SizeTiming& t : timing) {
+    if (!t.validation_only || t.speedup <= 0) continue;
+    ++n;
+    if (!slowest || t.speedup < slowest->speedup) slowest = &t;
+    if (!fastest || t.speedup > fastest->speedup) fastest = &t;
+  }
+  if (n == 0) return "";
+  if (n == 1) return fixed_point(slowest->speedup, 3) + "x at " + slowest->size;
+  return fixed_point(slowest->speedup, 3) + "x (" + slowest->size + ") to " + fixed_point(fastest->speedup, 3) +
+         "x (" + fastest->size + ") at " + std::to_string(n) + " sizes";
+}
+
+}  // namespace kernelblaster

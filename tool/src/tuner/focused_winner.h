@@ -1,0 +1,61 @@
+// The winner of a search whose configurations were judged group by group
+// (launcher_focus.h). Each group's speedup is its own launchers', so the
+// winner is composed: every group's fastest verified configuration at or
+// above --min-speedup, all with one set of flags (the flags of the fastest
+// group's best), each looked at again alone with fresh seeds; the groups
+// that hold are composed into one configuration, and when that changes more
+// than one group or adds flags (which reach every kernel of the source) it
+// is checked once more on the whole harness, every launcher running: it
+// must verify and must not make the whole slower than kWholeFloor.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "judge/candidate_result.h"
+#include "tuner/config_space.h"
+#include "tuner/launcher_focus.h"
+#include "tuner/run_log.h"
+
+namespace kernelblaster::tuner {
+
+// The whole harness may come out this much slower than the original and
+// still pass: the noise of a run dominated by launchers nobody changed.
+inline constexpr double kWholeFloor = 0.99;
+
+struct GroupResult {
+  std::string group;
+  std::string launchers;      // the group's launchers, space-separated
+  std::string id;             // the configuration looked at again (the group's best with the composed flags)
+  double search_speedup = 0;  // what the search measured for the group's best
+  CandidateResult look;       // the fresh look, the group's launchers alone
+  bool kept = false;          // verified at or above --min-speedup: part of the winner
+};
+
+struct FocusedWinner {
+  std::vector<GroupResult> groups;  // every group the search found a gain in, fastest first
+  bool found = false;               // a composed winner held
+  Configuration config;             // it, when found
+  bool whole_checked = false;
+  CandidateResult whole;            // its look on the whole harness, when checked
+  std::string reason;               // why none held, when !found
+  // The lowest speedup of a kept group: each changed launcher is at least this much faster.
+  double speedup() const;
+  // "runSgemm2DBlocktiling 1.06x, runSgemmWarptiling 1.08x; the whole harness 1.00x"
+  std::string summary() const;
+};
+
+// Whether the search found a group gain worth composing.
+bool has_group_gain(const std::vector<EvaluationRecord>& evaluations, const std::vector<Tunable>& tunables,
+                    const LauncherFocus& focus, double min_speedup);
+
+// `look`: a fresh look at a configuration, its group's launchers alone (a
+// failed result when any GPU failed it, else the lowest speedup);
+// `whole_look`: the same on the whole harness.
+using Look = std::function<CandidateResult(const Configuration&)>;
+FocusedWinner compose_winner(const std::vector<EvaluationRecord>& evaluations, const std::vector<Tunable>& tunables,
+                             const LauncherFocus& focus, double min_speedup, const Look& look,
+                             const Look& whole_look);
+
+}  // namespace kernelblaster::tuner

@@ -1,0 +1,55 @@
+// The winner's second look times every recorded size. Where the winner's
+// call is slower at some of them, the tuned source runs the launcher as
+// written at exactly those shapes (shape_guard.h); that source is built and
+// judged with fresh seeds, every size timed, and kept only when it is
+// verified, slows no kernel and still clears --min-speedup. A winner
+// composed group by group (focused_winner.h) is guarded group by group,
+// each by its own look, and the guarded source judged on the whole harness,
+// held to what the composition is held to (kWholeFloor).
+//
+// The guarded source takes one more build of the whole file (13-14 s for
+// SGEMM_CUDA's runner.cu). It starts while the winner's second look runs,
+// guessing the sizes that look will find slower: those the search timed
+// slower, and every size it did not time. When the look agrees, that build
+// is judged; else the source is built again.
+#pragma once
+
+#include <future>
+#include <string>
+
+#include "judge/candidate_result.h"
+#include "tuner/build_cache.h"
+#include "tuner/config_space.h"
+#include "tuner/engine_measurer.h"
+#include "tuner/focused_winner.h"
+#include "tuner/space_decl.h"
+
+namespace kernelblaster::tuner {
+
+struct GuardedWinner {
+  bool kept = false;
+  std::string text;      // the guarded source, when kept
+  CandidateResult look;  // its judgement, when it was judged
+  // One phrase for the build line: where launchers run as written, or why
+  // the slower shapes stay with the winner; "" when none was slower.
+  std::string line;
+};
+
+// A guarded source built ahead of the winner's look; empty when none was guessed.
+struct GuardGuess {
+  std::string text;
+  std::shared_future<CandidateBuild> build;
+};
+
+// `searched`: the search's measurement of the winner (its timed sizes).
+GuardGuess guess_guard(EngineMeasurer& measurer, const Configuration& winner, const SpaceDecl& decl,
+                       const CandidateResult& searched);
+
+GuardedWinner guard_winner(EngineMeasurer& measurer, const Configuration& winner, const SpaceDecl& decl,
+                           const CandidateResult& believed, const GuardGuess& guess, int device, int seeds,
+                           double min_speedup);
+
+GuardedWinner guard_composed(EngineMeasurer& measurer, const FocusedWinner& winner, const SpaceDecl& decl,
+                             int device, int seeds);
+
+}  // namespace kernelblaster::tuner

@@ -1,0 +1,424 @@
+#include "tuner/kernel_rewrites.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "common/kernel_replay.h"
+#include "common/rewrite_tunables.h"
+#include "common/source_lines.h"
+#include "common/source_text.h"
+#include "tuner/candidate_source.h"
+#include "tuner/constraint.h"
+#include "tuner/launch_reading.h"
+
+namespace kernelblaster::tuner {
+namespace {
+
+using reading::Block;
+using Env = std::map<std::string, std::string>;
+
+// A loop the source runs this many times or fewer the compiler unrolls whole already.
+constexpr long long kCompilerUnrollsWhole = 4;
+// A group's combinations this many times over the rewrites' still fit a part (config_space.h).
+constexpr double kGroupRoom = 1e6;
+const std::vector<long long> kUnrollFactors = {2, 4, 8};
+const std::vector<int> kMinBlocks = {1, 2, 4};
+const std::string kUnrollPrefix = kUnrollTunablePrefix;
+const std::string kBoundsPrefix = kBoundsTunablePrefix;
+const std::string kRestrictPrefix = kRestrictTunablePrefix;
+
+// The integer `expr` comes to with the names of `env`; none where a name stays unknown.
+std::optional<long long> integer_of(const std::string& expr, const Env& env) {
+  const std::string f = reading::folded(expr, env, {});
+  if (f.empty()) return std::nullopt;
+  try {
+    Constraint c(f);
+    if (!c.names().empty()) return std::nullopt;
+    return c.value({});
+  } catch (const ConstraintError&) {
+    return std::nullopt;  // not an expression it can fold: no value, so no rewrite rests on it
+  }
+}
+
+bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// Whether `var` is written in `body`: assigned, stepped or its address taken.
+bool written_in(const std::string& body, const std::string& var) {
+  for (std::size_t at : word_positions(body, var)) {
+    const std::size_t after = body.find_first_not_of(" \t\r\n", at + var.size());
+    const std::string next = after == std::string::npos ? "" : body.substr(after, 3);
+    if (next.rfind("++", 0) == 0 || next.rfind("--", 0) == 0) return true;
+    if (!next.empty() && next[0] == '=' && next.rfind("==", 0) != 0) return true;
+    if (next.size() >= 2 && next[1] == '=' && std::string("+-*/%&|^").find(next[0]) != std::string::npos) return true;
+    if (next.rfind("<<=", 0) == 0 || next.rfind(">>=", 0) == 0) return true;
+    const std::size_t b = reading::skip_space_back(body, at);  // body[b - 1]: the character before
+    if (b >= 2 && (body.compare(b - 2, 2, "++") == 0 || body.compare(b - 2, 2, "--") == 0)) return true;
+    if (b >= 1 && body[b - 1] == '&') {
+      const std::size_t p = reading::skip_space_back(body, b - 1);
+      const char c = p == 0 ? ';' : body[p - 1];
+      if (!is_name_char(c) && c != ')' && c != ']' && c != '&') return true;  // `&var`, not `a & var`
+    }
+  }
+  return false;
+}
+
+// The trip count of `for (var = init; var OP bound; var += step)`.
+std::optional<long long> trip_count(long long init, const std::string& op, long long bound, long long step) {
+  if (step == 0) return std::nullopt;
+  long long n = -1;
+  if (op == "<" && step > 0) n = bound > init ? (bound - init + step - 1) / step : 0;
+  if (op == "<=" && step > 0) n = bound >= init ? (bound - init) / step + 1 : 0;
+  if (op == ">" && step < 0) n = init > bound ? (init - bound - step - 1) / -step : 0;
+  if (op == ">=" && step < 0) n = init >= bound ? (init - bound) / -step + 1 : 0;
+  if (op == "!=" && (bound - init) % step == 0 && (bound - init) / step >= 0) n = (bound - init) / step;
+  if (n < 0) return std::nullopt;
+  return n;
+}
+
+struct CountedLoop {
+  std::size_t at = 0;  // the `for`
+  std::optional<long long> trips;
+};
+
+// `var OP bound` (or `bound OP var`, turned around): the operator and the bound.
+bool comparison(const std::string& cond, const std::string& var, std::string* op, std::string* bound) {
+  static const std::vector<std::pair<std::string, std::string>> ops = {
+      {"<=", ">="}, {">=", "<="}, {"!=", "!="}, {"<", ">"}, {">", "<"}};
+  for (const auto& [o, turned] : ops) {
+    const std::size_t at = cond.find(o);
+    if (at == std::string::npos || cond.find(o, at + o.size()) != std::string::npos) continue;
+    if (o.size() == 1 && (cond.find("<<") != std::string::npos || cond.find(">>") != std::string::npos)) return false;
+    const std::string lhs = reading::trim_all(cond.substr(0, at)), rhs = reading::trim_all(cond.substr(at + o.size()));
+    if (lhs == var && !mentions(rhs, var)) *op = o, *bound = rhs;
+    else if (rhs == var && !mentions(lhs, var)) *op = turned, *bound = lhs;
+    else return false;
+    return true;
+  }
+  return false;
+}
+
+// The step of `++v`, `v++`, `--v`, `v--`, `v += e`, `v -= e` (e as text); false otherwise.
+bool step_of(const std::string& step, const std::string& var, std::string* by) {
+  const std::string s = reading::trim_all(step);
+  if (s == "++" + var || s == var + "++") return *by = "1", true;
+  if (s == "--" + var || s == var + "--") return *by = "-1", true;
+  for (const char* op : {"+=", "-="}) {
+    const std::size_t at = s.find(op);
+    if (at == std::string::npos || reading::trim_all(s.substr(0, at)) != var) continue;
+    const std::string e = reading::trim_all(s.substr(at + 2));
+    if (e.empty() || mentions(e, var)) return false;
+    *by = op[0] == '+' ? "(" + e + ")" : "-(" + e + ")";
+    return true;
+  }
+  return false;
+}
+
+// The loop at `at` (a `for` in masked code) when it is counted; its trip
+// count where `env` fixes it.
+std::optional<CountedLoop> counted_loop(const std::string& code, std::size_t at, const Env& env) {
+  const std::size_t open = code.find_first_not_of(" \t\r\n", at + 3);
+  if (open == std::string::npos || code[open] != '(') return std::nullopt;
+  const std::size_t close = matching(code, open, '(', ')');
+  if (close == std::string::npos) return std::nullopt;
+  const std::vector<std::string> parts = split_top(code.substr(open + 1, close - open - 1), ';');
+  if (parts.size() != 3) return std::nullopt;
+  const std::size_t eq = parts[0].find('=');
+  if (eq == std::string::npos || parts[0].find(',') != std::string::npos) return std::nullopt;
+  const std::vector<std::string> declared = identifiers(parts[0].substr(0, eq));
+  if (declared.empty()) return std::nullopt;
+  const std::string var = declared.back(), init = parts[0].substr(eq + 1);
+  std::string op, bound, by;
+  if (!comparison(parts[1], var, &op, &bound) || !step_of(parts[2], var, &by)) return std::nullopt;
+  const std::size_t body_at = code.find_first_not_of(" \t\r\n", close + 1);
+  if (body_at == std::string::npos) return std::nullopt;
+  std::string body;
+  if (code[body_at] == '{') {
+    const std::size_t end = matching(code, body_at, '{', '}');
+    if (end == std::string::npos) return std::nullopt;
+    body = code.substr(body_at, end - body_at);
+  } else {
+    body = code.substr(body_at, code.find(';', body_at) - body_at);
+    for (const char* word : {"for", "while", "if", "do", "switch"})
+      if (mentions(body, word)) return std::nullopt;  // a statement of its own: not read here
+  }
+  if (written_in(body, var)) return std::nullopt;
+  CountedLoop loop;
+  loop.at = at;
+  const auto i = integer_of(init, env), b = integer_of(bound, env), s = integer_of(by, env);
+  if (i && b && s) loop.trips = trip_count(*i, op, *b, *s);
+  return loop;
+}
+
+// Whether the loop at `at` (in the text) has a pragma of its own: a
+// `_Pragma` before it on its line, or a `#pragma` on the line before it
+// (blank and comment lines between skipped).
+bool has_own_pragma(const std::string& text, std::size_t at) {
+  std::size_t start = text.rfind('\n', at);
+  start = start == std::string::npos ? 0 : start + 1;
+  if (text.substr(start, at - start).find("_Pragma") != std::string::npos) return true;
+  while (start > 0) {
+    const std::size_t end = start - 1;  // the newline ending the line before
+    const std::size_t nl = end == 0 ? std::string::npos : text.rfind('\n', end - 1);
+    start = nl == std::string::npos ? 0 : nl + 1;
+    const std::string line = reading::trim_all(text.substr(start, end - start));
+    if (line.empty() || line.rfind("//", 0) == 0) continue;
+    return line.rfind("#pragma", 0) == 0 || line.rfind("# pragma", 0) == 0;
+  }
+  return false;
+}
+
+std::string unique_name(std::string name, std::set<std::string>* taken) {
+  const std::string base = name;
+  for (int k = 2; !taken->insert(name).second; ++k) name = base + "_" + std::to_string(k);
+  return name;
+}
+
+struct Rewriter {
+  const std::string& text;
+  const std::string& file;
+  const std::string code;
+  const std::vector<Block> blocks;
+  std::set<std::string> taken;
+  std::vector<Edit> edits;
+  KernelRewrites out;
+  const SpaceDecl& declared;
+  const std::vector<LaunchSite>& sites;
+
+  Rewriter(const std::string& t, const std::string& f, const SpaceDecl& d, const std::vector<LaunchSite>& s)
+      : text(t), file(f), code(without_preprocessor_lines(code_only(t))), blocks(reading::blocks_of(code)),
+        declared(d), sites(s) {}
+
+  void add_tunable(const std::string& name, std::vector<std::string> values, const std::string& technique,
+                   std::size_t at, const std::string& role, const std::string& group) {
+    Tunable t;
+    t.group = group;
+    t.name = name;
+    t.default_value = "0";
+    t.values = std::move(values);
+    t.technique = technique;
+    t.origin = file + ":" + std::to_string(logical_line(text, at)) + " (rewrite: " + role + ")";
+    out.tunables.push_back(std::move(t));
+  }
+
+  // The group a function's rewrites join: the one group of the sites
+  // that launch it where it is small enough, else a group of their own.
+  std::string group_of(const std::string& function) const {
+    std::string g;
+    for (const LaunchSite& site : sites) {
+      if (site.kernel != function) continue;
+      if (site.group.empty() || (!g.empty() && site.group != g)) return "rewrites of " + function;
+      g = site.group;
+    }
+    if (g.empty()) return "rewrites of " + function;
+    double combinations = kMinBlocks.size() + 1.0;
+    for (const Tunable& t : declared.tunables)
+      if (t.group == g) combinations *= static_cast<double>(t.values.size());
+    return combinations * (kUnrollFactors.size() + 1.0) <= kGroupRoom ? g : "rewrites of " + function;
+  }
+
+  // One unroll factor per function for its counted loops without a pragma
+  // of their own that the compiler would not unroll whole anyway.
+  void unroll_loops(const Env& env) {
+    std::map<int, std::vector<std::size_t>> loops;  // function block -> its loops
+    for (std::size_t at : word_positions(code, "for")) {
+      const int f = reading::block_at(blocks, at, true);
+      if (f < 0 || !blocks[static_cast<std::size_t>(f)].device || has_own_pragma(text, at)) continue;
+      const std::optional<CountedLoop> loop = counted_loop(code, at, env);
+      if (loop && !(loop->trips && *loop->trips <= kCompilerUnrollsWhole)) loops[f].push_back(at);
+    }
+    int found = 0;
+    for (const auto& [f, ats] : loops) {
+      const Block& b = blocks[static_cast<std::size_t>(f)];
+      const std::string name = unique_name(kUnrollPrefix + b.name, &taken);
+      for (std::size_t at : ats) edits.push_back({{at, at}, "KERNELBLASTER_PRAGMA_UNROLL_AT(" + name + ") "});
+      std::vector<std::string> values = {"0"};
+      for (long long k : kUnrollFactors) values.push_back(std::to_string(k));
+      add_tunable(name, values, "loop_unrolling", ats.front(),
+                  "unroll factor of " + std::to_string(ats.size()) + " counted loop" + (ats.size() == 1 ? "" : "s") +
+                      " in " + b.name, group_of(b.name));
+      found += static_cast<int>(ats.size());
+    }
+    if (found > 0)
+      out.summary.push_back(std::to_string(found) + " counted loop" + (found == 1 ? "" : "s") + " in " +
+                            std::to_string(loops.size()) + " function" + (loops.size() == 1 ? "" : "s") +
+                            " (unroll factor: as written, 2, 4, 8)");
+  }
+
+  // The block every launch of `kernel` in the source has, as an expression
+  // of integers and the tunables' macros; "" when one is not fixed so.
+  std::string fixed_block(const std::string& kernel, const std::vector<reading::LaunchRead>& launches, const Env& env,
+                          const std::set<std::string>& tunables) {
+    std::string block;
+    for (const reading::LaunchRead& l : launches) {
+      if (l.site.kernel != kernel) continue;
+      std::string product;
+      for (const std::string& d : reading::block_dimensions(code, l)) {
+        const std::string f = reading::folded(d, env, tunables);
+        if (f.empty()) return "";
+        product += (product.empty() ? "(" : " * (") + f + ")";
+      }
+      if (product.empty() || (!block.empty() && product != block)) return "";
+      block = product;
+    }
+    return block;
+  }
+
+  void bound_kernels(const Env& env, const std::set<std::string>& tunables) {
+    const std::vector<reading::LaunchRead> launches = reading::read_launches(code, text, blocks);
+    int found = 0;
+    for (const Block& b : blocks) {
+      if (!b.function || !b.device) continue;
+      const std::size_t name_at = b.name_at;
+      if (!mentions(b.head, "__global__") || mentions(b.head, "__launch_bounds__")) continue;
+      const std::string block = fixed_block(b.name, launches, env, tunables);
+      if (block.empty()) continue;
+      const std::string name = unique_name(kBoundsPrefix + b.name, &taken);
+      edits.push_back({{name_at, name_at}, "KERNELBLASTER_BOUNDS_AT(" + name + ", " + block + ") "});
+      std::vector<std::string> values = {"0"};
+      for (int k : kMinBlocks) values.push_back(std::to_string(k));
+      add_tunable(name, values, "launch_bounds", name_at, "__launch_bounds__(" + block + ", blocks per SM)",
+                  group_of(b.name));
+      ++found;
+    }
+    if (found > 0)
+      out.summary.push_back(std::to_string(found) + " kernel" + (found == 1 ? "" : "s") +
+                            " launched with a fixed block (launch bounds: as written, 1, 2, 4 blocks per SM)");
+  }
+
+  // Where `__restrict__` goes in each pointer parameter (after its last
+  // `*`); none when a parameter already has one, or fewer than two are pointers.
+  std::vector<std::size_t> restrict_points(const Block& b) const {
+    std::vector<std::size_t> at;
+    std::size_t from = b.params.begin + 1;
+    for (const std::string& param : split_top(code.substr(b.params.begin + 1, b.params.end - b.params.begin - 1), ',')) {
+      const std::size_t begin = code.find(param, from);
+      if (begin == std::string::npos) return {};
+      from = begin + param.size();
+      if (mentions(param, "__restrict__") || mentions(param, "restrict")) return {};
+      const std::size_t star = param.rfind('*');
+      if (star == std::string::npos || param.find_first_of("&[", star) != std::string::npos) continue;
+      at.push_back(begin + star + 1);
+    }
+    if (at.size() < 2) return {};
+    return at;
+  }
+
+  // `__restrict__` on every pointer of a kernel with two or more: offered
+  // here, kept by harness_space only where the recorded launches had
+  // disjoint buffers.
+  void restrict_kernels() {
+    int found = 0;
+    for (const Block& b : blocks) {
+      if (!b.function || !b.device) continue;
+      if (!mentions(b.head, "__global__")) continue;
+      const std::vector<std::size_t> points = restrict_points(b);
+      if (points.empty()) continue;
+      const std::string name = unique_name(kRestrictPrefix + b.name, &taken);
+      for (std::size_t at : points) edits.push_back({{at, at}, " KERNELBLASTER_RESTRICT_WHEN(" + name + ")"});
+      add_tunable(name, {"0", "1"}, "read_only_cache", b.name_at,
+                  "__restrict__ on " + std::to_string(points.size()) + " pointers of " + b.name, group_of(b.name));
+      ++found;
+    }
+    if (found > 0)
+      out.summary.push_back(std::to_string(found) + " kernel" + (found == 1 ? "" : "s") +
+                            " with two or more pointers (__restrict__, where recorded launches had disjoint buffers)");
+  }
+
+  std::string head() const {
+    std::string h;
+    auto any = [&](const char* technique) {
+      return std::any_of(out.tunables.begin(), out.tunables.end(), [&](const Tunable& t) { return t.technique == technique; });
+    };
+    if (any("loop_unrolling")) {
+      h += "#define KERNELBLASTER_PRAGMA_UNROLL_PICK_(n) KERNELBLASTER_PRAGMA_UNROLL_##n\n"
+           "#define KERNELBLASTER_PRAGMA_UNROLL_AT(n) KERNELBLASTER_PRAGMA_UNROLL_PICK_(n)\n"
+           "#define KERNELBLASTER_PRAGMA_UNROLL_0\n";
+      for (long long k : kUnrollFactors)
+        h += "#define KERNELBLASTER_PRAGMA_UNROLL_" + std::to_string(k) + " _Pragma(\"unroll " + std::to_string(k) + "\")\n";
+    }
+    if (any("launch_bounds")) {
+      h += "#define KERNELBLASTER_BOUNDS_PICK_(n, threads) KERNELBLASTER_BOUNDS_##n(threads)\n"
+           "#define KERNELBLASTER_BOUNDS_AT(n, threads) KERNELBLASTER_BOUNDS_PICK_(n, threads)\n"
+           "#define KERNELBLASTER_BOUNDS_0(threads)\n";
+      for (int k : kMinBlocks)
+        h += "#define KERNELBLASTER_BOUNDS_" + std::to_string(k) + "(threads) __launch_bounds__(threads, " +
+             std::to_string(k) + ")\n";
+    }
+    if (any("read_only_cache"))
+      h += "#define KERNELBLASTER_PICK_RESTRICT_(n) KERNELBLASTER_PICK_RESTRICT_##n\n"
+           "#define KERNELBLASTER_RESTRICT_WHEN(n) KERNELBLASTER_PICK_RESTRICT_(n)\n"
+           "#define KERNELBLASTER_PICK_RESTRICT_0\n"
+           "#define KERNELBLASTER_PICK_RESTRICT_1 __restrict__\n";
+    for (const Tunable& t : out.tunables) h += "#ifndef " + t.name + "\n#define " + t.name + " 0\n#endif\n";
+    return h;
+  }
+
+  void finish() {
+    out.text = text;
+    if (edits.empty()) return;
+    std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.span.begin > b.span.begin; });
+    std::string body = text;
+    for (const Edit& e : edits) body.replace(e.span.begin, e.span.end - e.span.begin, e.with);
+    out.text = head() + line_directive(file) + body;
+  }
+};
+
+}  // namespace
+
+bool is_kernel_rewrite(const Tunable& t) {
+  return t.name.rfind(kUnrollPrefix, 0) == 0 || t.name.rfind(kBoundsPrefix, 0) == 0 || is_restrict_rewrite(t);
+}
+
+bool is_restrict_rewrite(const Tunable& t) { return t.name.rfind(kRestrictPrefix, 0) == 0; }
+
+std::string restricted_kernel(const Tunable& t) {
+  return is_restrict_rewrite(t) ? t.name.substr(kRestrictPrefix.size()) : "";
+}
+
+int logical_line(const std::string& text, std::size_t pos) {
+  int line = 1;
+  std::size_t start = 0;
+  while (start < text.size() && start <= pos) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos || end >= pos) break;
+    const std::string l = reading::trim_all(text.substr(start, end - start));
+    int next = line + 1;
+    if (l.rfind("#line ", 0) == 0) {
+      const long long n = integer_literal(reading::trim_all(l.substr(6, l.find('"') == std::string::npos ? std::string::npos : l.find('"') - 6)));
+      if (n > 0) next = static_cast<int>(n);
+    }
+    line = next;
+    start = end + 1;
+  }
+  return line;
+}
+
+KernelRewrites prepare_kernel_rewrites(const std::string& text, const std::string& file, const SpaceDecl& declared,
+                                      const std::vector<LaunchSite>& sites) {
+  Rewriter r(text, file, declared, sites);
+  for (const Tunable& t : declared.tunables) r.taken.insert(t.name);
+  if (!declared.discover) {
+    r.out.text = text;
+    return r.out;
+  }
+  // Trip counts with every tunable at its default; bounds keep the tunables' names.
+  Env env;
+  reading::add_known_constants(text, &env);
+  std::set<std::string> tunables;
+  Env fixed = env;
+  for (const Tunable& t : declared.tunables) {
+    tunables.insert(t.name);
+    fixed.erase(t.name);
+    if (integer_literal(t.default_value) >= 0) env[t.name] = t.default_value;
+  }
+  r.unroll_loops(env);
+  r.bound_kernels(fixed, tunables);
+  r.restrict_kernels();
+  r.finish();
+  return r.out;
+}
+
+}  // namespace kernelblaster::tuner

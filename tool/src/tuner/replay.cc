@@ -1,0 +1,166 @@
+#include "tuner/replay.h"
+
+#include <cstdio>
+#include <set>
+#include <nlohmann/json.hpp>
+
+#include "tuner/kb_bridge.h"
+
+namespace kernelblaster::tuner {
+
+ReplayMeasurer::ReplayMeasurer(const RunLog& log) : m_original_hash(log.original_sass_hash) {
+  for (const EvaluationRecord& r : log.evaluations) m_recorded.emplace(r.id, r);
+}
+
+std::string ReplayMeasurer::machine_code(const Configuration& config) {
+  if (config.is_default()) return m_original_hash;
+  auto it = m_recorded.find(config.id);
+  return it == m_recorded.end() ? "" : it->second.sass_hash;
+}
+
+CandidateResult ReplayMeasurer::measure(const Configuration& config, int) {
+  CandidateResult m;
+  auto it = m_recorded.find(config.id);
+  if (it == m_recorded.end()) {
+    m.status = Status::not_recorded;
+    m.detail = "the recording has no result for " + config.id;
+    return m;
+  }
+  return it->second;  // the recorded result, without the log's own fields
+}
+
+ConfigSpace recorded_space(const RunLog& log) {
+  ConfigSpace space;
+  space.original = make_configuration(log.tunables, {}, {});
+  std::set<std::string> seen;
+  for (const EvaluationRecord& r : log.evaluations) {
+    Configuration c = make_configuration(log.tunables, r.settings, r.flags);
+    if (c.is_default() || !seen.insert(c.id).second) continue;
+    space.configs.push_back(std::move(c));
+  }
+  space.valid = space.configs.size() + 1;
+  space.combinations = space.valid;
+  return space;
+}
+
+double recorded_best(const RunLog& log) {
+  double best = 1.0;
+  for (const EvaluationRecord& r : log.evaluations)
+    if (r.status == Status::ok && r.speedup > best) best = r.speedup;
+  return best;
+}
+
+ReplayReport replay(const RunLog& log, const kb::KnowledgeBase& kb,
+                    const std::function<std::unique_ptr<policy::Policy>(bool* fell_back)>& make_policy,
+                    const ReplayOptions& options) {
+  ReplayReport report;
+  report.kernel = log.kernel;
+  report.band = options.band;
+  report.recorded_best = recorded_best(log);
+  ConfigSpace space = recorded_space(log);
+  report.space_size = std::max(space.configs.size(), log.space_size);
+  std::vector<policy::KbEstimate> estimates;
+  for (const Configuration& c : space.configs) estimates.push_back(estimate(kb, log.state, log.arch, c));
+  const double target = (1.0 - options.band) * report.recorded_best;
+  double sum_to_band = 0, sum_best = 0, sum_evaluated = 0;
+  for (int i = 0; i < options.seeds; ++i) {
+    SeedRun run;
+    run.seed = options.first_seed + static_cast<std::uint64_t>(i);
+    std::unique_ptr<policy::Policy> policy = make_policy(&run.fell_back);
+    if (report.policy.empty()) report.policy = policy->name();
+    ReplayMeasurer measurer(log);
+    SearchLoop loop(space, estimates, measurer, *policy, [] { return 0.0; });
+    LoopOptions lo;
+    lo.max_evals = options.max_evals;
+    lo.budget_s = 0;  // no deadline: a replay costs no GPU time
+    lo.seed = run.seed;
+    lo.facts = {log.kernel, log.state, log.arch, log.gpu, log.metrics};
+    lo.prefetch = 0;
+    run.outcome = loop.run(lo);
+    // A fallback can also happen during the run; the factory's flag says
+    // whether the script loaded, the guarded policy whether it kept working.
+    if (auto* g = dynamic_cast<policy::GuardedPolicy*>(policy.get()); g && g->fell_back()) run.fell_back = true;
+    run.evaluations = static_cast<int>(run.outcome.evaluations.size());
+    run.duplicates = run.outcome.duplicates;
+    double best = 1.0;
+    if (best >= target) run.to_band = 0;
+    for (const EvaluationRecord& r : run.outcome.evaluations) {
+      if (r.accepted && r.speedup > best) best = r.speedup;
+      if (run.to_band < 0 && best >= target) run.to_band = r.n;
+    }
+    run.best = best;
+    report.fell_back = report.fell_back || run.fell_back;
+    report.reached += run.to_band >= 0;
+    sum_to_band += run.to_band >= 0 ? run.to_band : static_cast<double>(report.space_size);
+    sum_best += best;
+    sum_evaluated += report.space_size ? static_cast<double>(run.evaluations) / report.space_size : 0.0;
+    report.runs.push_back(std::move(run));
+  }
+  if (options.seeds > 0) {
+    report.mean_to_band = sum_to_band / options.seeds;
+    report.mean_best = sum_best / options.seeds;
+    report.mean_fraction_evaluated = sum_evaluated / options.seeds;
+    report.mean_fraction_to_band = report.space_size ? report.mean_to_band / report.space_size : 0.0;
+  }
+  return report;
+}
+
+RunLog replayed_log(const RunLog& recorded, const SeedRun& run) {
+  RunLog log = recorded;
+  log.evaluations = run.outcome.evaluations;
+  return log;
+}
+
+std::string replay_report_to_json(const ReplayReport& r) {
+  nlohmann::json j = {{"kernel", r.kernel},       {"policy", r.policy},
+                      {"space_size", r.space_size}, {"recorded_best", r.recorded_best},
+                      {"band", r.band},           {"mean_evaluations_to_band", r.mean_to_band},
+                      {"mean_fraction_to_band", r.mean_fraction_to_band}, {"mean_best", r.mean_best},
+                      {"mean_fraction_evaluated", r.mean_fraction_evaluated}, {"seeds_reaching_band", r.reached},
+                      {"fell_back_to_default", r.fell_back}, {"seeds", nlohmann::json::array()}};
+  for (const SeedRun& s : r.runs)
+    j["seeds"].push_back({{"seed", s.seed},
+                          {"evaluations", s.evaluations},
+                          {"evaluations_to_band", s.to_band >= 0 ? nlohmann::json(s.to_band) : nlohmann::json()},
+                          {"best", s.best},
+                          {"fraction_evaluated",
+                           r.space_size ? static_cast<double>(s.evaluations) / r.space_size : 0.0},
+                          {"duplicates", s.duplicates},
+                          {"stop_reason", search_stop_name(s.outcome.stop)},
+                          {"fell_back_to_default", s.fell_back}});
+  return j.dump(2);
+}
+
+std::string replay_report_to_text(const ReplayReport& r) {
+  std::string out;
+  char line[256];
+  std::snprintf(line, sizeof line, "%s: policy %s, %zu configurations, recorded best %.3fx, band %.0f%%\n",
+                r.kernel.c_str(), r.policy.c_str(), r.space_size, r.recorded_best, r.band * 100);
+  out += line;
+  for (const SeedRun& s : r.runs) {
+    std::string band = s.to_band >= 0 ? std::to_string(s.to_band) : std::string("never");
+    std::snprintf(line, sizeof line, "  seed %-4llu to band %-6s best %.3fx  evaluated %d (%.0f%%)%s\n",
+                  static_cast<unsigned long long>(s.seed), band.c_str(), s.best, s.evaluations,
+                  r.space_size ? 100.0 * s.evaluations / r.space_size : 0.0,
+                  s.fell_back ? "  [fell back to the default policy]" : "");
+    out += line;
+  }
+  // A mean of evaluations to the band means something only over seeds that
+  // reached it; one that never did counts as the whole space, and says so.
+  if (r.reached == 0)
+    std::snprintf(line, sizeof line, "mean: no seed reached the band (0/%zu), best %.3fx\n", r.runs.size(), r.mean_best);
+  else if (static_cast<std::size_t>(r.reached) < r.runs.size())
+    std::snprintf(line, sizeof line,
+                  "mean: %.1f evaluations to the band (%.1f%% of the space), each of the %zu seeds that never reached "
+                  "it counted as the whole space (%d/%zu reached it), best %.3fx\n",
+                  r.mean_to_band, 100 * r.mean_fraction_to_band, r.runs.size() - static_cast<std::size_t>(r.reached),
+                  r.reached, r.runs.size(), r.mean_best);
+  else
+    std::snprintf(line, sizeof line,
+                  "mean: %.1f evaluations to the band (%.1f%% of the space; %d/%zu seeds reached it), best %.3fx\n",
+                  r.mean_to_band, 100 * r.mean_fraction_to_band, r.reached, r.runs.size(), r.mean_best);
+  out += line;
+  return out;
+}
+
+}  // namespace kernelblaster::tuner

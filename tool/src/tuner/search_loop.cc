@@ -1,0 +1,415 @@
+#include "tuner/search_loop.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <optional>
+#include <condition_variable>
+#include <deque>
+#include <limits>
+#include <mutex>
+#include <set>
+#include <thread>
+
+namespace kernelblaster::tuner {
+
+const char* search_stop_name(SearchStop s) {
+  switch (s) {
+    case SearchStop::running: return "running";
+    case SearchStop::space_exhausted: return "space exhausted";
+    case SearchStop::evaluation_cap: return "evaluation cap";
+    case SearchStop::deadline: return "deadline";
+    case SearchStop::policy: return "policy";
+  }
+  return "running";
+}
+
+double steady_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+policy::Action action_of(const Configuration& config, const policy::KbEstimate& kb) {
+  policy::Action a;
+  a.id = config.id;
+  std::set<std::string> techniques;
+  for (const Setting& s : config.settings) techniques.insert(s.technique);
+  for (const std::string& t : techniques) a.technique += (a.technique.empty() ? "" : "+") + t;
+  a.settings = config.values;
+  std::string flags;
+  for (const std::string& f : config.flags) flags += (flags.empty() ? "" : " ") + f;
+  if (!flags.empty()) a.settings["flags"] = flags;
+  a.kb = kb;
+  return a;
+}
+
+SearchLoop::SearchLoop(const ConfigSpace& space, std::vector<policy::KbEstimate> estimates, Measurer& measurer,
+                       policy::Policy& policy, std::function<double()> clock)
+    : m_space(space), m_estimates(std::move(estimates)), m_measurer(measurer), m_policy(policy),
+      m_clock(std::move(clock)) {
+  m_estimates.resize(m_space.configs.size());
+}
+
+namespace {
+
+int reachable(const ConfigSpace& space, const LoopOptions& opt) {
+  int size = static_cast<int>(space.configs.size());
+  return opt.max_evals > 0 ? std::min(opt.max_evals, size) : size;
+}
+
+// What every context of a run says about the kernel, before its actions.
+policy::Context kernel_context(const LoopOptions& opt) {
+  policy::Context ctx;
+  static_cast<policy::KernelFacts&>(ctx) = opt.facts;
+  return ctx;
+}
+
+}  // namespace
+
+policy::Context first_context(const ConfigSpace& space, const std::vector<policy::KbEstimate>& estimates,
+                              const LoopOptions& opt) {
+  policy::Context ctx = kernel_context(opt);
+  ctx.original = action_of(space.original, {}).settings;
+  for (std::size_t i = 0; i < space.configs.size(); ++i)
+    ctx.actions.push_back(action_of(space.configs[i], i < estimates.size() ? estimates[i] : policy::KbEstimate{}));
+  ctx.evaluations_left = reachable(space, opt);
+  ctx.seconds_left = opt.budget_s > 0 ? opt.budget_s : 1e9;
+  ctx.best_speedup = 1.0;
+  ctx.seed = opt.seed;
+  return ctx;
+}
+
+namespace {
+
+struct Finished {
+  std::size_t config = 0;
+  int device = 0;
+  int n = 0;
+  std::string hash;
+  CandidateResult m;
+  double started = 0;  // the loop's clock when its measurement began
+};
+
+struct WaitingDuplicate {
+  std::size_t config = 0;
+  int n = 0;
+  std::string hash;
+};
+
+// Equal machine code is the same candidate only with equal tunable values:
+// a tunable may change host code too (a launch configuration such as
+// <<<grid, BLOCK_SIZE>>> is not in the SASS), while the flags searched
+// (fast math, register cap, cache policy, arch) change device code only.
+std::string dedup_key(const Configuration& c, const std::string& sass) {
+  if (sass.empty()) return {};
+  std::string key = sass;
+  for (const auto& [name, value] : c.values) key += "|" + name + "=" + value;
+  return key;
+}
+
+}  // namespace
+
+// One run of the loop: its state, and the steps SearchLoop::run takes.
+// select → (duplicate of a measured or waiting config | measure on a free
+// device) → conclude → tell the policy; until a stop reason.
+class SearchLoop::Run {
+ public:
+  Run(const SearchLoop& loop, const LoopOptions& opt, const std::function<void(const LoopProgress&)>& progress)
+      : m_loop(loop), m_configs(loop.m_space.configs), m_opt(opt), m_progress(progress), m_t0(loop.m_clock()),
+        m_deadline(opt.budget_s > 0 ? m_t0 + opt.budget_s : std::numeric_limits<double>::infinity()),
+        m_total(reachable(loop.m_space, opt)), m_taken(m_configs.size(), false), m_untaken(m_configs.size()),
+        m_free_devices(opt.devices.begin(), opt.devices.end()) {
+    for (std::size_t i = 0; i < m_configs.size(); ++i) m_index_of[m_configs[i].id] = i;
+    m_ctx = kernel_context(opt);
+    m_ctx.original = action_of(loop.m_space.original, {}).settings;
+    m_ctx.actions.reserve(m_configs.size());
+    for (std::size_t i = 0; i < m_configs.size(); ++i) {
+      m_ctx.actions.push_back(action_of(m_configs[i], loop.m_estimates[i]));
+      m_ctx_config.push_back(i);
+    }
+    if (m_free_devices.empty()) m_free_devices.push_back(0);
+    m_original.id = loop.m_space.original.id;
+    m_original.status = Status::ok;
+    m_original.speedup = 1.0;
+    // Candidates whose machine code is the original's are not measured: they
+    // are the original, speedup 1 by definition.
+    const Configuration& original = loop.m_space.original;
+    if (std::string k = dedup_key(original, loop.m_measurer.machine_code(original)); !k.empty())
+      m_hash_owner[k] = kOriginal();
+  }
+
+  LoopOutcome run() {
+    for (;;) {
+      while (!m_stopping && !m_free_devices.empty()) {
+        if (const SearchStop why = stop_reason(); why != SearchStop::running) {
+          m_outcome.stop = why;
+          m_stopping = true;
+          break;
+        }
+        select_and_start();
+      }
+      if (m_running.empty()) break;
+      collect();
+    }
+    m_outcome.seconds = m_loop.m_clock() - m_t0;
+    return std::move(m_outcome);
+  }
+
+ private:
+  std::size_t kOriginal() const { return m_configs.size(); }
+  int selected() const { return static_cast<int>(m_configs.size() - m_untaken); }
+
+  // The policy's context, kept up to date as the run goes rather than built
+  // for each call: a pick costs the same on a space of 20,000 as of 20.
+  const policy::Context& context() {
+    m_ctx.evaluations_left = std::max(0, m_total - selected());
+    m_ctx.seconds_left = std::isinf(m_deadline) ? 1e9 : std::max(0.0, m_deadline - m_loop.m_clock());
+    m_ctx.best_speedup = m_best_speedup;
+    // The run's seed: a Lua policy's stream differs per call through the
+    // history's length (lua_policy.cc), the default's draws stay put.
+    m_ctx.seed = m_opt.seed;
+    return m_ctx;
+  }
+
+  // A selected configuration leaves the context's actions.
+  void take(std::size_t cfg) {
+    m_taken[cfg] = true;
+    --m_untaken;
+    auto at = std::lower_bound(m_ctx_config.begin(), m_ctx_config.end(), cfg);
+    if (at == m_ctx_config.end() || *at != cfg) return;
+    m_ctx.actions.erase(m_ctx.actions.begin() + (at - m_ctx_config.begin()));
+    m_ctx_config.erase(at);
+  }
+
+  // `running` while the run goes on.
+  SearchStop stop_reason() {
+    if (m_untaken == 0) return SearchStop::space_exhausted;
+    if (m_opt.max_evals > 0 && selected() >= m_opt.max_evals) return SearchStop::evaluation_cap;
+    // No measurement starts that would, at the pace so far, end past the
+    // deadline, less what the run needs after the loop: the budget bounds
+    // the run's end, not its last start.
+    const bool paced = m_outcome.measured > 0;
+    const double pace = paced ? m_measure_seconds / m_outcome.measured : m_opt.first_pace_s;
+    // What follows the loop, at the pace measured, never over half the
+    // budget; none before a measurement has ended (the first pace counts the
+    // original's build, which candidates' builds overlap).
+    const double after = paced ? std::min(m_opt.finish_paces * pace, 0.5 * m_opt.budget_s) : 0.0;
+    if (m_loop.m_clock() + pace + after >= m_deadline) return SearchStop::deadline;
+    if (std::optional<bool> s = m_loop.m_policy.stop(context()); s && *s) return SearchStop::policy;
+    return SearchStop::running;
+  }
+
+  // The policy's first picks that are still untaken, in its order, as many
+  // as the loop can use (the pick and the prefetch window); never empty
+  // while something is untaken (a guarded policy never returns nothing
+  // valid; be safe anyway).
+  std::vector<std::size_t> picks() {
+    std::vector<std::size_t> out;
+    const std::size_t usable = static_cast<std::size_t>(std::max(0, m_opt.prefetch)) + 1;
+    for (const std::string& id : m_loop.m_policy.select(context())) {
+      auto it = m_index_of.find(id);
+      if (it != m_index_of.end() && !m_taken[it->second] && std::find(out.begin(), out.end(), it->second) == out.end())
+        out.push_back(it->second);
+      if (out.size() == usable) break;
+    }
+    for (std::size_t i = 0; i < m_configs.size() && out.empty(); ++i)
+      if (!m_taken[i]) out.push_back(i);
+    return out;
+  }
+
+  // The policy's first pick, or, while its build runs, the first of its
+  // next picks already built (prepared earlier, within the prefetch
+  // window): the device measures instead of waiting for a compiler, and the
+  // pick it passed over is measured next. A measurer with nothing to build
+  // is always ready, so a replay takes the policy's order as it is.
+  std::size_t first_ready(const std::vector<std::size_t>& chosen, int ahead) const {
+    if (m_loop.m_measurer.ready(m_configs[chosen.front()])) return chosen.front();
+    for (std::size_t k = 1; k < chosen.size() && static_cast<int>(k) <= ahead; ++k)
+      if (m_loop.m_measurer.ready(m_configs[chosen[k]])) return chosen[k];
+    return chosen.front();
+  }
+
+  void select_and_start() {
+    const std::vector<std::size_t> chosen = picks();
+    const int n = selected() + 1;
+    // Never further ahead than the run can still select: a build past the
+    // evaluation cap is never used, and the run's end waits for it.
+    const int ahead = std::min(m_opt.prefetch, m_total - n);
+    const std::size_t cfg = first_ready(chosen, ahead);
+    take(cfg);
+    // Last asked, first built (compile_pool.h): the window from its end, so
+    // the policy's first pick starts first and stale prefetches wait.
+    const std::size_t window = std::min(chosen.size(), static_cast<std::size_t>(std::max(0, ahead)) + 1);
+    for (std::size_t k = window; k-- > 0;) m_loop.m_measurer.prepare(m_configs[chosen[k]]);
+    const std::string hash = m_loop.m_measurer.machine_code(m_configs[cfg]);
+    if (std::string key = dedup_key(m_configs[cfg], hash); !key.empty()) {
+      if (auto owner = m_hash_owner.find(key); owner != m_hash_owner.end()) {
+        settle_duplicate(WaitingDuplicate{cfg, n, hash}, owner->second);
+        return;
+      }
+      m_hash_owner[key] = cfg;
+    }
+    start_measurement(cfg, n, hash);
+  }
+
+  // A duplicate takes its owner's result now, or when the owner's
+  // measurement ends.
+  void settle_duplicate(const WaitingDuplicate& d, std::size_t owner) {
+    if (owner == kOriginal()) return conclude_duplicate(d, m_original);
+    if (auto done = m_result_of.find(owner); done != m_result_of.end())
+      return conclude_duplicate(d, m_outcome.evaluations[done->second]);
+    m_waiting[owner].push_back(d);
+  }
+
+  void start_measurement(std::size_t cfg, int n, const std::string& hash) {
+    const int device = m_free_devices.front();
+    m_free_devices.pop_front();
+    const double started = m_loop.m_clock();
+    m_running[device] = std::thread([this, cfg, device, n, hash, started] {
+      Finished f{cfg, device, n, hash, {}, started};
+      try {
+        f.m = m_loop.m_measurer.measure(m_configs[cfg], device);
+      } catch (const std::exception& x) {
+        f.m.status = Status::tool_error;
+        f.m.detail = x.what();
+        f.m.speedup = 0;
+      }
+      std::lock_guard<std::mutex> lock(m_mutex);
+      m_finished.push_back(std::move(f));
+      m_finished_cv.notify_one();
+    });
+  }
+
+  // Waits for at least one measurement to end and concludes every ended one.
+  void collect() {
+    std::deque<Finished> batch;
+    {
+      std::unique_lock<std::mutex> lock(m_mutex);
+      m_finished_cv.wait(lock, [&] { return !m_finished.empty(); });
+      batch.swap(m_finished);
+    }
+    for (Finished& f : batch) {
+      m_running[f.device].join();
+      m_running.erase(f.device);
+      m_free_devices.push_back(f.device);
+      EvaluationRecord rec = record_for(f.config, f.n, f.hash);
+      static_cast<CandidateResult&>(rec) = f.m;
+      if (!rec.verified()) rec.speedup = 0;
+      rec.device = f.device;
+      ++m_outcome.measured;
+      m_measure_seconds += m_loop.m_clock() - f.started;
+      conclude(rec);
+      const EvaluationRecord first = m_outcome.evaluations.back();
+      for (const WaitingDuplicate& d : m_waiting[f.config]) conclude_duplicate(d, first);
+      m_waiting.erase(f.config);
+    }
+  }
+
+  EvaluationRecord record_for(std::size_t cfg, int n, const std::string& hash) const {
+    EvaluationRecord rec;
+    rec.n = n;
+    rec.id = m_configs[cfg].id;
+    for (const Setting& s : m_configs[cfg].settings)
+      if (!s.flag) rec.settings[s.name] = s.value;
+    rec.flags = m_configs[cfg].flags;
+    rec.sass_hash = hash;
+    return rec;
+  }
+
+  void conclude_duplicate(const WaitingDuplicate& d, const EvaluationRecord& first) {
+    EvaluationRecord rec = record_for(d.config, d.n, d.hash);
+    static_cast<CandidateResult&>(rec) = first;
+    rec.compile_s = rec.eval_s = 0;  // it was neither built nor run: its twin was
+    rec.duplicate_of = first.id;
+    ++m_outcome.duplicates;
+    conclude(std::move(rec));
+  }
+
+  // Asks the policy to accept, records the evaluation, keeps the best.
+  void conclude(EvaluationRecord rec) {
+    policy::HistoryEntry h;
+    h.action_id = rec.id;
+    h.end = rec.status == Status::ok ? AttemptEnd::verified : AttemptEnd::rejected;
+    h.status = rec.status;
+    h.speedup = rec.speedup;
+    if (rec.verified() && !rec.keepable()) h.slowed_kernel_speedup = rec.slowed_kernel_speedup;
+    h.median_us = rec.median_us;
+    // Tried actions leave ctx.actions: the history keeps what they were.
+    if (auto it = m_index_of.find(rec.id); it != m_index_of.end()) {
+      policy::Action a = action_of(m_configs[it->second], {});
+      h.technique = a.technique;
+      h.settings = a.settings;
+    }
+    std::optional<bool> verdict = m_loop.m_policy.accept(context(), h);
+    // A candidate that makes one of the call's kernels slower is measured
+    // and learnt from, never kept (judge/kernel_speeds.h).
+    rec.accepted = rec.keepable() && (verdict ? *verdict : rec.speedup > m_best_speedup);
+    if (rec.verified() && !rec.keepable() && rec.speedup > 1.0 &&
+        (m_outcome.best_slowing < 0 || rec.speedup > m_outcome.evaluations[m_outcome.best_slowing].speedup))
+      m_outcome.best_slowing = static_cast<int>(m_outcome.evaluations.size());
+    h.accepted = rec.accepted;
+    m_ctx.history.push_back(h);
+    rec.at_s = m_loop.m_clock() - m_t0;
+    m_outcome.evaluations.push_back(std::move(rec));
+    const EvaluationRecord& kept = m_outcome.evaluations.back();
+    m_result_of[m_index_of[kept.id]] = m_outcome.evaluations.size() - 1;
+    if (kept.accepted && kept.speedup > m_best_speedup) {
+      m_best_speedup = kept.speedup;
+      m_outcome.best = static_cast<int>(m_outcome.evaluations.size() - 1);
+    }
+    report_progress(kept);
+  }
+
+  void report_progress(const EvaluationRecord& last) const {
+    if (!m_progress) return;
+    LoopProgress p;
+    p.done = static_cast<int>(m_outcome.evaluations.size());
+    p.total = m_total;
+    p.best_speedup = m_best_speedup;
+    if (m_outcome.best >= 0) p.best_id = m_outcome.evaluations[m_outcome.best].id;
+    p.last = &last;
+    p.elapsed_s = m_loop.m_clock() - m_t0;
+    p.seconds_left = std::isinf(m_deadline) ? -1 : std::max(0.0, m_deadline - m_loop.m_clock());
+    m_progress(p);
+  }
+
+  const SearchLoop& m_loop;
+  const std::vector<Configuration>& m_configs;
+  const LoopOptions& m_opt;
+  const std::function<void(const LoopProgress&)>& m_progress;
+  const double m_t0;
+  const double m_deadline;
+  const int m_total;
+
+  std::map<std::string, std::size_t> m_index_of;
+  std::vector<bool> m_taken;  // selected: in flight, waiting or done
+  std::size_t m_untaken;
+  policy::Context m_ctx;                   // what the policy sees (context())
+  std::vector<std::size_t> m_ctx_config;   // m_ctx.actions[i] is m_configs[m_ctx_config[i]]
+  std::map<std::size_t, std::size_t> m_result_of;   // config → index in outcome.evaluations
+  std::map<std::string, std::size_t> m_hash_owner;  // SASS hash + tunable values → the config measured for it
+  std::map<std::size_t, std::vector<WaitingDuplicate>> m_waiting;
+  EvaluationRecord m_original;
+  LoopOutcome m_outcome;
+  double m_best_speedup = 1.0;
+  double m_measure_seconds = 0;  // wall seconds of the measurements ended, together
+  bool m_stopping = false;
+
+  std::deque<int> m_free_devices;
+  std::map<int, std::thread> m_running;
+  std::mutex m_mutex;
+  std::condition_variable m_finished_cv;
+  std::deque<Finished> m_finished;
+};
+
+int evaluations_left_estimate(const LoopProgress& p) {
+  int left = std::max(0, p.total - p.done);
+  if (p.seconds_left < 0 || p.done <= 0 || p.elapsed_s <= 0) return left;
+  const double pace = p.elapsed_s / p.done;  // seconds per evaluation so far
+  return std::min(left, static_cast<int>(p.seconds_left / pace));
+}
+
+LoopOutcome SearchLoop::run(const LoopOptions& opt, const std::function<void(const LoopProgress&)>& progress) {
+  return Run(*this, opt, progress).run();
+}
+
+}  // namespace kernelblaster::tuner

@@ -1,0 +1,99 @@
+// The search: ask the policy for the next configuration, build it (ahead,
+// on the CPU pool), measure it on a free GPU, tell the policy, keep the
+// fastest verified configuration it accepts. Stops at the deadline, at the
+// evaluation cap, when the space is exhausted or when the policy says so.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "policy/policy.h"
+#include "tuner/config_space.h"
+#include "tuner/measurer.h"
+#include "tuner/run_log.h"
+
+namespace kernelblaster::tuner {
+
+struct LoopOptions {
+  int max_evals = 0;                    // configurations to select; 0: no cap
+  double budget_s = 60;                 // no measurement that would end after this starts (at the pace
+                                        // of those ended so far); <= 0: no deadline
+  double finish_paces = 0;              // measurements' worth of the budget kept for after the loop
+                                        // (the winner's re-verification, a whole-harness check), at
+                                        // the pace measured, at most half the budget; none before a
+                                        // measurement has ended
+  std::vector<int> devices = {0};       // one measurement at a time on each
+  int prefetch = 4;                     // further picks of the policy prepared ahead
+  double first_pace_s = 0;              // seconds a measurement is expected to take before one has
+                                        // ended (the original's build and run); 0: unknown
+  std::uint64_t seed = 0;
+  policy::KernelFacts facts = {.state = "unclassified"};  // what the policy's context says about the kernel
+};
+
+struct LoopProgress {
+  int done = 0;         // evaluations completed
+  int total = 0;        // what the run can reach: the space, or the cap
+  double best_speedup = 1.0;
+  std::string best_id;  // empty: none yet
+  const EvaluationRecord* last = nullptr;
+  double elapsed_s = 0;        // since the run started
+  double seconds_left = -1;    // of the budget; < 0: no budget
+};
+
+// About how many more evaluations the run will make: what is left of the
+// space or cap, and, under a budget, what the pace so far fits into the
+// seconds left.
+int evaluations_left_estimate(const LoopProgress& p);
+
+// Why a search stopped: every configuration taken, the evaluation cap, the
+// budget's deadline, or the policy's stop().
+enum class SearchStop { running, space_exhausted, evaluation_cap, deadline, policy };
+const char* search_stop_name(SearchStop s);  // "space exhausted", "evaluation cap", "deadline", "policy"
+
+struct LoopOutcome {
+  std::vector<EvaluationRecord> evaluations;  // in completion order
+  int best = -1;                              // index into evaluations; -1: none verified and accepted
+  // The fastest verified evaluation faster than the original as a whole
+  // but never kept because it made a kernel slower
+  // (CandidateResult::slower_kernel); -1: none.
+  int best_slowing = -1;
+  int duplicates = 0;
+  int measured = 0;
+  SearchStop stop = SearchStop::running;  // why the loop stopped (search_stop_name: its name in JSON)
+  double seconds = 0;
+};
+
+class SearchLoop {
+ public:
+  // `estimates` (one per config of `space`) are what the KB says; `clock`
+  // returns seconds on any monotonic scale.
+  SearchLoop(const ConfigSpace& space, std::vector<policy::KbEstimate> estimates, Measurer& measurer,
+             policy::Policy& policy, std::function<double()> clock);
+  LoopOutcome run(const LoopOptions& options, const std::function<void(const LoopProgress&)>& progress = {});
+
+ private:
+  class Run;  // one run's state and steps (search_loop.cc)
+  const ConfigSpace& m_space;
+  std::vector<policy::KbEstimate> m_estimates;
+  Measurer& m_measurer;
+  policy::Policy& m_policy;
+  std::function<double()> m_clock;
+};
+
+// The context of a run's first select(): every configuration untried, no
+// history, the whole budget. What SearchLoop::run shows the policy first.
+policy::Context first_context(const ConfigSpace& space, const std::vector<policy::KbEstimate>& estimates,
+                              const LoopOptions& options);
+
+// The action a configuration stands for in a policy context: id, technique
+// (the settings' techniques, "+"-joined), every tunable value, and its flags
+// under "flags" (space-separated).
+policy::Action action_of(const Configuration& config, const policy::KbEstimate& kb);
+
+// The steady clock in seconds.
+double steady_seconds();
+
+}  // namespace kernelblaster::tuner

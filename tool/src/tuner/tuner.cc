@@ -1,0 +1,741 @@
+#include "tuner/tuner.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <functional>
+#include <future>
+#include <nlohmann/json.hpp>
+
+#include "common/file_util.h"
+#include "common/launcher_mask.h"
+#include "common/text.h"
+#include "judge/candidate_build.h"
+#include "judge/evaluator.h"
+#include "judge/memcheck.h"
+#include "kb/classifier.h"
+#include "kb/kb_store.h"
+#include "profile/gpu_helper.h"
+#include "tuner/config_space.h"
+#include "tuner/directives.h"
+#include "tuner/discovery.h"
+#include "tuner/engine_measurer.h"
+#include "tuner/flag_space.h"
+#include "tuner/guarded_winner.h"
+#include "tuner/harness_space.h"
+#include "tuner/kb_bridge.h"
+#include "tuner/manifest_space.h"
+#include "tuner/policy_choice.h"
+#include "tuner/reverify.h"
+#include "tuner/run_log.h"
+#include "tuner/search_loop.h"
+#include "tuner/source_space.h"
+#include "tuner/speculation.h"
+#include "tuner/tune_phases.h"
+
+namespace fs = std::filesystem;
+
+namespace kernelblaster::tuner {
+namespace {
+
+// Every visible GPU: devices answer the probe from 0 up.
+std::vector<int> visible_devices(GpuProbe& probe) {
+  std::vector<int> out;
+  for (int d = 0; d < 64 && probe.probe(d).present; ++d) out.push_back(d);
+  return out;
+}
+
+// The original's cheap profile, judged against itself without timing: the
+// metrics that classify its state. Empty when the profiler has nothing.
+std::map<std::string, double> original_metrics(const Toolchain& tc, GpuProbe& probe, const EngineTarget& t,
+                                               const std::string& reference_binary, int device,
+                                               std::string* why_none) {
+  EvalRequest req;
+  req.source = t.source;
+  req.harness = t.harness;
+  req.compile = t.compile;
+  req.timing = false;
+  req.profile = profile::MetricSet::cheap;
+  req.device = device;
+  req.lock_dir = t.lock_dir;
+  req.run_timeout_s = t.run_timeout_s;
+  req.reference_binary = reference_binary;
+  req.candidate_binary = reference_binary;
+  try {
+    EvalResult r = Evaluator(tc, probe).evaluate(req);
+    if (!r.profile.empty()) return r.profile.front().metrics;
+    *why_none = r.profile_note.empty() ? std::string(status_name(r.status)) + (r.detail.empty() ? "" : ": " + r.detail)
+                                       : r.profile_note;
+  } catch (const std::exception& e) {
+    *why_none = e.what();
+  }
+  return {};
+}
+
+// The KB's estimate of every configuration of the space, in its order.
+std::vector<policy::KbEstimate> estimates_of(const kb::KnowledgeBase& kb, const std::string& state,
+                                             const std::string& arch, const ConfigSpace& space) {
+  std::vector<policy::KbEstimate> out;
+  for (const Configuration& c : space.configs) out.push_back(estimate(kb, state, arch, c));
+  return out;
+}
+
+
+using Say = std::function<void(const std::string&)>;
+
+// Compile settings of the target, as `kernelblaster eval` takes them.
+CompileSettings compile_settings(const TuneOptions& opt, const GpuInfo& gpu, const std::string& source) {
+  return resolve_compile_settings(opt.manifest, opt.arch, opt.include_dirs, opt.definitions, gpu.arch, source);
+}
+
+// What the search ranges over, and the copy candidates are made from.
+struct TuneSpace {
+  SpaceDecl decl;
+  std::string text;  // the copy candidates are made from
+  std::vector<FlagDimension> flags;
+  ConfigSpace space;
+  std::vector<LaunchSite> sites;  // the launch sites whose tunables were found
+  // A harness that replays recorded launches, its launchers reshaped by the
+  // source's launch expressions (replay_shapes.h): its text ("" when the
+  // user's harness is used as it is) and the tunables it reads by -D.
+  std::string harness_text;
+  std::vector<std::string> harness_macros;
+};
+
+TuneSpace tune_space(const TuneOptions& opt, const std::string& text, const std::string& source,
+                     const CompileSettings& cs, const std::string& kernel, const Say& say) {
+  TuneSpace t;
+  SourceSpace found = source_space({text, source, cs.arch, opt.manifest, cs.definitions, cs.include_dirs});
+  t.decl = std::move(found.decl);
+  t.text = found.text;
+  t.sites = found.launch.sites;
+  if (!found.summary.empty()) {
+    std::string list;
+    for (const std::string& s : found.summary) list += (list.empty() ? "" : ", ") + s;
+    say("[tune] " + kernel + ": tunables found without directives: " + list);
+  }
+  // What the harness runs decides what is searched (harness_space.h).
+  const HarnessSpace hs =
+      harness_space(read_file(opt.harness), found, text, source, cs.include_dirs, t.decl, opt.partial_harness);
+  for (const std::string& line : hs.lines) say("[tune] " + kernel + ": " + line);
+  t.harness_text = hs.harness;
+  t.harness_macros = hs.harness_macros;
+  if (!opt.no_flags && !opt.partial_harness) t.flags = t.decl.flags_declared ? t.decl.flags : default_flag_dimensions(cs.arch);
+  t.space = enumerate_space(t.decl, t.flags);
+  if (t.space.capped)
+    say("[tune] " + kernel + ": " + std::to_string(t.space.valid - 1) + " configurations, searching " +
+        std::to_string(t.space.configs.size()) + ": " +
+        (t.space.near > 0 ? "the " + std::to_string(t.space.near) + " within " + std::to_string(t.space.near_steps) +
+                                " setting(s) of the original, and an even spread of the rest"
+                          : "an even spread"));
+  return t;
+}
+
+// Why a space with no configuration is searched no further.
+std::string nothing_to_tune(const TuneOptions& opt, const std::string& kernel) {
+  if (opt.partial_harness)
+    return "nothing to tune: the harness runs only part of " + kernel +
+           ", and the launch sites it runs have no tunables of their own (a flag would reach the kernels it does "
+           "not run)";
+  return "nothing to tune: " + kernel + " has no tunables (declared or found) and flags are off";
+}
+
+// The seed KB under the user's: a broken or missing KB never stops tuning.
+kb::KnowledgeBase load_knowledge(const std::string& kb_path, const std::string& self_exe, const Say& say) {
+  try {
+    return kb::load_for_run(self_exe, kb_path);
+  } catch (const std::exception& e) {
+    say(std::string("[tune] knowledge base not used: ") + e.what());
+  }
+  return {};
+}
+
+RunLog start_run_log(const std::string& kernel, const std::string& source, const CompileSettings& cs,
+                     const GpuInfo& gpu, const TuneSpace& t, const std::string& policy) {
+  RunLog log;
+  log.kernel = kernel;
+  log.source = source;
+  log.arch = cs.arch;
+  log.gpu = gpu.name;
+  log.date = utc_now_iso8601();
+  log.tunables = t.decl.tunables;
+  for (const Constraint& c : t.decl.constraints) log.constraints.push_back(c.text());
+  log.flag_dimensions = t.flags;
+  log.space_size = t.space.configs.size();
+  log.space_capped = t.space.capped;
+  log.policy = policy;
+  return log;
+}
+
+// What the loop did, into the summary and the log.
+void record_loop(const LoopOutcome& outcome, EngineMeasurer& measurer, const ConfigSpace& space,
+                 const std::vector<std::string>& guesses, TuneSummary& sum, RunLog& log) {
+  sum.evaluations = static_cast<int>(outcome.evaluations.size());
+  sum.duplicates = outcome.duplicates;
+  for (const EvaluationRecord& r : outcome.evaluations)
+    if (r.duplicate_of.empty()) ++sum.outcomes[r.status];
+  log.evaluations = outcome.evaluations;
+  for (const EvaluationRecord& r : outcome.evaluations)
+    if (r.reference_median_us > 0 && r.duplicate_of.empty()) {
+      log.reference_median_us = r.reference_median_us;
+      break;
+    }
+  log.original_sass_hash = measurer.machine_code(space.original);
+  sum.reference_median_us = log.reference_median_us;
+  for (const EvaluationRecord& r : outcome.evaluations)
+    if (r.device >= 0) {
+      sum.first_measurement_s = r.at_s;
+      break;
+    }
+  sum.builds = measurer.builds_requested();
+  sum.speculative_builds = static_cast<int>(guesses.size());
+  for (const std::string& id : guesses)
+    for (const EvaluationRecord& r : outcome.evaluations)
+      if (r.id == id) ++sum.speculative_builds_used;
+}
+
+void conclude(TuneSummary& sum, TuneVerdict status, std::string reason) {
+  sum.exit_code = status == TuneVerdict::tuned ? 0 : status == TuneVerdict::not_measured ? 3 : 1;
+  sum.status = status;
+  sum.reason = std::move(reason);
+}
+
+// The winner's source to opt.out: as the search built it (`plain`), or
+// with its launchers kept as written where its second look found them
+// slower (guarded_winner.h); the summary then holds what that source
+// measured (a composed winner keeps its groups' lowest speedup, the guarded
+// source's look is its whole harness).
+void write_winner(const TuneOptions& opt, const std::string& plain, const GuardedWinner& guarded,
+                  TuneSummary& sum) {
+  sum.shape_guard = guarded.line;
+  if (guarded.kept) {
+    sum.slower_at_a_size = guarded.look.slower_at_a_size;
+    sum.other_sizes = guarded.look.other_sizes;
+    if (!sum.launcher_groups.empty()) {
+      sum.whole_speedup = guarded.look.speedup;
+    } else {
+      sum.speedup = guarded.look.speedup;
+      sum.best_median_us = guarded.look.median_us;
+      sum.reference_median_us = guarded.look.reference_median_us;
+    }
+  }
+  if (!opt.out.empty()) write_file_atomic(opt.out, guarded.kept ? guarded.text : plain);
+}
+
+// The verdict of a search judged group by group: each group's best looked
+// at again alone, the ones that hold composed, the composition checked on
+// the whole harness (focused_winner.h), its source written to opt.out.
+void decide_focused(const TuneOptions& opt, const LoopOutcome& outcome, const SpaceDecl& decl,
+                    EngineMeasurer& measurer, const std::string& kernel, const Say& say, PhaseClock& phases,
+                    TuneSummary& sum, RunLog& log) {
+  phases.next("reverify");
+  const int total = std::max(3, 2 * opt.seeds);
+  const LauncherFocus& focus = measurer.focus();
+  const Look look = [&](const Configuration& c) {
+    if (!opt.quiet)
+      say("[tune] " + kernel + "  re-verifying " + c.id + " on " + focus.names(focus.mask(c)) + " with fresh seeds");
+    Reverification again = reverify(measurer, c, sum.devices, total);
+    for (const DeviceCheck& d : again.checks)
+      sum.reverification.push_back({d.device, d.seeds, d.result.status, d.result.speedup});
+    if (const DeviceCheck* bad = again.failure()) return bad->result;
+    for (const DeviceCheck& d : again.checks)
+      if (!d.result.keepable()) return d.result;
+    return again.slowest()->result;
+  };
+  const Look whole = [&](const Configuration& c) {
+    if (!opt.quiet) say("[tune] " + kernel + "  checking " + c.id + " on the whole harness");
+    return measurer.remeasure_whole(c, sum.devices.front(), total);
+  };
+  const EvaluationRecord& best = outcome.evaluations[outcome.best];
+  sum.search_speedup = best.speedup;
+  FocusedWinner w = compose_winner(outcome.evaluations, decl.tunables, focus, opt.min_speedup, look, whole);
+  sum.launcher_groups = w.groups;
+  sum.whole_speedup = w.whole_checked && w.whole.verified() ? w.whole.speedup : 0;
+  if (!w.found)
+    return conclude(sum, w.whole_checked && !w.whole.verified() ? TuneVerdict::failed : TuneVerdict::no_gain,
+                    w.reason);
+  log.best = w.config.id;
+  sum.speedup = log.best_speedup = w.speedup();
+  for (const GroupResult& g : w.groups)
+    if (g.kept && g.look.speedup == sum.speedup) {
+      sum.best_median_us = g.look.median_us;
+      sum.reference_median_us = g.look.reference_median_us;
+    }
+  sum.config = w.config.values;
+  sum.flags = w.config.flags;
+  sum.per_launcher = w.summary();
+  std::vector<std::string> memchecks;  // each kept group's look ran its own
+  for (const GroupResult& g : w.groups)
+    if (g.kept && !g.look.memcheck.empty() &&
+        std::find(memchecks.begin(), memchecks.end(), g.look.memcheck) == memchecks.end())
+      memchecks.push_back(g.look.memcheck);
+  sum.memcheck = joined(memchecks, "; ");
+  for (const GroupResult& g : w.groups)
+    if (g.kept) {
+      if (sum.slower_at_a_size.empty()) sum.slower_at_a_size = g.look.slower_at_a_size;
+      if (sum.other_sizes.empty()) sum.other_sizes = g.look.other_sizes;
+    }
+  if (!opt.quiet && std::any_of(w.groups.begin(), w.groups.end(), [](const GroupResult& g) {
+        return g.kept && std::any_of(g.look.sizes.begin(), g.look.sizes.end(),
+                                     [](const SizeSpeedup& s) { return s.speedup < 1.0; });
+      }))
+    say("[tune] " + kernel + "  keeping launchers as written where " + w.config.id + " was slower");
+  phases.next("guard");
+  write_winner(opt, measurer.source_of(w.config),
+               guard_composed(measurer, w, decl, sum.devices.front(), std::max(3, opt.seeds)), sum);
+  conclude(sum, TuneVerdict::tuned, "");
+}
+
+// A harness of several launchers times them as one call, each on buffers of
+// its own after an L2 flush: every kernel reads from DRAM. A program that
+// calls one of them back to back finds its data in the L2, where another
+// tile may be best (cuda-samples transpose: 1.10x in the harness, two
+// kernels 6% slower in the sample's own loop). So the winner is timed on
+// each launcher alone too; "" when none is slower, else why not to keep it.
+std::string slower_alone(const TuneOptions& opt, EngineMeasurer& measurer, const Configuration& winner,
+                         const std::string& kernel, const Say& say, TuneSummary& sum) {
+  if (sum.launchers_alone < 2) return "";
+  const std::vector<std::string> names = harness_launchers(read_file(measurer.target().harness));
+  if (!opt.quiet)
+    say("[tune] " + kernel + "  timing the winner on each of " + std::to_string(sum.launchers_alone) +
+        " launchers alone, its data left in the L2");
+  const std::vector<CandidateResult> alone =
+      measurer.remeasure_each_alone(winner, sum.launchers_alone, sum.devices.front(), std::max(3, opt.seeds));
+  for (std::size_t k = 0; k < alone.size(); ++k) {
+    const std::string name = k < names.size() ? names[k] : "launcher " + std::to_string(k);
+    if (!alone[k].verified())
+      return "failed on " + name + " alone: " + status_name(alone[k].status) + ": " + alone[k].detail;
+    if (!alone[k].keepable())
+      return "makes " + name + " slower when it runs alone (" + alone[k].slower_kernel + ")";
+  }
+  return "";
+}
+
+// Every evaluation found the original itself failing, or a harness that
+// cannot be used (a buffer declared twice): nothing was measured, which is
+// no "nothing beat the original" and must not be cached as one. "" else.
+std::string harness_failure(const LoopOutcome& outcome) {
+  // What ran: a candidate with the original's machine code was never run.
+  std::vector<const EvaluationRecord*> ran;
+  for (const EvaluationRecord& e : outcome.evaluations)
+    if (e.duplicate_of.empty()) ran.push_back(&e);
+  if (outcome.best >= 0 || ran.empty()) return "";
+  const auto all = [&](auto pred) { return std::all_of(ran.begin(), ran.end(), pred); };
+  if (all([](const EvaluationRecord* e) { return e->status == Status::reference_failed; }))
+    return "the original fails with its harness: " + ran.front()->detail;
+  if (all([](const EvaluationRecord* e) {
+        return e->status == Status::harness_error || e->status == Status::reference_failed;
+      }))
+    return "the harness fails: " + ran.front()->detail;
+  return "";
+}
+
+// The verdict on the loop's best: below --min-speedup, failed or slower in
+// re-verification, or tuned (its source written to opt.out).
+void decide_winner(const TuneOptions& opt, const LoopOutcome& outcome, const SpaceDecl& decl,
+                   EngineMeasurer& measurer, const std::string& kernel, const Say& say, PhaseClock& phases,
+                   TuneSummary& sum, RunLog& log) {
+  if (const std::string failure = harness_failure(outcome); !failure.empty())
+    return conclude(sum, TuneVerdict::not_measured, failure);
+  if (outcome.evaluations.empty() && outcome.stop == SearchStop::deadline)
+    return conclude(sum, TuneVerdict::no_gain,
+                    "the budget left no time to try a configuration (building and running the original took " +
+                        std::to_string(static_cast<int>(first_measurement_estimate(phases.read()) + 0.5)) +
+                        " s); raise BUDGET");
+  if (outcome.best < 0 && outcome.best_slowing >= 0) {
+    const EvaluationRecord& s = outcome.evaluations[static_cast<std::size_t>(outcome.best_slowing)];
+    return conclude(sum, TuneVerdict::no_gain,
+                    "no verified configuration beat the original in " + std::to_string(sum.evaluations) +
+                        " evaluations without slowing a kernel down (the fastest, " + s.id + " at " +
+                        speedup_text(s.speedup) + ", made " + s.slower_kernel + ")");
+  }
+  if (outcome.best < 0)
+    return conclude(sum, TuneVerdict::no_gain,
+                    "no verified configuration beat the original in " + std::to_string(sum.evaluations) +
+                        " evaluations");
+  if (measurer.focus().active() &&
+      has_group_gain(outcome.evaluations, decl.tunables, measurer.focus(), opt.min_speedup))
+    return decide_focused(opt, outcome, decl, measurer, kernel, say, phases, sum, log);
+  const EvaluationRecord& best = outcome.evaluations[outcome.best];
+  Configuration winner = make_configuration(decl.tunables, best.settings, best.flags);
+  log.best = best.id;
+  log.best_speedup = best.speedup;
+  sum.search_speedup = best.speedup;
+  sum.best_median_us = best.median_us;
+  sum.config = winner.values;
+  sum.flags = winner.flags;
+  if (best.speedup < opt.min_speedup)
+    return conclude(sum, TuneVerdict::no_gain,
+                    "best " + speedup_text(best.speedup) + " (" + best.id + ") is below --min-speedup " +
+                        speedup_text(opt.min_speedup));
+  // Believe the winner only after a fresh look: twice the seeds, new ones,
+  // spread over every GPU of the run; all must pass, the lowest speedup counts.
+  phases.next("reverify");
+  if (!opt.quiet)
+    say("[tune] " + kernel + "  re-verifying " + best.id + " with fresh seeds on " +
+        std::to_string(sum.devices.size()) + (sum.devices.size() == 1 ? " GPU" : " GPUs"));
+  const GuardGuess guess = guess_guard(measurer, winner, decl, best);  // built while the look runs
+  Reverification again = reverify(measurer, winner, sum.devices, std::max(3, 2 * opt.seeds));
+  for (const DeviceCheck& c : again.checks)
+    sum.reverification.push_back({c.device, c.seeds, c.result.status, c.result.speedup});
+  if (const DeviceCheck* bad = again.failure())
+    return conclude(sum, TuneVerdict::failed,
+                    "the winner " + best.id + " failed re-verification on GPU " + std::to_string(bad->device) +
+                        ": " + status_name(bad->result.status) + ": " + bad->result.detail);
+  const DeviceCheck& believed = *again.slowest();
+  sum.memcheck = believed.result.memcheck;
+  // What the search saw at one size stands when the fresh look missed it.
+  sum.slower_at_a_size =
+      believed.result.slower_at_a_size.empty() ? best.slower_at_a_size : believed.result.slower_at_a_size;
+  sum.other_sizes = believed.result.other_sizes;
+  for (const DeviceCheck& c : again.checks)
+    if (!c.result.keepable())
+      return conclude(sum, TuneVerdict::no_gain,
+                      "the winner " + best.id + " made a kernel slower when measured again on GPU " +
+                          std::to_string(c.device) + ": " + c.result.slower_kernel);
+  sum.speedup = believed.result.speedup;
+  sum.best_median_us = believed.result.median_us;
+  sum.reference_median_us = believed.result.reference_median_us;
+  if (sum.speedup < opt.min_speedup)
+    return conclude(sum, TuneVerdict::no_gain,
+                    "the winner " + best.id + " re-measured at " + speedup_text(sum.speedup) +
+                        (sum.devices.size() > 1 ? " (its lowest over the GPUs)" : "") + ", below --min-speedup " +
+                        speedup_text(opt.min_speedup));
+  if (const std::string slower = slower_alone(opt, measurer, winner, kernel, say, sum); !slower.empty())
+    return conclude(sum, TuneVerdict::no_gain, "the winner " + best.id + " " + slower);
+  if (!opt.quiet && std::any_of(believed.result.sizes.begin(), believed.result.sizes.end(),
+                                [](const SizeSpeedup& s) { return s.speedup < 1.0; }))
+    say("[tune] " + kernel + "  keeping the launcher as written where " + best.id + " was slower");
+  phases.next("guard");
+  write_winner(opt, measurer.source_of(winner),
+               guard_winner(measurer, winner, decl, believed.result, guess, believed.device,
+                            std::max(3, opt.seeds), opt.min_speedup),
+               sum);
+  conclude(sum, TuneVerdict::tuned, "");
+}
+
+// The KB learns from every evaluation; the log is written last.
+void learn_and_log(const TuneOptions& opt, const std::string& kb_path, const Say& say, PhaseClock& phases,
+                   TuneSummary& sum, RunLog& log) {
+  phases.next("finish");
+  try {
+    std::vector<kb::Outcome> outcomes = outcomes_of(log);
+    if (!outcomes.empty()) kb::record_outcomes(kb_path, outcomes);
+  } catch (const std::exception& e) {
+    say(std::string("[tune] the knowledge base did not learn from this run: ") + e.what());
+  }
+  // Everything but writing the log itself, which reports it.
+  const PhaseClock::Reading times = phases.read();
+  sum.seconds = times.total;
+  sum.phases_s = log.phases_s = times.phases;
+  if (!opt.log.empty()) write_file_atomic(opt.log, run_log_to_json(log) + "\n");
+}
+
+}  // namespace
+
+namespace {
+
+// The engine's view of the source: prepared text, harness, compile settings,
+// scratch and lock directories, the per-measurement seeds and budget.
+EngineTarget engine_target(const TuneOptions& opt, const std::string& source, const TuneSpace& ts,
+                           const CompileSettings& cs, const std::string& work_dir) {
+  EngineTarget target;
+  target.source = source;
+  target.source_text = ts.text;
+  target.harness = fs::absolute(opt.harness).string();
+  if (!ts.harness_text.empty()) {
+    target.harness = work_dir + "/" + fs::path(opt.harness).filename().string();
+    write_file(target.harness, ts.harness_text);
+    target.harness_macros = ts.harness_macros;
+  }
+  target.compile = cs;
+  target.work_dir = work_dir;
+  target.lock_dir = default_lock_dir();
+  target.seeds = opt.seeds;
+  target.budget_ms = opt.budget_ms;
+  target.run_timeout_s = opt.run_timeout_s;
+  return target;
+}
+
+LoopOptions loop_options(const TuneOptions& opt, const TuneSummary& sum, const CompilePool& pool,
+                         const std::string& kernel, const CompileSettings& cs, const GpuInfo& gpu) {
+  LoopOptions lo;
+  lo.max_evals = opt.max_evals;
+  lo.budget_s = opt.budget_s;
+  lo.devices = sum.devices;
+  lo.prefetch = std::max(2, pool.threads());
+  lo.seed = opt.seed;
+  lo.facts.kernel = kernel;
+  lo.facts.arch = cs.arch;
+  lo.facts.gpu = gpu.name;
+  return lo;
+}
+
+// The [tune] line after each evaluation: done/total, the best so far, and a
+// failure's status.
+std::function<void(const LoopProgress&)> progress_lines(const TuneOptions& opt, const std::string& kernel,
+                                                        const Say& say) {
+  return [&opt, kernel, say](const LoopProgress& p) {
+    if (opt.quiet) return;
+    std::string line = "[tune] " + kernel + "  " + std::to_string(p.done) + "/" + std::to_string(p.total) +
+                       "  best " + speedup_text(p.best_speedup);
+    if (!p.best_id.empty()) line += " (" + p.best_id + ")";
+    if (p.seconds_left >= 0) line += "  " + std::to_string(static_cast<int>(p.seconds_left + 0.5)) + " s left";
+    line += ", ~" + std::to_string(evaluations_left_estimate(p)) + " more";
+    if (p.last && p.last->status != Status::ok) line += "  [" + p.last->id + ": " + status_name(p.last->status) + "]";
+    say(line);
+  };
+}
+
+// The GPU of the run and every device it measures on; false, with the
+// summary saying no_gpu, when there is none.
+bool take_devices(const TuneOptions& opt, GpuProbe& probe, const GpuInfo& gpu, TuneSummary& sum) {
+  if (!gpu.present) {
+    sum.exit_code = 77;
+    sum.status = TuneVerdict::no_gpu;
+    sum.reason = gpu.reason.empty() ? "no GPU" : gpu.reason;
+    return false;
+  }
+  sum.gpu = gpu.name;
+  sum.devices = opt.devices.empty() ? visible_devices(probe) : opt.devices;
+  for (int d : sum.devices)
+    if (!probe.probe(d).present) throw std::runtime_error("--devices: no GPU " + std::to_string(d));
+  return true;
+}
+
+// This GPU's roofline ceilings, measured once per machine while the
+// original builds (the GPU is idle then) and cached: the plausibility line
+// of every evaluation reads them. Nothing where the GPU helper is not
+// installed beside the tool.
+std::future<profile::CeilingsLookup> ceilings_while_building(const std::string& self_exe, int device) {
+  const std::string helper = profile::find_gpu_helper(self_exe);
+  if (!fs::exists(helper)) return {};
+  return std::async(std::launch::async, [helper, device] {
+    return profile::ceilings_for(helper, device, profile::default_cache_dir(), false);
+  });
+}
+
+void report_ceilings(std::future<profile::CeilingsLookup>& pending, const Say& say) {
+  if (!pending.valid()) return;
+  const profile::CeilingsLookup found = pending.get();
+  for (const std::string& note : found.notes) say(note);
+  if (const std::string line = profile::ceilings_line(found); !line.empty()) say(line);
+}
+
+// The original built with its harness (this GPU's ceilings, measured
+// meanwhile, reported); false, with the summary saying why the run failed,
+// when it does not build.
+bool build_original(EngineMeasurer& measurer, PhaseClock& phases, TuneSummary& sum,
+                    std::future<profile::CeilingsLookup> ceilings, const Say& say) {
+  std::string why;
+  const bool built = measurer.build_reference(&why);
+  report_ceilings(ceilings, say);  // measured while the original built
+  if (built) return true;
+  // "nvcc could not be run (...)" is the cause itself; anything else is the source's.
+  conclude(sum, TuneVerdict::not_measured,
+           why.rfind("nvcc could not be run", 0) == 0 ? why : "the original does not build with its harness: " + why);
+  const PhaseClock::Reading times = phases.read();
+  sum.seconds = times.total;
+  sum.phases_s = times.phases;
+  return false;
+}
+
+// The original's state: its cheap profile, classified by the KB; says why
+// when the profile gave nothing (the state stays unclassified).
+void classify_original(const Toolchain& tc, GpuProbe& probe, const EngineTarget& target,
+                       const EngineMeasurer& measurer, const kb::KnowledgeBase& knowledge, const TuneOptions& opt,
+                       const std::string& kernel, const Say& say, TuneSummary& sum, RunLog& log) {
+  std::string why_no_profile;
+  log.metrics = original_metrics(tc, probe, target, measurer.reference_binary(), sum.devices.front(), &why_no_profile);
+  if (log.metrics.empty() && !opt.quiet)
+    say("[tune] " + kernel + "  the original's profile gave no metrics (" + why_no_profile +
+        "); its state stays unclassified");
+  if (!log.metrics.empty()) log.state = kb::classify(knowledge, log.metrics).state;
+  sum.state = log.state;
+}
+
+// The groups of launch sites judged by their own launchers alone
+// (launcher_focus.h), where the harness names its launchers.
+void focus_groups(const TuneOptions& opt, const EngineTarget& target, const TuneSpace& ts, const std::string& kernel,
+                  const Say& say, EngineMeasurer& measurer, TuneSummary& sum) {
+  measurer.focus(launcher_focus(harness_launchers(read_file(target.harness)), ts.sites, ts.decl.tunables));
+  sum.focused_groups = static_cast<int>(measurer.focus().group_masks.size());
+  const std::size_t launchers = harness_launchers(read_file(target.harness)).size();
+  if (sum.focused_groups == 0 && launchers >= 2)
+    sum.launchers_alone = static_cast<int>(std::min<std::size_t>(launchers, kMaskedLaunchers));
+  if (sum.focused_groups > 0 && !opt.quiet)
+    say("[tune] " + kernel + ": " + std::to_string(sum.focused_groups) +
+        " group(s) of launch sites judged by their own launchers alone, the others on the whole harness");
+}
+
+// The winner runs once under compute-sanitizer's memcheck where the toolkit has it.
+EvalRequest::Memcheck winner_memcheck(const Toolchain& tc) {
+  EvalRequest::Memcheck m;
+  m.wanted = true;
+  m.tool = find_compute_sanitizer(tc.nvcc, &m.missing);
+  return m;
+}
+
+// What the search may spend, from what the run has spent so far. The
+// winner's re-verification (a main and a warm round) and, where groups are
+// judged alone, its whole-harness build and check follow the loop: about two
+// and five measurements' time (convolutionSeparable, SGEMM_CUDA on an H100);
+// a winner checked under compute-sanitizer two more (its start and the
+// slowed kernels: an estimate, not yet measured on a GPU); a harness with
+// sizes the search does not time one more, for the look at a winner kept as
+// written where it is slower (guarded_winner.h: its build overlaps the
+// winner's look).
+void set_search_deadline(const TuneOptions& opt, const PhaseClock::Reading& before_search, const TuneSummary& sum,
+                         bool memcheck, bool untimed_sizes, LoopOptions& lo) {
+  lo.budget_s = search_budget(opt.budget_s, before_search);
+  lo.finish_paces = (sum.focused_groups > 0 ? 5 : 2 + sum.launchers_alone) + (memcheck ? 2 : 0) + (untimed_sizes ? 1 : 0);
+  lo.first_pace_s = first_measurement_estimate(before_search);
+}
+
+}  // namespace
+
+static int gpu_of(const TuneOptions& opt) { return opt.devices.empty() ? 0 : opt.devices.front(); }
+
+TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuProbe& probe,
+                     void (*log_line)(const std::string&)) {
+  const Say say = [log_line](const std::string& s) {
+    if (log_line) log_line(s);
+  };
+  PhaseClock phases(steady_seconds, "setup");
+  TuneSummary sum;
+  sum.source = opt.source;
+  sum.out = opt.out;
+  for (const std::string* p : {&opt.source, &opt.harness})
+    if (!fs::is_regular_file(*p)) throw std::runtime_error("no such file: " + *p);
+  const std::string source = fs::absolute(opt.source).lexically_normal().string();
+  const std::string text = read_file(source);
+  // The name the lines, the log and the KB's notes use: the user's source,
+  // also when the file tuned is a rewrite of it (--name).
+  const std::string kernel = opt.name.empty() ? fs::path(source).filename().string() : opt.name;
+
+  const GpuInfo gpu = probe.probe(gpu_of(opt));
+  if (!take_devices(opt, probe, gpu, sum)) return sum;
+
+  const CompileSettings cs = compile_settings(opt, gpu, source);
+  sum.arch = cs.arch;
+  const TuneSpace ts = tune_space(opt, text, source, cs, kernel, say);
+  sum.space_size = static_cast<int>(ts.space.configs.size());
+  sum.space_valid = ts.space.valid > 0 ? static_cast<long long>(ts.space.valid) - 1 : 0;
+  if (ts.space.configs.empty()) {
+    conclude(sum, TuneVerdict::no_gain, nothing_to_tune(opt, kernel));
+    return sum;
+  }
+  const std::string kb_path = !opt.kb.empty() ? opt.kb : kb::default_user_kb_path();
+  const kb::KnowledgeBase knowledge = load_knowledge(kb_path, self_exe, say);
+
+  // Scratch space and the engine.
+  const WorkDir scratch("kernelblaster-tune");
+  const std::string& tmpl = scratch.path();
+  const EngineTarget target = engine_target(opt, source, ts, cs, tmpl);
+  Toolchain tc = find_toolchain(self_exe);
+  CompilePool pool;
+  CuobjdumpSassHasher hasher(tc);
+  EngineMeasurer measurer(tc, probe, pool, &hasher, target);
+  const EvalRequest::Memcheck memcheck = winner_memcheck(tc);
+  measurer.memcheck(memcheck);
+  focus_groups(opt, target, ts, kernel, say, measurer, sum);
+  PolicyChoice choice = choose_policy(opt.policy, log_line);
+  RunLog log = start_run_log(kernel, source, cs, gpu, ts, choice.name);
+  sum.policy = choice.name;
+  LoopOptions lo = loop_options(opt, sum, pool, kernel, cs, gpu);
+
+  // The GPU work before the search (the original's profile, which decides
+  // the state the policy sees) leaves the CPU pool idle: start compiling
+  // what the policy will probably pick first, asked of a second instance of
+  // it with the state still unknown.
+  std::vector<std::string> guesses;
+  {
+    PolicyChoice guesser = choose_policy(opt.policy, nullptr);
+    guesses = speculate_builds(measurer, ts.space, estimates_of(knowledge, lo.facts.state, cs.arch, ts.space),
+                               *guesser.policy, lo, speculative_build_count(pool.threads()));
+  }
+
+  phases.next("reference_build");
+  if (!build_original(measurer, phases, sum, ceilings_while_building(self_exe, gpu_of(opt)), say)) return sum;
+
+  phases.next("profile");
+  classify_original(tc, probe, target, measurer, knowledge, opt, kernel, say, sum, log);
+  lo.facts.state = log.state;
+  lo.facts.metrics = log.metrics;
+
+  set_search_deadline(opt, phases.read(), sum, !memcheck.tool.empty(),
+                      read_file(measurer.target().harness).find(".validation_size(") != std::string::npos, lo);
+  phases.next("loop");
+  SearchLoop loop(ts.space, estimates_of(knowledge, log.state, cs.arch, ts.space), measurer, *choice.policy,
+                  steady_seconds);
+  const LoopOutcome outcome = loop.run(lo, progress_lines(opt, kernel, say));
+  sum.fell_back_to_default = choice.fell_back();
+  if (sum.fell_back_to_default) sum.policy_failure = choice.failed_to_load ? choice.failure : choice.guarded->failure();
+  record_loop(outcome, measurer, ts.space, guesses, sum, log);
+  decide_winner(opt, outcome, ts.decl, measurer, kernel, say, phases, sum, log);
+  learn_and_log(opt, kb_path, say, phases, sum, log);
+  return sum;
+}
+
+const char* tune_verdict_name(TuneVerdict v) {
+  switch (v) {
+    case TuneVerdict::tuned: return "tuned";
+    case TuneVerdict::no_gain: return "no_gain";
+    case TuneVerdict::failed: return "failed";
+    case TuneVerdict::no_gpu: return "no_gpu";
+    case TuneVerdict::not_measured: return "not_measured";
+  }
+  return "failed";
+}
+
+// How the tries ended, by status name; the machine-code twins as "duplicate".
+nlohmann::json outcomes_json(const TuneSummary& s) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [status, n] : s.outcomes) j[status_name(status)] = n;
+  if (s.duplicates > 0) j["duplicate"] = s.duplicates;
+  return j;
+}
+
+std::string tune_summary_to_json(const TuneSummary& s) {
+  nlohmann::json reverification = nlohmann::json::array();
+  for (const ReverifyCheck& c : s.reverification)
+    reverification.push_back(
+        {{"device", c.device}, {"seeds", c.seeds}, {"status", status_name(c.status)}, {"speedup", c.speedup}});
+  nlohmann::json j = {
+      {"status", tune_verdict_name(s.status)},  {"source", s.source},
+      {"out", s.exit_code == 0 ? s.out : ""},   {"speedup", s.speedup},
+      {"search_speedup", s.search_speedup},     {"config", s.config},
+      {"flags", s.flags},                       {"evaluations", s.evaluations},
+      {"outcomes", outcomes_json(s)},
+      {"duplicates", s.duplicates},             {"space_size", s.space_size}, {"space_valid", s.space_valid},
+      {"seconds", s.seconds},                   {"phases_s", s.phases_s},
+      {"first_measurement_s", s.first_measurement_s}, {"builds", s.builds},
+      {"speculative_builds", s.speculative_builds}, {"speculative_builds_used", s.speculative_builds_used},
+      {"reverification", reverification},       {"reference_median_us", s.reference_median_us},
+      {"best_median_us", s.best_median_us},     {"gpu", s.gpu},
+      {"arch", s.arch},                         {"devices", s.devices},
+      {"state", s.state},                       {"policy", s.policy},
+      {"fell_back_to_default", s.fell_back_to_default}};
+  if (!s.policy_failure.empty()) j["policy_failure"] = s.policy_failure;
+  if (s.focused_groups > 0) {
+    nlohmann::json groups = nlohmann::json::array();
+    for (const GroupResult& g : s.launcher_groups)
+      groups.push_back({{"group", g.group}, {"launchers", g.launchers}, {"id", g.id},
+                        {"search_speedup", g.search_speedup}, {"status", status_name(g.look.status)},
+                        {"speedup", g.look.speedup}, {"kept", g.kept}});
+    j["focused_groups"] = s.focused_groups;
+    j["launcher_groups"] = groups;
+    if (s.whole_speedup > 0) j["whole_speedup"] = s.whole_speedup;
+    if (!s.per_launcher.empty()) j["per_launcher"] = s.per_launcher;
+  }
+  // What the winner's second look found, whether or not it was judged group by group.
+  if (!s.memcheck.empty()) j["memcheck"] = s.memcheck;
+  if (!s.slower_at_a_size.empty()) j["slower_at_a_size"] = s.slower_at_a_size;
+  if (!s.other_sizes.empty()) j["other_sizes"] = s.other_sizes;
+  if (!s.shape_guard.empty()) j["shape_guard"] = s.shape_guard;
+  if (!s.reason.empty()) j["reason"] = s.reason;
+  return j.dump(2);
+}
+
+}  // namespace kernelblaster::tuner

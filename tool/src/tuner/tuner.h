@@ -1,0 +1,119 @@
+// One tuning run of a source + harness, what `kernelblaster tune` does:
+// declare the space, warm-start from the KB, search (compiling the likely
+// first picks while the original is built and profiled), re-verify the
+// winner with fresh seeds on every GPU, write it, and let the KB learn from
+// every outcome.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "judge/gpu_probe.h"
+#include "judge/result.h"
+#include "tuner/focused_winner.h"
+
+namespace kernelblaster::tuner {
+
+struct TuneOptions {
+  std::string source, harness, manifest;
+  std::vector<std::string> include_dirs, definitions;
+  std::string arch;              // empty: the GPU's own
+  std::string out;               // the tuned source; written only on success
+  std::string log;               // the run log (written whatever the outcome)
+  double budget_s = 60;
+  int max_evals = 0;             // 0: no cap
+  std::string policy;            // Lua file; empty or "default": the built-in one
+  std::string kb;                // user KB; empty: KERNELBLASTER_KB or the default path
+  double min_speedup = 1.02;
+  std::uint64_t seed = 0;
+  std::vector<int> devices;      // empty: every visible GPU
+  bool no_flags = false;
+  // The harness runs only part of the source's kernels: only the launch
+  // sites it runs are searched, and no flag (harness_space.h).
+  bool partial_harness = false;
+  bool quiet = false;
+  std::string name;              // the kernel's name in lines and logs; empty: the source's file name
+  int seeds = 3;                 // per measurement
+  double budget_ms = 300;        // timed runs per size per measurement
+  double run_timeout_s = 60;
+};
+
+// One device's share of the winner's re-verification.
+struct ReverifyCheck {
+  int device = 0;
+  int seeds = 0;
+  Status status = Status::ok;
+  double speedup = 0;
+};
+
+// How a tune run ended; named only in its JSON summary.
+// not_measured: nothing could be measured (the original does not build or
+// run with its harness, the harness cannot be used, or nvcc cannot run): no
+// "nothing beat the original", and never cached as one. failed: a winner
+// failed its second look.
+enum class TuneVerdict { tuned, no_gain, failed, no_gpu, not_measured };
+const char* tune_verdict_name(TuneVerdict v);
+
+struct TuneSummary {
+  int exit_code = 2;             // 0 written, 1 not worth it / failed to tune, 3 not measured, 77 no GPU
+  TuneVerdict status = TuneVerdict::failed;
+  std::string reason;            // one line when not tuned
+  std::string source;
+  std::string out;
+  double speedup = 0;            // re-verified, over the original (the lowest over the GPUs)
+  double search_speedup = 0;     // what the search measured
+  std::map<std::string, std::string> config;  // every tunable of the winner
+  std::vector<std::string> flags;             // nvcc flags the tuned source needs ("-arch=sm_90a" included)
+  int evaluations = 0, duplicates = 0, space_size = 0;
+  // How the tries ended, by outcome name ("ok", "wrong_result", "crashed",
+  // ...; "duplicate": the machine code of one already measured).
+  std::map<Status, int> outcomes;  // how the tries that ran ended (duplicates apart); named in the JSON
+  long long space_valid = 0;                  // valid configurations before thinning (space_size: after), the original excluded
+  double seconds = 0;                         // the whole run
+  std::map<std::string, double> phases_s;     // where the seconds went (tune_phases.h)
+  double first_measurement_s = 0;             // from the search's start to its first measured result
+  int builds = 0;                             // candidates compiled (or asked to be)
+  int speculative_builds = 0;                 // of those, started on a guess before the search
+  int speculative_builds_used = 0;            // guesses the search then evaluated
+  std::vector<ReverifyCheck> reverification;  // one per GPU; empty when there was no winner to check
+  double reference_median_us = 0, best_median_us = 0;
+  std::string gpu, arch, state = "unclassified", policy;
+  bool fell_back_to_default = false;
+  std::string policy_failure;  // why, when it fell back: the policy's one line
+  std::vector<int> devices;
+  // Judged group by group (launcher_focus.h): how many groups could be, and
+  // the composition of the winner (focused_winner.h); empty otherwise.
+  int focused_groups = 0;
+  std::vector<GroupResult> launcher_groups;
+  double whole_speedup = 0;   // the composed winner on the whole harness; 0: not checked
+  std::string per_launcher;   // FocusedWinner::summary() of a tuned result
+  // A harness of several launchers not judged group by group: the winner
+  // is timed again on each launcher alone (EngineMeasurer::
+  // remeasure_each_alone), and none may be slower. How many; 0: none.
+  int launchers_alone = 0;
+  // compute-sanitizer's memcheck on the winner (judge/memcheck.h): no
+  // invalid access, or why it was not checked; empty when no winner.
+  std::string memcheck;
+  // A kernel the winner makes slower at one timed size while faster over
+  // them (judge/kernel_speeds.h): said in the build line, not a refusal.
+  std::string slower_at_a_size;
+  // The winner at the recorded sizes the search does not time, timed on its
+  // second look (EvalResult::other_sizes): said, not a refusal.
+  std::string other_sizes;
+  // Where the winner's call was slower on its second look: the launcher
+  // kept as written at those shapes, or why not (guarded_winner.h); "" when
+  // it was slower at none.
+  std::string shape_guard;
+};
+
+// `log_line` prints one line of progress or warning (stderr in the tool).
+// Throws std::runtime_error for misuse (missing files, malformed
+// declarations): the command turns it into one line and exit 2.
+TuneSummary run_tune(const TuneOptions& options, const std::string& self_exe, GpuProbe& probe,
+                     void (*log_line)(const std::string&));
+
+std::string tune_summary_to_json(const TuneSummary& s);
+
+}  // namespace kernelblaster::tuner
