@@ -93,6 +93,28 @@ TEST(TuneReport, FromARealRunLog) {
   EXPECT_THROW(tune_report(json::object(), "x.json"), std::runtime_error);
 }
 
+// With this GPU's ceilings known, the original and the winner are drawn
+// under its roofline: log axes, the roof through the ridge point.
+TEST(TuneReport, DrawsTheRooflineOfTheGpu) {
+  std::ifstream in(std::string(KB_REPORT_FIXTURES) + "/tune/rmsnorm-h200.log.json");
+  json log = json::parse(in);
+  json& m = log["metrics"];
+  // 2,992 GB/s at 62.5% of a 4,787 GB/s peak; 2,992 GFLOP/s at 5% of 59,835.
+  m["bandwidth_pct_of_peak"] = 62.5;
+  m["flops_pct_of_peak"] = 5.0;
+  const std::string html = to_html(tune_report(log, "run.log.json"));
+  EXPECT_NE(html.find("data-chart=\"roofline\""), std::string::npos);
+  EXPECT_NE(html.find("roof: 4787 GB/s, 59833 GFLOP/s"), std::string::npos) << html.substr(html.find("roof"), 80);
+  EXPECT_NE(html.find("data-series=\"original\""), std::string::npos);
+  EXPECT_NE(html.find("data-series=\"winner\""), std::string::npos);
+  EXPECT_NE(html.find(">10000</text>"), std::string::npos);  // a decade's tick
+  // The ridge point is a point of the roof: the peaks meet there.
+  EXPECT_NE(html.find("data-x=\"12.49"), std::string::npos);
+  // Without ceilings there is no plot, only the table.
+  m.erase("flops_pct_of_peak");
+  EXPECT_EQ(to_html(tune_report(log, "run.log.json")).find("data-chart=\"roofline\""), std::string::npos);
+}
+
 TEST(TuneReport, SaysWhyAFasterConfigurationWasNotKept) {
   std::ifstream in(std::string(KB_REPORT_FIXTURES) + "/tune/rmsnorm-h200.log.json");
   json log = json::parse(in);

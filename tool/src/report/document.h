@@ -50,6 +50,9 @@ struct Chart {
   std::string y_label;
   std::vector<Series> series;
   double y_floor = 0;  // the y axis starts at min(y_floor, the lowest point)
+  // Both axes logarithmic (a roofline): ticks at powers of ten, points at
+  // or below zero left out, y_floor unused.
+  bool log_axes = false;
 };
 
 // One coloured cell per item, in order (a tuning run's candidates by status).

@@ -37,16 +37,31 @@ struct Range {
   }
 };
 
+// The plotting frame; with `log` the ranges are of log10 of the values.
 struct Frame {
   Range x, y;
-  double px(double v) const { return kLeft + (v - x.lo) / (x.hi - x.lo) * (kWidth - kLeft - kRight); }
-  double py(double v) const { return kHeight - kBottom - (v - y.lo) / (y.hi - y.lo) * (kHeight - kTop - kBottom); }
+  bool log = false;
+  double at(double v) const { return log ? std::log10(v) : v; }
+  bool shown(const Point& p) const {
+    return std::isfinite(p.x) && std::isfinite(p.y) && (!log || (p.x > 0 && p.y > 0));
+  }
+  double px(double v) const { return kLeft + (at(v) - x.lo) / (x.hi - x.lo) * (kWidth - kLeft - kRight); }
+  double py(double v) const { return kHeight - kBottom - (at(v) - y.lo) / (y.hi - y.lo) * (kHeight - kTop - kBottom); }
 };
 
 Frame frame_of(const Chart& chart) {
   Frame f;
+  f.log = chart.log_axes;
   for (const Series& s : chart.series)
-    for (const Point& p : s.points) f.x.add(p.x), f.y.add(p.y);
+    for (const Point& p : s.points)
+      if (f.shown(p)) f.x.add(f.at(p.x)), f.y.add(f.at(p.y));
+  if (f.log) {  // whole decades, so every tick is a power of ten
+    f.x.settle();
+    f.y.settle();
+    f.x.lo = std::floor(f.x.lo), f.x.hi = std::max(f.x.lo + 1, std::ceil(f.x.hi));
+    f.y.lo = std::floor(f.y.lo), f.y.hi = std::max(f.y.lo + 1, std::ceil(f.y.hi));
+    return f;
+  }
   f.y.add(chart.y_floor);
   f.x.settle();
   f.y.settle();
@@ -54,22 +69,30 @@ Frame frame_of(const Chart& chart) {
   return f;
 }
 
+// The tick values of one axis: round values, or every power of ten.
+std::vector<double> ticks_of(const Range& r, bool log, int count) {
+  if (!log) return nice_ticks(r.lo, r.hi, count);
+  std::vector<double> out;
+  for (double k = r.lo; k <= r.hi + 1e-9; k += 1) out.push_back(std::pow(10.0, k));
+  return out;
+}
+
 std::string axes(const Chart& chart, const Frame& f) {
   std::string out;
   const double x0 = kLeft, x1 = kWidth - kRight, y0 = kHeight - kBottom, y1 = kTop;
   out += "<line class=\"axis\" x1=\"" + num(x0) + "\" y1=\"" + num(y0) + "\" x2=\"" + num(x1) + "\" y2=\"" + num(y0) + "\"/>";
   out += "<line class=\"axis\" x1=\"" + num(x0) + "\" y1=\"" + num(y0) + "\" x2=\"" + num(x0) + "\" y2=\"" + num(y1) + "\"/>";
-  for (double t : nice_ticks(f.x.lo, f.x.hi, 6)) {
+  for (double t : ticks_of(f.x, f.log, 6)) {
     out += "<line class=\"grid\" x1=\"" + num(f.px(t)) + "\" y1=\"" + num(y0) + "\" x2=\"" + num(f.px(t)) + "\" y2=\"" +
            num(y0 + 4) + "\"/>";
     out += "<text class=\"tick\" x=\"" + num(f.px(t)) + "\" y=\"" + num(y0 + 16) + "\" text-anchor=\"middle\">" +
-           label(t) + "</text>";
+           (f.log ? num(t) : label(t)) + "</text>";
   }
-  for (double t : nice_ticks(f.y.lo, f.y.hi, 5)) {
+  for (double t : ticks_of(f.y, f.log, 5)) {
     out += "<line class=\"grid\" x1=\"" + num(x0) + "\" y1=\"" + num(f.py(t)) + "\" x2=\"" + num(x1) + "\" y2=\"" +
            num(f.py(t)) + "\"/>";
     out += "<text class=\"tick\" x=\"" + num(x0 - 6) + "\" y=\"" + num(f.py(t) + 4) + "\" text-anchor=\"end\">" +
-           label(t) + "</text>";
+           (f.log ? num(t) : label(t)) + "</text>";
   }
   out += "<text class=\"axis-label\" x=\"" + num((x0 + x1) / 2) + "\" y=\"" + num(kHeight - 8) +
          "\" text-anchor=\"middle\">" + html_escape(chart.x_label) + "</text>";
@@ -82,7 +105,7 @@ std::string series_svg(const Series& s, int index, const Frame& f) {
   std::string path;
   const Point* prev = nullptr;
   for (const Point& p : s.points) {
-    if (!std::isfinite(p.x) || !std::isfinite(p.y)) continue;
+    if (!f.shown(p)) continue;
     if (!prev) path += "M" + num(f.px(p.x)) + "," + num(f.py(p.y));
     else if (s.steps) path += " H" + num(f.px(p.x)) + " V" + num(f.py(p.y));
     else path += " L" + num(f.px(p.x)) + "," + num(f.py(p.y));
@@ -92,7 +115,7 @@ std::string series_svg(const Series& s, int index, const Frame& f) {
   std::string out = "<g class=\"" + cls + "\" data-series=\"" + html_escape(s.name) + "\">";
   if (!path.empty() && !s.points_only) out += "<path d=\"" + path + "\"/>";
   for (const Point& p : s.points) {
-    if (!std::isfinite(p.x) || !std::isfinite(p.y)) continue;
+    if (!f.shown(p)) continue;
     out += "<circle r=\"3\" cx=\"" + num(f.px(p.x)) + "\" cy=\"" + num(f.py(p.y)) + "\" data-x=\"" + num(p.x) +
            "\" data-y=\"" + num(p.y) + "\"><title>" + html_escape(s.name) + ": " + label(p.x) + ", " + num(p.y) +
            "</title></circle>";
