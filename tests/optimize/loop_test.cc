@@ -544,6 +544,51 @@ TEST(OptimizeLoop, AnOriginalThatFailsEndsTheRunBeforeAnyRequest) {
   EXPECT_NE(r.stop.text().find("reference_failed"), std::string::npos);
 }
 
+// A kernel already at 95% of its speed of light is not worked on: no
+// request is sent, and the run says why.
+TEST(OptimizeLoop, AnOriginalNearItsSpeedOfLightEndsTheRunBeforeAnyRequest) {
+  Rig rig;
+  rig.judge.original.metrics["roofline_bound_pct"] = 95;
+  RunResult r = rig.run();
+  EXPECT_TRUE(r.steps.empty());
+  EXPECT_TRUE(rig.transport->sent.empty());
+  EXPECT_EQ(r.stop.kind, RunStop::Kind::near_bound);
+  EXPECT_EQ(r.stop.text(), "near bound: the original runs at 95% of its speed of light (the GPU's roof at its "
+                           "arithmetic intensity); the loop stops at 90%");
+  // With the stop off, the same kernel is worked on.
+  Rig again;
+  again.judge.original.metrics["roofline_bound_pct"] = 95;
+  again.options.bound_stop = 0;
+  again.judge.rule("FASTER", Status::ok, 1.03);
+  again.script(fenced(kernel("FASTER")));
+  EXPECT_EQ(again.run().steps.size(), 1u);
+}
+
+// The prompt carries the speed of light; a base that reaches it ends its
+// trajectory.
+TEST(OptimizeLoop, ABaseThatReachesItsSpeedOfLightEndsItsTrajectory) {
+  Rig rig;
+  rig.options.steps = 3;
+  rig.judge.original.metrics["roofline_bound_pct"] = 40;
+  rig.judge.rule("STEP1", Status::ok, 2.3);
+  rig.judge.rules.back().second.metrics = {{"roofline_bound_pct", 92}};
+  rig.script(fenced(kernel("STEP1")));
+  rig.script(fenced(kernel("STEP2")));
+  RunResult r = rig.run();
+  EXPECT_EQ(r.steps.size(), 1u);
+  EXPECT_EQ(rig.transport->sent.size(), 1u);
+  EXPECT_TRUE(r.improved);
+  const std::string prompt = rig.last_message(0);
+  EXPECT_NE(prompt.find("Speed of light: at this arithmetic intensity the GPU's measured roof allows at most 2.5x this "
+                        "kernel's speed (it runs at 40"),
+            std::string::npos)
+      << prompt;
+  EXPECT_NE(prompt.find("the bound on one call's time is 40 us against 100 us now"), std::string::npos) << prompt;
+  bool said = false;
+  for (const std::string& l : rig.log) said = said || l.find("t0 ends: its base t0-s0-a0 runs at 92%") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
 TEST(OptimizeLoop, AReplayedRunReproducesTheRecordedOne) {
   auto play = [](llm::CacheMode mode, bool with_provider, const std::string& cache_dir, std::string* kb_diff,
                  std::size_t* sent) {

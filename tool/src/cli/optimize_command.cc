@@ -99,6 +99,11 @@ looked at again with fresh seeds before it is kept. Progress goes to stderr.
                         deprecations; validated before use); 0: none (default 4)
   --min-gain X          a step becomes the next base, and the winner is kept,
                         only when at least this much faster (default 0.02)
+  --stop-at-bound X     a kernel at this share of its speed of light or more
+                        (its FLOP rate or bandwidth against this GPU's measured
+                        roof at its arithmetic intensity) is not worked on: the
+                        original ends the run before any request, a base its
+                        trajectory; 0: never (default 0.9)
   --second-opinion      ask the model whether the kept kernel computes what the
                         original does (advice in the report; the engine decides)
   --seed N              the policy's random choices (default 0)
@@ -393,6 +398,9 @@ void read_settings(const Args& args, OptimizeCall& c) {
   st.options.parallel = whole_number(args, "--parallel", 1, 1);
   st.options.min_gain = args.number("--min-gain", 0.02);
   if (st.options.min_gain < 0) throw UsageError("--min-gain must be >= 0");
+  st.options.bound_stop = args.number("--stop-at-bound", 0.9);
+  if (st.options.bound_stop < 0 || st.options.bound_stop > 1)
+    throw UsageError("--stop-at-bound must be a share from 0 to 1, got " + args.value("--stop-at-bound"));
   st.options.seed = static_cast<std::uint64_t>(whole_number(args, "--seed", 0, 0));
   st.policy_path = args.value("--policy");
   st.kb_path = !args.value("--kb").empty() ? args.value("--kb") : kb::default_user_kb_path();
@@ -421,7 +429,7 @@ OptimizeCall parse_call(const CommandArgs& argv) {
   std::set<std::string> valued = {"--source", "--harness", "--launcher", "--contract", "--manifest", "-I", "-D",
                                   "--arch", "--out", "--write", "--trajectories", "--steps", "--fix-attempts",
                                   "--min-gain", "--seed", "--policy", "--kb", "--device", "--seeds", "--review-every",
-                                  "--kernelbench", "--torch-prefix", "--parallel", "--shard"};
+                                  "--kernelbench", "--torch-prefix", "--parallel", "--shard", "--stop-at-bound"};
   for (const std::string& name : llm::setting_names()) valued.insert("--" + name);
   OptimizeCall c;
   Args args(argv, valued, {"--quiet", "--json", "--second-opinion"});

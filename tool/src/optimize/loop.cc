@@ -76,6 +76,18 @@ Loop::Loop(KernelTarget target, LoopOptions options, kb::KnowledgeBase& kb, poli
       m_judge(judge),
       m_log(std::move(log)) {}
 
+double bound_share(const std::map<std::string, double>& metrics) {
+  auto it = metrics.find("roofline_bound_pct");
+  return it == metrics.end() || !(it->second > 0) ? 0.0 : it->second / 100.0;
+}
+
+std::string Loop::near_bound(const std::map<std::string, double>& metrics) const {
+  const double share = bound_share(metrics);
+  if (m_options.bound_stop <= 0 || share < m_options.bound_stop) return "";
+  return "runs at " + fixed_point(100 * share, 0) + "% of its speed of light (the GPU's roof at its arithmetic "
+         "intensity); the loop stops at " + fixed_point(100 * m_options.bound_stop, 0) + "%";
+}
+
 void Loop::say(const std::string& line) const {
   std::lock_guard<std::mutex> lock(m_log_mutex);
   if (m_log) m_log("[optimize] " + m_target.kernel + ": " + line);
@@ -490,6 +502,11 @@ RunResult Loop::run() {
   original.source = m_target.source;
   original.median_us = m_result.original.median_us;
   original.metrics = m_result.original.metrics;
+  if (const std::string near = near_bound(original.metrics); !near.empty()) {
+    m_result.stop = {RunStop::Kind::near_bound, "the original " + near};
+    say("not optimized: " + m_result.stop.text());
+    return m_result;
+  }
 
   bool have_best = false;
   std::size_t best_step = 0;
@@ -527,6 +544,10 @@ RunResult Loop::run() {
           best_speedup = done.attempts.back().speedup;
         }
         advance_base(done, base);
+        if (const std::string near = done.accepted ? near_bound(base.metrics) : ""; !near.empty()) {
+          say("t" + std::to_string(t) + " ends: its base " + base.tag + " " + near);
+          alive[static_cast<std::size_t>(t - g)] = false;
+        }
         if (!stop_run && m_options.review_every > 0 &&
             m_result.steps.size() % static_cast<std::size_t>(m_options.review_every) == 0)
           review(&stop_run);
@@ -550,6 +571,7 @@ std::string RunStop::text() const {
     case Kind::done: return "done";
     case Kind::llm_failed: return "llm " + detail;
     case Kind::original_failed: return "original " + detail;
+    case Kind::near_bound: return "near bound: " + detail;
   }
   return "done";
 }

@@ -47,7 +47,16 @@ struct LoopOptions {
   // judgements take turns; the KB learns from each round in trajectory
   // order. Caps may then be passed by up to this many requests.
   int parallel = 1;
+  // A kernel at this share of its speed of light or more (the profile's
+  // `roofline_bound_pct` / 100: its FLOP rate, or its bandwidth, against the
+  // GPU's measured roof at its arithmetic intensity) is not worked on: the
+  // original ends the run before any request, a base its trajectory. 0: never.
+  double bound_stop = 0.9;
 };
+
+// The share of its speed of light a profile says a kernel runs at; 0 when
+// it cannot say (no ceilings, no declared work).
+double bound_share(const std::map<std::string, double>& metrics);
 
 using rewrite::KernelTarget;
 
@@ -115,9 +124,9 @@ inline constexpr double kFailureReward = -0.6931471805599453;  // ln 0.5
 // in a way that ends the run (the cost cap, an unusable model); or the
 // original failed its own judgement, so nothing could be compared.
 struct RunStop {
-  enum class Kind { done, llm_failed, original_failed } kind = Kind::done;
-  std::string detail;  // the LLM outcome or the original's status, and what it said
-  // "done", "llm <outcome>: detail", "original <status>: detail"
+  enum class Kind { done, llm_failed, original_failed, near_bound } kind = Kind::done;
+  std::string detail;  // the LLM outcome, the original's status or its share of the bound, and what it said
+  // "done", "llm <outcome>: detail", "original <status>: detail", "near bound: detail"
   std::string text() const;
 };
 
@@ -175,6 +184,9 @@ class Loop {
   policy::Context context(const Base& base, const std::string& state, const std::vector<Step>& earlier, int trajectory,
                           int index) const;
   void say(const std::string& line) const;
+  // How near its speed of light a profile puts a kernel, as a phrase, when
+  // at or past options.bound_stop; "" otherwise.
+  std::string near_bound(const std::map<std::string, double>& metrics) const;
   void review(bool* stop_run);
 
   KernelTarget m_target;

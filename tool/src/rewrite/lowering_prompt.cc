@@ -65,6 +65,17 @@ std::string cut(const std::string& s, std::size_t max) {
 
 }  // namespace
 
+std::string speed_of_light(const std::map<std::string, double>& metrics, double median_us) {
+  const double* bound = find(metrics, "roofline_bound_pct");
+  if (!bound || *bound <= 0) return "";
+  std::string out = "Speed of light: at this arithmetic intensity the GPU's measured roof allows at most " +
+                    number(100.0 / *bound) + "x this kernel's speed (it runs at " + percent(*bound) + " of the roof)";
+  if (median_us > 0)
+    out += "; the bound on one call's time is " + number(median_us * *bound / 100.0) + " us against " +
+           number(median_us) + " us now";
+  return out + (*bound >= 80 ? ". Little is left to gain: only what brings it closer to the roof pays.\n" : ".\n");
+}
+
 std::string profile_summary(const std::map<std::string, double>& metrics) {
   std::string out;
   const double* bw = find(metrics, "bandwidth_pct_of_peak");
@@ -104,7 +115,7 @@ llm::Request lowering_request(const LoweringInput& in) {
   std::string state = in.state.id.empty() ? "unclassified"
                                           : in.state.name + " (" + in.state.id + ")" +
                                                 (in.state.signature.empty() ? "" : ": " + in.state.signature);
-  section(u, "Performance state", state + "\n" + profile_summary(in.metrics));
+  section(u, "Performance state", state + "\n" + profile_summary(in.metrics) + speed_of_light(in.metrics, in.base_median_us));
   section(u, "Technique to apply: " + in.technique.name + " (" + in.technique.id + ")",
           in.technique.description + "\n" + in.technique.how_to);
   section(u, "What the knowledge base has seen", kb_record(in));

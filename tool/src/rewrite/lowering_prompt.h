@@ -62,4 +62,10 @@ llm::Request fix_request(const LoweringInput& input, const FixInput& fix);
 // declared its work, else the throughput counters; then every metric, sorted.
 std::string profile_summary(const std::map<std::string, double>& metrics);
 
+// The kernel's speed of light (profile/roofline.h, `roofline_bound_pct`):
+// how much faster the roof at its arithmetic intensity lets it be, and the
+// bound on one call's time from `median_us` (0: unknown); "" without
+// ceilings or declared work.
+std::string speed_of_light(const std::map<std::string, double>& metrics, double median_us);
+
 }  // namespace kernelblaster::rewrite
