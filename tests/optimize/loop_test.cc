@@ -587,6 +587,7 @@ TEST(OptimizeLoop, ABaseThatReachesItsSpeedOfLightEndsItsTrajectory) {
   bool said = false;
   for (const std::string& l : rig.log) said = said || l.find("t0 ends: its base t0-s0-a0 runs at 92%") != std::string::npos;
   EXPECT_TRUE(said);
+  EXPECT_DOUBLE_EQ(r.steps[0].base_bound_share, 0.4);  // what the trajectory records of the gap
 }
 
 TEST(OptimizeLoop, AReplayedRunReproducesTheRecordedOne) {

@@ -222,6 +222,7 @@ Step Loop::step(int trajectory, int index, const Base& base, const std::vector<S
   st.trajectory = trajectory;
   st.index = index;
   st.base_speedup = base.speedup;
+  st.base_bound_share = bound_share(base.metrics);
   kb::Classification cls = kb::classify(m_kb, base.metrics);
   st.state = cls.state;
   policy::Context ctx = context(base, st.state, earlier, trajectory, index);

@@ -92,6 +92,7 @@ struct Step {
   std::string technique;        // the policy's choice
   std::vector<std::string> ranking;  // the policy's whole order of the techniques left, its choice first
   double base_speedup = 1.0;    // the base over the original
+  double base_bound_share = 0;  // the base's share of its speed of light (bound_share); 0: not known
   double predicted = 1.0;       // the KB's prediction for (state, technique, arch) before the step
   std::vector<Attempt> attempts;
   bool verified = false;

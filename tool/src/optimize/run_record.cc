@@ -18,6 +18,7 @@ json attempt_json(const Attempt& a) {
   if (a.end == AttemptEnd::llm_failed) j["llm_outcome"] = std::string(llm::outcome_name(a.llm_outcome));
   if (!a.code.empty()) j["candidate"] = "candidates/" + a.tag + ".cu";
   if (a.end == AttemptEnd::verified) j["speedup"] = a.speedup;
+  if (const double share = bound_share(a.metrics); a.end == AttemptEnd::verified && share > 0) j["bound_share"] = share;
   j["tokens"] = {{"input", a.input_tokens}, {"output", a.output_tokens}};
   return j;
 }
@@ -29,6 +30,7 @@ json step_json(const Step& s) {
             {"technique", s.technique},   {"ranking", s.ranking},  {"base_speedup", s.base_speedup}, {"predicted", s.predicted},
             {"verified", s.verified},     {"speedup_vs_base", s.speedup_vs_base}, {"reward", s.reward},
             {"advantage", s.advantage},   {"accepted", s.accepted}, {"attempts", attempts}};
+  if (s.base_bound_share > 0) j["base_bound_share"] = s.base_bound_share;  // the gap to the speed of light
   if (s.looked_again)
     j["second_look"] = {{"status", status_name(s.second_look.status)},
                         {"speedup", s.second_look.speedup},
