@@ -133,7 +133,12 @@ TEST(OptimizeReport, ShowsTheKeptKernelAgainstTheOriginal) {
   std::ofstream(dir / "summary.json") << json{{"kernel", "softmax.cu"}, {"gpu", "NVIDIA H200"}, {"improved", true},
                                               {"confirmed_speedup", 1.5}, {"best", "t0-s0-a0"}, {"steps", 1},
                                               {"attempts", 2}, {"verified_attempts", 1},
-                                              {"original", {{"status", "ok"}, {"median_us", 10}}}}
+                                              {"original", {{"status", "ok"}, {"median_us", 10},
+                                                            {"metrics", {{"arithmetic_intensity", 0.25},
+                                                                         {"achieved_gflops", 500},
+                                                                         {"achieved_bandwidth_gbs", 2000},
+                                                                         {"bandwidth_pct_of_peak", 50},
+                                                                         {"flops_pct_of_peak", 1}}}}}}
                                              .dump();
   std::ofstream(dir / "trajectory.json")
       << json{{"steps",
@@ -153,6 +158,11 @@ TEST(OptimizeReport, ShowsTheKeptKernelAgainstTheOriginal) {
   EXPECT_NE(html.find("<tr class=\"removed\"><td class=\"l\">int b;</td>"), std::string::npos);
   EXPECT_NE(html.find("<tr class=\"added\"><td class=\"l\"></td><td class=\"r\">int c;</td>"), std::string::npos);
   EXPECT_NE(to_markdown(r.document).find("- int b;\n+ int c;"), std::string::npos);
+  // The original and the kept kernel under this GPU's roofline: 4,000 GB/s
+  // and 50,000 GFLOP/s, the kept one 1.5 times higher at the same intensity.
+  EXPECT_NE(html.find("data-chart=\"roofline\""), std::string::npos);
+  EXPECT_NE(html.find("roof: 4000 GB/s, 50000 GFLOP/s"), std::string::npos);
+  EXPECT_NE(html.find("data-x=\"0.25\" data-y=\"750\""), std::string::npos);
   // Two speedups, and the page says why they differ.
   EXPECT_NE(html.find("speedup over the original (measured again, fresh seeds)"), std::string::npos);
   EXPECT_NE(to_markdown(r.document).find("A step's speedup is over its base"), std::string::npos);

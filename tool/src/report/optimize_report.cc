@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -11,6 +12,7 @@
 #include "common/file_util.h"
 #include "common/status.h"
 #include "report/format.h"
+#include "report/roofline_chart.h"
 
 namespace kernelblaster::report {
 namespace {
@@ -178,6 +180,8 @@ Document optimize_report(const std::string& dir_text) {
                    std::to_string(summary.value("engine_rejections", 0))}},
                  {{"seconds"}, {fixed(num(summary.value("seconds", json::object()), "total"), 1)}}}});
   add_speedup_chart(doc, trajectory);
+  const json original_metrics = summary.value("original", json::object()).value("metrics", json::object());
+  if (std::optional<Chart> c = roofline_chart(original_metrics, improved ? kept_speedup(summary) : 1.0)) doc.add(*c);
   add_steps(doc, trajectory);
   if (improved && fs::exists(dir / "original.cu") && fs::exists(dir / "best.cu"))
     doc.add(SideBySide{"The kept kernel against the original", "original.cu", "best.cu", read_file((dir / "original.cu").string()),
