@@ -181,3 +181,51 @@ TEST(ShapeGuard, SaysWhyNotAndWritesNothing) {
   EXPECT_TRUE(g.text.empty());
 }
 
+
+// Two launchers in a namespace, one with a default argument, each read by
+// its own tunable: both are guarded, each at its own slower shape, and the
+// program still builds and runs both ways.
+TEST(ShapeGuard, LaunchersInANamespaceAreGuardedEachByItsOwnValues) {
+  const fs::path dir = fs::temp_directory_path() / "kb_shape_guard_ns";
+  fs::create_directories(dir);
+  const std::string path = (dir / "two.cc").string();
+  const std::string copy = "#ifndef KB_A\n#define KB_A 1\n#endif\n#ifndef KB_B\n#define KB_B 10\n#endif\n" +
+                           line_directive(path) + R"(#include <cstdio>
+#include <initializer_list>
+namespace lib {
+int used_a = 0, used_b = 0;
+static void run_a(int M, float* C = nullptr) {
+  const int A = KB_A;
+  used_a = A + 0 * M;
+  (void)C;
+}
+void run_b(int M) { const int B = KB_B; used_b = B + 0 * M; }
+}  // namespace lib
+int main() {
+  for (int m : {128, 4096}) {
+    lib::run_a(m);
+    lib::run_b(m);
+    std::printf("%d:%d,%d\n", m, lib::used_a, lib::used_b);
+  }
+  return 0;
+}
+)";
+  const std::string tuned = "#define KB_A 2\n#define KB_B 20\n" + copy;
+  std::string harness = kHarness;
+  harness.replace(harness.find("void run_tiles(int M, int N, float* C);"), 39,
+                  "namespace lib { void run_a(int M, float* C); void run_b(int M); }");
+  harness.replace(harness.find("        run_tiles("), 0, "        lib::run_b(static_cast<int>(c.dim(\"M\")));\n");
+  harness.replace(harness.find("run_tiles(\n"), 9, "lib::run_a");
+  harness.replace(harness.find("            static_cast<int>(c.dim(\"N\")),\n"), 42, "");
+  // run_a slower at 128 (call0); run_b slower at 4096 (call2).
+  ShapeGuard g = guard_slower_shapes({tuned, harness, {{"KB_A", "1"}}, {"call0"}});
+  ASSERT_FALSE(g.text.empty()) << g.why_not << "\n" << harness;
+  g = guard_slower_shapes({g.text, harness, {{"KB_B", "10"}}, {"call2"}});
+  ASSERT_FALSE(g.text.empty()) << g.why_not;
+  EXPECT_EQ(g.functions, std::vector<std::string>{"run_b"});
+  std::ofstream(dir / "guarded.cc") << g.text;
+  const std::string exe = (dir / "guarded").string();
+  ASSERT_EQ(std::system(("c++ -std=c++17 -o " + exe + " " + (dir / "guarded.cc").string()).c_str()), 0) << g.text;
+  EXPECT_EQ(run_output(exe), "128:1,20\n4096:2,10\n");
+  fs::remove_all(dir);
+}
