@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
 #include "build_step/build_record.h"
 #include "build_step/lockfile.h"
 #include "build_step/results_cache.h"
@@ -150,6 +152,30 @@ TEST_F(BuildReportTest, TheStripNamesItsSourcesAndAMachineWithoutAGpuIsSaid) {
   EXPECT_NE(html.find("class=\"neutral labelled\" title=\"app / a.cu: the original\">app / a.cu</span>"),
             std::string::npos) << html;
   EXPECT_NE(markdown().find("The machine that last built 1 of them had no usable GPU"), std::string::npos);
+}
+
+// A source whose last tuning run here had this GPU's ceilings is drawn
+// under its roofline; one whose log has none, or no log, is not.
+TEST_F(BuildReportTest, DrawsEachTunedSourceUnderItsRoofline) {
+  const std::string a = step("app", "a.cu", "tuned", BuildCause::tuned, "ka", result("src/a.cu", "ka", kH200, 1.30),
+                             "kernelblaster: a.cu: tuned on NVIDIA H200: 1.30x");
+  step("app", "b.cu", "original", BuildCause::no_gain, "kb", std::nullopt, "kernelblaster: b.cu: nothing beat the original");
+  const nlohmann::json metrics = {{"arithmetic_intensity", 0.5}, {"achieved_gflops", 1000},
+                                  {"achieved_bandwidth_gbs", 2000}, {"bandwidth_pct_of_peak", 50},
+                                  {"flops_pct_of_peak", 2}};
+  std::ofstream(a + ".tuned.cu.log.json") << nlohmann::json{{"gpu", "NVIDIA H200"}, {"date", "2026-11-29T02:00:00Z"},
+                                                            {"best", "BLOCK_SIZE=128"}, {"best_speedup", 1.3},
+                                                            {"metrics", metrics}}
+                                                 .dump();
+  const std::string html = to_html(build_report(path("build")));
+  EXPECT_NE(html.find("data-chart=\"roofline-app-a.cu\""), std::string::npos) << html;
+  EXPECT_NE(html.find("app/a.cu under the roofline of NVIDIA H200 (its last tuning run here, 2026-11-29T02:00:00Z)"),
+            std::string::npos);
+  EXPECT_NE(html.find("data-x=\"0.5\" data-y=\"1300\""), std::string::npos);  // the winner, 1.3 times higher
+  EXPECT_EQ(html.find("roofline-app-b.cu"), std::string::npos);
+  // A log without ceilings draws nothing.
+  std::ofstream(a + ".tuned.cu.log.json") << nlohmann::json{{"metrics", {{"achieved_gflops", 1000}}}}.dump();
+  EXPECT_EQ(to_html(build_report(path("build"))).find("Under the roofline"), std::string::npos);
 }
 
 TEST_F(BuildReportTest, AnUnreadableLockfileIsSaidInThePage) {

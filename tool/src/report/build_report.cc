@@ -5,12 +5,15 @@
 #include <map>
 #include <optional>
 
+#include <nlohmann/json.hpp>
+
 #include "build_step/build_record.h"
 #include "build_step/lockfile.h"
 #include "build_step/results_cache.h"
 #include "common/file_util.h"
 #include "common/sha256.h"
 #include "report/format.h"
+#include "report/roofline_chart.h"
 
 namespace kernelblaster::report {
 namespace {
@@ -230,6 +233,33 @@ void add_gates(Document& doc, const Found& f) {
   doc.add(t);
 }
 
+// Each source whose last tuning run in this tree left a log with this GPU's
+// ceilings: its original and winner under the roofline (roofline_chart.h).
+// The log is `<compiled copy>.tuned.cu.log.json` (build_step.h), the last
+// run here; the build may since have taken a cached or locked result.
+void add_rooflines(Document& doc, const Found& f) {
+  std::vector<Chart> charts;
+  for (const SourceEntry& e : f.sources) {
+    std::string text;
+    if (!read_file_if_present(e.record.out + ".tuned.cu.log.json", &text)) continue;
+    const nlohmann::json log = nlohmann::json::parse(text, nullptr, false);
+    if (!log.is_object() || !log.contains("metrics") || !log["metrics"].is_object()) continue;
+    const double speedup = log.value("best_speedup", 0.0);
+    std::optional<Chart> c = roofline_chart(log["metrics"], log.value("best", std::string()).empty() ? 1.0 : speedup);
+    if (!c) continue;
+    c->id = "roofline-" + e.record.target + "-" + e.name;
+    c->title = e.record.target + "/" + e.name + " under the roofline of " + log.value("gpu", std::string("its GPU")) +
+               " (its last tuning run here, " + log.value("date", std::string("undated")) + ")";
+    charts.push_back(std::move(*c));
+  }
+  if (charts.empty()) return;
+  doc.add(Heading{"Under the roofline"});
+  doc.add(Paragraph{"Where each source's last tuning run in this build tree put its original (its dominant kernel's "
+                    "profile) and its winner, against the GPU's measured ceilings. Sources whose run had no ceilings "
+                    "or whose harness declares no FLOPs are not drawn."});
+  for (Chart& c : charts) doc.add(std::move(c));
+}
+
 void add_lines(Document& doc, const Found& f) {
   doc.add(Heading{"The build's lines"});
   Table t{{"source", "what the last build step said"}, {}};
@@ -258,6 +288,7 @@ Document build_report(const std::string& dir) {
     add_sources(doc, f);
     add_results_per_gpu(doc, f);
     add_gates(doc, f);
+    add_rooflines(doc, f);
     add_lines(doc, f);
   }
   if (!f.unreadable.empty()) {
