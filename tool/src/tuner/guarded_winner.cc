@@ -47,9 +47,9 @@ std::string unguardable(const EngineMeasurer& measurer, const Configuration& win
 
 // The winner's source with every part guarded that can be: `guarded` gets
 // a phrase per part guarded, `stayed` why a part was not.
-std::string guarded_text(const EngineMeasurer& measurer, const Configuration& winner, const std::vector<Part>& parts,
-                         std::vector<std::string>* guarded, std::vector<std::string>* stayed) {
-  const std::string harness = read_file(measurer.target().harness);
+std::string guarded_text(const EngineMeasurer& measurer, const Configuration& winner, const std::string& harness,
+                         const std::vector<Part>& parts, std::vector<std::string>* guarded,
+                         std::vector<std::string>* stayed) {
   std::string text = measurer.source_of(winner);
   for (const Part& p : parts) {
     if (p.slower.empty()) continue;
@@ -68,7 +68,8 @@ std::string guarded_text(const EngineMeasurer& measurer, const Configuration& wi
 // winner's own launchers (`whole` false) or on the whole harness; `guess`
 // is used when it is the same source.
 GuardedWinner guard_parts(EngineMeasurer& measurer, const Configuration& winner, const std::vector<Part>& parts,
-                          const GuardGuess& guess, bool whole, int device, int seeds, double floor) {
+                          const GuardGuess& guess, bool whole, int device, int seeds, double floor,
+                          const Progress& progress) {
   GuardedWinner out;
   std::set<std::string> where;
   for (const Part& p : parts) where.insert(p.slower.begin(), p.slower.end());
@@ -79,12 +80,14 @@ GuardedWinner guard_parts(EngineMeasurer& measurer, const Configuration& winner,
   };
   if (std::string why = unguardable(measurer, winner, parts); !why.empty()) return stays(why);
   std::vector<std::string> guarded, stayed;
-  const std::string text = guarded_text(measurer, winner, parts, &guarded, &stayed);
+  const std::string text =
+      guarded_text(measurer, winner, read_file(measurer.target().harness), parts, &guarded, &stayed);
   if (text.empty()) return stays(joined(stayed, "; "));
+  const std::string as_written = joined(guarded, "; ");
+  if (progress) progress("keeping " + as_written + ", where " + winner.id + " was slower");
   const std::shared_future<CandidateBuild> build =
       text == guess.text && guess.build.valid() ? guess.build : measurer.build_text(text, winner, whole);
   out.look = measurer.remeasure_built(build, winner, whole, device, seeds);
-  const std::string as_written = joined(guarded, "; ");
   if (!out.look.verified())
     return stays(as_written + " failed: " + status_name(out.look.status) + ": " + out.look.detail);
   if (!out.look.keepable()) return stays(as_written + " made a kernel slower: " + out.look.slower_kernel);
@@ -106,26 +109,27 @@ GuardGuess guess_guard(EngineMeasurer& measurer, const Configuration& winner, co
   p.slower = slower_sizes(searched);
   std::set<std::string> timed;
   for (const SizeSpeedup& s : searched.sizes) timed.insert(s.size);
-  for (const HarnessSize& s : labelled_harness_sizes(read_file(measurer.target().harness)))
+  const std::string harness = read_file(measurer.target().harness);
+  for (const HarnessSize& s : labelled_harness_sizes(harness))
     if (!s.label.empty() && !timed.count(s.label)) p.slower.push_back(s.label);
   GuardGuess guess;
   if (!unguardable(measurer, winner, {p}).empty()) return guess;
   std::vector<std::string> guarded, stayed;
-  guess.text = guarded_text(measurer, winner, {p}, &guarded, &stayed);
+  guess.text = guarded_text(measurer, winner, harness, {p}, &guarded, &stayed);
   if (!guess.text.empty()) guess.build = measurer.build_text(guess.text, winner, false);
   return guess;
 }
 
 GuardedWinner guard_winner(EngineMeasurer& measurer, const Configuration& winner, const SpaceDecl& decl,
                            const CandidateResult& believed, const GuardGuess& guess, int device, int seeds,
-                           double min_speedup) {
+                           double min_speedup, const Progress& progress) {
   Part p = changed_by(winner, decl, nullptr);
   p.slower = slower_sizes(believed);
-  return guard_parts(measurer, winner, {p}, guess, false, device, seeds, min_speedup);
+  return guard_parts(measurer, winner, {p}, guess, false, device, seeds, min_speedup, progress);
 }
 
 GuardedWinner guard_composed(EngineMeasurer& measurer, const FocusedWinner& winner, const SpaceDecl& decl,
-                             int device, int seeds) {
+                             int device, int seeds, const Progress& progress) {
   std::vector<Part> parts;
   for (const GroupResult& g : winner.groups) {
     if (!g.kept) continue;
@@ -133,7 +137,7 @@ GuardedWinner guard_composed(EngineMeasurer& measurer, const FocusedWinner& winn
     p.slower = slower_sizes(g.look);
     parts.push_back(std::move(p));
   }
-  return guard_parts(measurer, winner.config, parts, {}, true, device, seeds, kWholeFloor);
+  return guard_parts(measurer, winner.config, parts, {}, true, device, seeds, kWholeFloor, progress);
 }
 
 }  // namespace kernelblaster::tuner

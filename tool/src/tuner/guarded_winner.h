@@ -14,6 +14,7 @@
 // is judged; else the source is built again.
 #pragma once
 
+#include <functional>
 #include <future>
 #include <string>
 
@@ -45,11 +46,14 @@ struct GuardGuess {
 GuardGuess guess_guard(EngineMeasurer& measurer, const Configuration& winner, const SpaceDecl& decl,
                        const CandidateResult& searched);
 
+// `progress` (may be empty) hears one line when a guarded source is judged.
+using Progress = std::function<void(const std::string&)>;
+
 GuardedWinner guard_winner(EngineMeasurer& measurer, const Configuration& winner, const SpaceDecl& decl,
                            const CandidateResult& believed, const GuardGuess& guess, int device, int seeds,
-                           double min_speedup);
+                           double min_speedup, const Progress& progress);
 
 GuardedWinner guard_composed(EngineMeasurer& measurer, const FocusedWinner& winner, const SpaceDecl& decl,
-                             int device, int seeds);
+                             int device, int seeds, const Progress& progress);
 
 }  // namespace kernelblaster::tuner

@@ -201,6 +201,12 @@ void conclude(TuneSummary& sum, TuneVerdict status, std::string reason) {
   sum.reason = std::move(reason);
 }
 
+// The guard's progress line, as the run's others ("" when quiet).
+Progress guard_progress(const TuneOptions& opt, const std::string& kernel, const Say& say) {
+  if (opt.quiet) return {};
+  return [kernel, say](const std::string& line) { say("[tune] " + kernel + "  " + line); };
+}
+
 // The winner's source to opt.out: as the search built it (`plain`), or
 // with its launchers kept as written where its second look found them
 // slower (guarded_winner.h); the summary then holds what that source
@@ -276,14 +282,11 @@ void decide_focused(const TuneOptions& opt, const LoopOutcome& outcome, const Sp
       if (sum.slower_at_a_size.empty()) sum.slower_at_a_size = g.look.slower_at_a_size;
       if (sum.other_sizes.empty()) sum.other_sizes = g.look.other_sizes;
     }
-  if (!opt.quiet && std::any_of(w.groups.begin(), w.groups.end(), [](const GroupResult& g) {
-        return g.kept && std::any_of(g.look.sizes.begin(), g.look.sizes.end(),
-                                     [](const SizeSpeedup& s) { return s.speedup < 1.0; });
-      }))
-    say("[tune] " + kernel + "  keeping launchers as written where " + w.config.id + " was slower");
   phases.next("guard");
   write_winner(opt, measurer.source_of(w.config),
-               guard_composed(measurer, w, decl, sum.devices.front(), std::max(3, opt.seeds)), sum);
+               guard_composed(measurer, w, decl, sum.devices.front(), std::max(3, opt.seeds),
+                              guard_progress(opt, kernel, say)),
+               sum);
   conclude(sum, TuneVerdict::tuned, "");
 }
 
@@ -404,13 +407,10 @@ void decide_winner(const TuneOptions& opt, const LoopOutcome& outcome, const Spa
                         speedup_text(opt.min_speedup));
   if (const std::string slower = slower_alone(opt, measurer, winner, kernel, say, sum); !slower.empty())
     return conclude(sum, TuneVerdict::no_gain, "the winner " + best.id + " " + slower);
-  if (!opt.quiet && std::any_of(believed.result.sizes.begin(), believed.result.sizes.end(),
-                                [](const SizeSpeedup& s) { return s.speedup < 1.0; }))
-    say("[tune] " + kernel + "  keeping the launcher as written where " + best.id + " was slower");
   phases.next("guard");
   write_winner(opt, measurer.source_of(winner),
                guard_winner(measurer, winner, decl, believed.result, guess, believed.device,
-                            std::max(3, opt.seeds), opt.min_speedup),
+                            std::max(3, opt.seeds), opt.min_speedup, guard_progress(opt, kernel, say)),
                sum);
   conclude(sum, TuneVerdict::tuned, "");
 }
