@@ -276,16 +276,7 @@ case "$stage" in
     # libclang (the machine has none) from .devclang, when carried
     # (bench/prep_gpu_libclang.sh): unpacked into /tmp/clangroot, found
     # through LD_LIBRARY_PATH (use_clangroot, above).
-    clang_args=()
-    if [ -d .devclang ]; then
-      for f in .devclang/*.deb; do dpkg -x "$f" /tmp/clangroot; done
-      tar xJf .devclang/clang-resource-include.tar.xz -C /tmp/clangroot/usr/lib/llvm-14/lib/clang/14.0.6 2>/dev/null ||
-        { mkdir -p /tmp/clangroot/usr/lib/llvm-14/lib/clang/14.0.6 &&
-          tar xJf .devclang/clang-resource-include.tar.xz -C /tmp/clangroot/usr/lib/llvm-14/lib/clang/14.0.6; }
-      use_clangroot
-      clang_args=(-DKERNELBLASTER_LIBCLANG=/tmp/clangroot/usr/lib/llvm-14/lib/libclang.so.1
-                  -DKERNELBLASTER_LIBCLANG_INCLUDE="$PWD/.devclang/include")
-    fi
+    unpack_clangroot
     # BUILD_SRC / BUILD_PREFIX: another source tree (e.g. the commit before a
     # change, unpacked into an ignored folder) installed elsewhere.
     src=${BUILD_SRC:-.}; prefix=${BUILD_PREFIX:-/tmp/kb}; b=/tmp/b-$(basename "$prefix")

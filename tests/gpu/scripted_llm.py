@@ -11,6 +11,11 @@ as a model writes one whole source) or
 {"text": "..."} (sent as is). STATE_FILE counts the calls so far. The request
 arrives on stdin (read and ignored); the reply goes to stdout as JSON with
 its token counts.
+
+SCRIPT.json may instead be an object mapping a text to a list of replies:
+a request is answered from the list of the longest text it contains, each
+list with its own count (STATE_FILE then holds the counts as JSON), so runs
+that meet the problems in any order, or in shards, get the same replies.
 """
 import json
 import os
@@ -37,13 +42,29 @@ def inline(path, seen):
     return "".join(out)
 
 
+def keyed(script, request, state_path):
+    """The reply list of the longest key in the request, and its count."""
+    counts = json.load(open(state_path)) if os.path.exists(state_path) else {}
+    key = next((k for k in sorted(script, key=len, reverse=True) if k in request), None)
+    if key is None:
+        return [], 0
+    n = counts.get(key, 0)
+    counts[key] = n + 1
+    with open(state_path, "w") as f:
+        json.dump(counts, f)
+    return script[key], n
+
+
 def main():
     script_path, state_path = sys.argv[1], sys.argv[2]
-    sys.stdin.read()
+    request = sys.stdin.read()
     script = json.load(open(script_path))
-    n = int(open(state_path).read()) if os.path.exists(state_path) else 0
-    with open(state_path, "w") as f:
-        f.write(str(n + 1))
+    if isinstance(script, dict):
+        script, n = keyed(script, request, state_path)
+    else:
+        n = int(open(state_path).read()) if os.path.exists(state_path) else 0
+        with open(state_path, "w") as f:
+            f.write(str(n + 1))
     if n >= len(script):
         text = "I have nothing more to suggest."
     elif "file" in script[n]:
