@@ -51,7 +51,7 @@ case "$stage" in
   storage)
     rm -rf "$W" && mkdir -p "$W/storage"
     cp -r examples/kernels "$W/project" && rm -f "$W/project/kernelblaster.lock.json"
-    sed -i 's|kernelblaster_optimize(kbexamples BUDGET 30)|kernelblaster_optimize(kbexamples SOURCES src/vector_add.cu src/rmsnorm.cu BUDGET 20)|' \
+    sed -i "s|kernelblaster_optimize(kbexamples BUDGET 30)|kernelblaster_optimize(kbexamples SOURCES src/vector_add.cu src/rmsnorm.cu BUDGET ${FLEET_BUDGET:-60})|" \
       "$W/project/CMakeLists.txt"
     {
       port=$(start_server "$W/storage")

@@ -381,18 +381,29 @@ def second_run(tool, learned_kb, winner, winner_state=None):
         if sorted(rankings["empty"]) != sorted(rankings["learned"]):
             print(f"second run {problem}: the KBs offer different techniques; ranks not compared")
             continue
-        moved = []
+        # The built-in policy draws the order by weighted keys, one fixed
+        # draw per technique and seed: a technique weighed down falls behind
+        # every technique whose weight the KB left alone, but may gain a
+        # place where another weighed-down one falls past it (measured on an
+        # H200, 2026-11-29: 18th to 17th). So each is compared with the
+        # techniques the KB did not touch.
+        weights = {}
         for st in learned_stats:
-            if st.get("state") != state or st.get("arch") != "sm_90" or st.get("setting"):
-                continue
-            t, w = st["technique"], learned_weight(st)
+            if st.get("state") == state and st.get("arch") == "sm_90" and not st.get("setting"):
+                weights[st["technique"]] = learned_weight(st)
+        untouched = [t for t in rankings["empty"] if abs(weights.get(t, 0.1) - 0.1) < 1e-12]
+        moved = []
+        for t, w in sorted(weights.items()):
             if t not in rankings["empty"] or abs(w - 0.1) < 1e-12:
                 continue
             before, after = rankings["empty"].index(t), rankings["learned"].index(t)
             moved.append((t, round(w, 3), before, after))
-            ok = after >= before if w < 0.1 else after <= before
-            check(f"second run {problem}: {t} (weight 0.1 -> {w:.3f}) moves {'down' if w < 0.1 else 'up'} or stays",
-                  ok, (before, after))
+            down = w < 0.1
+            # The untouched techniques t was behind (down) or ahead of (up) with the empty KB.
+            side = [u for u in untouched if (rankings["empty"].index(u) < before) == down]
+            overtaken = [u for u in side if (rankings["learned"].index(u) < after) != down]
+            check(f"second run {problem}: {t} (weight 0.1 -> {w:.4f}) moves {'down' if down else 'up'} or stays "
+                  f"against the {len(side)} techniques the KB left alone", not overtaken, (before, after, overtaken))
         print(f"second run {problem}: technique, learned weight, rank with the empty KB, with the learned KB: {moved}")
 
 

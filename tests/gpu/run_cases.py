@@ -161,7 +161,24 @@ def expected_status(path, default="wrong_result"):
     return default
 
 
+def bound_status(path):
+    """The status the object bound (judge/object_bound.h) gives a bad
+    candidate it catches before any defence behind it, on a line
+    `// with the object bound: NAME`; None where it lets it through."""
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            m = re.match(r"\s*//\s*with the object bound:\s*(\w+)", line, re.IGNORECASE)
+            if m:
+                return m.group(1)
+    return None
+
+
 def kernelbench(tool):
+    """Each problem of tests/kernelbench: init.cu and candidate_good.cu end
+    ok, each candidate_bad*.cu with its expected status. A bad candidate
+    the object bound catches first is judged twice: as it is (the bound's
+    status) and with KERNELBLASTER_OBJECT_BOUND=off (the defence behind it,
+    its expected status), so that defence stays tested."""
     passed = failed = 0
     base = os.path.join(ROOT, "tests", "kernelbench")
     for problem in sorted(os.listdir(base)):
@@ -169,17 +186,21 @@ def kernelbench(tool):
         if not os.path.isfile(os.path.join(pdir, "driver.cpp")):
             continue  # not a problem (hostile/ holds candidates for the shared dataset)
         bad = sorted(f for f in os.listdir(pdir) if f.startswith("candidate_bad") and f.endswith(".cu"))
-        for cand, expect in [(None, "ok"), ("candidate_good.cu", "ok")] + [(b, None) for b in bad]:
+        runs = [(None, "ok", {}), ("candidate_good.cu", "ok", {})]
+        for b in bad:
+            caught = bound_status(os.path.join(pdir, b))
+            if caught:
+                runs.append((b, caught, {}))
+            runs.append((b, expected_status(os.path.join(pdir, b)), {"KERNELBLASTER_OBJECT_BOUND": "off"} if caught else {}))
+        for cand, expect, env in runs:
             if cand and not os.path.exists(os.path.join(pdir, cand)):
                 continue
-            if expect is None:
-                expect = expected_status(os.path.join(pdir, cand))
             # One work directory per problem: the driver object is built once.
             work = os.path.join(tempfile.gettempdir(), f"kernelblaster-kbtest-{os.getpid()}", problem)
             cmd = [tool, "eval", "--json", "--kernelbench", pdir, "--timeout", "120", "--work-dir", work]
             if cand:
                 cmd += ["--candidate", os.path.join(pdir, cand)]
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, env=dict(os.environ, **env))
             if proc.returncode == 77:
                 skip(proc.stderr.strip())
             result = json.loads(proc.stdout) if proc.returncode in (0, 1) else {"status": "tool_error",
@@ -190,7 +211,7 @@ def kernelbench(tool):
             passed, failed = passed + good, failed + (not good)
             count(good)
             speed = f" speedup {result['speedup']:.2f}x" if result.get("speedup") else ""
-            print(f"{'PASS' if good else 'FAIL'} {problem} {cand or 'init.cu'}: {result['status']} "
+            print(f"{'PASS' if good else 'FAIL'} {problem} {cand or 'init.cu'}{' (object bound off)' if env else ''}: {result['status']} "
                   f"(expected {expect}){speed} {result.get('detail', '')[:300]}")
     return passed, failed
 

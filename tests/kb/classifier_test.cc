@@ -41,6 +41,9 @@ std::vector<Case> seed_cases() {
       {{{"arithmetic_intensity", 20}, {"dram_throughput_pct", 75}, {"sm_throughput_pct", 30}}, "cache_inefficient"},
       {{{"sm_throughput_pct", 70}, {"dram_throughput_pct", 70}}, "balanced"},
       {{{"spill_bytes", 128}, {"dram_throughput_pct", 70}}, "register_spilling"},
+      {{{"sm_throughput_pct", 55}, {"l1_throughput_pct", 83}, {"dram_throughput_pct", 0.1}}, "l1_bandwidth_bound"},
+      {{{"sm_throughput_pct", 30}, {"memory_throughput_pct", 25}, {"dram_throughput_pct", 20}, {"stall_long_scoreboard", 1}},
+       "latency_bound"},
       {{}, "unclassified"},
   };
 }

@@ -51,7 +51,7 @@ TEST(SeedKb, HasTheRequiredStates) {
   for (const char* id : {"memory_bandwidth_bound", "memory_latency_bound", "compute_bound", "compute_bound_tensor_eligible",
                          "occupancy_limited_registers", "occupancy_limited_shared_mem", "too_little_parallelism",
                          "launch_overhead_dominated", "divergent", "shared_bank_conflicts", "cache_inefficient",
-                         "uncoalesced_access", "balanced", "unclassified"})
+                         "uncoalesced_access", "balanced", "l1_bandwidth_bound", "latency_bound", "unclassified"})
     EXPECT_NE(seed().find_state(id), nullptr) << id;
 }
 

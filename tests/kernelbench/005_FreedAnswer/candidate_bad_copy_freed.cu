@@ -2,6 +2,8 @@
 // of the answer, found next to the output: above it or below it, whichever
 // is device memory and not the input; the runtime overwrote all such memory
 // before the call)
+// with the object bound: forbidden_code (cudaPointerGetAttributes is no
+// launcher's business; the copied_answer defence is judged with the bound off)
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <cstdint>

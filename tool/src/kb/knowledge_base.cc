@@ -35,7 +35,7 @@ void add_measurement(Stats& s, bool verified, double speedup) {
   double delta = speedup - s.mean;
   s.mean += delta / static_cast<double>(s.measured);
   s.m2 += delta * (speedup - s.mean);
-  if (speedup > 1.0) ++s.successes;
+  if (speedup >= kSuccessSpeedup) ++s.successes;
 }
 
 template <typename Key>

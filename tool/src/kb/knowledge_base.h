@@ -47,9 +47,14 @@ struct Technique {
 // over the base the technique was applied to, over the verified tries only
 // (Welford: m2 is the sum of squared deviations). predicted and confidence
 // are derived (see kb::refresh_prediction), kept in the file for readers.
+// A verified speedup over its base counted as a success: the least gain
+// either loop keeps by default (tune --min-speedup 1.02, optimize's min_gain
+// 0.02). A 1.001x is a measurement of no change, not a success.
+inline constexpr double kSuccessSpeedup = 1.02;
+
 struct Stats {
   std::int64_t tries = 0;      // every attempt, failures included
-  std::int64_t successes = 0;  // verified and faster than the base
+  std::int64_t successes = 0;  // verified and at least kSuccessSpeedup times as fast as the base
   std::int64_t measured = 0;   // verified attempts with a measured speedup
   double mean = 0;
   double m2 = 0;
