@@ -42,7 +42,7 @@ std::vector<Case> seed_cases() {
       {{{"sm_throughput_pct", 70}, {"dram_throughput_pct", 70}}, "balanced"},
       {{{"spill_bytes", 128}, {"dram_throughput_pct", 70}}, "register_spilling"},
       {{{"sm_throughput_pct", 55}, {"l1_throughput_pct", 83}, {"dram_throughput_pct", 0.1}}, "l1_bandwidth_bound"},
-      {{{"sm_throughput_pct", 30}, {"memory_throughput_pct", 25}, {"dram_throughput_pct", 20}, {"stall_long_scoreboard", 1}},
+      {{{"sm_throughput_pct", 30}, {"l1_throughput_pct", 25}, {"dram_throughput_pct", 20}, {"stall_long_scoreboard", 1}},
        "latency_bound"},
       {{}, "unclassified"},
   };
@@ -57,6 +57,24 @@ TEST(Classifier, SeedRulesPickTheExpectedStates) {
       EXPECT_EQ(got.matched.front(), c.state);
     }
   }
+}
+
+// With the full metric set, the SM, DRAM and L1 throughputs alone place
+// every kernel: compute_bound or balanced (SMs busy), memory_bandwidth_bound
+// (DRAM), l1_bandwidth_bound (the L1 path), else latency_bound. So only a
+// profile without those counters is unclassified.
+TEST(Classifier, EveryKernelWithTheThroughputCountersGetsAState) {
+  int checked = 0;
+  for (double sm = 0; sm <= 100; sm += 5)
+    for (double dram = 0; dram <= 100; dram += 5)
+      for (double l1 = 0; l1 <= 100; l1 += 5) {
+        const std::map<std::string, double> m = {
+            {"sm_throughput_pct", sm}, {"dram_throughput_pct", dram}, {"l1_throughput_pct", l1},
+            {"memory_throughput_pct", std::max(dram, l1)}, {"gpu_busy_pct", 100}};
+        EXPECT_NE(classify(seed(), m).state, "unclassified") << sm << " " << dram << " " << l1;
+        ++checked;
+      }
+  EXPECT_EQ(checked, 21 * 21 * 21);
 }
 
 TEST(Classifier, LowerPriorityMatchesAreListedAfterTheWinner) {
