@@ -20,13 +20,13 @@ std::string read_text(const std::string& path) {
   return out.str();
 }
 
-// `name` as an #include line finds it: beside the including file when
-// quoted, then in the include directories; "" when nowhere.
-std::string resolve(const fs::path& dir, const std::string& name, bool quoted,
-                    const std::vector<std::string>& include_dirs) {
+}  // namespace
+
+std::string resolve_include(const std::string& dir, const std::string& name, bool quoted,
+                            const std::vector<std::string>& include_dirs) {
   std::error_code ec;
   if (quoted) {
-    fs::path p = dir / name;
+    fs::path p = fs::path(dir) / name;
     if (fs::is_regular_file(p, ec)) return fs::weakly_canonical(p, ec).string();
   }
   for (const auto& d : include_dirs) {
@@ -35,6 +35,8 @@ std::string resolve(const fs::path& dir, const std::string& name, bool quoted,
   }
   return "";
 }
+
+namespace {
 
 // Breadth first from `pending`; `seen` ends every cycle, so the walk is
 // bounded by the headers that exist, and a key covers all of them (a cap
@@ -50,7 +52,7 @@ std::vector<std::string> walk(std::deque<std::string> pending, std::set<std::str
     const std::string file = pending.front();
     pending.pop_front();
     for (const auto& [name, quoted] : include_directives(read_text(file))) {
-      std::string found = resolve(fs::path(file).parent_path(), name, quoted, include_dirs);
+      std::string found = resolve_include(fs::path(file).parent_path().string(), name, quoted, include_dirs);
       if (found.empty() || skipped(found) || !seen.insert(found).second) continue;
       headers.push_back(found);
       pending.push_back(found);
@@ -85,7 +87,7 @@ std::vector<std::string> scan_includes_of_text(const std::string& text, const st
   std::vector<std::string> direct;
   std::set<std::string> seen;
   for (const auto& [name, quoted] : include_directives(text)) {
-    std::string found = resolve(dir, name, quoted, include_dirs);
+    std::string found = resolve_include(dir, name, quoted, include_dirs);
     if (!found.empty() && seen.insert(found).second) direct.push_back(found);
   }
   return walk({direct.begin(), direct.end()}, seen, include_dirs, {}, direct);

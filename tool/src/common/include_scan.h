@@ -14,6 +14,11 @@ namespace kernelblaster {
 // excluded): the name as written, and whether it was quoted.
 std::vector<std::pair<std::string, bool>> include_directives(const std::string& text);
 
+// `name` as an #include line in a file of `dir` finds it: beside that file
+// when quoted, then in `include_dirs`; the canonical path, "" when nowhere.
+std::string resolve_include(const std::string& dir, const std::string& name, bool quoted,
+                            const std::vector<std::string>& include_dirs);
+
 // The project headers `source` includes, transitively: #include "x" is looked
 // up beside the including file, then in `include_dirs`; #include <x> in
 // `include_dirs` only. Headers under `skip_prefixes` (the CUDA toolkit, whose

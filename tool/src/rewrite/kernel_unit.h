@@ -1,0 +1,63 @@
+// One kernel as the unit of a rewrite (issue 40, item 1): its definition
+// found wherever it lives in the project (the source or a project header the
+// source includes), the code that launches it, and the source as one text
+// with that definition replaced, which the judge and the tuned build compile
+// in place of the source: the user's files are only ever read.
+//
+// Read as text (no compiler): comments, strings and preprocessor lines are
+// masked first, so a `__global__` in a comment or a macro is not a kernel.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/source_text.h"
+
+namespace kernelblaster::rewrite {
+
+// One `__global__` function's definition, as written.
+struct KernelDefinition {
+  std::string name;
+  std::string file;  // absolute path: the source, or a project header it reaches
+  Span span{0, 0};   // in the file's text: from its `template <...>` or first qualifier to its closing brace
+  int line = 0;      // 1-based, where the span starts
+  bool is_template = false;
+  std::string text;  // the span's text
+};
+
+// Every kernel defined in `text`, which is the file `file`, in order.
+// Declarations without a body are not definitions.
+std::vector<KernelDefinition> kernels_in_text(const std::string& text, const std::string& file);
+
+// Every kernel defined in `source` and in the project headers it reaches
+// (common/include_scan.h, with `include_dirs`), the source's first, then
+// the headers' in first-include order. Only files under `project_root` count:
+// a library's headers are not the project's to rewrite.
+std::vector<KernelDefinition> kernel_definitions(const std::string& source, const std::vector<std::string>& include_dirs,
+                                                 const std::string& project_root);
+
+// The definitions of `name` (one per overload or file; template
+// instantiations are one definition).
+std::vector<KernelDefinition> named(const std::vector<KernelDefinition>& all, const std::string& name);
+
+// The functions of `text` that launch `kernel` (`kernel<<<` or
+// `kernel<...><<<`), each whole as written: what the model is shown beside
+// the kernel, so it knows the grid, block and arguments it is launched with.
+std::vector<std::string> launching_functions(const std::string& text, const std::string& kernel);
+
+// The source as one text with `def` replaced by `definition`: the text the
+// rewrite's judge compiles and the tuned build compiles in place of the
+// source, so that only the target's own sources see the change. Every project
+// header the source reaches (under `project_root`) is written into the text
+// at its first `#include`; a later `#include` of it is dropped, as its guard
+// or `#pragma once` would, and headers outside the root stay `#include`s.
+// `#line` directives keep every line on its own file and number, the new
+// definition's on the lines of the definition it replaces, so compiler
+// messages name the user's files. Throws std::runtime_error with a one-line
+// reason: a definition no longer where it was read, a file that cannot be
+// read, or one the source does not reach.
+std::string source_with_kernel(const std::string& source, const std::vector<std::string>& include_dirs,
+                               const std::string& project_root, const KernelDefinition& def,
+                               const std::string& definition);
+
+}  // namespace kernelblaster::rewrite
