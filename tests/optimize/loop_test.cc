@@ -10,6 +10,7 @@
 #include <cmath>
 #include <thread>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <nlohmann/json.hpp>
 
@@ -21,6 +22,7 @@
 #include "optimize/knowledge_update.h"
 #include "optimize/loop.h"
 #include "optimize/run_record.h"
+#include "rewrite/kernel_unit.h"
 #include "policy/default_policy.h"
 
 namespace kernelblaster::optimize {
@@ -94,8 +96,10 @@ class ScriptedJudge : public CandidateJudge {
     rules.emplace_back(marker, v);
   }
   Judgement judge_original() override { return original; }
+  std::vector<std::string> sources;  // what each judgement was given
   Judgement judge(const std::string& source, const std::string& tag) override {
     judged.push_back(tag);
+    sources.push_back(source);
     for (const auto& [marker, v] : rules)
       if (source.find(marker) != std::string::npos) return v;
     Judgement v;
@@ -128,6 +132,7 @@ struct Rig {
   ScriptedJudge judge;
   LoopOptions options;
   std::vector<std::string> log;
+  std::vector<rewrite::KernelUnit> units;  // the project's kernels, for a rewrite one kernel at a time
 
   Rig() {
     options.trajectories = 1;
@@ -161,6 +166,7 @@ struct Rig {
   RunResult run() {
     if (!client) make_client();
     KernelTarget t{"scale.cu", kOriginal, "launch_scale", "launch_scale(x, y, n, a) writes y = a * x", "sm_90", "NVIDIA H100 80GB HBM3"};
+    t.units = units;
     Loop loop(t, options, kb, *policy, *client, judge, [this](const std::string& l) { log.push_back(l); });
     return loop.run();
   }
@@ -170,6 +176,40 @@ struct Rig {
     return body["messages"].back()["content"].get<std::string>();
   }
 };
+
+// A project shaped like real code: two kernels in headers the source
+// reaches through another header, launched from two functions.
+struct HeaderProject {
+  std::filesystem::path root = std::filesystem::path(make_work_dir("optimize-unit-test"));
+  std::string source = (root / "src/runner.cu").string();
+  HeaderProject() {
+    std::filesystem::create_directories(root / "src/kernels");
+    write_file((root / "src/runner.cu").string(),
+               "#include \"kernels/all.cuh\"\n"
+               "void run_add(float* x, int n) { add_one<<<(n + 255) / 256, 256>>>(x, n); }\n"
+               "void run_tile(float* x, int n) {\n  tile<128><<<(n + 127) / 128, 128>>>(x, n);\n}\n"
+               "int main() { return 0; }\n");
+    write_file((root / "src/kernels/all.cuh").string(), "#pragma once\n#include \"add.cuh\"\n#include \"tile.cuh\"\n");
+    write_file((root / "src/kernels/add.cuh").string(),
+               "#pragma once\n__global__ void add_one(float* x, int n) {\n  int i = blockIdx.x * blockDim.x + "
+               "threadIdx.x;\n  if (i < n) x[i] += 1.0f;\n}\n");
+    write_file((root / "src/kernels/tile.cuh").string(),
+               "#pragma once\n\ntemplate <int TILE>\n__global__ void tile(float* x, int n) {\n  __shared__ float "
+               "s[TILE];\n  int i = blockIdx.x * TILE + threadIdx.x;\n  s[threadIdx.x] = i < n ? x[i] : 0.0f;\n  "
+               "__syncthreads();\n  if (i < n) x[i] = s[threadIdx.x];\n}\n");
+  }
+  ~HeaderProject() { std::filesystem::remove_all(root); }
+  std::vector<rewrite::KernelUnit> units() const {
+    auto u = rewrite::kernel_units(source, {(root / "src").string()}, root.string());
+    for (auto& k : u) k.shapes = "call0 n=4096\n";
+    return u;
+  }
+};
+
+std::string tile_definition(const std::string& marker) {
+  return "template <int TILE>\n__global__ void tile(float* x, int n) {\n  int i = blockIdx.x * TILE + threadIdx.x;  // " +
+         marker + "\n  if (i < n) x[i] = x[i];\n}\n";
+}
 
 const kb::Stats* stats_of(const kb::KnowledgeBase& kb, const Step& s) {
   auto it = kb.stats.find(kb::StatsKey{s.state, s.technique, "sm_90", ""});
@@ -214,6 +254,107 @@ TEST(OptimizeLoop, KeepsAFasterVerifiedKernelAndTheKbLearnsIt) {
   json diff = json::parse(kb_diff_json(before, rig.kb));
   ASSERT_EQ(diff["stats"].size(), 1u);
   EXPECT_EQ(diff["stats"][0]["technique"], s.technique);
+}
+
+TEST(OptimizeLoop, TheKernelTheTimeGoesToIsRewrittenAloneInItsHeader) {
+  HeaderProject project;
+  Rig rig;
+  rig.units = project.units();
+  rig.judge.original.kernels_by_time = {"void tile<128>(float*, int)", "add_one(float*, int)"};
+  rig.judge.rule("UNIT_FAST", Status::ok, 1.6);
+  rig.script("The reply names no tile kernel.\n```cuda\n__device__ float helper(float v) { return v; }\n```\n");
+  rig.script(fenced(tile_definition("UNIT_FAST")));
+  std::map<std::string, std::string> before;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(project.root))
+    before[e.path().string()] = e.is_regular_file() ? read_file(e.path().string()) : "";
+  RunResult r = rig.run();
+
+  const bool said = std::any_of(rig.log.begin(), rig.log.end(), [](const std::string& l) {
+    return l.find("kernel tile (tile.cuh:3), most of the original's GPU time, of 2 kernels: rewritten alone") !=
+           std::string::npos;
+  });
+  EXPECT_TRUE(said);
+  // The prompt carries the kernel, its launcher and its shapes, not the whole source.
+  const std::string prompt = rig.last_message(0);
+  EXPECT_NE(prompt.find("## The kernel to rewrite: tile (tile.cuh:3)"), std::string::npos) << prompt;
+  EXPECT_NE(prompt.find("__shared__ float s[TILE];"), std::string::npos);
+  EXPECT_NE(prompt.find("void run_tile(float* x, int n) {"), std::string::npos);
+  EXPECT_NE(prompt.find("call0 n=4096"), std::string::npos);
+  EXPECT_EQ(prompt.find("x[i] += 1.0f"), std::string::npos) << "add_one's body is not tile's business";
+  EXPECT_EQ(prompt.find("int main()"), std::string::npos);
+  // A reply that does not define the kernel is not code for it; the fix prompt shows what came back.
+  ASSERT_EQ(r.steps.size(), 1u);
+  ASSERT_EQ(r.steps[0].attempts.size(), 2u);
+  EXPECT_EQ(r.steps[0].attempts[0].end, AttemptEnd::no_code);
+  EXPECT_NE(r.steps[0].attempts[0].detail.find("tile"), std::string::npos) << r.steps[0].attempts[0].detail;
+  // The judge got the whole source with the new tile and the old add_one, as one text.
+  ASSERT_EQ(rig.judge.sources.size(), 2u);  // the judgement and the second look, of one text
+  EXPECT_EQ(rig.judge.sources[0], rig.judge.sources[1]);
+  const std::string& judged = rig.judge.sources[0];
+  EXPECT_NE(judged.find("UNIT_FAST"), std::string::npos);
+  EXPECT_NE(judged.find("x[i] += 1.0f"), std::string::npos);
+  EXPECT_EQ(judged.find("__shared__ float s[TILE];"), std::string::npos);
+  EXPECT_EQ(judged.find("#include \"kernels/all.cuh\""), std::string::npos);
+  EXPECT_TRUE(r.improved);
+  EXPECT_EQ(r.best_source, judged);
+  EXPECT_EQ(r.steps[0].attempts[1].definition, tile_definition("UNIT_FAST"));
+  const json summary = json::parse(summary_json(KernelTarget{}, r, 1.0));
+  EXPECT_EQ(summary["unit"]["kernel"], "tile");
+  EXPECT_EQ(summary["unit"]["line"], 3);
+  // The user's files are as they were.
+  std::map<std::string, std::string> after;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(project.root))
+    after[e.path().string()] = e.is_regular_file() ? read_file(e.path().string()) : "";
+  EXPECT_EQ(before, after);
+}
+
+TEST(OptimizeLoop, AFixPromptShowsTheKernelsDefinitionNotTheWholeSource) {
+  HeaderProject project;
+  Rig rig;
+  rig.units = project.units();
+  rig.judge.original.kernels_by_time = {"void tile<128>(float*, int)"};
+  rig.judge.rule("UNIT_BROKEN", Status::compile_failed, 0, "tile.cuh(5): error: identifier \"q\" is undefined");
+  rig.script(fenced(tile_definition("UNIT_BROKEN")));
+  rig.script(fenced(tile_definition("UNIT_BROKEN")));
+  rig.run();
+  const json body = json::parse(rig.transport->sent.at(1).body);
+  const std::string assistant = body["messages"][body["messages"].size() - 2]["content"];
+  EXPECT_EQ(assistant, "```cuda\n" + tile_definition("UNIT_BROKEN") + "```");
+  EXPECT_NE(rig.last_message(1).find("reply with the kernel's whole corrected definition"), std::string::npos);
+}
+
+TEST(OptimizeLoop, AWholeFileForOneKernelIsRefusedAndAskedAgain) {
+  HeaderProject project;
+  Rig rig;
+  rig.units = project.units();
+  rig.judge.original.kernels_by_time = {"void tile<128>(float*, int)"};
+  rig.judge.rule("UNIT_FAST", Status::ok, 1.6);
+  rig.script(fenced(tile_definition("UNIT_FAST") + "void run_tile(float* x, int n) { tile<128><<<n / 128, 128>>>(x, n); }\n" +
+                    "__global__ void add_one(float* x, int n) {}\n"));
+  rig.script(fenced(tile_definition("UNIT_FAST")));
+  RunResult r = rig.run();
+  ASSERT_EQ(r.steps.size(), 1u);
+  ASSERT_EQ(r.steps[0].attempts.size(), 2u);
+  EXPECT_EQ(r.steps[0].attempts[0].end, AttemptEnd::no_code);
+  EXPECT_NE(r.steps[0].attempts[0].detail.find("(also add_one, run_tile)"), std::string::npos)
+      << r.steps[0].attempts[0].detail;
+  EXPECT_TRUE(r.improved);
+}
+
+TEST(OptimizeLoop, OneKernelInTheSourceIsRewrittenWithItsFileAsBefore) {
+  const std::string dir = make_work_dir("optimize-unit-one");
+  write_file(dir + "/scale.cu", kOriginal);
+  Rig rig;
+  rig.units = rewrite::kernel_units(dir + "/scale.cu", {}, dir);
+  ASSERT_EQ(rig.units.size(), 1u);
+  rig.judge.original.kernels_by_time = {"scale_kernel(float const*, float*, int, float)"};
+  rig.judge.rule("FAST", Status::ok, 1.8);
+  rig.script(fenced(kernel("FAST")));
+  RunResult r = rig.run();
+  EXPECT_TRUE(r.improved);
+  EXPECT_NE(rig.last_message(0).find("## Source"), std::string::npos);
+  EXPECT_EQ(r.best_source, kernel("FAST"));
+  std::filesystem::remove_all(dir);
 }
 
 TEST(OptimizeLoop, FindsCodeInOddFencesAndProse) {

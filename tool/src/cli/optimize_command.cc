@@ -26,6 +26,8 @@
 #include "optimize/run_record.h"
 #include "profile/gpu_helper.h"
 #include "rewrite/code_blocks.h"
+#include "rewrite/kernel_unit.h"
+#include "tuner/harness_reading.h"
 #include "tuner/policy_choice.h"
 #include "harness/launcher_scan.h"
 
@@ -77,6 +79,17 @@ looked at again with fresh seeds before it is kept. Progress goes to stderr.
                         `kernelblaster report OUT` gives one report over them
                         all, and `kernelblaster kb merge` one KB of the
                         shards' --kb files
+  --unit kernel|source  what one rewrite changes (default kernel): the kernel the
+                        original's GPU time goes to, wherever the project
+                        defines it (the source, or a header it includes from
+                        --project-root), shown with the functions that launch
+                        it and the harness's shapes, the model replying with its
+                        new definition; the whole source where the project has
+                        one kernel and it is in the source. source: always the
+                        whole source
+  --project-root DIR    the project's own tree: headers under it are the
+                        project's to rewrite (default: the git work tree that
+                        holds the source, else the source's directory)
   --launcher NAME       the host function the harness calls (it keeps its signature);
                         default: the source's one host launcher that the harness
                         names (found with libclang)
@@ -142,7 +155,8 @@ int whole_number(const Args& args, const std::string& key, int fallback, int lea
 // What every source of one invocation shares.
 struct Settings {
   optimize::LoopOptions options;
-  std::string manifest, arch, write, policy_path, kb_path, torch_prefix;
+  std::string manifest, arch, write, policy_path, kb_path, torch_prefix, project_root;
+  bool whole_source = false;  // --unit source
   std::vector<std::string> include_dirs, definitions;
   int device = 0, seeds = 3;
 };
@@ -169,6 +183,41 @@ struct JobResult {
   double cost_usd = 0;
 };
 
+// The project a source belongs to: the git work tree holding it, else its
+// directory.
+std::string default_project_root(const std::string& source) {
+  const fs::path dir = fs::absolute(source).parent_path();
+  std::error_code ec;
+  for (fs::path p = dir; !p.empty(); p = p.parent_path()) {
+    if (fs::exists(p / ".git", ec)) return p.string();
+    if (p == p.parent_path()) break;
+  }
+  return dir.string();
+}
+
+// The kernels the loop may rewrite one at a time, each with the shapes the
+// harness runs (one line per size); none when the source cannot be read so.
+std::vector<rewrite::KernelUnit> kernel_units_of(const Job& job, const Settings& st,
+                                                 const std::vector<std::string>& include_dirs) {
+  const std::string root = st.project_root.empty() ? default_project_root(job.source) : st.project_root;
+  std::vector<rewrite::KernelUnit> units;
+  try {
+    units = rewrite::kernel_units(job.source, include_dirs, root);
+  } catch (const std::exception& e) {
+    print_line("[optimize] " + job.name + ": the whole source is rewritten (its kernels cannot be read: " + e.what() +
+               ")");
+    return {};
+  }
+  std::string shapes;
+  for (const tuner::HarnessSize& size : tuner::labelled_harness_sizes(read_file(job.harness))) {
+    std::string line = size.label.empty() ? "size" : size.label;
+    for (const auto& [dim, value] : size.dims) line += " " + dim + "=" + std::to_string(value);
+    shapes += line + "\n";
+  }
+  for (rewrite::KernelUnit& u : units) u.shapes = shapes;
+  return units;
+}
+
 JobResult run_job(const Job& job, const Settings& st, llm::Client& client, GpuProbe& probe, const GpuInfo& gpu,
                   const std::string& self_exe) {
   JobResult jr;
@@ -192,6 +241,7 @@ JobResult run_job(const Job& job, const Settings& st, llm::Client& client, GpuPr
     jt.lock_dir = default_lock_dir();
     jt.seeds = st.seeds;
     target.arch = jt.compile.arch;
+    if (!st.whole_source) target.units = kernel_units_of(job, st, jt.compile.include_dirs);
     judge = std::make_unique<optimize::EngineJudge>(find_toolchain(self_exe), probe, jt, st.device);
   } else {
     optimize::KernelBenchJudgeTarget jt;
@@ -390,6 +440,10 @@ void read_settings(const Args& args, OptimizeCall& c) {
   st.write = args.value("--write");
   if (!st.write.empty() && jobs.size() > 1) throw UsageError("--write takes one source, not a directory of problems");
   st.torch_prefix = args.value("--torch-prefix");
+  const std::string unit = args.value("--unit", "kernel");
+  if (unit != "kernel" && unit != "source") throw UsageError("--unit is kernel or source, got " + unit);
+  st.whole_source = unit == "source";
+  st.project_root = args.value("--project-root");
   st.options.trajectories = whole_number(args, "--trajectories", 2, 1);
   st.options.steps = whole_number(args, "--steps", 3, 1);
   st.options.fix_attempts = whole_number(args, "--fix-attempts", 2, 0);
@@ -429,7 +483,8 @@ OptimizeCall parse_call(const CommandArgs& argv) {
   std::set<std::string> valued = {"--source", "--harness", "--launcher", "--contract", "--manifest", "-I", "-D",
                                   "--arch", "--out", "--write", "--trajectories", "--steps", "--fix-attempts",
                                   "--min-gain", "--seed", "--policy", "--kb", "--device", "--seeds", "--review-every",
-                                  "--kernelbench", "--torch-prefix", "--parallel", "--shard", "--stop-at-bound"};
+                                  "--kernelbench", "--torch-prefix", "--parallel", "--shard", "--stop-at-bound",
+                                  "--unit", "--project-root"};
   for (const std::string& name : llm::setting_names()) valued.insert("--" + name);
   OptimizeCall c;
   Args args(argv, valued, {"--quiet", "--json", "--second-opinion"});

@@ -6,6 +6,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "judge/candidate_result.h"
 
@@ -18,6 +19,7 @@ struct Judgement : CandidateResult {
   bool reverified = false;      // an implausible speedup was looked at again
   std::map<std::string, double> metrics;  // the candidate's profile (dominant kernel); may be empty
   std::string plausibility;     // its time against what this GPU can do for the original's work (advice)
+  std::vector<std::string> kernels_by_time;  // its profile's kernels, most GPU time first (demangled names)
 };
 
 class CandidateJudge {

@@ -36,6 +36,7 @@ Judgement judgement_of(const EvalResult& r) {
   if (!v.verified()) v.median_us = v.reference_median_us = 0;
   v.reverified = r.reverified;
   if (!r.profile.empty()) v.metrics = r.profile.front().metrics;
+  for (const KernelProfile& k : r.profile) v.kernels_by_time.push_back(k.name);
   v.plausibility = r.plausibility.line;
   return v;
 }

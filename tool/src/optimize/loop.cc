@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -59,6 +60,7 @@ bool ends_the_run(llm::Outcome outcome) {
 // What a step starts from.
 struct Loop::Base {
   std::string source;
+  std::string definition;  // a kernel unit's definition in this base
   std::string tag = "original";
   double speedup = 1.0;  // over the original
   double median_us = 0;
@@ -178,14 +180,24 @@ Attempt Loop::attempt(const std::string& tag, int number, const llm::Request& re
     a.detail = std::string(llm::outcome_name(res.outcome)) + ": " + res.detail;
     return a;
   }
-  rewrite::Extraction ex = rewrite::extract_candidate(res.reply.text, m_target.launcher);
+  const bool unit = m_target.unit.active();
+  rewrite::Extraction ex =
+      rewrite::extract_candidate(res.reply.text, unit ? m_target.unit.definition.name : m_target.launcher);
   if (ex.code.empty()) {
     a.end = AttemptEnd::no_code;
     a.detail = ex.why;
     return a;
   }
   a.code = ex.code;
-  std::vector<rewrite::Finding> findings = rewrite::check_candidate(a.code, m_target.source);
+  if (unit) {
+    a.definition = ex.code;
+    a.code = unit_source(ex.code, &a.detail);
+    if (a.code.empty()) {
+      a.end = AttemptEnd::no_code;
+      return a;
+    }
+  }
+  std::vector<rewrite::Finding> findings = rewrite::check_candidate(a.code, unit ? m_unit_original : m_target.source);
   if (!findings.empty()) {
     a.end = AttemptEnd::static_check;
     a.detail = rewrite::findings_line(findings);
@@ -246,7 +258,7 @@ Step Loop::step(int trajectory, int index, const Base& base, const std::vector<S
     if (n > 0) {
       const Attempt& last = st.attempts.back();
       rewrite::FixInput fix;
-      fix.code = last.code.empty() ? last.reply : last.code;
+      fix.code = !last.definition.empty() ? last.definition : last.code.empty() ? last.reply : last.code;
       fix.failure = failure_name(last);
       fix.detail = (last.feedback.empty() ? last.detail : last.feedback).substr(0, rewrite::kMaxFeedbackChars);
       fix.attempt = n;
@@ -286,6 +298,7 @@ rewrite::LoweringInput Loop::lowering_input(const Step& st, const Base& base, co
   rewrite::LoweringInput in;
   static_cast<KernelTarget&>(in) = m_target;
   in.source = base.source;
+  in.definition = base.definition;
   if (const kb::State* s = m_kb.find_state(st.state)) in.state = *s;
   else in.state.id = st.state;
   if (const kb::Technique* technique = m_kb.find_technique(st.technique)) in.technique = *technique;
@@ -448,6 +461,7 @@ void Loop::record_step(Step st, const Base& base) {
 void Loop::advance_base(const Step& done, Base& base) {
   if (!done.accepted) return;
   base.source = done.attempts.back().code;
+  base.definition = done.attempts.back().definition;
   base.tag = done.attempts.back().tag;
   base.speedup = done.attempts.back().speedup;
   base.median_us = done.attempts.back().median_us;
@@ -488,6 +502,62 @@ void Loop::keep_winner(std::size_t best_step) {
       " — " + m_result.second_opinion.reason);
 }
 
+void Loop::choose_unit() {
+  const std::vector<rewrite::KernelUnit>& units = m_target.units;
+  if (units.empty() || m_target.unit.active()) return;
+  const int i = rewrite::unit_by_time(units, m_result.original.kernels_by_time);
+  if (i < 0) {
+    say("the whole source is rewritten: no kernel its profile names is one the project defines");
+    return;
+  }
+  const rewrite::KernelUnit& u = units[static_cast<std::size_t>(i)];
+  // One kernel, in the source itself: the whole file is the unit, launcher
+  // included, as before.
+  if (units.size() == 1 && u.definition.file == u.source_path) return;
+  try {
+    m_unit_original = rewrite::source_with_kernel(u.source_path, u.include_dirs, u.project_root, u.definition,
+                                                  u.definition.text);
+  } catch (const std::exception& e) {
+    say("the whole source is rewritten: kernel " + u.definition.name + " cannot be put back in it (" + e.what() + ")");
+    return;
+  }
+  m_target.unit = u;
+  m_result.unit = u.definition;
+  say("kernel " + u.definition.name + " (" + std::filesystem::path(u.definition.file).filename().string() + ":" +
+      std::to_string(u.definition.line) + "), most of the original's GPU time, of " + std::to_string(units.size()) +
+      " kernels: rewritten alone, " + std::to_string(u.definition.text.size()) + " bytes and " +
+      std::to_string(u.launchers.size()) + " launching function(s) shown instead of the whole source");
+}
+
+std::string Loop::unit_source(const std::string& definition, std::string* why) const {
+  const rewrite::KernelUnit& u = m_target.unit;
+  if (rewrite::named(rewrite::kernels_in_text(definition, "reply"), u.definition.name).empty()) {
+    *why = "the reply does not define kernel " + u.definition.name + " (a __global__ definition with its body)";
+    return "";
+  }
+  // A reply that brings the rest of the file along (other kernels of the
+  // project, the functions that launch it) would define them twice.
+  std::vector<std::string> extra;
+  for (const rewrite::KernelDefinition& k : rewrite::kernels_in_text(definition, "reply"))
+    for (const rewrite::KernelUnit& other : m_target.units)
+      if (k.name != u.definition.name && other.definition.name == k.name) extra.push_back(k.name);
+  for (const std::string& f : u.launchers)
+    if (const std::string n = rewrite::profiled_kernel_name(f.substr(0, f.find('{')));
+        !n.empty() && rewrite::defines_function(definition, n))
+      extra.push_back(n);
+  if (!extra.empty()) {
+    *why = "the reply holds more than kernel " + u.definition.name + "'s definition (also " + joined(extra) +
+           "): the rest of the project stays as written; reply with " + u.definition.name + "'s definition only";
+    return "";
+  }
+  try {
+    return rewrite::source_with_kernel(u.source_path, u.include_dirs, u.project_root, u.definition, definition);
+  } catch (const std::exception& e) {
+    *why = "the new definition of " + u.definition.name + " cannot be put in the source: " + e.what();
+    return "";
+  }
+}
+
 RunResult Loop::run() {
   m_result = RunResult{};
   m_stop = {};
@@ -499,8 +569,10 @@ RunResult Loop::run() {
     say("cannot optimize: " + m_result.stop.text());
     return m_result;
   }
+  choose_unit();
   Base original;
-  original.source = m_target.source;
+  original.source = m_target.unit.active() ? m_unit_original : m_target.source;
+  original.definition = m_target.unit.definition.text;
   original.median_us = m_result.original.median_us;
   original.metrics = m_result.original.metrics;
   if (const std::string near = near_bound(original.metrics); !near.empty()) {

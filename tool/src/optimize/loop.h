@@ -79,7 +79,8 @@ struct Attempt : Exchange {
   Status status = Status::ok;  // the judge's, for verified and rejected
   std::string detail;          // one line
   std::string feedback;        // what a fix prompt shows when it is more than `detail` (the compiler's lines)
-  std::string code;            // the candidate, when one was extracted
+  std::string code;            // the candidate, when one was extracted (a kernel unit's: the whole source with it)
+  std::string definition;      // a kernel unit's: the reply's new definition
   double speedup = 0;          // over the original; verified only
   double median_us = 0;        // verified only
   std::map<std::string, double> metrics;  // the judge's profile of it; may be empty
@@ -139,6 +140,7 @@ struct RunResult {
   SecondOpinion second_opinion;     // on the kept kernel, when asked
   llm::Request second_opinion_request;
   std::string second_opinion_reply;
+  rewrite::KernelDefinition unit;   // the one kernel rewritten (empty name: the whole source)
   bool improved = false;            // a confirmed faster kernel was found
   std::string best_source;          // the original when !improved
   std::string best_tag;
@@ -189,6 +191,13 @@ class Loop {
   // at or past options.bound_stop; "" otherwise.
   std::string near_bound(const std::map<std::string, double>& metrics) const;
   void review(bool* stop_run);
+  // Picks the kernel unit the original's time goes to (when the project
+  // defines several kernels, or the one it has lives in a header), and
+  // says which.
+  void choose_unit();
+  // A kernel unit's reply as the whole source: "" and `why` when it
+  // defines no such kernel or cannot be placed.
+  std::string unit_source(const std::string& definition, std::string* why) const;
 
   KernelTarget m_target;
   LoopOptions m_options;
@@ -198,6 +207,7 @@ class Loop {
   CandidateJudge& m_judge;
   std::function<void(const std::string&)> m_log;
   RunResult m_result;
+  std::string m_unit_original;  // a kernel unit's original as one text (the static checks' baseline)
   RunStop m_stop;  // set once, by the first failure that ends the run
   std::mutex m_mutex;                // m_result's counters, m_stop
   std::mutex m_policy_mutex;         // the policy (a Lua state) is not shared between threads

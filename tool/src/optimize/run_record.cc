@@ -156,6 +156,11 @@ std::string summary_json(const KernelTarget& target, const RunResult& result, do
                      {"output_tokens", result.output_tokens},
                      {"cost_usd", result.llm_cost_usd}}},
             {"seconds", {{"total", seconds}, {"llm", llm_s}, {"judge", judge_s}, {"loop", loop_s}, {"loop_max_step", loop_max_s}}}};
+  if (!result.unit.name.empty())  // the one kernel the run rewrote, where it is defined
+    j["unit"] = {{"kernel", result.unit.name},
+                 {"file", result.unit.file},
+                 {"line", result.unit.line},
+                 {"definition_bytes", result.unit.text.size()}};
   if (result.improved) {
     j["best"] = result.best_tag;
     j["confirmed_speedup"] = result.confirmation.speedup;

@@ -233,4 +233,38 @@ std::string source_with_kernel(const std::string& source, const std::vector<std:
   return out;
 }
 
+std::vector<KernelUnit> kernel_units(const std::string& source, const std::vector<std::string>& include_dirs,
+                                     const std::string& project_root) {
+  const std::string text = read_text(source);
+  std::vector<KernelUnit> out;
+  for (KernelDefinition& d : kernel_definitions(source, include_dirs, project_root)) {
+    KernelUnit u;
+    u.launchers = launching_functions(text, d.name);
+    u.definition = std::move(d);
+    u.source_path = normal(source).string();
+    u.include_dirs = include_dirs;
+    u.project_root = normal(project_root).string();
+    out.push_back(std::move(u));
+  }
+  return out;
+}
+
+std::string profiled_kernel_name(const std::string& profiled) {
+  // The name ends where its template arguments or parameters start.
+  std::size_t end = profiled.find_first_of("<(");
+  if (end == std::string::npos) end = profiled.size();
+  std::size_t b = end;
+  while (b > 0 && is_identifier_char(profiled[b - 1])) --b;
+  return profiled.substr(b, end - b);
+}
+
+int unit_by_time(const std::vector<KernelUnit>& units, const std::vector<std::string>& kernels_by_time) {
+  for (const std::string& k : kernels_by_time) {
+    const std::string name = profiled_kernel_name(k);
+    for (std::size_t i = 0; i < units.size(); ++i)
+      if (units[i].definition.name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
 }  // namespace kernelblaster::rewrite

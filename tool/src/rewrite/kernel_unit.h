@@ -60,4 +60,30 @@ std::string source_with_kernel(const std::string& source, const std::vector<std:
                                const std::string& project_root, const KernelDefinition& def,
                                const std::string& definition);
 
+// One kernel as the loop rewrites it: its definition, where the source and
+// the project are, the code that launches it and the shapes it was run at.
+struct KernelUnit {
+  KernelDefinition definition;
+  std::vector<std::string> launchers;     // launching_functions() of the source
+  std::string shapes;                     // the recorded call shapes, one per line; may be empty
+  std::string source_path;                // the source the tuned build compiles in its place
+  std::vector<std::string> include_dirs;  // the target's
+  std::string project_root;
+  bool active() const { return !definition.name.empty(); }
+};
+
+// The units of `source`: one per kernel the project defines and the source
+// reaches (kernel_definitions), each with the functions of the source that
+// launch it.
+std::vector<KernelUnit> kernel_units(const std::string& source, const std::vector<std::string>& include_dirs,
+                                     const std::string& project_root);
+
+// The kernel's name in a profiled name: "void sgemm<128, 8>(int, float*)"
+// and "ns::scale(float*, int)" give "sgemm" and "scale".
+std::string profiled_kernel_name(const std::string& profiled);
+
+// The unit the time goes to: the first of `kernels_by_time` (profiled names,
+// most time first) that one of `units` defines; -1 when none does.
+int unit_by_time(const std::vector<KernelUnit>& units, const std::vector<std::string>& kernels_by_time);
+
 }  // namespace kernelblaster::rewrite

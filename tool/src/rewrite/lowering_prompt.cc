@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 
 namespace kernelblaster::rewrite {
 namespace {
@@ -40,6 +41,22 @@ const char* kSystem =
     "- No header or library the original does not use (no cuBLAS, cuDNN, Thrust, CUB, cuRAND, torch or "
     "CUTLASS unless the original uses it), no timers (clock64, %globaltimer), no macros that build names "
     "with ##, no raw string literals.\n"
+    "- Lower precision than the original's is a wrong result.";
+
+const char* kUnitSystem =
+    "You optimize CUDA kernels. You are given one kernel of a project, the code that launches it, its profile on "
+    "a GPU, and one optimization technique to apply. Reply with the kernel's complete new definition in one "
+    "```cuda code block (prose before or after it is ignored); __device__ helpers it needs may come before it "
+    "in the same block.\n"
+    "Rules, each checked before and after your code is compiled:\n"
+    "- Keep the kernel's name, template parameters and parameter list exactly: the code that launches it stays as "
+    "written, with the grid, block and shared memory it has now, and the project's other kernels stay as they "
+    "are. Every output is compared with the original's, on several sizes and fresh random inputs, with "
+    "tolerances set by the element type.\n"
+    "- Compute every output element on every call from the inputs of that call: no results cached across "
+    "calls, no outputs left unwritten, inputs never modified.\n"
+    "- No host calls, no timers (clock64, %globaltimer), no macros that build names with ##, no raw string "
+    "literals, no header or library the project does not use.\n"
     "- Lower precision than the original's is a wrong result.";
 
 void section(std::string& out, const std::string& title, const std::string& body) {
@@ -104,9 +121,29 @@ std::string profile_summary(const std::map<std::string, double>& metrics) {
   return out;
 }
 
+namespace {
+
+std::string fenced(const std::string& code) {
+  return "```cuda\n" + code + (code.empty() || code.back() == '\n' ? "" : "\n") + "```";
+}
+
+// The kernel, where it is, how it is launched and at which shapes.
+void unit_sections(std::string& u, const LoweringInput& in) {
+  const KernelDefinition& d = in.unit.definition;
+  const std::string where = std::filesystem::path(d.file).filename().string() + ":" + std::to_string(d.line);
+  section(u, "The kernel to rewrite: " + d.name + " (" + where + ")", fenced(in.definition));
+  std::string launches;
+  for (const std::string& f : in.unit.launchers) launches += fenced(f) + "\n";
+  section(u, "How it is launched (stays as written)", launches);
+  section(u, "The shapes it runs at (each a recorded call)", in.unit.shapes);
+  u += "Apply the technique to this kernel and reply with its whole new definition.\n";
+}
+
+}  // namespace
+
 llm::Request lowering_request(const LoweringInput& in) {
   llm::Request r;
-  r.messages.push_back({llm::Role::system, kSystem});
+  r.messages.push_back({llm::Role::system, in.unit.active() ? kUnitSystem : kSystem});
   std::string u;
   std::string target = in.gpu.empty() ? in.arch : in.gpu + " (" + in.arch + ")";
   section(u, "Kernel", in.kernel + " on " + target +
@@ -122,18 +159,23 @@ llm::Request lowering_request(const LoweringInput& in) {
   std::string tried;
   for (const std::string& t : in.tried) tried += "- " + t + "\n";
   section(u, "Earlier steps of this trajectory", tried);
-  section(u, "Source", "```cuda\n" + in.source + (in.source.empty() || in.source.back() == '\n' ? "" : "\n") + "```");
-  u += "Apply the technique to this source and reply with the whole new file.\n";
+  if (in.unit.active()) {
+    unit_sections(u, in);
+  } else {
+    section(u, "Source", fenced(in.source));
+    u += "Apply the technique to this source and reply with the whole new file.\n";
+  }
   r.messages.push_back({llm::Role::user, u});
   return r;
 }
 
 llm::Request fix_request(const LoweringInput& in, const FixInput& fix) {
   llm::Request r = lowering_request(in);
-  r.messages.push_back({llm::Role::assistant, "```cuda\n" + fix.code + (fix.code.empty() || fix.code.back() == '\n' ? "" : "\n") + "```"});
+  r.messages.push_back({llm::Role::assistant, fenced(fix.code)});
   std::string u = "Attempt " + std::to_string(fix.attempt) + " failed: " + fix.failure + ".\n";
   if (!fix.detail.empty()) u += "```\n" + cut(fix.detail, kMaxFeedbackChars) + "\n```\n";
-  u += "Fix it, keeping the technique, and reply with the whole corrected file.\n";
+  u += in.unit.active() ? "Fix it, keeping the technique, and reply with the kernel's whole corrected definition.\n"
+                        : "Fix it, keeping the technique, and reply with the whole corrected file.\n";
   r.messages.push_back({llm::Role::user, u});
   return r;
 }

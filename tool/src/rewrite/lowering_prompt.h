@@ -16,6 +16,7 @@
 
 #include "kb/knowledge_base.h"
 #include "llm/types.h"
+#include "rewrite/kernel_unit.h"
 
 namespace kernelblaster::rewrite {
 
@@ -27,11 +28,20 @@ struct KernelTarget {
   std::string contract;  // what must not change, in words (the launcher's signature, inputs and outputs)
   std::string arch;      // "sm_90"
   std::string gpu;       // "NVIDIA H100 80GB HBM3"
+  // Active: the rewrite is of this one kernel (its definition wherever it
+  // lives), the model is shown it, its launchers and shapes instead of the
+  // whole source, and replies with its new definition only.
+  KernelUnit unit;
+  // The project's kernels the source reaches; the loop picks `unit` among
+  // them by where the original's GPU time goes (empty: the whole source).
+  std::vector<KernelUnit> units;
 };
 
 // A lowering request's input: the target, with `source` the whole source
-// the step starts from (the original or an earlier step's result).
+// the step starts from (the original or an earlier step's result), and for
+// a kernel unit `definition`, the kernel's definition the step starts from.
 struct LoweringInput : KernelTarget {
+  std::string definition;
   kb::State state;       // the classified state (id empty: unclassified)
   kb::Technique technique;
   std::optional<kb::Stats> stats;          // the KB's record of this technique, state and arch
