@@ -685,7 +685,8 @@ function(_kernelblaster_write_manifest target gen sources out_manifest)
   # CMake can join a list but not escape it, and a line needs no escaping.
   # Values known now go through _kernelblaster_genex_literal: file(GENERATE)
   # reads its content as generator expressions.
-  set(_lines "kernelblaster-manifest 1\ntarget ${target}\narch ${_arch}\n")
+  _kernelblaster_genex_literal("${CMAKE_SOURCE_DIR}" _project)
+  set(_lines "kernelblaster-manifest 1\ntarget ${target}\narch ${_arch}\nproject ${_project}\n")
   foreach(_d IN LISTS _src_dirs)
     _kernelblaster_genex_literal("${_d}" _lit)
     string(APPEND _lines "I ${_lit}\n")

@@ -10,6 +10,7 @@ TEST(Manifest, TheLineFormKeepsEveryValueAsWritten) {
       "kernelblaster-manifest 1\n"
       "target my lib\n"
       "arch sm_90\n"
+      "project /home/me/my project\n"
       "I /src/dir with space\n"
       "I \n"
       "D GREETING=\"hi\"\n"
@@ -23,6 +24,7 @@ TEST(Manifest, TheLineFormKeepsEveryValueAsWritten) {
   Manifest m = parse_manifest(text, "m.txt");
   EXPECT_EQ(m.target, "my lib");
   EXPECT_EQ(m.settings.arch, "sm_90");
+  EXPECT_EQ(m.project, "/home/me/my project");
   EXPECT_EQ(m.settings.include_dirs, std::vector<std::string>{"/src/dir with space"});
   EXPECT_EQ(m.settings.definitions,
             (std::vector<std::string>{"GREETING=\"hi\"", "PATH=\"C:\\\\temp\"", "SEMI=a;b", "UNI=h\xc3\xa9llo"}));
@@ -56,6 +58,7 @@ TEST(Manifest, BadManifestsSayWhyInOneLine) {
   EXPECT_NE(error_of("{\"definitions\": [\"GREETING=\"hi\"\"]}").find("neither valid JSON"), std::string::npos);
   EXPECT_NE(error_of("{\"flags\": \"-O3\"}").find("'flags' must be a list of strings"), std::string::npos);
   EXPECT_NE(error_of("[1]").find("must be a JSON object"), std::string::npos);
+  EXPECT_NE(error_of("{\"project\": 3}").find("'project' must be a string"), std::string::npos);
   for (const std::string& text : {std::string("kernelblaster-manifest 2\n"), std::string("{\"definitions\": [\"\"\"]}")})
     EXPECT_EQ(error_of(text).find('\n'), std::string::npos) << error_of(text);
 }

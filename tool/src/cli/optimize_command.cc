@@ -88,8 +88,9 @@ looked at again with fresh seeds before it is kept. Progress goes to stderr.
                         one kernel and it is in the source. source: always the
                         whole source
   --project-root DIR    the project's own tree: headers under it are the
-                        project's to rewrite (default: the git work tree that
-                        holds the source, else the source's directory)
+                        project's to rewrite (default: a build manifest's
+                        source tree, else the git work tree that holds the
+                        source, else the source's directory)
   --launcher NAME       the host function the harness calls (it keeps its signature);
                         default: the source's one host launcher that the harness
                         names (found with libclang)
@@ -199,7 +200,9 @@ std::string default_project_root(const std::string& source) {
 // harness runs (one line per size); none when the source cannot be read so.
 std::vector<rewrite::KernelUnit> kernel_units_of(const Job& job, const Settings& st,
                                                  const std::vector<std::string>& include_dirs) {
-  const std::string root = st.project_root.empty() ? default_project_root(job.source) : st.project_root;
+  std::string root = st.project_root;
+  if (root.empty() && !st.manifest.empty()) root = read_manifest(st.manifest).project;  // the build's source tree
+  if (root.empty()) root = default_project_root(job.source);
   std::vector<rewrite::KernelUnit> units;
   try {
     units = rewrite::kernel_units(job.source, include_dirs, root);

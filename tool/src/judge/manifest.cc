@@ -38,6 +38,7 @@ Manifest parse_lines(const std::string& text, const std::string& path) {
     std::string key = line.substr(0, space);
     std::string value = space == std::string::npos ? "" : line.substr(space + 1);
     if (key == "target") m.target = value;
+    else if (key == "project") m.project = value;
     else if (key == "arch") m.settings.arch = value;
     else if (value.empty() && (key == "I" || key == "D" || key == "F" || key == "L")) continue;
     else if (key == "I") m.settings.include_dirs.push_back(value);
@@ -49,7 +50,7 @@ Manifest parse_lines(const std::string& text, const std::string& path) {
       if (gap != std::string::npos && gap + 1 < value.size()) m.llm.emplace_back(value.substr(0, gap), value.substr(gap + 1));
     } else
       throw ManifestError("manifest " + path + ": line " + std::to_string(line_no) + " starts with '" + key +
-                          "', not target, arch, I, D, F or L");
+                          "', not target, arch, project, I, D, F or L");
   }
   return m;
 }
@@ -75,11 +76,12 @@ Manifest parse_json(const std::string& text, const std::string& path) {
     }
     return out;
   };
-  for (const char* key : {"arch", "target"})
+  for (const char* key : {"arch", "target", "project"})
     if (j.contains(key) && !j[key].is_string())
       throw ManifestError("manifest " + path + ": '" + key + "' must be a string");
   if (j.contains("arch")) m.settings.arch = j["arch"].get<std::string>();
   if (j.contains("target")) m.target = j["target"].get<std::string>();
+  if (j.contains("project")) m.project = j["project"].get<std::string>();
   m.settings.include_dirs = strings("include_dirs");
   m.settings.definitions = strings("definitions");
   for (const std::string& f : strings("flags")) add_flag(m.settings.flags, f);

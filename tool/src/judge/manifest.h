@@ -13,11 +13,13 @@
 //   F <nvcc flag>       ("F SHELL:a b" is split at spaces, as CMake does)
 //   L <setting> <value> (an LLM setting from the KERNELBLASTER_LLM_* cache
 //                        variables, by its flag name: "L model gpt-5")
+//   project <dir>       (the build's source tree: headers under it are the
+//                        project's, for a rewrite of one kernel)
 //
 // so quotes, backslashes, spaces, ';', '$' and non-ASCII text pass through
 // untouched. Lines with an empty value are skipped. Users write the JSON
 // form: {"arch", "include_dirs", "definitions", "flags", "tunables",
-// "constraints", "llm": {"model": "..."}}. The LLM key is never in a
+// "constraints", "project", "llm": {"model": "..."}}. The LLM key is never in a
 // manifest: it is read from the environment at run time.
 #pragma once
 
@@ -39,6 +41,7 @@ struct ManifestError : std::runtime_error {
 
 struct Manifest {
   std::string target;
+  std::string project;  // the project's own tree; empty when not given
   CompileSettings settings;
   nlohmann::json space;  // the JSON form's object (tunables, constraints); null for the line form
   // LLM settings by flag name ("model", "max-tokens"), in the file's order;
