@@ -7,7 +7,8 @@
 #   bench/gpu_parts.sh run PART...      run the parts at once, each under PART_LIMIT seconds (default 540),
 #                                       each into $OUT/<part>.log; then one line per part
 #
-# Parts: short (every gpu test but the four long ones), kbhostile, adversarial,
+# Parts: short (every gpu test but the four long ones; gpu_header_rewrite among
+# them, about 4 minutes), kbhostile, adversarial,
 # kbproblems (the ctest tests of those names), opt-examples-hostile,
 # opt-kernelbench, opt-transfer (gpu_optimize_scripted's parts; the last two
 # share /tmp/optimize-kb.json), fleet-storage, fleet-shards (bench/fleet/run.sh),
