@@ -105,17 +105,7 @@ class Nginx {
   int m_port = 0;
 };
 
-TunedResult result() {
-  TunedResult r;
-  r.key = "k456";
-  r.source = "softmax.cu";
-  r.improved = true;
-  r.defines = {{"THREADS", "256"}};
-  r.speedup = 1.25;
-  r.gpu = testing::h200();
-  r.measured_at = "2026-11-29T00:00:00Z";
-  return r;
-}
+TunedResult result() { return testing::tuned_on_h200("k456", "softmax.cu", {"THREADS", "256"}, 1.25); }
 
 TEST(NginxStorage, AResultPutIntoNginxIsGotBackAndAForgedEntryIsIgnored) {
   if (nginx_binary().empty()) GTEST_SKIP() << "nginx is not installed (apt-get install nginx)";

@@ -51,17 +51,7 @@ class Server {
   int m_port = 0;
 };
 
-TunedResult result() {
-  TunedResult r;
-  r.key = "k123";
-  r.source = "k.cu";
-  r.improved = true;
-  r.defines = {{"BLOCK", "128"}};
-  r.speedup = 1.3;
-  r.gpu = testing::h200();
-  r.measured_at = "2026-11-28T00:00:00Z";
-  return r;
-}
+TunedResult result() { return testing::tuned_on_h200("k123", "k.cu", {"BLOCK", "128"}, 1.3); }
 
 double seconds_of(const std::function<void()>& f) {
   const auto t0 = std::chrono::steady_clock::now();

@@ -6,6 +6,10 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
+
+#include "build_step/gpu_fingerprint.h"
+#include "build_step/tuned_result.h"
 
 namespace kernelblaster::build_step::testing {
 
@@ -28,5 +32,19 @@ class TestDir {
 };
 
 inline GpuFingerprint h200() { return {"NVIDIA H200", 9, 0, 132, 13}; }
+
+// A kept result of a tuning run on the H200: `key`, one setting, `speedup`.
+inline TunedResult tuned_on_h200(const std::string& key, const std::string& source,
+                                 std::pair<std::string, std::string> define, double speedup) {
+  TunedResult r;
+  r.key = key;
+  r.source = source;
+  r.improved = true;
+  r.defines = {std::move(define)};
+  r.speedup = speedup;
+  r.gpu = h200();
+  r.measured_at = "2026-11-28T00:00:00Z";
+  return r;
+}
 
 }  // namespace kernelblaster::build_step::testing

@@ -150,27 +150,27 @@ def self_check(tool, seeds):
     return passed, failed
 
 
-def expected_status(path, default="wrong_result"):
-    """A bad candidate names the status that must catch it on a line
-    `// expected status: NAME`; without one it is wrong_result."""
+def marked_status(path, mark, default=None):
+    """The status a candidate file names on a line `// MARK: NAME`."""
     with open(path, encoding="utf-8") as f:
         for line in f:
-            m = re.match(r"\s*//\s*expected status:\s*(\w+)", line, re.IGNORECASE)
+            m = re.match(r"\s*//\s*" + mark + r":\s*(\w+)", line, re.IGNORECASE)
             if m:
                 return m.group(1)
     return default
+
+
+def expected_status(path, default="wrong_result"):
+    """A bad candidate names the status that must catch it on a line
+    `// expected status: NAME`; without one it is wrong_result."""
+    return marked_status(path, "expected status", default)
 
 
 def bound_status(path):
     """The status the object bound (judge/object_bound.h) gives a bad
     candidate it catches before any defence behind it, on a line
     `// with the object bound: NAME`; None where it lets it through."""
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            m = re.match(r"\s*//\s*with the object bound:\s*(\w+)", line, re.IGNORECASE)
-            if m:
-                return m.group(1)
-    return None
+    return marked_status(path, "with the object bound")
 
 
 def kernelbench(tool):
