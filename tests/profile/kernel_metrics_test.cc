@@ -61,6 +61,63 @@ TEST(KernelMetrics, RepeatedLaunchesOfOneFunctionMerge) {
   EXPECT_FALSE(kernels[0].metrics.count("bandwidth_pct_of_peak"));     // no ceilings, no work declared
 }
 
+// Counts of executed floating-point instructions and DRAM bytes of one launch.
+void add_work(ProfiledKernel& k, double fadd, double fmul, double ffma, double hfma, double dfma, double bytes) {
+  const std::string op = "smsp__sass_thread_inst_executed_op_";
+  for (const char* p : {"f", "h", "d"})
+    for (const char* o : {"add", "mul", "fma"}) k.counters[op + p + o + "_pred_on.sum"] = 0;
+  k.counters[op + "fadd_pred_on.sum"] = fadd;
+  k.counters[op + "fmul_pred_on.sum"] = fmul;
+  k.counters[op + "ffma_pred_on.sum"] = ffma;
+  k.counters[op + "hfma_pred_on.sum"] = hfma;
+  k.counters[op + "dfma_pred_on.sum"] = dfma;
+  k.counters["dram__bytes_read.sum"] = bytes / 2;
+  k.counters["dram__bytes_write.sum"] = bytes / 2;
+}
+
+// With no work declared (a KernelBench problem, a synthesized harness), each
+// kernel is placed from its own counters: FLOPs executed (an FMA is two)
+// over DRAM bytes, in its own launch's time.
+TEST(KernelMetrics, WithNoWorkDeclaredEachKernelIsPlacedFromItsCounters) {
+  ProfileReport r;
+  r.kernels = {kernel("_Z6matmulv", 1000000, 1), kernel("_Z4copyv", 100000, 90), kernel("_Z4copyv", 100000, 90)};
+  add_work(r.kernels[0], 1e9, 1e9, 19e9, 0, 0, 1e9);  // 40 GFLOP over 1 GB in 1 ms
+  add_work(r.kernels[1], 0, 0, 0, 0, 0, 200e6);        // 200 MB in 100 us: 2000 GB/s
+  add_work(r.kernels[2], 0, 0, 0, 0, 0, 200e6);
+  ProfileInputs in;
+  in.report = &r;
+  in.ceilings = Ceilings{4000, 60000, 120000, 0};
+  auto kernels = build_kernel_profiles(in);
+  ASSERT_EQ(kernels.size(), 2u);
+  const auto& mm = kernels[0].metrics;
+  EXPECT_DOUBLE_EQ(mm.at("fp32_flops"), 40e9);
+  EXPECT_DOUBLE_EQ(mm.at("arithmetic_intensity"), 40);
+  EXPECT_DOUBLE_EQ(mm.at("achieved_gflops"), 40000);
+  // At 40 FLOP/byte the roof is the compute peak (4000 GB/s x 40 > 60000 GFLOP/s).
+  EXPECT_NEAR(mm.at("roofline_bound_pct"), 100.0 * 40000 / 60000, 1e-9);
+  EXPECT_EQ(mm.at("roofline_from_counters"), 1);
+  const auto& copy = kernels[1].metrics;
+  EXPECT_EQ(copy.at("launches_per_run"), 2);
+  EXPECT_DOUBLE_EQ(copy.at("arithmetic_intensity"), 0);
+  EXPECT_DOUBLE_EQ(copy.at("achieved_bandwidth_gbs"), 2000);  // one launch's bytes in one launch's time
+  EXPECT_DOUBLE_EQ(copy.at("roofline_bound_pct"), 50);
+}
+
+TEST(KernelMetrics, MostlyHalfWorkIsPlacedUnderTheHalfRoofAndDoubleWorkNowhere) {
+  ProfileReport r;
+  r.kernels = {kernel("_Z4halfv", 1000000, 1), kernel("_Z6doublev", 500000, 1)};
+  add_work(r.kernels[0], 0, 0, 1e9, 30e9, 0, 1e9);  // 62 GFLOP, 60 of them half
+  add_work(r.kernels[1], 0, 0, 1e9, 0, 5e9, 1e9);
+  ProfileInputs in;
+  in.report = &r;
+  in.ceilings = Ceilings{4000, 60000, 120000, 0};
+  auto kernels = build_kernel_profiles(in);
+  ASSERT_EQ(kernels.size(), 2u);
+  EXPECT_NEAR(kernels[0].metrics.at("flops_pct_of_peak"), 100.0 * 62000 / 120000, 1e-9);
+  EXPECT_FALSE(kernels[1].metrics.count("roofline_bound_pct"));  // no FP64 roof is measured
+  EXPECT_DOUBLE_EQ(kernels[1].metrics.at("fp64_flops"), 10e9);
+}
+
 TEST(KernelMetrics, NothingProfiledIsEmpty) {
   ProfileReport r;
   ProfileInputs in;

@@ -17,6 +17,26 @@ std::string demangle(const std::string& name) {
   return status == 0 && out ? std::string(out.get()) : name;
 }
 
+namespace {
+
+// Where no work is declared, the kernel's own position from its counters:
+// the FLOPs it executed against the DRAM bytes it moved, in its own time,
+// under the roof of the precision it did most of its work in (FP64 has no
+// measured roof: no position). `roofline_from_counters` says it was measured.
+void add_measured_position(std::map<std::string, double>& m, const Ceilings* ceilings) {
+  auto at = [&](const char* k) { return m.count(k) ? m.at(k) : -1.0; };
+  const double f32 = at("fp32_flops"), f16 = at("fp16_flops"), f64 = at("fp64_flops");
+  const double rd = at("dram_bytes_read"), wr = at("dram_bytes_write"), us = at("duration_us");
+  if (f32 < 0 || f16 < 0 || rd < 0 || wr < 0 || us <= 0 || f64 > f32 + f16) return;
+  Ceilings c = ceilings ? *ceilings : Ceilings{};
+  if (f16 > f32 && c.fp16_gflops > 0) c.fp32_gflops = c.fp16_gflops;
+  const bool tensor = at("tensor_pipe_pct") > 1.0;
+  for (const auto& [key, v] : roofline_position(f32 + f16, rd + wr, us, c, tensor)) m[key] = v;
+  m["roofline_from_counters"] = 1;
+}
+
+}  // namespace
+
 std::vector<KernelProfile> build_kernel_profiles(const ProfileInputs& in) {
   std::vector<KernelProfile> out;
   if (!in.report) return out;
@@ -52,6 +72,8 @@ std::vector<KernelProfile> build_kernel_profiles(const ProfileInputs& in) {
   for (const Entry& e : entries) total += e.duration;
   std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.duration > b.duration; });
   for (Entry& e : entries) {
+    // Its own launch's work in its own launch's time, before launches are summed.
+    if (r.flops < 0 && r.bytes < 0) add_measured_position(e.metrics, in.ceilings ? &*in.ceilings : nullptr);
     if (e.launches > 1) {
       e.metrics["duration_us"] = e.duration;
       e.metrics["launches_per_run"] = e.launches;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <set>
+#include <utility>
 
 namespace kernelblaster::profile {
 namespace {
@@ -46,6 +47,17 @@ const char* kFullRaw[] = {
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum",
     "smsp__inst_executed_op_shared_ld.sum",
     "smsp__inst_executed_op_shared_st.sum",
+    // Floating-point work as Nsight Compute's roofline counts it: per thread
+    // instruction executed, an FMA counting two.
+    "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
+    "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum",
+    "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
+    "smsp__sass_thread_inst_executed_op_hadd_pred_on.sum",
+    "smsp__sass_thread_inst_executed_op_hmul_pred_on.sum",
+    "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum",
+    "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum",
+    "smsp__sass_thread_inst_executed_op_dmul_pred_on.sum",
+    "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum",
 };
 
 const std::vector<std::string> kStalls = {
@@ -118,6 +130,17 @@ std::map<std::string, double> map_counters(const std::map<std::string, double>& 
   auto shared_st = get(cupti, "smsp__inst_executed_op_shared_st.sum");
   if (conflicts && shared_ld && shared_st && *shared_ld + *shared_st > 0)
     out["shared_bank_conflicts_per_request"] = *conflicts / (*shared_ld + *shared_st);
+  // Floating-point operations executed, by precision (an FMA is two).
+  auto ops = [&](const char* p) -> std::optional<double> {
+    const std::string base = std::string("smsp__sass_thread_inst_executed_op_") + p;
+    auto add = get(cupti, base + "add_pred_on.sum"), mul = get(cupti, base + "mul_pred_on.sum"),
+         fma = get(cupti, base + "fma_pred_on.sum");
+    if (!add || !mul || !fma) return std::nullopt;
+    return *add + *mul + 2 * *fma;
+  };
+  for (const auto& [prefix, name] : {std::pair<const char*, const char*>{"f", "fp32_flops"}, {"h", "fp16_flops"},
+                                     {"d", "fp64_flops"}})
+    if (auto v = ops(prefix)) out[name] = *v;
   auto rd = get(cupti, "dram__bytes_read.sum");
   auto wr = get(cupti, "dram__bytes_write.sum");
   auto dur = get(cupti, "gpu__time_duration.sum");
