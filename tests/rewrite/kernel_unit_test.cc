@@ -218,6 +218,25 @@ TEST_F(KernelUnit, TheKernelPutBackAsItWasCompilesToTheOriginalsCode) {
   EXPECT_TRUE(one == original) << "the device code differs";
 }
 
+// Two kernels rewritten one after the other, in two files: both new
+// definitions in the one text, every line still on its own file and number.
+TEST_F(KernelUnit, TwoKernelsReplacedInTwoFilesCompileAsOneText) {
+  const auto all = kernel_definitions(source(), includes(), root().string());
+  const std::string text = source_with_kernels(
+      source(), includes(), root().string(),
+      {{named(all, "tile").at(0), "template <const int TILE>\n__global__ void tile(float* x, int n) { /* TILE_NEW */ }"},
+       {named(all, "scale").at(0), "__global__ void scale(float* x, int n) {\n  x[0] = scale_undeclared;\n}"}});
+  EXPECT_NE(text.find("TILE_NEW"), std::string::npos);
+  EXPECT_EQ(kernels_in_text(text, "one.cu").size(), 3u);
+  if (!fs::exists(kNvcc)) GTEST_SKIP() << "no nvcc";
+  write(m_dir / "two/two.cu", text);
+  const std::string cmd = kNvcc + " -arch=sm_90 -c -o " + (m_dir / "two/two.o").string() + " " +
+                          (m_dir / "two/two.cu").string() + " -I" + (m_dir / "lib").string() + " 2>" +
+                          (m_dir / "two/log").string();
+  EXPECT_NE(std::system(cmd.c_str()), 0);  // scale's new body names an undeclared identifier
+  EXPECT_NE(read(m_dir / "two/log").find(source() + "(8)"), std::string::npos) << read(m_dir / "two/log");
+}
+
 TEST_F(KernelUnit, ADefinitionThatMovedSinceItWasReadIsRefused) {
   const KernelDefinition add = named(kernel_definitions(source(), includes(), root().string()), "add_one").at(0);
   write(root() / "src/kernels/add.cuh", "#pragma once\n// edited\n" + read(root() / "src/kernels/add.cuh"));

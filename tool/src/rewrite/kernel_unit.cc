@@ -1,5 +1,6 @@
 #include "rewrite/kernel_unit.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -160,24 +161,37 @@ namespace {
 // text is the main file now), and a #line after every inlined header.
 class Amalgamation {
  public:
-  Amalgamation(std::vector<std::string> include_dirs, fs::path root, const KernelDefinition& def,
-               const std::string& definition)
-      : m_dirs(std::move(include_dirs)), m_root(std::move(root)), m_def(def), m_definition(definition) {}
+  Amalgamation(std::vector<std::string> include_dirs, fs::path root, const std::vector<Replacement>& replacements)
+      : m_dirs(std::move(include_dirs)), m_root(std::move(root)), m_replacements(replacements) {}
 
   std::string file(const fs::path& path) {
     const std::string text = read_text(path.string());
     const std::string name = path.string();
-    if (path != normal(m_def.file)) return line_directive(1, name) + lines(text, 1, path);
-    if (m_def.span.end > text.size() || text.compare(m_def.span.begin, m_def.text.size(), m_def.text) != 0)
-      throw std::runtime_error("kernel " + m_def.name + " is no longer where it was read in " + name);
-    m_placed = true;
-    // The rest of the closing brace's line keeps that line's number.
-    const int after = line_at(text, m_def.span.end);
-    return line_directive(1, name) + lines(text.substr(0, m_def.span.begin), 1, path) + "\n" +
-           line_directive(m_def.line, name) + m_definition + "\n" + line_directive(after, name) +
-           lines(text.substr(m_def.span.end), after, path);
+    // This file's replacements, in the order of their places.
+    std::vector<const Replacement*> here;
+    for (const Replacement& r : m_replacements)
+      if (normal(r.definition.file) == path) here.push_back(&r);
+    std::sort(here.begin(), here.end(),
+              [](const Replacement* a, const Replacement* b) { return a->definition.span.begin < b->definition.span.begin; });
+    std::string out = line_directive(1, name);
+    std::size_t from = 0;
+    int line = 1;
+    for (const Replacement* r : here) {
+      const KernelDefinition& d = r->definition;
+      if (d.span.begin < from || d.span.end > text.size() ||
+          text.compare(d.span.begin, d.text.size(), d.text) != 0)
+        throw std::runtime_error("kernel " + d.name + " is no longer where it was read in " + name);
+      m_placed.insert(r);
+      // The rest of the closing brace's line keeps that line's number.
+      const int after = line_at(text, d.span.end);
+      out += lines(text.substr(from, d.span.begin - from), line, path) + "\n" + line_directive(d.line, name) + r->text +
+             "\n" + line_directive(after, name);
+      from = d.span.end;
+      line = after;
+    }
+    return out + lines(text.substr(from), line, path);
   }
-  bool placed() const { return m_placed; }
+  bool placed(const Replacement& r) const { return m_placed.count(&r) > 0; }
   void mark(const fs::path& p) { m_done.insert(p.string()); }
 
  private:
@@ -213,24 +227,30 @@ class Amalgamation {
 
   std::vector<std::string> m_dirs;
   fs::path m_root;
-  const KernelDefinition& m_def;
-  const std::string& m_definition;
+  const std::vector<Replacement>& m_replacements;
   std::set<std::string> m_done;
-  bool m_placed = false;
+  std::set<const Replacement*> m_placed;
 };
 
 }  // namespace
 
+std::string source_with_kernels(const std::string& source, const std::vector<std::string>& include_dirs,
+                                const std::string& project_root, const std::vector<Replacement>& replacements) {
+  const fs::path src = normal(source);
+  Amalgamation a(include_dirs, normal(project_root), replacements);
+  a.mark(src);
+  std::string out = a.file(src);
+  for (const Replacement& r : replacements)
+    if (!a.placed(r))
+      throw std::runtime_error(normal(r.definition.file).string() + " is not among the files " + src.string() +
+                               " reaches");
+  return out;
+}
+
 std::string source_with_kernel(const std::string& source, const std::vector<std::string>& include_dirs,
                                const std::string& project_root, const KernelDefinition& def,
                                const std::string& definition) {
-  const fs::path src = normal(source);
-  Amalgamation a(include_dirs, normal(project_root), def, definition);
-  a.mark(src);
-  std::string out = a.file(src);
-  if (!a.placed())
-    throw std::runtime_error(normal(def.file).string() + " is not among the files " + src.string() + " reaches");
-  return out;
+  return source_with_kernels(source, include_dirs, project_root, {Replacement{def, definition}});
 }
 
 std::vector<KernelUnit> kernel_units(const std::string& source, const std::vector<std::string>& include_dirs,

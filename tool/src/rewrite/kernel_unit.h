@@ -60,6 +60,17 @@ std::string source_with_kernel(const std::string& source, const std::vector<std:
                                const std::string& project_root, const KernelDefinition& def,
                                const std::string& definition);
 
+// One definition and what takes its place.
+struct Replacement {
+  KernelDefinition definition;
+  std::string text;
+};
+
+// The same with several definitions replaced (kernels rewritten one after
+// another); two in one file are placed in the order they appear.
+std::string source_with_kernels(const std::string& source, const std::vector<std::string>& include_dirs,
+                                const std::string& project_root, const std::vector<Replacement>& replacements);
+
 // One kernel as the loop rewrites it: its definition, where the source and
 // the project are, the code that launches it and the shapes it was run at.
 struct KernelUnit {
