@@ -323,6 +323,43 @@ TEST(OptimizeLoop, AFixPromptShowsTheKernelsDefinitionNotTheWholeSource) {
   EXPECT_NE(rig.last_message(1).find("reply with the kernel's whole corrected definition"), std::string::npos);
 }
 
+std::string add_definition(const std::string& marker) {
+  return "__global__ void add_one(float* x, int n) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;  // " + marker +
+         "\n  if (i < n) x[i] = x[i] + 1.0f;\n}\n";
+}
+
+TEST(OptimizeLoop, TwoKernelsAreRewrittenOneAfterTheOtherFromWhatTheFirstKept) {
+  HeaderProject project;
+  Rig rig;
+  rig.units = project.units();
+  rig.options.kernels = 2;
+  rig.judge.original.kernels_by_time = {"void tile<128>(float*, int)", "add_one(float*, int)"};
+  rig.judge.original.kernel_metrics = {rig.judge.original.metrics,
+                                       {{"dram_throughput_pct", 30}, {"sm_throughput_pct", 20}, {"stall_long_scoreboard", 6}}};
+  rig.judge.rule("ADD_FAST", Status::ok, 2.0);  // with the kept tile in it
+  rig.judge.rule("UNIT_FAST", Status::ok, 1.6);
+  rig.script(fenced(tile_definition("UNIT_FAST")));
+  rig.script(fenced(add_definition("ADD_FAST")));
+  RunResult r = rig.run();
+  ASSERT_EQ(r.steps.size(), 2u);
+  EXPECT_EQ(r.steps[0].kernel, "tile");
+  EXPECT_EQ(r.steps[1].kernel, "add_one");
+  EXPECT_EQ(r.steps[1].state, "memory_latency_bound");  // add_one's own profile, not tile's
+  EXPECT_NEAR(r.steps[1].base_speedup, 1.6, 1e-9);
+  const std::string second = rig.last_message(1);
+  EXPECT_NE(second.find("## The kernel to rewrite: add_one (add.cuh:2)"), std::string::npos) << second;
+  EXPECT_NE(second.find("void run_add(float* x, int n)"), std::string::npos);
+  ASSERT_FALSE(rig.judge.sources.empty());
+  const std::string& last = rig.judge.sources.back();
+  EXPECT_NE(last.find("UNIT_FAST"), std::string::npos);  // the first kernel's rewrite stays
+  EXPECT_NE(last.find("ADD_FAST"), std::string::npos);
+  EXPECT_TRUE(r.improved);
+  EXPECT_EQ(r.best_source, last);
+  EXPECT_EQ(r.unit.name, "tile");
+  const json summary = json::parse(summary_json(KernelTarget{}, r, 1.0));
+  EXPECT_EQ(summary["kernels_rewritten"], json::array({"tile", "add_one"}));
+}
+
 TEST(OptimizeLoop, AWholeFileForOneKernelIsRefusedAndAskedAgain) {
   HeaderProject project;
   Rig rig;

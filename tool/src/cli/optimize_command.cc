@@ -87,6 +87,10 @@ looked at again with fresh seeds before it is kept. Progress goes to stderr.
                         new definition; the whole source where the project has
                         one kernel and it is in the source. source: always the
                         whole source
+  --kernels N           with --unit kernel: how many kernels, in the order of the
+                        original's GPU time, one run rewrites one after another,
+                        each round starting from what the earlier ones kept
+                        (default 1)
   --project-root DIR    the project's own tree: headers under it are the
                         project's to rewrite (default: a build manifest's
                         source tree, else the git work tree that holds the
@@ -447,6 +451,7 @@ void read_settings(const Args& args, OptimizeCall& c) {
   if (unit != "kernel" && unit != "source") throw UsageError("--unit is kernel or source, got " + unit);
   st.whole_source = unit == "source";
   st.project_root = args.value("--project-root");
+  st.options.kernels = whole_number(args, "--kernels", 1, 1);
   st.options.trajectories = whole_number(args, "--trajectories", 2, 1);
   st.options.steps = whole_number(args, "--steps", 3, 1);
   st.options.fix_attempts = whole_number(args, "--fix-attempts", 2, 0);
@@ -487,7 +492,7 @@ OptimizeCall parse_call(const CommandArgs& argv) {
                                   "--arch", "--out", "--write", "--trajectories", "--steps", "--fix-attempts",
                                   "--min-gain", "--seed", "--policy", "--kb", "--device", "--seeds", "--review-every",
                                   "--kernelbench", "--torch-prefix", "--parallel", "--shard", "--stop-at-bound",
-                                  "--unit", "--project-root"};
+                                  "--unit", "--project-root", "--kernels"};
   for (const std::string& name : llm::setting_names()) valued.insert("--" + name);
   OptimizeCall c;
   Args args(argv, valued, {"--quiet", "--json", "--second-opinion"});

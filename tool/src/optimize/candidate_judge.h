@@ -20,6 +20,7 @@ struct Judgement : CandidateResult {
   std::map<std::string, double> metrics;  // the candidate's profile (dominant kernel); may be empty
   std::string plausibility;     // its time against what this GPU can do for the original's work (advice)
   std::vector<std::string> kernels_by_time;  // its profile's kernels, most GPU time first (demangled names)
+  std::vector<std::map<std::string, double>> kernel_metrics;  // each one's metrics, in the same order
 };
 
 class CandidateJudge {

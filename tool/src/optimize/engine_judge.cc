@@ -36,7 +36,10 @@ Judgement judgement_of(const EvalResult& r) {
   if (!v.verified()) v.median_us = v.reference_median_us = 0;
   v.reverified = r.reverified;
   if (!r.profile.empty()) v.metrics = r.profile.front().metrics;
-  for (const KernelProfile& k : r.profile) v.kernels_by_time.push_back(k.name);
+  for (const KernelProfile& k : r.profile) {
+    v.kernels_by_time.push_back(k.name);
+    v.kernel_metrics.push_back(k.metrics);
+  }
   v.plausibility = r.plausibility.line;
   return v;
 }

@@ -232,6 +232,7 @@ Step Loop::step(int trajectory, int index, const Base& base, const std::vector<S
   double outside = 0;  // seconds spent in the LLM and the judge
   Step st;
   st.trajectory = trajectory;
+  st.kernel = m_target.unit.definition.name;
   st.index = index;
   st.base_speedup = base.speedup;
   st.base_bound_share = bound_share(base.metrics);
@@ -502,31 +503,43 @@ void Loop::keep_winner(std::size_t best_step) {
       " — " + m_result.second_opinion.reason);
 }
 
-void Loop::choose_unit() {
+std::vector<int> Loop::unit_order() {
   const std::vector<rewrite::KernelUnit>& units = m_target.units;
-  if (units.empty() || m_target.unit.active()) return;
-  const int i = rewrite::unit_by_time(units, m_result.original.kernels_by_time);
-  if (i < 0) {
+  if (units.empty()) return {};
+  std::vector<int> order = rewrite::units_by_time(units, m_result.original.kernels_by_time);
+  if (order.empty()) {
     say("the whole source is rewritten: no kernel its profile names is one the project defines");
-    return;
+    return {};
   }
-  const rewrite::KernelUnit& u = units[static_cast<std::size_t>(i)];
   // One kernel, in the source itself: the whole file is the unit, launcher
   // included, as before.
-  if (units.size() == 1 && u.definition.file == u.source_path) return;
+  const rewrite::KernelUnit& u = units[static_cast<std::size_t>(order.front())];
+  if (units.size() == 1 && u.definition.file == u.source_path) return {};
   try {
-    m_unit_original = rewrite::source_with_kernel(u.source_path, u.include_dirs, u.project_root, u.definition,
-                                                  u.definition.text);
+    m_unit_original = rewrite::source_with_kernels(u.source_path, u.include_dirs, u.project_root, {});
   } catch (const std::exception& e) {
-    say("the whole source is rewritten: kernel " + u.definition.name + " cannot be put back in it (" + e.what() + ")");
-    return;
+    say("the whole source is rewritten: it cannot be read as one text (" + std::string(e.what()) + ")");
+    return {};
   }
+  return order;
+}
+
+void Loop::begin_unit(std::size_t i, std::size_t round) {
+  const rewrite::KernelUnit& u = m_target.units[i];
   m_target.unit = u;
-  m_result.unit = u.definition;
+  if (round == 0) m_result.unit = u.definition;
   say("kernel " + u.definition.name + " (" + std::filesystem::path(u.definition.file).filename().string() + ":" +
-      std::to_string(u.definition.line) + "), most of the original's GPU time, of " + std::to_string(units.size()) +
-      " kernels: rewritten alone, " + std::to_string(u.definition.text.size()) + " bytes and " +
-      std::to_string(u.launchers.size()) + " launching function(s) shown instead of the whole source");
+      std::to_string(u.definition.line) + ")" + (round == 0 ? ", most of the original's GPU time," : ", next by GPU time,") +
+      " of " + std::to_string(m_target.units.size()) + " kernels: rewritten alone, " +
+      std::to_string(u.definition.text.size()) + " bytes and " + std::to_string(u.launchers.size()) +
+      " launching function(s) shown instead of the whole source");
+}
+
+std::map<std::string, double> Loop::original_metrics_of(const rewrite::KernelUnit& unit) const {
+  const Judgement& o = m_result.original;
+  for (std::size_t k = 0; k < o.kernels_by_time.size() && k < o.kernel_metrics.size(); ++k)
+    if (rewrite::profiled_kernel_name(o.kernels_by_time[k]) == unit.definition.name) return o.kernel_metrics[k];
+  return o.metrics;
 }
 
 std::string Loop::unit_source(const std::string& definition, std::string* why) const {
@@ -551,10 +564,64 @@ std::string Loop::unit_source(const std::string& definition, std::string* why) c
     return "";
   }
   try {
-    return rewrite::source_with_kernel(u.source_path, u.include_dirs, u.project_root, u.definition, definition);
+    std::vector<rewrite::Replacement> all = m_kept;
+    all.push_back({u.definition, definition});
+    return rewrite::source_with_kernels(u.source_path, u.include_dirs, u.project_root, all);
   } catch (const std::exception& e) {
     *why = "the new definition of " + u.definition.name + " cannot be put in the source: " + e.what();
     return "";
+  }
+}
+
+void Loop::run_trajectories(const Base& start, Best& best, bool* stop_run) {
+  const int width = std::max(1, m_options.parallel);
+  // Trajectories run in groups of `width`. Within a group, step s of every
+  // trajectory runs at once against the same KB; the results are then
+  // committed in trajectory order, so what the KB learns, and so every later
+  // request, does not depend on which request finished first. A group of
+  // one is the plain sequential loop.
+  for (int g = 0; g < m_options.trajectories && !*stop_run; g += width) {
+    const int g_end = std::min(m_options.trajectories, g + width);
+    std::vector<Base> bases(static_cast<std::size_t>(g_end - g), start);
+    std::vector<bool> alive(bases.size(), true);
+    for (int s = 0; s < m_options.steps && !*stop_run; ++s) {
+      std::vector<int> active;
+      for (int t = g; t < g_end; ++t)
+        if (alive[static_cast<std::size_t>(t - g)]) active.push_back(t);
+      if (active.empty()) break;
+      std::vector<RoundResult> results = run_round(active, s, bases, g);
+      for (std::size_t i = 0; i < active.size(); ++i) {
+        const int t = active[i];
+        Base& base = bases[static_cast<std::size_t>(t - g)];
+        if (results[i].stop) *stop_run = true;
+        if (results[i].step.technique.empty()) {  // nothing left to try
+          alive[static_cast<std::size_t>(t - g)] = false;
+          continue;
+        }
+        record_step(std::move(results[i].step), base);
+        const Step& done = m_result.steps.back();
+        if (done.verified && (!best.have || done.attempts.back().speedup > best.speedup)) {
+          best.have = true;
+          best.step = m_result.steps.size() - 1;
+          best.speedup = done.attempts.back().speedup;
+        }
+        advance_base(done, base);
+        if (const std::string near = done.accepted ? near_bound(base.metrics) : ""; !near.empty()) {
+          say("t" + std::to_string(t) + " ends: its base " + base.tag + " " + near);
+          alive[static_cast<std::size_t>(t - g)] = false;
+        }
+        if (!*stop_run && m_options.review_every > 0 &&
+            m_result.steps.size() % static_cast<std::size_t>(m_options.review_every) == 0)
+          review(stop_run);
+        policy::Context after = context(base, done.state, m_result.steps, t, s + 1);
+        std::optional<bool> stop;
+        {
+          std::lock_guard<std::mutex> lock(m_policy_mutex);
+          stop = m_policy.stop(after);
+        }
+        if (stop && *stop) alive[static_cast<std::size_t>(t - g)] = false;
+      }
+    }
   }
 }
 
@@ -569,7 +636,8 @@ RunResult Loop::run() {
     say("cannot optimize: " + m_result.stop.text());
     return m_result;
   }
-  choose_unit();
+  const std::vector<int> order = unit_order();
+  if (!order.empty()) begin_unit(static_cast<std::size_t>(order.front()), 0);
   Base original;
   original.source = m_target.unit.active() ? m_unit_original : m_target.source;
   original.definition = m_target.unit.definition.text;
@@ -580,61 +648,36 @@ RunResult Loop::run() {
     say("not optimized: " + m_result.stop.text());
     return m_result;
   }
-
-  bool have_best = false;
-  std::size_t best_step = 0;
-  double best_speedup = 0;
+  Best best;
   bool stop_run = false;
-  const int width = std::max(1, m_options.parallel);
-  // Trajectories run in groups of `width`. Within a group, step s of every
-  // trajectory runs at once against the same KB; the results are then
-  // committed in trajectory order, so what the KB learns, and so every later
-  // request, does not depend on which request finished first. A group of
-  // one is the plain sequential loop.
-  for (int g = 0; g < m_options.trajectories && !stop_run; g += width) {
-    const int g_end = std::min(m_options.trajectories, g + width);
-    std::vector<Base> bases(static_cast<std::size_t>(g_end - g), original);
-    std::vector<bool> alive(bases.size(), true);
-    for (int s = 0; s < m_options.steps && !stop_run; ++s) {
-      std::vector<int> active;
-      for (int t = g; t < g_end; ++t)
-        if (alive[static_cast<std::size_t>(t - g)]) active.push_back(t);
-      if (active.empty()) break;
-      std::vector<RoundResult> results = run_round(active, s, bases, g);
-      for (std::size_t i = 0; i < active.size(); ++i) {
-        const int t = active[i];
-        Base& base = bases[static_cast<std::size_t>(t - g)];
-        if (results[i].stop) stop_run = true;
-        if (results[i].step.technique.empty()) {  // nothing left to try
-          alive[static_cast<std::size_t>(t - g)] = false;
-          continue;
-        }
-        record_step(std::move(results[i].step), base);
-        const Step& done = m_result.steps.back();
-        if (done.verified && (!have_best || done.attempts.back().speedup > best_speedup)) {
-          have_best = true;
-          best_step = m_result.steps.size() - 1;
-          best_speedup = done.attempts.back().speedup;
-        }
-        advance_base(done, base);
-        if (const std::string near = done.accepted ? near_bound(base.metrics) : ""; !near.empty()) {
-          say("t" + std::to_string(t) + " ends: its base " + base.tag + " " + near);
-          alive[static_cast<std::size_t>(t - g)] = false;
-        }
-        if (!stop_run && m_options.review_every > 0 &&
-            m_result.steps.size() % static_cast<std::size_t>(m_options.review_every) == 0)
-          review(&stop_run);
-        policy::Context after = context(base, done.state, m_result.steps, t, s + 1);
-        std::optional<bool> stop;
-        {
-          std::lock_guard<std::mutex> lock(m_policy_mutex);
-          stop = m_policy.stop(after);
-        }
-        if (stop && *stop) alive[static_cast<std::size_t>(t - g)] = false;
+  run_trajectories(original, best, &stop_run);
+  // Further kernels, one after another, each from what the rounds before kept.
+  Base kept = original;
+  const std::size_t rounds = std::min(order.size(), static_cast<std::size_t>(std::max(1, m_options.kernels)));
+  for (std::size_t k = 1, round_start = 0; k < rounds && !stop_run; ++k) {
+    if (best.have && best.step >= round_start) {
+      const Step& held = m_result.steps[best.step];
+      if (held.looked_again && best.speedup >= kept.speedup * (1.0 + m_options.min_gain)) {
+        const Attempt& a = held.attempts.back();
+        m_kept.push_back({m_target.unit.definition, a.definition});
+        kept.source = a.code;
+        kept.tag = a.tag;
+        kept.speedup = a.speedup;
+        kept.median_us = a.median_us;
+        kept.technique = held.technique;
       }
     }
+    begin_unit(static_cast<std::size_t>(order[k]), k);
+    kept.definition = m_target.unit.definition.text;
+    kept.metrics = original_metrics_of(m_target.unit);
+    if (const std::string near = near_bound(kept.metrics); !near.empty()) {
+      say("kernel " + m_target.unit.definition.name + " not rewritten: it " + near);
+      continue;
+    }
+    round_start = m_result.steps.size();
+    run_trajectories(kept, best, &stop_run);
   }
-  if (have_best) keep_winner(best_step);
+  if (best.have) keep_winner(best.step);
   m_result.stop = m_stop;
   return m_result;
 }

@@ -52,6 +52,10 @@ struct LoopOptions {
   // GPU's measured roof at its arithmetic intensity) is not worked on: the
   // original ends the run before any request, a base its trajectory. 0: never.
   double bound_stop = 0.9;
+  // With kernel units: how many kernels, in the order of the original's GPU
+  // time, one run rewrites one after another, each from what the earlier
+  // ones kept.
+  int kernels = 1;
 };
 
 // The share of its speed of light a profile says a kernel runs at; 0 when
@@ -89,6 +93,7 @@ struct Attempt : Exchange {
 
 struct Step {
   int trajectory = 0, index = 0;
+  std::string kernel;           // the kernel unit it rewrote; empty: the whole source
   std::string state;            // the base's classified state
   std::string technique;        // the policy's choice
   std::vector<std::string> ranking;  // the policy's whole order of the techniques left, its choice first
@@ -191,10 +196,23 @@ class Loop {
   // at or past options.bound_stop; "" otherwise.
   std::string near_bound(const std::map<std::string, double>& metrics) const;
   void review(bool* stop_run);
-  // Picks the kernel unit the original's time goes to (when the project
-  // defines several kernels, or the one it has lives in a header), and
-  // says which.
-  void choose_unit();
+  // The fastest verified step so far.
+  struct Best {
+    bool have = false;
+    std::size_t step = 0;
+    double speedup = 0;
+  };
+  // Every trajectory from `start`, in groups of options.parallel.
+  void run_trajectories(const Base& start, Best& best, bool* stop_run);
+  // The kernel units to rewrite, most of the original's GPU time first
+  // (when the project defines several kernels, or the one it has lives in
+  // a header); empty: the whole source.
+  std::vector<int> unit_order();
+  // Makes unit `i` the one rewritten (in the run's `round`-th kernel), and says so.
+  void begin_unit(std::size_t i, std::size_t round);
+  // The original's profile of the unit's kernel (the dominant kernel's when
+  // its profile does not name it).
+  std::map<std::string, double> original_metrics_of(const rewrite::KernelUnit& unit) const;
   // A kernel unit's reply as the whole source: "" and `why` when it
   // defines no such kernel or cannot be placed.
   std::string unit_source(const std::string& definition, std::string* why) const;
@@ -208,6 +226,7 @@ class Loop {
   std::function<void(const std::string&)> m_log;
   RunResult m_result;
   std::string m_unit_original;  // a kernel unit's original as one text (the static checks' baseline)
+  std::vector<rewrite::Replacement> m_kept;  // definitions earlier kernels' rounds kept
   RunStop m_stop;  // set once, by the first failure that ends the run
   std::mutex m_mutex;                // m_result's counters, m_stop
   std::mutex m_policy_mutex;         // the policy (a Lua state) is not shared between threads

@@ -2,6 +2,8 @@
 
 #include <filesystem>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "common/file_util.h"
@@ -31,6 +33,7 @@ json step_json(const Step& s) {
             {"verified", s.verified},     {"speedup_vs_base", s.speedup_vs_base}, {"reward", s.reward},
             {"advantage", s.advantage},   {"accepted", s.accepted}, {"attempts", attempts}};
   if (s.base_bound_share > 0) j["base_bound_share"] = s.base_bound_share;  // the gap to the speed of light
+  if (!s.kernel.empty()) j["kernel"] = s.kernel;  // the kernel unit the step rewrote
   if (s.looked_again)
     j["second_look"] = {{"status", status_name(s.second_look.status)},
                         {"speedup", s.second_look.speedup},
@@ -156,11 +159,16 @@ std::string summary_json(const KernelTarget& target, const RunResult& result, do
                      {"output_tokens", result.output_tokens},
                      {"cost_usd", result.llm_cost_usd}}},
             {"seconds", {{"total", seconds}, {"llm", llm_s}, {"judge", judge_s}, {"loop", loop_s}, {"loop_max_step", loop_max_s}}}};
-  if (!result.unit.name.empty())  // the one kernel the run rewrote, where it is defined
+  if (!result.unit.name.empty()) {  // the first kernel the run rewrote, where it is defined
     j["unit"] = {{"kernel", result.unit.name},
                  {"file", result.unit.file},
                  {"line", result.unit.line},
                  {"definition_bytes", result.unit.text.size()}};
+    json kernels = json::array();  // every kernel a step rewrote, in order
+    for (const Step& s : result.steps)
+      if (!s.kernel.empty() && std::find(kernels.begin(), kernels.end(), s.kernel) == kernels.end()) kernels.push_back(s.kernel);
+    j["kernels_rewritten"] = kernels;
+  }
   if (result.improved) {
     j["best"] = result.best_tag;
     j["confirmed_speedup"] = result.confirmation.speedup;

@@ -278,13 +278,20 @@ std::string profiled_kernel_name(const std::string& profiled) {
   return profiled.substr(b, end - b);
 }
 
-int unit_by_time(const std::vector<KernelUnit>& units, const std::vector<std::string>& kernels_by_time) {
+std::vector<int> units_by_time(const std::vector<KernelUnit>& units, const std::vector<std::string>& kernels_by_time) {
+  std::vector<int> out;
   for (const std::string& k : kernels_by_time) {
     const std::string name = profiled_kernel_name(k);
     for (std::size_t i = 0; i < units.size(); ++i)
-      if (units[i].definition.name == name) return static_cast<int>(i);
+      if (units[i].definition.name == name && std::find(out.begin(), out.end(), static_cast<int>(i)) == out.end())
+        out.push_back(static_cast<int>(i));
   }
-  return -1;
+  return out;
+}
+
+int unit_by_time(const std::vector<KernelUnit>& units, const std::vector<std::string>& kernels_by_time) {
+  const std::vector<int> order = units_by_time(units, kernels_by_time);
+  return order.empty() ? -1 : order.front();
 }
 
 }  // namespace kernelblaster::rewrite

@@ -97,4 +97,7 @@ std::string profiled_kernel_name(const std::string& profiled);
 // most time first) that one of `units` defines; -1 when none does.
 int unit_by_time(const std::vector<KernelUnit>& units, const std::vector<std::string>& kernels_by_time);
 
+// Every unit a profiled kernel names, most time first, each once.
+std::vector<int> units_by_time(const std::vector<KernelUnit>& units, const std::vector<std::string>& kernels_by_time);
+
 }  // namespace kernelblaster::rewrite
