@@ -117,6 +117,21 @@ def main():
     expect("optimize without an LLM model: one line, exit 2, nothing sent",
            p.returncode == 2 and one_line(p.stderr) and "no LLM model" in p.stderr, p)
 
+    # Issue 40: the kernels a rewrite takes one at a time, read from the text.
+    hk = f"{ROOT}/tests/cmake/projects/headerkernels"
+    p = run([tool, "optimize", "--list", "--json", "--source", f"{hk}/src/ops.cu", "-I", f"{hk}/include",
+             "--project-root", hk])
+    units = json.loads(p.stdout).get("kernels", []) if p.returncode == 0 else []
+    expect("optimize --list finds both header kernels where they are defined, with their launchers",
+           [(u["kernel"], os.path.basename(u["file"]), u["launching_functions"]) for u in units] ==
+           [("transpose_tiles", "kernels.cuh", 1), ("add_bias", "kernels.cuh", 1)], p)
+    p = run([tool, "optimize", "--list", "--source", f"{ROOT}/examples/kernels/src/softmax.cu", "-I",
+             f"{ROOT}/examples/kernels/include"])
+    expect("optimize --list on a source with its one kernel: the whole source is the unit",
+           p.returncode == 0 and "a rewrite takes the whole source" in p.stdout, p)
+    p = run([tool, "optimize", "--list"])
+    expect("optimize --list without --source: one line, exit 2", p.returncode == 2 and one_line(p.stderr), p)
+
     p = run([tool, "optimize", "--kernelbench", f"{ROOT}/tests/kernelbench/002_Softmax"] + softmax[:2])
     expect("optimize --kernelbench with --source: one line, exit 2", p.returncode == 2 and one_line(p.stderr), p)
     p = run([tool, "optimize", "--kernelbench", "/nonexistent-problems"])

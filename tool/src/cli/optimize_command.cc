@@ -91,6 +91,11 @@ looked at again with fresh seeds before it is kept. Progress goes to stderr.
                         original's GPU time, one run rewrites one after another,
                         each round starting from what the earlier ones kept
                         (default 1)
+  --list                with --source (and -I, --manifest, --project-root): list the
+                        kernels a rewrite may take one at a time, where each is
+                        defined, its size and the functions that launch it, and
+                        the size of the whole source as one text; no GPU, no
+                        LLM (--json too)
   --project-root DIR    the project's own tree: headers under it are the
                         project's to rewrite (default: a build manifest's
                         source tree, else the git work tree that holds the
@@ -215,6 +220,7 @@ std::vector<rewrite::KernelUnit> kernel_units_of(const Job& job, const Settings&
                ")");
     return {};
   }
+  if (job.harness.empty()) return units;
   std::string shapes;
   for (const tuner::HarnessSize& size : tuner::labelled_harness_sizes(read_file(job.harness))) {
     std::string line = size.label.empty() ? "size" : size.label;
@@ -629,7 +635,57 @@ static int run_optimize(const OptimizeCall& c, llm::Client& client, const std::s
   return run_directory(c, client, probe, gpu, self_exe);
 }
 
+// optimize --list: the kernel units of a source, read from its text.
+int list_units(const CommandArgs& argv) {
+  Args args(argv, {"--source", "--harness", "--manifest", "-I", "-D", "--project-root"}, {"--list", "--json"});
+  const std::string source = args.value("--source");
+  if (source.empty()) throw UsageError("--list needs --source FILE.cu");
+  if (!fs::is_regular_file(source)) throw UsageError("no such file: " + source);
+  CompileSettings cs;
+  if (!args.value("--manifest").empty()) cs = settings_from_manifest(args.value("--manifest"));
+  for (const std::string& d : args.values("-I")) cs.include_dirs.push_back(d);
+  cs.include_dirs.push_back(fs::absolute(source).parent_path().string());
+  Settings st;
+  st.manifest = args.value("--manifest");
+  st.project_root = args.value("--project-root");
+  Job job;
+  job.name = fs::path(source).filename().string();
+  job.source = source;
+  job.harness = args.value("--harness");
+  std::vector<rewrite::KernelUnit> units = kernel_units_of(job, st, cs.include_dirs);
+  const std::string root = units.empty() ? "" : units.front().project_root;
+  const std::size_t whole =
+      units.empty() ? read_file(source).size() : rewrite::source_with_kernels(source, cs.include_dirs, root, {}).size();
+  nlohmann::json j = {{"source", fs::absolute(source).string()}, {"project_root", root}, {"whole_source_bytes", whole}};
+  j["kernels"] = nlohmann::json::array();
+  for (const rewrite::KernelUnit& u : units) {
+    std::size_t launcher_bytes = 0;
+    for (const std::string& f : u.launchers) launcher_bytes += f.size();
+    j["kernels"].push_back({{"kernel", u.definition.name}, {"file", u.definition.file}, {"line", u.definition.line},
+                            {"template", u.definition.is_template}, {"definition_bytes", u.definition.text.size()},
+                            {"launching_functions", u.launchers.size()}, {"launching_bytes", launcher_bytes}});
+  }
+  if (args.flag("--json")) {
+    std::printf("%s\n", j.dump(2).c_str());
+    return 0;
+  }
+  std::printf("%s: %zu kernels the project defines (root %s); the whole source as one text: %zu bytes\n",
+              job.name.c_str(), units.size(), root.c_str(), whole);
+  for (const auto& k : j["kernels"])
+    std::printf("  %-32s %s:%d  %zu bytes%s, launched from %zu function(s) of the source or its headers (%zu bytes)\n",
+                k["kernel"].get<std::string>().c_str(), fs::path(k["file"].get<std::string>()).filename().c_str(),
+                k["line"].get<int>(), k["definition_bytes"].get<std::size_t>(), k["template"].get<bool>() ? ", template" : "",
+                k["launching_functions"].get<std::size_t>(), k["launching_bytes"].get<std::size_t>());
+  if (units.size() > 1 || (units.size() == 1 && units.front().definition.file != units.front().source_path))
+    std::printf("a rewrite takes one kernel at a time: the one the original's profile gives the most GPU time\n");
+  else
+    std::printf("a rewrite takes the whole source\n");
+  return 0;
+}
+
 int optimize_command(const CommandArgs& argv, const std::string& self_exe) {
+  if (std::find(argv.begin(), argv.end(), "--list") != argv.end())
+    return run_command("optimize", kHelp, argv, [&] { return list_units(argv); });
   return run_command("optimize", kHelp, argv, [&] {
     OptimizeCall c = parse_call(argv);
     std::unique_ptr<llm::Client> client;

@@ -255,7 +255,9 @@ std::string source_with_kernel(const std::string& source, const std::vector<std:
 
 std::vector<KernelUnit> kernel_units(const std::string& source, const std::vector<std::string>& include_dirs,
                                      const std::string& project_root) {
-  const std::string text = read_text(source);
+  // The launching code may be in the headers too (llm.c's encoder.cuh
+  // defines its kernels and the host functions that launch them).
+  const std::string text = source_with_kernels(source, include_dirs, project_root, {});
   std::vector<KernelUnit> out;
   for (KernelDefinition& d : kernel_definitions(source, include_dirs, project_root)) {
     KernelUnit u;

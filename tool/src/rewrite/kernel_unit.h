@@ -75,7 +75,7 @@ std::string source_with_kernels(const std::string& source, const std::vector<std
 // the project are, the code that launches it and the shapes it was run at.
 struct KernelUnit {
   KernelDefinition definition;
-  std::vector<std::string> launchers;     // launching_functions() of the source
+  std::vector<std::string> launchers;     // launching_functions() of the source and its project headers
   std::string shapes;                     // the recorded call shapes, one per line; may be empty
   std::string source_path;                // the source the tuned build compiles in its place
   std::vector<std::string> include_dirs;  // the target's
@@ -84,8 +84,8 @@ struct KernelUnit {
 };
 
 // The units of `source`: one per kernel the project defines and the source
-// reaches (kernel_definitions), each with the functions of the source that
-// launch it.
+// reaches (kernel_definitions), each with the functions that launch it, in
+// the source or in the project headers it reaches.
 std::vector<KernelUnit> kernel_units(const std::string& source, const std::vector<std::string>& include_dirs,
                                      const std::string& project_root);
 
