@@ -75,6 +75,15 @@ void add_work(ProfiledKernel& k, double fadd, double fmul, double ffma, double h
   k.counters["dram__bytes_write.sum"] = bytes / 2;
 }
 
+// The profiles of a report with no work declared, under ceilings of 4000
+// GB/s, 60 FP32 and 120 FP16 TFLOP/s.
+std::vector<KernelProfile> undeclared(const ProfileReport& r) {
+  ProfileInputs in;
+  in.report = &r;
+  in.ceilings = Ceilings{4000, 60000, 120000, 0};
+  return build_kernel_profiles(in);
+}
+
 // With no work declared (a KernelBench problem, a synthesized harness), each
 // kernel is placed from its own counters: FLOPs executed (an FMA is two)
 // over DRAM bytes, in its own launch's time.
@@ -84,10 +93,7 @@ TEST(KernelMetrics, WithNoWorkDeclaredEachKernelIsPlacedFromItsCounters) {
   add_work(r.kernels[0], 1e9, 1e9, 19e9, 0, 0, 1e9);  // 40 GFLOP over 1 GB in 1 ms
   add_work(r.kernels[1], 0, 0, 0, 0, 0, 200e6);        // 200 MB in 100 us: 2000 GB/s
   add_work(r.kernels[2], 0, 0, 0, 0, 0, 200e6);
-  ProfileInputs in;
-  in.report = &r;
-  in.ceilings = Ceilings{4000, 60000, 120000, 0};
-  auto kernels = build_kernel_profiles(in);
+  auto kernels = undeclared(r);
   ASSERT_EQ(kernels.size(), 2u);
   const auto& mm = kernels[0].metrics;
   EXPECT_DOUBLE_EQ(mm.at("fp32_flops"), 40e9);
@@ -108,10 +114,7 @@ TEST(KernelMetrics, MostlyHalfWorkIsPlacedUnderTheHalfRoofAndDoubleWorkNowhere) 
   r.kernels = {kernel("_Z4halfv", 1000000, 1), kernel("_Z6doublev", 500000, 1)};
   add_work(r.kernels[0], 0, 0, 1e9, 30e9, 0, 1e9);  // 62 GFLOP, 60 of them half
   add_work(r.kernels[1], 0, 0, 1e9, 0, 5e9, 1e9);
-  ProfileInputs in;
-  in.report = &r;
-  in.ceilings = Ceilings{4000, 60000, 120000, 0};
-  auto kernels = build_kernel_profiles(in);
+  auto kernels = undeclared(r);
   ASSERT_EQ(kernels.size(), 2u);
   EXPECT_NEAR(kernels[0].metrics.at("flops_pct_of_peak"), 100.0 * 62000 / 120000, 1e-9);
   EXPECT_FALSE(kernels[1].metrics.count("roofline_bound_pct"));  // no FP64 roof is measured
