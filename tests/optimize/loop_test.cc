@@ -360,6 +360,36 @@ TEST(OptimizeLoop, TwoKernelsAreRewrittenOneAfterTheOtherFromWhatTheFirstKept) {
   EXPECT_EQ(summary["kernels_rewritten"], json::array({"tile", "add_one"}));
 }
 
+TEST(OptimizeLoop, AKernelNearItsBoundIsPassedOverAndTheNextStartsFromWhatWasKept) {
+  HeaderProject project;
+  write_file(project.source, read_file(project.source) +
+                                 "__global__ void third(float* x) { x[0] = 3.0f; }\n"
+                                 "void run_third(float* x) { third<<<1, 1>>>(x); }\n");
+  Rig rig;
+  rig.units = project.units();
+  rig.options.kernels = 3;
+  rig.judge.original.kernels_by_time = {"void tile<128>(float*, int)", "add_one(float*, int)", "third(float*)"};
+  rig.judge.original.kernel_metrics = {rig.judge.original.metrics,
+                                       {{"roofline_bound_pct", 95}, {"dram_throughput_pct", 90}},
+                                       {{"dram_throughput_pct", 30}, {"sm_throughput_pct", 20}, {"stall_long_scoreboard", 6}}};
+  rig.judge.rule("THIRD_FAST", Status::ok, 2.0);
+  rig.judge.rule("UNIT_FAST", Status::ok, 1.6);
+  rig.script(fenced(tile_definition("UNIT_FAST")));
+  rig.script(fenced("__global__ void third(float* x) { x[0] = 3.0f; /* THIRD_FAST */ }\n"));
+  RunResult r = rig.run();
+  ASSERT_EQ(r.steps.size(), 2u);
+  EXPECT_EQ(r.steps[1].kernel, "third");
+  EXPECT_TRUE(std::any_of(rig.log.begin(), rig.log.end(), [](const std::string& l) {
+    return l.find("kernel add_one not rewritten: it") != std::string::npos;
+  }));
+  const std::string& last = rig.judge.sources.back();
+  EXPECT_NE(last.find("UNIT_FAST"), std::string::npos);
+  EXPECT_NE(last.find("THIRD_FAST"), std::string::npos);
+  EXPECT_NE(last.find("x[i] += 1.0f"), std::string::npos);  // add_one as written
+  EXPECT_EQ(rewrite::kernels_in_text(last, "one.cu").size(), 3u);
+  EXPECT_TRUE(r.improved);
+}
+
 TEST(OptimizeLoop, AWholeFileForOneKernelIsRefusedAndAskedAgain) {
   HeaderProject project;
   Rig rig;

@@ -6,6 +6,7 @@
 #include <exception>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -654,18 +655,22 @@ RunResult Loop::run() {
   // Further kernels, one after another, each from what the rounds before kept.
   Base kept = original;
   const std::size_t rounds = std::min(order.size(), static_cast<std::size_t>(std::max(1, m_options.kernels)));
-  for (std::size_t k = 1, round_start = 0; k < rounds && !stop_run; ++k) {
-    if (best.have && best.step >= round_start) {
-      const Step& held = m_result.steps[best.step];
-      if (held.looked_again && best.speedup >= kept.speedup * (1.0 + m_options.min_gain)) {
-        const Attempt& a = held.attempts.back();
-        m_kept.push_back({m_target.unit.definition, a.definition});
-        kept.source = a.code;
-        kept.tag = a.tag;
-        kept.speedup = a.speedup;
-        kept.median_us = a.median_us;
-        kept.technique = held.technique;
-      }
+  std::optional<std::size_t> carried;  // the step whose kernel the rounds after carry
+  for (std::size_t k = 1; k < rounds && !stop_run; ++k) {
+    const Step* held = best.have && best.step != carried ? &m_result.steps[best.step] : nullptr;
+    if (held && held->looked_again && best.speedup >= kept.speedup * (1.0 + m_options.min_gain)) {
+      const Attempt& a = held->attempts.back();
+      for (const rewrite::KernelUnit& u : m_target.units)
+        if (u.definition.name == held->kernel) {
+          m_kept.push_back({u.definition, a.definition});
+          break;
+        }
+      carried = best.step;
+      kept.source = a.code;
+      kept.tag = a.tag;
+      kept.speedup = a.speedup;
+      kept.median_us = a.median_us;
+      kept.technique = held->technique;
     }
     begin_unit(static_cast<std::size_t>(order[k]), k);
     kept.definition = m_target.unit.definition.text;
@@ -674,7 +679,6 @@ RunResult Loop::run() {
       say("kernel " + m_target.unit.definition.name + " not rewritten: it " + near);
       continue;
     }
-    round_start = m_result.steps.size();
     run_trajectories(kept, best, &stop_run);
   }
   if (best.have) keep_winner(best.step);
