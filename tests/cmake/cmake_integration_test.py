@@ -942,6 +942,32 @@ def case_llm():
     print("ok: bad LLM cache variables are one-line configure errors")
 
 
+def case_example_lockfile():
+    """README's first command, as CI runs it: the example built with the
+    installed tool and TARGET_GPU "NVIDIA H200" applies the H200 results
+    committed in examples/kernels/kernelblaster.lock.json. Their keys hold the
+    seed KB, the tool and the sources; a change to any of them makes the
+    entries stale and the README's main job silently builds the originals."""
+    b = os.path.join(ARGS.work, "build")
+    shutil.rmtree(b, ignore_errors=True)
+    cache = os.path.join(ARGS.work, "cache")
+    shutil.rmtree(cache, ignore_errors=True)
+    # As the README configures it: no build type (the flags are in the key).
+    run(["cmake", "-S", os.path.join(ARGS.source_dir, "examples", "kernels"), "-B", b, "-G", ARGS.generator,
+         "-DCMAKE_PREFIX_PATH=" + ARGS.prefix, "-DKERNELBLASTER_CACHE_DIR=" + cache,
+         "-DKERNELBLASTER_TARGET_GPU=NVIDIA H200"])
+    out = build(b, target="kbexamples")
+    lines = kb_lines(out)
+    applied = [s for s in ("vector_add.cu", "softmax.cu", "rmsnorm.cu")
+               if any(l.startswith("kernelblaster: %s: applied tuned result for NVIDIA H200 from kernelblaster.lock.json"
+                                   % s) for l in lines)]
+    if len(applied) != 3 or any("is stale" in l for l in lines):
+        print("\n".join(lines))
+        fail("examples/kernels/kernelblaster.lock.json does not apply (applied: %s): re-measure it on an H200 "
+             "(bench/gpu_session.sh cmake)" % applied)
+    print("ok: the example applies the committed H200 results: " + ", ".join(applied))
+
+
 def case_nested():
     """find_package() and the one line in two sibling subdirectories, as a
     project of one program per folder writes them (Tony-Tan/CUDA_Freshman):
@@ -977,7 +1003,7 @@ def main():
     global ARGS, SAMPLE
     ap = argparse.ArgumentParser()
     ap.add_argument("case", choices=["errors", "subdirectory", "find_package", "configure_time", "makefiles", "awkward", "noharness",
-                                     "llm", "imagelib", "sgemmlike", "nested"])
+                                     "llm", "imagelib", "sgemmlike", "nested", "example_lockfile"])
     ap.add_argument("--source-dir", required=True)
     ap.add_argument("--prefix", required=True)
     ap.add_argument("--tool", required=True)
