@@ -2,11 +2,10 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <set>
 #include <stdexcept>
 
+#include "common/file_util.h"
 #include "common/include_scan.h"
 #include "common/source_lines.h"
 
@@ -63,14 +62,6 @@ bool definition_at(const std::string& code, std::size_t at, std::string* name, s
   return false;
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 bool under(const fs::path& path, const fs::path& root) {
   const fs::path rel = path.lexically_relative(root);
   return !rel.empty() && *rel.begin() != ".." && !rel.is_absolute();
@@ -117,7 +108,7 @@ std::vector<KernelDefinition> kernel_definitions(const std::string& source, cons
     if (under(normal(h), root)) files.push_back(normal(h).string());
   std::vector<KernelDefinition> out;
   for (const std::string& f : files)
-    for (KernelDefinition& d : kernels_in_text(read_text(f), f)) out.push_back(std::move(d));
+    for (KernelDefinition& d : kernels_in_text(read_file(f), f)) out.push_back(std::move(d));
   return out;
 }
 
@@ -165,7 +156,7 @@ class Amalgamation {
       : m_dirs(std::move(include_dirs)), m_root(std::move(root)), m_replacements(replacements) {}
 
   std::string file(const fs::path& path) {
-    const std::string text = read_text(path.string());
+    const std::string text = read_file(path.string());
     const std::string name = path.string();
     // This file's replacements, in the order of their places.
     std::vector<const Replacement*> here;
