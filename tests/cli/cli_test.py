@@ -119,6 +119,24 @@ def main():
 
     # Issue 40: the kernels a rewrite takes one at a time, read from the text.
     hk = f"{ROOT}/tests/cmake/projects/headerkernels"
+    # A harness that calls both of ops.cu's launchers (a recorded one does):
+    # a kernel is rewritten alone with no launcher named; the whole source
+    # needs one.
+    with tempfile.TemporaryDirectory() as d:
+        both = os.path.join(d, "both_harness.cu")
+        with open(both, "w") as f:
+            f.write("void ops_transpose(const float*, float*, int, int);\n"
+                    "void ops_bias(const float*, float*, int, float);\n"
+                    "int main() { ops_transpose(0, 0, 0, 0); ops_bias(0, 0, 0, 0.f); }\n")
+        two = ["--source", f"{hk}/src/ops.cu", "--harness", both, "-I", f"{hk}/include"]
+        p = subprocess.run([tool, "optimize", "--unit", "source"] + two, capture_output=True, text=True, timeout=600,
+                           env=no_llm_env)
+        expect("optimize --unit source with a harness of two launchers: one line, exit 2, both named",
+               p.returncode == 2 and one_line(p.stderr) and
+               (("ops_transpose" in p.stderr and "ops_bias" in p.stderr) or "no libclang" in p.stderr), p)
+        p = subprocess.run([tool, "optimize"] + two, capture_output=True, text=True, timeout=600, env=no_llm_env)
+        expect("optimize with a harness of two launchers, a kernel at a time: no launcher needed (stops for want of a model)",
+               p.returncode == 2 and one_line(p.stderr) and ("no LLM model" in p.stderr or "no libclang" in p.stderr), p)
     p = run([tool, "optimize", "--list", "--json", "--source", f"{hk}/src/ops.cu", "-I", f"{hk}/include",
              "--project-root", hk])
     units = json.loads(p.stdout).get("kernels", []) if p.returncode == 0 else []

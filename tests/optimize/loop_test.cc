@@ -133,6 +133,7 @@ struct Rig {
   LoopOptions options;
   std::vector<std::string> log;
   std::vector<rewrite::KernelUnit> units;  // the project's kernels, for a rewrite one kernel at a time
+  std::string launcher = "launch_scale";   // empty: a harness of several launchers, none named
 
   Rig() {
     options.trajectories = 1;
@@ -165,7 +166,7 @@ struct Rig {
   }
   RunResult run() {
     if (!client) make_client();
-    KernelTarget t{"scale.cu", kOriginal, "launch_scale", "launch_scale(x, y, n, a) writes y = a * x", "sm_90", "NVIDIA H100 80GB HBM3"};
+    KernelTarget t{"scale.cu", kOriginal, launcher, "launch_scale(x, y, n, a) writes y = a * x", "sm_90", "NVIDIA H100 80GB HBM3"};
     t.units = units;
     Loop loop(t, options, kb, *policy, *client, judge, [this](const std::string& l) { log.push_back(l); });
     return loop.run();
@@ -750,6 +751,21 @@ TEST(OptimizeLoop, AnOriginalThatFailsEndsTheRunBeforeAnyRequest) {
   EXPECT_TRUE(rig.transport->sent.empty());
   EXPECT_EQ(r.stop.kind, RunStop::Kind::original_failed);
   EXPECT_NE(r.stop.text().find("reference_failed"), std::string::npos);
+}
+
+// A harness of several launchers names none to rewrite the source around:
+// with no kernel to rewrite alone, the run ends before any request and says
+// why.
+TEST(OptimizeLoop, NoKernelAloneAndNoLauncherEndsTheRunBeforeAnyRequest) {
+  Rig rig;
+  rig.launcher.clear();
+  RunResult r = rig.run();
+  EXPECT_TRUE(r.steps.empty());
+  EXPECT_TRUE(rig.transport->sent.empty());
+  EXPECT_FALSE(r.improved);
+  EXPECT_EQ(r.stop.kind, RunStop::Kind::no_unit);
+  EXPECT_NE(r.stop.text().find("nothing to rewrite: the harness calls several launchers"), std::string::npos)
+      << r.stop.text();
 }
 
 // A kernel already at 95% of its speed of light is not worked on: no

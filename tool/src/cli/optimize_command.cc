@@ -33,8 +33,14 @@
 
 namespace kernelblaster {
 
-std::string discover_launcher(const std::string& source, const std::string& harness,
-                              const std::vector<std::string>& include_dirs, const std::vector<std::string>& definitions);
+// The source's host launchers, and those of them a harness names.
+struct HarnessLaunchers {
+  std::vector<std::string> all, named;
+  std::string list() const;  // the named ones (else all) joined by commas; "none"
+};
+HarnessLaunchers harness_launchers_of(const std::string& source, const std::string& harness,
+                                      const std::vector<std::string>& include_dirs,
+                                      const std::vector<std::string>& definitions);
 
 namespace {
 
@@ -102,7 +108,8 @@ looked at again with fresh seeds before it is kept. Progress goes to stderr.
                         source, else the source's directory)
   --launcher NAME       the host function the harness calls (it keeps its signature);
                         default: the source's one host launcher that the harness
-                        names (found with libclang)
+                        names; a harness of several (a recorded one) needs none
+                        while a kernel is rewritten alone (--unit kernel)
   --contract TEXT       what else must not change, in words, for the prompt
   --manifest FILE       compile settings as JSON or a build's manifest; a build's
                         LLM settings in it apply under the environment and flags
@@ -389,6 +396,16 @@ struct OptimizeCall {
   llm::LlmConfig config;
 };
 
+// Why --launcher must be given: the harness names none of the source's
+// launchers, or several where the whole source is rewritten.
+std::string launcher_required(const Job& job, const HarnessLaunchers& found) {
+  if (found.named.empty())
+    return "--launcher is required: no host launcher of " + job.source + " is named in " + job.harness +
+           " (launchers: " + found.list() + ")";
+  return "--launcher is required with --unit source: " + job.harness + " names several launchers of " + job.source +
+         " (" + found.list() + ")";
+}
+
 // --source, --harness, --launcher: one native job.
 Job native_job(const Args& args) {
   Job job;
@@ -399,18 +416,28 @@ Job native_job(const Args& args) {
   if (job.harness.empty()) throw UsageError("--harness is required");
   for (const std::string* p : {&job.source, &job.harness})
     if (!fs::is_regular_file(*p)) throw UsageError("no such file: " + *p);
+  std::string called = job.launcher;  // the launchers the harness calls, in words
   if (job.launcher.empty()) {
     CompileSettings cs;
     if (!args.value("--manifest").empty()) cs = settings_from_manifest(args.value("--manifest"));
     for (const std::string& d : args.values("-I")) cs.include_dirs.push_back(d);
     for (const std::string& d : args.values("-D")) cs.definitions.push_back(d);
-    job.launcher = discover_launcher(job.source, job.harness, cs.include_dirs, cs.definitions);
+    // A kernel rewritten alone leaves every launcher as written: a harness
+    // of several launchers judges it with no launcher named.
+    const bool kernels_alone = args.value("--unit", "kernel") == "kernel";
+    const HarnessLaunchers found = harness_launchers_of(job.source, job.harness, cs.include_dirs, cs.definitions);
+    if (found.named.size() == 1) job.launcher = found.named.front();
+    else if (found.named.size() < 2 || !kernels_alone) throw UsageError(launcher_required(job, found));
+    else called = found.list();
   }
-  if (!rewrite::defines_function(read_file(job.source), job.launcher))
+  if (!job.launcher.empty() && !rewrite::defines_function(read_file(job.source), job.launcher))
     throw UsageError(job.source + " defines no function named " + job.launcher + " (--launcher)");
   job.name = fs::path(job.source).filename().string();
-  job.contract = args.value("--contract", "the launcher " + job.launcher +
-                                              " keeps its signature, reads its inputs and writes every output as the original does");
+  job.contract = args.value("--contract", (job.launcher.empty() ? "the launchers " : "the launcher ") + called +
+                                              (job.launcher.empty() ? " keep their signatures, read their inputs and write every"
+                                                                      " output as the original does"
+                                                                    : " keeps its signature, reads its inputs and writes every"
+                                                                      " output as the original does"));
   job.out = args.value("--out", "kernelblaster-optimize/" + fs::path(job.source).stem().string());
   return job;
 }
@@ -579,10 +606,10 @@ int run_directory(const OptimizeCall& c, llm::Client& client, GpuProbe& probe, c
 
 }  // namespace
 
-// The launcher when none is named: the source's host launchers (libclang)
-// that the harness mentions; exactly one, or a usage error naming them.
-std::string discover_launcher(const std::string& source, const std::string& harness,
-                              const std::vector<std::string>& include_dirs, const std::vector<std::string>& definitions) {
+// The source's host launchers (libclang) that the harness mentions.
+HarnessLaunchers harness_launchers_of(const std::string& source, const std::string& harness,
+                                      const std::vector<std::string>& include_dirs,
+                                      const std::vector<std::string>& definitions) {
   if (!harness::have_parser())
     throw UsageError("--launcher is required (this build has no libclang to find the host function the harness calls)");
   harness::ScanOptions opt;
@@ -590,22 +617,18 @@ std::string discover_launcher(const std::string& source, const std::string& harn
   opt.definitions = definitions;
   harness::SourceScan scan = harness::scan_source(source, opt);
   const std::string harness_code = code_only(read_file(harness));
-  std::vector<std::string> named, all;
+  HarnessLaunchers out;
   for (const harness::Launcher& l : scan.launchers) {
-    all.push_back(l.name);
-    if (!kernelbench::find_identifier(harness_code, l.name).empty()) named.push_back(l.name);
+    out.all.push_back(l.name);
+    if (!kernelbench::find_identifier(harness_code, l.name).empty()) out.named.push_back(l.name);
   }
-  auto list = [](const std::vector<std::string>& v) {
-    std::string out;
-    for (const std::string& n : v) out += (out.empty() ? "" : ", ") + n;
-    return out.empty() ? std::string("none") : out;
-  };
-  if (named.size() == 1) return named.front();
-  if (named.empty())
-    throw UsageError("--launcher is required: no host launcher of " + source + " is named in " + harness +
-                     " (launchers: " + list(all) + ")");
-  throw UsageError("--launcher is required: " + harness + " names several launchers of " + source + " (" +
-                   list(named) + ")");
+  return out;
+}
+
+std::string HarnessLaunchers::list() const {
+  std::string out;
+  for (const std::string& n : named.empty() ? all : named) out += (out.empty() ? "" : ", ") + n;
+  return out.empty() ? std::string("none") : out;
 }
 
 // This GPU's roofline ceilings, measured the first time this machine needs

@@ -639,6 +639,14 @@ RunResult Loop::run() {
   }
   const std::vector<int> order = unit_order();
   if (!order.empty()) begin_unit(static_cast<std::size_t>(order.front()), 0);
+  // The whole source is rewritten around its one launcher; a harness of
+  // several launchers names none, so only a kernel alone can be rewritten.
+  if (!m_target.unit.active() && m_target.launcher.empty()) {
+    m_result.stop = {RunStop::Kind::no_unit, "the harness calls several launchers and no kernel can be rewritten alone"
+                                             " (name one with --launcher to rewrite the whole source)"};
+    say("not optimized: " + m_result.stop.text());
+    return m_result;
+  }
   Base original;
   original.source = m_target.unit.active() ? m_unit_original : m_target.source;
   original.definition = m_target.unit.definition.text;
@@ -692,6 +700,7 @@ std::string RunStop::text() const {
     case Kind::llm_failed: return "llm " + detail;
     case Kind::original_failed: return "original " + detail;
     case Kind::near_bound: return "near bound: " + detail;
+    case Kind::no_unit: return "nothing to rewrite: " + detail;
   }
   return "done";
 }

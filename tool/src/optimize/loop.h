@@ -131,9 +131,10 @@ inline constexpr double kFailureReward = -0.6931471805599453;  // ln 0.5
 // in a way that ends the run (the cost cap, an unusable model); or the
 // original failed its own judgement, so nothing could be compared.
 struct RunStop {
-  enum class Kind { done, llm_failed, original_failed, near_bound } kind = Kind::done;
+  enum class Kind { done, llm_failed, original_failed, near_bound, no_unit } kind = Kind::done;
   std::string detail;  // the LLM outcome, the original's status or its share of the bound, and what it said
-  // "done", "llm <outcome>: detail", "original <status>: detail", "near bound: detail"
+  // "done", "llm <outcome>: detail", "original <status>: detail", "near bound: detail",
+  // "nothing to rewrite: detail" (no kernel alone, and no one launcher for the whole source)
   std::string text() const;
 };
 

@@ -43,7 +43,9 @@ llm::Request second_opinion_request(const std::string& original, const std::stri
                                     const std::string& launcher) {
   llm::Request r;
   r.messages = {{llm::Role::system, kSystem},
-                {llm::Role::user, "The launcher is " + launcher + ".\n\nOriginal:\n```cuda\n" + original +
+                {llm::Role::user, (launcher.empty() ? std::string("The harness calls several launchers.")
+                                                           : "The launcher is " + launcher + ".") +
+                                      "\n\nOriginal:\n```cuda\n" + original +
                                       "```\n\nRewrite:\n```cuda\n" + candidate + "```\n"}};
   r.sampling.max_tokens = 1024;
   return r;
