@@ -13,7 +13,9 @@
 # opt-kernelbench, opt-transfer (gpu_optimize_scripted's parts; the last two
 # share /tmp/optimize-kb.json), fleet-storage, fleet-shards (bench/fleet/run.sh),
 # states (bench/states/run.sh), states-I-K (its I-th of K shards, so K of them at
-# once profile the problems in a K-th of the time).
+# once profile the problems in a K-th of the time), sgemm-units (SGEMM_CUDA's
+# kernels 3-5 recorded by the one line, then `optimize` one kernel at a time
+# with a scripted model: bench/sgemm_search/run.sh units).
 # Each part's whole log is $OUT/part-<part>.log; $OUT/parts.txt has their exits.
 # Parts at once share the GPU: their timings are not comparable with a part
 # run alone (the judge times original and candidate in turn, so it compares
@@ -41,6 +43,8 @@ part() {  # the command of one part
     fleet-storage) bash bench/fleet/run.sh storage ;;
     fleet-shards) bash bench/fleet/run.sh shards ;;
     states) TOOL=$B/tool/src/cli/kernelblaster bash bench/states/run.sh ;;
+    sgemm-units) export SGEMM_KERNELS=${SGEMM_KERNELS:-3 4 5}  # oss/SGEMM_CUDA carried; ~8 minutes
+      STAGE=before bash bench/oneline_projects.sh run sgemm_cuda && bash bench/sgemm_search/run.sh units ;;
     states-*-*) s=${1#states-}; TOOL=$B/tool/src/cli/kernelblaster STATES_SHARD=${s%-*}/${s#*-} bash bench/states/run.sh ;;
     *) echo "unknown part $1"; return 2 ;;
   esac

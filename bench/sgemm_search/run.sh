@@ -11,6 +11,11 @@
 #                                         each process's own phases (--json)
 #   bench/sgemm_search/run.sh tune        the second build (the one line's tuning), its summary and run log
 #   bench/sgemm_search/run.sh after       the programs again: their own figures on what the second build compiled
+#   bench/sgemm_search/run.sh units       issue 40: `optimize` one kernel at a time (after "before", with several
+#                                         kernels recorded, e.g. SGEMM_KERNELS="3 4 5"), on the harness and manifest
+#                                         the one line wrote, with a scripted model (unit_replies.py: per kernel a
+#                                         wrong rewrite, then an honest one); $SGEMM_UNIT_KERNELS (default 2) rounds;
+#                                         the list, the run's artifacts and a table of steps with their prompts' sizes
 #   bench/sgemm_search/run.sh sample SEED a landscape sample of the recorded kernels' space (after "tune"): `tune`
 #                                         with the weighted draw (policies/weighted_random.lua, a fresh user KB) for 540 s,
 #                                         nothing written (--min-speedup 100), every configuration in the log;
@@ -49,6 +54,24 @@ EOF
   after)
     STAGE=after bash bench/oneline_projects.sh run sgemm_cuda
     ;;
+  units)
+    harness=$(ls "$W"/build/kernelblaster_generated/*/harness/*.cu | head -1)
+    manifest=$(ls "$W"/build/kernelblaster_generated/*/manifest.txt | head -1)
+    tool=/tmp/kb/bin/kernelblaster
+    cp "$harness" "$OUT/units-harness.cu"
+    "$tool" optimize --list --json --source "$W/src/runner.cu" --manifest "$manifest" > "$OUT/units-list.json"
+    python3 bench/sgemm_search/unit_replies.py script "$OUT/units-list.json" /tmp/sgemm-units-script.json
+    rm -rf /tmp/sgemm-units-state /tmp/sgemm-units-kb.json "$OUT/units"
+    s=$(date +%s)
+    "$tool" optimize --source "$W/src/runner.cu" --harness "$harness" --manifest "$manifest" \
+      --kernels "${SGEMM_UNIT_KERNELS:-2}" --trajectories 1 --steps 1 --fix-attempts 1 --review-every 0 \
+      --kb /tmp/sgemm-units-kb.json --provider command --model scripted \
+      --command "python3 $PWD/tests/gpu/scripted_llm.py /tmp/sgemm-units-script.json /tmp/sgemm-units-state" \
+      --out "$OUT/units" --json > "$OUT/units.summary.json" 2> "$OUT/units.err"
+    echo "optimize: exit $? in $(( $(date +%s) - s )) s"
+    grep -E "kernel |kept|not optimized|cannot" "$OUT/units.err" | head -20
+    python3 bench/sgemm_search/unit_replies.py summary "$OUT/units"
+    ;;
   sample)
     seed=${2:?seed}
     harness=$(ls "$W"/build/kernelblaster_generated/*/harness/*.cu | head -1)
@@ -61,5 +84,5 @@ EOF
       > "$OUT/sample-$seed.summary.json" 2> "$OUT/sample-$seed.err"
     python3 -c "import json,sys; l=json.load(open(sys.argv[1])); e=l['evaluations']; ok=[x for x in e if x.get('status')=='ok']; print(len(e), 'tried,', len(ok), 'verified, best', max([x.get('speedup',0) for x in ok] or [0]))" "$OUT/sample-$seed.json"
     ;;
-  *) sed -n 2,19p "$0"; exit 2 ;;
+  *) sed -n 2,24p "$0"; exit 2 ;;
 esac
