@@ -61,12 +61,12 @@ EOF
     cp "$harness" "$OUT/units-harness.cu"
     "$tool" optimize --list --json --source "$W/src/runner.cu" --manifest "$manifest" > "$OUT/units-list.json"
     python3 bench/sgemm_search/unit_replies.py script "$OUT/units-list.json" /tmp/sgemm-units-script.json
-    rm -rf /tmp/sgemm-units-state /tmp/sgemm-units-kb.json "$OUT/units"
+    rm -rf /tmp/sgemm-units-state /tmp/sgemm-units-kb.json "$OUT/units" "$OUT/units-requests.txt"
     s=$(date +%s)
     "$tool" optimize --source "$W/src/runner.cu" --harness "$harness" --manifest "$manifest" \
       --kernels "${SGEMM_UNIT_KERNELS:-2}" --trajectories 1 --steps 1 --fix-attempts 1 --review-every 0 \
       --kb /tmp/sgemm-units-kb.json --provider command --model scripted \
-      --command "python3 $PWD/tests/gpu/scripted_llm.py /tmp/sgemm-units-script.json /tmp/sgemm-units-state" \
+      --command "tee -a $OUT/units-requests.txt | python3 $PWD/tests/gpu/scripted_llm.py /tmp/sgemm-units-script.json /tmp/sgemm-units-state" \
       --out "$OUT/units" --json > "$OUT/units.summary.json" 2> "$OUT/units.err"
     echo "optimize: exit $? in $(( $(date +%s) - s )) s"
     grep -E "kernel |kept|not optimized|cannot" "$OUT/units.err" | head -20

@@ -9,7 +9,7 @@ project's own kernels so that none of its code is kept here.
       name maps to two replies, a wrong rewrite of that kernel's definition
       (its first `alpha *` halved, so every result is off) and then an honest
       one (the definition as written, with `#pragma unroll` before each loop
-      that has none). The loop's first attempt at a kernel gets the wrong one,
+      that has none), keyed by the definition's line that names the kernel. The loop's first attempt at a kernel gets the wrong one,
       its fix the honest one.
   unit_replies.py summary RUN_DIR
       The run's trajectory: per step the kernel, each attempt's status, and
@@ -63,7 +63,11 @@ def script(list_path, out_path):
     keyed = {}
     for k in listing["kernels"]:
         code = definition(k["file"], k["line"])
-        keyed[k["kernel"]] = [reply(wrong(code), "Here is the kernel with the scaling folded in."),
+        # The key is the definition's line that names the kernel: only the
+        # prompt for that kernel shows it (another kernel's prompt may name
+        # this one, in its harness's shapes or launching code).
+        key = next(l.strip() for l in code.splitlines() if re.search(r"\b" + re.escape(k["kernel"]) + r"\s*\(", l))
+        keyed[key] = [reply(wrong(code), "Here is the kernel with the scaling folded in."),
                               reply(honest(code), "Here is the kernel with its loops unrolled.")]
     json.dump(keyed, open(out_path, "w"), indent=1)
     print(f"{len(keyed)} kernels scripted: {', '.join(keyed)}")

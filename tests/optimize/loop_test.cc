@@ -346,6 +346,9 @@ TEST(OptimizeLoop, TwoKernelsAreRewrittenOneAfterTheOtherFromWhatTheFirstKept) {
   EXPECT_EQ(r.steps[0].kernel, "tile");
   EXPECT_EQ(r.steps[1].kernel, "add_one");
   EXPECT_EQ(r.steps[1].state, "memory_latency_bound");  // add_one's own profile, not tile's
+  // Each kernel's attempts have tags of their own, so their files do not overwrite each other's.
+  EXPECT_EQ(r.steps[0].attempts.front().tag, "t0-s0-a0");
+  EXPECT_EQ(r.steps[1].attempts.front().tag, "k1-t0-s0-a0");
   EXPECT_NEAR(r.steps[1].base_speedup, 1.6, 1e-9);
   const std::string second = rig.last_message(1);
   EXPECT_NE(second.find("## The kernel to rewrite: add_one (add.cuh:2)"), std::string::npos) << second;
@@ -751,6 +754,27 @@ TEST(OptimizeLoop, AnOriginalThatFailsEndsTheRunBeforeAnyRequest) {
   EXPECT_TRUE(rig.transport->sent.empty());
   EXPECT_EQ(r.stop.kind, RunStop::Kind::original_failed);
   EXPECT_NE(r.stop.text().find("reference_failed"), std::string::npos);
+}
+
+// A step's line says why its base has no state; a classified one says only
+// the state.
+TEST(OptimizeLoop, AStepWithoutAStateSaysWhy) {
+  auto step_line = [](const Rig& rig) {
+    for (const std::string& l : rig.log)
+      if (l.find("step 0: state") != std::string::npos) return l;
+    return std::string();
+  };
+  Rig rig;
+  rig.judge.original.metrics.clear();  // the profile gave nothing
+  rig.script(fenced(kernel("ANY")));
+  rig.run();
+  EXPECT_NE(step_line(rig).find("state unclassified (no counters were read for it"), std::string::npos)
+      << step_line(rig);
+  Rig counted;
+  counted.script(fenced(kernel("ANY")));
+  counted.run();
+  EXPECT_EQ(step_line(counted).find("unclassified"), std::string::npos) << step_line(counted);
+  EXPECT_EQ(step_line(counted).find(" ("), std::string::npos) << step_line(counted);
 }
 
 // A harness of several launchers names none to rewrite the source around:

@@ -143,7 +143,7 @@ TEST(OptimizeReport, ShowsTheKeptKernelAgainstTheOriginal) {
   std::ofstream(dir / "trajectory.json")
       << json{{"steps",
                {{{"trajectory", 0}, {"step", 0}, {"technique", "vectorized_memory_access"}, {"state", "memory_bound"},
-                 {"verified", true}, {"accepted", true}, {"speedup_vs_base", 1.5}, {"base_speedup", 1.0},
+                 {"kernel", "softmax_rows"}, {"verified", true}, {"accepted", true}, {"speedup_vs_base", 1.5}, {"base_speedup", 1.0},
                  {"attempts",
                   {{{"number", 0}, {"tag", "t0-s0-a0"}, {"end", "rejected"}, {"status", "wrong_result"}, {"detail", "y[3] off"}},
                    {{"number", 1}, {"tag", "t0-s0-a1"}, {"end", "verified"}, {"status", "ok"}, {"speedup", 1.5}}}}}}}}
@@ -155,6 +155,7 @@ TEST(OptimizeReport, ShowsTheKeptKernelAgainstTheOriginal) {
   std::string html = to_html(r.document);
   EXPECT_NE(html.find("data-chart=\"speedup-by-step\""), std::string::npos);
   EXPECT_NE(html.find("wrong_result"), std::string::npos);
+  EXPECT_NE(to_markdown(r.document).find("t0 / step 0 (softmax_rows)"), std::string::npos);  // the kernel it rewrote
   EXPECT_NE(html.find("<tr class=\"removed\"><td class=\"l\">int b;</td>"), std::string::npos);
   EXPECT_NE(html.find("<tr class=\"added\"><td class=\"l\"></td><td class=\"r\">int c;</td>"), std::string::npos);
   EXPECT_NE(to_markdown(r.document).find("- int b;\n+ int c;"), std::string::npos);

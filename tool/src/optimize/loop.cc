@@ -42,8 +42,16 @@ std::string tried_line(const Step& s) {
   return line;
 }
 
-}  // namespace
+// Why a base has no state, for its step's line: "" when it has one.
+std::string unclassified_why(const kb::Classification& cls, const std::map<std::string, double>& metrics) {
+  if (!cls.matched.empty()) return "";
+  if (metrics.empty()) return " (no counters were read for it: its profile failed or was not taken)";
+  std::string missing;
+  for (const std::string& m : cls.missing) missing += (missing.empty() ? "" : ", ") + m;
+  return missing.empty() ? " (no rule of the KB matches its counters)" : " (its profile lacks " + missing + ")";
+}
 
+}  // namespace
 
 bool ends_the_run(llm::Outcome outcome) {
   switch (outcome) {
@@ -251,7 +259,7 @@ Step Loop::step(int trajectory, int index, const Base& base, const std::vector<S
   auto stats_it = m_kb.stats.find(kb::StatsKey{st.state, st.technique, m_target.arch, ""});
   if (stats_it != m_kb.stats.end()) st.predicted = stats_it->second.predicted;
   say("trajectory " + std::to_string(trajectory) + " step " + std::to_string(index) + ": state " + st.state +
-      ", technique " + st.technique);
+      unclassified_why(cls, base.metrics) + ", technique " + st.technique);
 
   const rewrite::LoweringInput in = lowering_input(st, base, earlier);
   const llm::Request lowering = rewrite::lowering_request(in);
@@ -266,7 +274,10 @@ Step Loop::step(int trajectory, int index, const Base& base, const std::vector<S
       fix.attempt = n;
       request = rewrite::fix_request(in, fix);
     }
-    Attempt a = attempt(attempt_tag(trajectory, index, n), n, request);
+    // A later kernel's round has tags of its own ("k1-t0-s0-a0"): its
+    // prompts and candidates do not overwrite the first kernel's.
+    const std::string round = m_round > 0 ? "k" + std::to_string(m_round) + "-" : "";
+    Attempt a = attempt(round + attempt_tag(trajectory, index, n), n, request);
     outside += a.llm_s + a.judge_s;
     say("  " + a.tag + ": " + attempt_end_name(a.end) +
         (a.end == AttemptEnd::rejected ? std::string(" ") + status_name(a.status) : std::string()) + " — " + a.detail.substr(0, 200));
@@ -528,6 +539,7 @@ std::vector<int> Loop::unit_order() {
 void Loop::begin_unit(std::size_t i, std::size_t round) {
   const rewrite::KernelUnit& u = m_target.units[i];
   m_target.unit = u;
+  m_round = round;
   if (round == 0) m_result.unit = u.definition;
   say("kernel " + u.definition.name + " (" + std::filesystem::path(u.definition.file).filename().string() + ":" +
       std::to_string(u.definition.line) + ")" + (round == 0 ? ", most of the original's GPU time," : ", next by GPU time,") +
@@ -629,6 +641,7 @@ void Loop::run_trajectories(const Base& start, Best& best, bool* stop_run) {
 RunResult Loop::run() {
   m_result = RunResult{};
   m_stop = {};
+  m_round = 0;
   m_result.original = m_judge.judge_original();
   m_result.best_source = m_target.source;
   if (!m_result.original.verified()) {

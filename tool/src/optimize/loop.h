@@ -228,6 +228,7 @@ class Loop {
   RunResult m_result;
   std::string m_unit_original;  // a kernel unit's original as one text (the static checks' baseline)
   std::vector<rewrite::Replacement> m_kept;  // definitions earlier kernels' rounds kept
+  std::size_t m_round = 0;                    // the kernel's round in the run (0: the first kernel)
   RunStop m_stop;  // set once, by the first failure that ends the run
   std::mutex m_mutex;                // m_result's counters, m_stop
   std::mutex m_policy_mutex;         // the policy (a Lua state) is not shared between threads

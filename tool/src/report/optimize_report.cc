@@ -55,7 +55,9 @@ void add_steps(Document& doc, const json& trajectory) {
   Table t{{"trajectory / step / attempt", "technique", "state", "verdict", "speedup over the step's base", "detail"}, {}};
   for (const json& s : trajectory.value("steps", json::array())) {
     const bool verified = s.value("verified", false), accepted = s.value("accepted", false);
-    t.rows.push_back({{"t" + std::to_string(s.value("trajectory", 0)) + " / step " + std::to_string(s.value("step", 0))},
+    const std::string kernel = str(s, "kernel");  // a rewrite one kernel at a time: the kernel the step rewrote
+    t.rows.push_back({{"t" + std::to_string(s.value("trajectory", 0)) + " / step " + std::to_string(s.value("step", 0)) +
+                       (kernel.empty() ? "" : " (" + kernel + ")")},
                       {str(s, "technique")},
                       {str(s, "state")},
                       {accepted ? "kept as the next base" : verified ? "verified, not kept" : "failed",
