@@ -248,5 +248,21 @@ TEST_F(KernelUnit, ADefinitionThatMovedSinceItWasReadIsRefused) {
   }
 }
 
+// A recorded harness of several launchers names each dimension after its
+// launcher: a unit is shown only its own launchers' dimensions.
+TEST(UnitShapes, OnlyTheDimensionsOfTheUnitsOwnLaunchers) {
+  rewrite::KernelUnit u;
+  u.launchers = {"void run_a(float* x, int n) {\n  a<<<n / 256, 256>>>(x, n);\n}\n"};
+  const std::vector<ShapeLine> sizes = {{"size0", {{"run_a_n", 4096}, {"run_b_n", 128}, {"run_b_m", 7}}},
+                                        {"", {{"run_a_n", 256}, {"run_b_n", 64}, {"run_b_m", 3}}}};
+  EXPECT_EQ(unit_shapes(sizes, {"run_a", "run_b"}, u), "size0 run_a_n=4096\nsize run_a_n=256\n");
+  // A harness of one launcher (unprefixed dimensions): every dimension.
+  EXPECT_EQ(unit_shapes({{"size0", {{"n", 4096}, {"m", 2}}}}, {}, u), "size0 m=2 n=4096\n");
+  // No launcher of the unit among those called: every dimension, as before.
+  rewrite::KernelUnit other;
+  other.launchers = {"int main() { c<<<1, 1>>>(); }\n"};
+  EXPECT_EQ(unit_shapes({sizes[0]}, {"run_a", "run_b"}, other), "size0 run_a_n=4096 run_b_m=7 run_b_n=128\n");
+}
+
 }  // namespace
 }  // namespace kernelblaster::rewrite

@@ -61,6 +61,17 @@ TEST(LoweringPrompt, CarriesTheSourceStateProfileTechniqueAndKbRecord) {
     EXPECT_NE(u.find(part), std::string::npos) << part << "\n---\n" << u;
 }
 
+// A kernel rewritten alone from a harness of several launchers names none:
+// the prompt has no empty "Launcher:" line, only the contract.
+TEST(LoweringPrompt, NoLauncherLineWhereNoneIsNamed) {
+  LoweringInput in = sample();
+  in.launcher.clear();
+  in.contract = "the launchers run_a, run_b keep their signatures";
+  const std::string u = lowering_request(in).messages[1].content;
+  EXPECT_EQ(u.find("Launcher:"), std::string::npos) << u;
+  EXPECT_NE(u.find("per call now.\nthe launchers run_a, run_b keep their signatures"), std::string::npos) << u;
+}
+
 TEST(LoweringPrompt, TheSameInputGivesTheSameBytes) {
   LoweringInput a = sample(), b = sample();
   b.metrics.clear();

@@ -30,6 +30,7 @@
 #include "tuner/harness_reading.h"
 #include "tuner/policy_choice.h"
 #include "harness/launcher_scan.h"
+#include "common/launcher_mask.h"
 
 namespace kernelblaster {
 
@@ -228,13 +229,11 @@ std::vector<rewrite::KernelUnit> kernel_units_of(const Job& job, const Settings&
     return {};
   }
   if (job.harness.empty()) return units;
-  std::string shapes;
-  for (const tuner::HarnessSize& size : tuner::labelled_harness_sizes(read_file(job.harness))) {
-    std::string line = size.label.empty() ? "size" : size.label;
-    for (const auto& [dim, value] : size.dims) line += " " + dim + "=" + std::to_string(value);
-    shapes += line + "\n";
-  }
-  for (rewrite::KernelUnit& u : units) u.shapes = shapes;
+  const std::string harness = read_file(job.harness);
+  std::vector<rewrite::ShapeLine> sizes;
+  for (const tuner::HarnessSize& size : tuner::labelled_harness_sizes(harness)) sizes.push_back({size.label, size.dims});
+  const std::vector<std::string> called = harness_launchers(harness);
+  for (rewrite::KernelUnit& u : units) u.shapes = rewrite::unit_shapes(sizes, called, u);
   return units;
 }
 

@@ -8,6 +8,7 @@
 #include "common/file_util.h"
 #include "common/include_scan.h"
 #include "common/source_lines.h"
+#include "rewrite/code_blocks.h"
 
 namespace kernelblaster::rewrite {
 namespace fs = std::filesystem;
@@ -285,6 +286,27 @@ std::vector<int> units_by_time(const std::vector<KernelUnit>& units, const std::
 int unit_by_time(const std::vector<KernelUnit>& units, const std::vector<std::string>& kernels_by_time) {
   const std::vector<int> order = units_by_time(units, kernels_by_time);
   return order.empty() ? -1 : order.front();
+}
+
+std::string unit_shapes(const std::vector<ShapeLine>& sizes, const std::vector<std::string>& called,
+                        const KernelUnit& u) {
+  std::vector<std::string> prefixes;
+  if (called.size() > 1)
+    for (const std::string& name : called)
+      for (const std::string& code : u.launchers)
+        if (defines_function(code, name)) prefixes.push_back(name + "_");
+  std::string shapes;
+  for (const ShapeLine& size : sizes) {
+    std::string line = size.label.empty() ? "size" : size.label;
+    for (const auto& [dim, value] : size.dims) {
+      const bool own = prefixes.empty() || std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) {
+                         return dim.compare(0, p.size(), p) == 0;
+                       });
+      if (own) line += " " + dim + "=" + std::to_string(value);
+    }
+    shapes += line + "\n";
+  }
+  return shapes;
 }
 
 }  // namespace kernelblaster::rewrite

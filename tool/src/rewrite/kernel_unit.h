@@ -8,6 +8,7 @@
 // masked first, so a `__global__` in a comment or a macro is not a kernel.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,19 @@ struct KernelUnit {
   std::string project_root;
   bool active() const { return !definition.name.empty(); }
 };
+
+// One size a harness runs: its label and dimensions.
+struct ShapeLine {
+  std::string label;
+  std::map<std::string, long long> dims;
+};
+
+// The shapes the harness runs `u` at, one line per size ("label dim=value
+// ..."): where the harness calls several launchers (`called`, each
+// dimension named "<launcher>_<dim>"), only the dimensions of the launchers
+// among u.launchers; every dimension otherwise.
+std::string unit_shapes(const std::vector<ShapeLine>& sizes, const std::vector<std::string>& called,
+                        const KernelUnit& u);
 
 // The units of `source`: one per kernel the project defines and the source
 // reaches (kernel_definitions), each with the functions that launch it, in

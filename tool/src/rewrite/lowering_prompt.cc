@@ -148,7 +148,7 @@ llm::Request lowering_request(const LoweringInput& in) {
   std::string target = in.gpu.empty() ? in.arch : in.gpu + " (" + in.arch + ")";
   section(u, "Kernel", in.kernel + " on " + target +
                            (in.base_median_us > 0 ? ", " + number(in.base_median_us) + " us per call now" : "") +
-                           ".\nLauncher: " + in.launcher + "\n" + in.contract);
+                           (in.launcher.empty() ? ".\n" : ".\nLauncher: " + in.launcher + "\n") + in.contract);
   std::string state = in.state.id.empty() ? "unclassified"
                                           : in.state.name + " (" + in.state.id + ")" +
                                                 (in.state.signature.empty() ? "" : ": " + in.state.signature);
