@@ -72,6 +72,22 @@ TEST(LoweringPrompt, NoLauncherLineWhereNoneIsNamed) {
   EXPECT_NE(u.find("per call now.\nthe launchers run_a, run_b keep their signatures"), std::string::npos) << u;
 }
 
+// The speed of light of one kernel of a call of several is stated on that
+// kernel's own profiled time, not the whole call's; one kernel's on the call.
+TEST(LoweringPrompt, TheBoundOfOneKernelOfSeveralIsOnItsOwnTime) {
+  LoweringInput in = sample();
+  in.metrics = {{"roofline_bound_pct", 16.3}, {"duration_us", 15166}, {"kernels_per_run", 3}};
+  in.base_median_us = 9673;
+  std::string u = lowering_request(in).messages[1].content;
+  EXPECT_NE(u.find("the bound on its time in the profiled launch is 2472 us against 1.517e+04 us (one of 3 kernels of "
+                   "the call)"),
+            std::string::npos)
+      << u;
+  in.metrics["kernels_per_run"] = 1;
+  u = lowering_request(in).messages[1].content;
+  EXPECT_NE(u.find("the bound on one call's time is 1577 us against 9673 us now"), std::string::npos) << u;
+}
+
 TEST(LoweringPrompt, TheSameInputGivesTheSameBytes) {
   LoweringInput a = sample(), b = sample();
   b.metrics.clear();

@@ -87,7 +87,14 @@ std::string speed_of_light(const std::map<std::string, double>& metrics, double 
   if (!bound || *bound <= 0) return "";
   std::string out = "Speed of light: at this arithmetic intensity the GPU's measured roof allows at most " +
                     number(100.0 / *bound) + "x this kernel's speed (it runs at " + percent(*bound) + " of the roof)";
-  if (median_us > 0)
+  // A call of several kernels: the bound is on this kernel's own time in
+  // its profiled launch, not on the whole call's.
+  const double* kernels = find(metrics, "kernels_per_run");
+  const double* own = find(metrics, "duration_us");
+  if (kernels && *kernels > 1 && own && *own > 0)
+    out += "; the bound on its time in the profiled launch is " + number(*own * *bound / 100.0) + " us against " +
+           number(*own) + " us (one of " + number(*kernels) + " kernels of the call)";
+  else if (median_us > 0)
     out += "; the bound on one call's time is " + number(median_us * *bound / 100.0) + " us against " +
            number(median_us) + " us now";
   return out + (*bound >= 80 ? ". Little is left to gain: only what brings it closer to the roof pays.\n" : ".\n");
