@@ -63,8 +63,9 @@ TEST(RealProfiles, TiledFp32MatmulIsTensorCoreEligible) {
 // state, none in `unclassified`. Before the states l1_bandwidth_bound and
 // latency_bound, square matmul (SMs at 55%, the L1 path at 83%, DRAM idle)
 // matched no rule.
-std::map<std::string, std::map<std::string, double>> level1_profiles() {
-  std::ifstream in(std::string(KERNELBLASTER_TEST_FIXTURES) + "/h200_kernelbench_level1_2026-11-29.json");
+std::map<std::string, std::map<std::string, double>> level1_profiles(
+    const std::string& file = "h200_kernelbench_level1_2026-11-29.json") {
+  std::ifstream in(std::string(KERNELBLASTER_TEST_FIXTURES) + "/" + file);
   const nlohmann::json j = nlohmann::json::parse(in);
   std::map<std::string, std::map<std::string, double>> out;
   for (const auto& p : j.at("profiles")) out[p.at("problem")] = p.at("metrics").get<std::map<std::string, double>>();
@@ -76,6 +77,31 @@ TEST(RealProfiles, EveryProfiledLevel1ProblemGetsAState) {
   ASSERT_EQ(profiles.size(), 8u);
   for (const auto& [problem, metrics] : profiles)
     EXPECT_NE(classify(seed(), metrics).state, "unclassified") << problem;
+}
+
+// Every third level-1 problem, profiled with the measured FP32/FP16/FP64
+// operation counters (fixtures/h200_kernelbench_level1_2026-11-29b.json):
+// all 26 that have a profile land in a state.
+TEST(RealProfiles, EveryThirdLevel1ProblemWithItsMeasuredWorkGetsAState) {
+  const auto profiles = level1_profiles("h200_kernelbench_level1_2026-11-29b.json");
+  ASSERT_EQ(profiles.size(), 26u);
+  std::map<std::string, int> states;
+  for (const auto& [problem, metrics] : profiles) {
+    const std::string state = classify(seed(), metrics).state;
+    EXPECT_NE(state, "unclassified") << problem;
+    ++states[state];
+  }
+  EXPECT_GE(states.size(), 5u);  // not one state for everything
+}
+
+// Square matmul with its own measured work: 2,013 FLOP per DRAM byte, SMs at
+// 55%, the tensor pipe idle: the state that says tensor cores could do it.
+// (Without the operation counters, below, it read as L1-bound.)
+TEST(RealProfiles, SquareMatmulWithItsMeasuredWorkIsTensorCoreEligible) {
+  EXPECT_EQ(classify(seed(), level1_profiles("h200_kernelbench_level1_2026-11-29b.json")
+                                 .at("level1/001_Square_matrix_multiplication"))
+                .state,
+            "compute_bound_tensor_eligible");
 }
 
 // Naive square matmul: the busiest unit is the L1 path (83% of peak), SMs at
