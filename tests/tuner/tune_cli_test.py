@@ -93,6 +93,13 @@ if p.returncode == 0:
     print(f"{'PASS' if good else 'FAIL'} tune --list --harness leaves the unreached tile: {p.stdout[-400:]}")
     if not good:
         failures.append("tune --list --harness")
+    # The branch's edge the harness's one size (4096) never touches: 128
+    # and 127, where a winner is checked against the original.
+    edges = [(e["label"], e["dims"]["M"], e["why"]) for e in listing.get("edges", [])]
+    good = edges == [("edge-M-128", 128, "M >= 128 in run"), ("edge-M-127", 127, "M >= 128 in run")]
+    print(f"{'PASS' if good else 'FAIL'} tune --list --harness names the branch's edges: {edges}")
+    if not good:
+        failures.append("tune --list edges")
 shutil.rmtree(tmp, ignore_errors=True)
 
 print(f"{len(failures)} failed")

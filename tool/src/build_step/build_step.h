@@ -102,6 +102,7 @@ struct TuneOutcome {
   std::string slower_at_a_size;  // a kernel the winner slows at one recorded size only (its "slower_at_a_size")
   std::string other_sizes;       // the winner at the recorded sizes the search does not time (its "other_sizes")
   std::string shape_guard;       // where the launcher stays as written, or why not (its "shape_guard")
+  std::string edge_check;        // the winner at its launchers' branch edges (its "edge_check")
 };
 
 // How a tuning's tries ended, for the build line: "10 verified, 8 wrong

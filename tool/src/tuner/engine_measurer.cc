@@ -64,7 +64,7 @@ CompileSettings EngineMeasurer::settings_of(const Configuration& config) const {
 }
 
 CandidateBuild EngineMeasurer::build(const Configuration& config, const std::string& dir, std::uint64_t mask,
-                                     const std::string* text) {
+                                     const std::string* text, const std::string* harness) {
   CandidateBuild b;
   // Named after the original, so messages and profiles show the user's file name.
   b.source_path = dir + "/" + fs::path(m_target.source).filename().string();
@@ -72,8 +72,9 @@ CandidateBuild EngineMeasurer::build(const Configuration& config, const std::str
   write_file(b.source_path, text ? *text : source_of(config));
   CompileSettings cs = settings_of(config);
   if (mask != 0) cs.definitions.push_back(launcher_mask_definition(mask));
-  b.outcome = build_harness(m_toolchain, cs, m_target.harness, b.source_path, dir, m_target.build_timeout_s);
-  if (b.outcome.ok && m_hasher) b.hash = m_hasher->hash(b.outcome.binary);
+  b.outcome = build_harness(m_toolchain, cs, harness ? *harness : m_target.harness, b.source_path, dir,
+                            m_target.build_timeout_s);
+  if (b.outcome.ok && m_hasher && !harness) b.hash = m_hasher->hash(b.outcome.binary);
   return b;
 }
 
@@ -192,6 +193,53 @@ CandidateResult EngineMeasurer::remeasure_built(const std::shared_future<Candida
   CandidateResult r = candidate_result_of(evaluate_build(b, whole ? 0 : m_focus.mask(config), device, seeds));
   r.compile_s = b.outcome.seconds;
   return r;
+}
+
+EngineMeasurer::OtherHarness EngineMeasurer::build_with_harness(const std::string& harness_text,
+                                                                const Configuration& config) {
+  OtherHarness out;
+  const std::string dir = m_target.work_dir + "/other-harness-" + std::to_string(m_text_builds++);
+  fs::create_directories(dir);
+  out.harness = dir + "/" + fs::path(m_target.harness).filename().string();
+  write_file(out.harness, harness_text);
+  auto job = [this, config, harness = out.harness](const std::string& d, bool original) {
+    return m_pool.submit([this, config, harness, d, original] {
+      try {
+        return original ? build(Configuration{}, d, 0, &m_target.source_text, &harness)
+                        : build(config, d, 0, nullptr, &harness);
+      } catch (const std::exception& x) {
+        CandidateBuild b;
+        b.outcome = build_not_attempted(x.what());
+        return b;
+      }
+    });
+  };
+  out.original = job(dir + "/original", true);
+  out.candidate = job(dir + "/candidate", false);
+  m_text_jobs.push_back(out.original);
+  m_text_jobs.push_back(out.candidate);
+  return out;
+}
+
+EvalResult EngineMeasurer::check_with_harness(const OtherHarness& builds, bool original_twice, int device,
+                                              int seeds) {
+  const CandidateBuild& original = builds.original.get();
+  const CandidateBuild& candidate = original_twice ? original : builds.candidate.get();
+  EvalResult r;
+  if (!original.outcome.ok || !candidate.outcome.ok) {
+    r.status = !original.outcome.ok ? Status::reference_failed : candidate.outcome.failure;
+    r.detail = (!original.outcome.ok ? original : candidate).outcome.first_error;
+    return r;
+  }
+  EngineTarget t = m_target;
+  t.harness = builds.harness;
+  EvalRequest req = prebuilt_request(t, original.outcome.binary, candidate.outcome.binary, device);
+  req.candidate = candidate.source_path;
+  req.seeds = seeds;
+  req.seed_base = 0;  // fresh random seeds
+  req.validation_sizes = true;
+  req.timing = false;
+  return Evaluator(m_toolchain, m_probe).evaluate(req);
 }
 
 CandidateResult EngineMeasurer::remeasure_whole(const Configuration& config, int device, int seeds) {

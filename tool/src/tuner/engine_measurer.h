@@ -72,6 +72,18 @@ class EngineMeasurer final : public Measurer {
   std::shared_future<CandidateBuild> build_text(const std::string& text, const Configuration& config, bool whole);
   CandidateResult remeasure_built(const std::shared_future<CandidateBuild>& build, const Configuration& config,
                                   bool whole, int device, int seeds);
+  // The original and `config`'s source, each built with another harness
+  // (`harness_text`: the boundary shapes alone, boundary_shapes.h) on the
+  // pool, every launcher running.
+  struct OtherHarness {
+    std::string harness;  // its path
+    std::shared_future<CandidateBuild> original, candidate;
+  };
+  OtherHarness build_with_harness(const std::string& harness_text, const Configuration& config);
+  // The candidate (with `original_twice`, the original) against the
+  // original on those builds: correctness only, every size, `seeds` fresh
+  // seeds.
+  EvalResult check_with_harness(const OtherHarness& builds, bool original_twice, int device, int seeds);
   // The candidate's source text and compile settings.
   std::string source_of(const Configuration& config) const;
   CompileSettings settings_of(const Configuration& config) const;
@@ -80,7 +92,7 @@ class EngineMeasurer final : public Measurer {
 
  private:
   CandidateBuild build(const Configuration& config, const std::string& dir, std::uint64_t mask,
-                       const std::string* text = nullptr);
+                       const std::string* text = nullptr, const std::string* harness = nullptr);
   // The original built for the launchers of `mask` (0: the whole harness),
   // started on first request; failed with the compiler's first line.
   std::shared_future<BuildOutcome> reference_for(std::uint64_t mask);

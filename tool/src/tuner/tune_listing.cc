@@ -70,6 +70,7 @@ TuneListing list_tunables(const SourceSpaceInput& in, const std::string& harness
     const HarnessSpace hs = harness_space(harness_text, l.space, in.text, in.source, in.include_dirs, l.space.decl, partial);
     l.left = hs.left;
     l.harness_lines = hs.lines;
+    l.edges = boundary_shapes(harness_text, in.text);
   }
   std::vector<std::string> order = {""};
   for (const Tunable& t : l.space.decl.tunables)
@@ -128,6 +129,7 @@ std::string listing_text(const TuneListing& l) {
          (l.error.empty() ? std::to_string(l.valid) + " configurations, the original included" : l.error) + "\n";
   for (const std::string& n : l.space.launch.notes) out += "  note: " + n + "\n";
   for (const std::string& n : l.harness_lines) out += "  harness: " + n + "\n";
+  for (const BoundaryShape& e : l.edges) out += "  edge: " + e.label + " (" + e.why + "): a winner is checked there\n";
   return out;
 }
 
@@ -156,6 +158,8 @@ std::string listing_json(const TuneListing& l) {
   j["notes"] = l.space.launch.notes;
   j["left_as_written"] = l.left;
   j["harness"] = l.harness_lines;
+  j["edges"] = nlohmann::json::array();
+  for (const BoundaryShape& e : l.edges) j["edges"].push_back({{"label", e.label}, {"dims", e.dims}, {"why", e.why}});
   return j.dump(2);
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "tuner/boundary_shapes.h"
 #include "tuner/source_space.h"
 
 namespace kernelblaster::tuner {
@@ -30,6 +31,7 @@ struct TuneListing {
   std::string error;
   std::vector<std::string> left;           // with a harness: tunables left as written
   std::vector<std::string> harness_lines;  // with a harness: why
+  std::vector<BoundaryShape> edges;        // with a harness: the branch edges a winner is checked at
 };
 
 TuneListing list_tunables(const SourceSpaceInput& in, const std::string& harness_text = "", bool partial = false);

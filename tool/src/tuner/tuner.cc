@@ -20,6 +20,7 @@
 #include "tuner/config_space.h"
 #include "tuner/directives.h"
 #include "tuner/discovery.h"
+#include "tuner/edge_check.h"
 #include "tuner/engine_measurer.h"
 #include "tuner/flag_space.h"
 #include "tuner/guarded_winner.h"
@@ -379,6 +380,7 @@ void decide_winner(const TuneOptions& opt, const LoopOutcome& outcome, const Spa
     say("[tune] " + kernel + "  re-verifying " + best.id + " with fresh seeds on " +
         std::to_string(sum.devices.size()) + (sum.devices.size() == 1 ? " GPU" : " GPUs"));
   const GuardGuess guess = guess_guard(measurer, winner, decl, best);  // built while the look runs
+  const EdgeCheck edges = start_edge_check(measurer, winner);             // so are the edges' programs
   Reverification again = reverify(measurer, winner, sum.devices, std::max(3, 2 * opt.seeds));
   for (const DeviceCheck& c : again.checks)
     sum.reverification.push_back({c.device, c.seeds, c.result.status, c.result.speedup});
@@ -407,6 +409,11 @@ void decide_winner(const TuneOptions& opt, const LoopOutcome& outcome, const Spa
                         speedup_text(opt.min_speedup));
   if (const std::string slower = slower_alone(opt, measurer, winner, kernel, say, sum); !slower.empty())
     return conclude(sum, TuneVerdict::no_gain, "the winner " + best.id + " " + slower);
+  phases.next("edges");
+  const EdgeVerdict at_edges = finish_edge_check(edges, measurer, believed.device, std::max(3, opt.seeds));
+  sum.edge_check = at_edges.line;
+  if (!opt.quiet && !at_edges.line.empty()) say("[tune] " + kernel + "  " + best.id + ": " + at_edges.line);
+  if (at_edges.refused) return conclude(sum, TuneVerdict::no_gain, best.id + ": " + at_edges.line);
   phases.next("guard");
   write_winner(opt, measurer.source_of(winner),
                guard_winner(measurer, winner, decl, believed.result, guess, believed.device,
@@ -734,6 +741,7 @@ std::string tune_summary_to_json(const TuneSummary& s) {
   if (!s.slower_at_a_size.empty()) j["slower_at_a_size"] = s.slower_at_a_size;
   if (!s.other_sizes.empty()) j["other_sizes"] = s.other_sizes;
   if (!s.shape_guard.empty()) j["shape_guard"] = s.shape_guard;
+  if (!s.edge_check.empty()) j["edge_check"] = s.edge_check;
   if (!s.reason.empty()) j["reason"] = s.reason;
   return j.dump(2);
 }

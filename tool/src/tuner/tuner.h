@@ -106,6 +106,8 @@ struct TuneSummary {
   // kept as written at those shapes, or why not (guarded_winner.h); "" when
   // it was slower at none.
   std::string shape_guard;
+  // The winner at its launchers' branch edges (edge_check.h): what was checked and found; empty: no edge.
+  std::string edge_check;
 };
 
 // `log_line` prints one line of progress or warning (stderr in the tool).
