@@ -337,6 +337,17 @@ std::string harness_failure(const LoopOutcome& outcome) {
 
 // The verdict on the loop's best: below --min-speedup, failed or slower in
 // re-verification, or tuned (its source written to opt.out).
+// The winner at its launchers' branch edges (edge_check.h): true when it
+// is refused there (the run concluded).
+bool refused_at_edges(const TuneOptions& opt, const EdgeCheck& edges, EngineMeasurer& measurer,
+                      const std::string& kernel, const std::string& id, int device, const Say& say, TuneSummary& sum) {
+  const EdgeVerdict v = finish_edge_check(edges, measurer, device, std::max(3, opt.seeds));
+  sum.edge_check = v.line;
+  if (!opt.quiet && !v.line.empty()) say("[tune] " + kernel + "  " + id + ": " + v.line);
+  if (v.refused) conclude(sum, TuneVerdict::no_gain, id + ": " + v.line);
+  return v.refused;
+}
+
 void decide_winner(const TuneOptions& opt, const LoopOutcome& outcome, const SpaceDecl& decl,
                    EngineMeasurer& measurer, const std::string& kernel, const Say& say, PhaseClock& phases,
                    TuneSummary& sum, RunLog& log) {
@@ -410,10 +421,7 @@ void decide_winner(const TuneOptions& opt, const LoopOutcome& outcome, const Spa
   if (const std::string slower = slower_alone(opt, measurer, winner, kernel, say, sum); !slower.empty())
     return conclude(sum, TuneVerdict::no_gain, "the winner " + best.id + " " + slower);
   phases.next("edges");
-  const EdgeVerdict at_edges = finish_edge_check(edges, measurer, believed.device, std::max(3, opt.seeds));
-  sum.edge_check = at_edges.line;
-  if (!opt.quiet && !at_edges.line.empty()) say("[tune] " + kernel + "  " + best.id + ": " + at_edges.line);
-  if (at_edges.refused) return conclude(sum, TuneVerdict::no_gain, best.id + ": " + at_edges.line);
+  if (refused_at_edges(opt, edges, measurer, kernel, best.id, believed.device, say, sum)) return;
   phases.next("guard");
   write_winner(opt, measurer.source_of(winner),
                guard_winner(measurer, winner, decl, believed.result, guess, believed.device,
