@@ -4,6 +4,8 @@
 #include "tuner/boundary_shapes.h"
 
 #include <gtest/gtest.h>
+
+#include "run_harness.h"
 #include <unistd.h>
 
 #include <cstdlib>
@@ -30,23 +32,7 @@ const char* kSource =
     "}\n"
     "void other(int M, float *C) { if (M > 7) k<16><<<1, 16>>>(M, C); }\n";
 
-std::string harness(const std::string& sizes) {
-  return "#include <kernelblaster/harness.h>\n"
-         "void run(int M, int N, float * C);\n"
-         "int main(int argc, char** argv) {\n"
-         "  using namespace kernelblaster;\n"
-         "  Harness h(\"run\");\n"
-         "  h" + sizes + "\n"
-         "      .inout(\"C\", DType::f32, {\"C_elements\"})  // extent as recorded\n"
-         "      .launch([](Call& c) {\n"
-         "        run(\n"
-         "            static_cast<int>(c.dim(\"M\")),\n"
-         "            static_cast<int>(c.dim(\"N\")),\n"
-         "            c.out<float>(\"C\"));\n"
-         "      });\n"
-         "  return h.main(argc, argv);\n"
-         "}\n";
-}
+std::string harness(const std::string& sizes) { return run_harness(sizes); }
 
 const std::string kRecorded = harness(
     ".size(\"call1\", {{\"M\", 4096}, {\"N\", 4096}, {\"C_elements\", 16777216}})\n"

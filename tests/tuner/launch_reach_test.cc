@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include "run_harness.h"
+
 #include "tuner/harness_space.h"
 
 using namespace kernelblaster::tuner;
@@ -32,23 +34,7 @@ const char* kSource =
     "  }\n"
     "}\n";
 
-std::string harness(const std::string& sizes) {
-  return "#include <kernelblaster/harness.h>\n"
-         "void run(int M, int N, float * C);\n"
-         "int main(int argc, char** argv) {\n"
-         "  using namespace kernelblaster;\n"
-         "  Harness h(\"run\");\n"
-         "  h" + sizes + "\n"
-         "      .inout(\"C\", DType::f32, {\"C_elements\"})\n"
-         "      .launch([](Call& c) {\n"
-         "        run(\n"
-         "            static_cast<int>(c.dim(\"M\")),\n"
-         "            static_cast<int>(c.dim(\"N\")),\n"
-         "            c.out<float>(\"C\"));\n"
-         "      });\n"
-         "  return h.main(argc, argv);\n"
-         "}\n";
-}
+std::string harness(const std::string& sizes) { return run_harness(sizes); }
 
 std::string name_at(const LaunchTunables& found, const std::string& written_as, int line) {
   for (const FoundTunable& t : found.tunables)
