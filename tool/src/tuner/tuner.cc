@@ -230,6 +230,17 @@ void write_winner(const TuneOptions& opt, const std::string& plain, const Guarde
   if (!opt.out.empty()) write_file_atomic(opt.out, guarded.kept ? guarded.text : plain);
 }
 
+// The winner at its launchers' branch edges (edge_check.h): true when it
+// is refused there (the run concluded).
+bool refused_at_edges(const TuneOptions& opt, const EdgeCheck& edges, EngineMeasurer& measurer,
+                      const std::string& kernel, const std::string& id, int device, const Say& say, TuneSummary& sum) {
+  const EdgeVerdict v = finish_edge_check(edges, measurer, device, std::max(3, opt.seeds));
+  sum.edge_check = v.line;
+  if (!opt.quiet && !v.line.empty()) say("[tune] " + kernel + "  " + id + ": " + v.line);
+  if (v.refused) conclude(sum, TuneVerdict::no_gain, id + ": " + v.line);
+  return v.refused;
+}
+
 // The verdict of a search judged group by group: each group's best looked
 // at again alone, the ones that hold composed, the composition checked on
 // the whole harness (focused_winner.h), its source written to opt.out.
@@ -284,10 +295,12 @@ void decide_focused(const TuneOptions& opt, const LoopOutcome& outcome, const Sp
       if (sum.other_sizes.empty()) sum.other_sizes = g.look.other_sizes;
     }
   phases.next("guard");
-  write_winner(opt, measurer.source_of(w.config),
-               guard_composed(measurer, w, decl, sum.devices.front(), std::max(3, opt.seeds),
-                              guard_progress(opt, kernel, say)),
-               sum);
+  const EdgeCheck edges = start_edge_check(measurer, w.config);  // built while the guarded look runs
+  const GuardedWinner guarded =
+      guard_composed(measurer, w, decl, sum.devices.front(), std::max(3, opt.seeds), guard_progress(opt, kernel, say));
+  phases.next("edges");
+  if (refused_at_edges(opt, edges, measurer, kernel, w.config.id, sum.devices.front(), say, sum)) return;
+  write_winner(opt, measurer.source_of(w.config), guarded, sum);
   conclude(sum, TuneVerdict::tuned, "");
 }
 
@@ -337,17 +350,6 @@ std::string harness_failure(const LoopOutcome& outcome) {
 
 // The verdict on the loop's best: below --min-speedup, failed or slower in
 // re-verification, or tuned (its source written to opt.out).
-// The winner at its launchers' branch edges (edge_check.h): true when it
-// is refused there (the run concluded).
-bool refused_at_edges(const TuneOptions& opt, const EdgeCheck& edges, EngineMeasurer& measurer,
-                      const std::string& kernel, const std::string& id, int device, const Say& say, TuneSummary& sum) {
-  const EdgeVerdict v = finish_edge_check(edges, measurer, device, std::max(3, opt.seeds));
-  sum.edge_check = v.line;
-  if (!opt.quiet && !v.line.empty()) say("[tune] " + kernel + "  " + id + ": " + v.line);
-  if (v.refused) conclude(sum, TuneVerdict::no_gain, id + ": " + v.line);
-  return v.refused;
-}
-
 void decide_winner(const TuneOptions& opt, const LoopOutcome& outcome, const SpaceDecl& decl,
                    EngineMeasurer& measurer, const std::string& kernel, const Say& say, PhaseClock& phases,
                    TuneSummary& sum, RunLog& log) {
