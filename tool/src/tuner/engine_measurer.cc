@@ -205,8 +205,8 @@ EngineMeasurer::OtherHarness EngineMeasurer::build_with_harness(const std::strin
   auto job = [this, config, harness = out.harness](const std::string& d, bool original) {
     return m_pool.submit([this, config, harness, d, original] {
       try {
-        return original ? build(Configuration{}, d, 0, &m_target.source_text, &harness)
-                        : build(config, d, 0, nullptr, &harness);
+        // The original as a candidate with no setting changed: the same text and settings.
+        return build(original ? Configuration{} : config, d, 0, nullptr, &harness);
       } catch (const std::exception& x) {
         CandidateBuild b;
         b.outcome = build_not_attempted(x.what());
