@@ -298,11 +298,12 @@ std::string unit_shapes(const std::vector<ShapeLine>& sizes, const std::vector<s
   std::string shapes;
   for (const ShapeLine& size : sizes) {
     std::string line = size.label.empty() ? "size" : size.label;
-    for (const auto& [dim, value] : size.dims) {
-      const bool own = prefixes.empty() || std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) {
+    for (const auto& dim_value : size.dims) {
+      const std::string& dim = dim_value.first;
+      const bool own = prefixes.empty() || std::any_of(prefixes.begin(), prefixes.end(), [&dim](const std::string& p) {
                          return dim.compare(0, p.size(), p) == 0;
                        });
-      if (own) line += " " + dim + "=" + std::to_string(value);
+      if (own) line += " " + dim + "=" + std::to_string(dim_value.second);
     }
     shapes += line + "\n";
   }
