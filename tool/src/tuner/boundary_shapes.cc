@@ -33,14 +33,8 @@ std::vector<std::string> if_conditions(const std::string& body) {
   static const std::regex kIf(R"(\bif\s*\()");
   for (auto it = std::sregex_iterator(body.begin(), body.end(), kIf); it != std::sregex_iterator(); ++it) {
     const std::size_t open = static_cast<std::size_t>(it->position() + it->length()) - 1;
-    int depth = 0;
-    for (std::size_t i = open; i < body.size(); ++i) {
-      depth += body[i] == '(' ? 1 : body[i] == ')' ? -1 : 0;
-      if (depth == 0) {
-        out.push_back(body.substr(open + 1, i - open - 1));
-        break;
-      }
-    }
+    const std::size_t close = matching(body, open, '(', ')');
+    if (close != npos) out.push_back(body.substr(open + 1, close - open - 1));
   }
   return out;
 }
@@ -88,30 +82,25 @@ const HarnessSize* base_for(const std::vector<HarnessSize>& sizes, const std::st
 }
 
 // The spans of the harness's `.size(...)` and `.validation_size(...)` calls,
-// from the dot to the closing parenthesis; empty when one does not close.
-std::vector<std::pair<std::size_t, std::size_t>> size_calls(const std::string& text) {
-  std::vector<std::pair<std::size_t, std::size_t>> out;
+// from the dot to after the closing parenthesis; empty when one does not close.
+std::vector<Span> size_calls(const std::string& text) {
+  std::vector<Span> out;
   static const std::regex kSize(R"(\.(validation_)?size\s*\()");
   for (auto it = std::sregex_iterator(text.begin(), text.end(), kSize); it != std::sregex_iterator(); ++it) {
     const std::size_t dot = static_cast<std::size_t>(it->position());
-    const std::size_t open = dot + static_cast<std::size_t>(it->length()) - 1;
-    int depth = 0;
-    std::size_t close = npos;
-    for (std::size_t i = open; i < text.size() && close == npos; ++i) {
-      depth += text[i] == '(' ? 1 : text[i] == ')' ? -1 : 0;
-      if (depth == 0) close = i;
-    }
+    const std::size_t close = matching(text, dot + static_cast<std::size_t>(it->length()) - 1, '(', ')');
     if (close == npos) return {};
     out.push_back({dot, close + 1});
   }
   return out;
 }
 
-// The shapes as a chain of size calls, each on a line after the edge it comes from.
-std::string size_lines(const std::vector<BoundaryShape>& shapes, const char* call) {
+// The shapes as a chain of `.size(...)` calls, each after a comment naming
+// the edge it comes from, the lines after the first indented as a chain.
+std::string size_lines(const std::vector<BoundaryShape>& shapes) {
   std::string out;
   for (const BoundaryShape& s : shapes) {
-    out += "\n      // the edge of " + s.why + "\n      ." + call + "(\"" + s.label + "\", {";
+    out += std::string(out.empty() ? "" : "\n      ") + "// the edge of " + s.why + "\n      .size(\"" + s.label + "\", {";
     bool first = true;
     for (const auto& [dim, value] : s.dims) {
       out += std::string(first ? "" : ", ") + "{\"" + dim + "\", " + std::to_string(value) + "}";
@@ -160,25 +149,18 @@ std::vector<BoundaryShape> boundary_shapes(const std::string& harness_text, cons
   return out;
 }
 
-std::string with_boundary_shapes(const std::string& harness_text, const std::vector<BoundaryShape>& shapes) {
-  const std::vector<std::pair<std::size_t, std::size_t>> calls = size_calls(harness_text);
-  if (shapes.empty() || calls.empty()) return harness_text;
-  const std::size_t end = calls.back().second;  // after the last size of the chain
-  return harness_text.substr(0, end) + size_lines(shapes, "validation_size") + harness_text.substr(end);
-}
-
 std::string edges_only_harness(const std::string& harness_text, const std::vector<BoundaryShape>& shapes) {
-  const std::vector<std::pair<std::size_t, std::size_t>> calls = size_calls(harness_text);
+  const std::vector<Span> calls = size_calls(harness_text);
   if (shapes.empty() || calls.empty()) return "";
   std::string out;
   std::size_t at = 0;
   for (std::size_t i = 0; i < calls.size(); ++i) {
     // Each call goes with the space before it; the first gives way to the shapes.
-    std::size_t from = calls[i].first;
+    std::size_t from = calls[i].begin;
     while (i > 0 && from > at && std::isspace(static_cast<unsigned char>(harness_text[from - 1]))) --from;
     out += harness_text.substr(at, from - at);
-    if (i == 0) out += size_lines(shapes, "size").substr(std::string("\n      ").size());
-    at = calls[i].second;
+    if (i == 0) out += size_lines(shapes);
+    at = calls[i].end;
   }
   return out + harness_text.substr(at);
 }

@@ -27,11 +27,6 @@ struct BoundaryShape {
 std::vector<BoundaryShape> boundary_shapes(const std::string& harness_text, const std::string& source_text,
                                            std::size_t cap = 8);
 
-// The harness with each shape added after its last size as a validation
-// size (checked for correctness on every look at a winner, not timed in the
-// search); the text as it is when there is none or no size to follow.
-std::string with_boundary_shapes(const std::string& harness_text, const std::vector<BoundaryShape>& shapes);
-
 // The harness with its sizes replaced by the shapes alone (for a check at
 // the edges only); "" when there is none or its sizes cannot be read.
 std::string edges_only_harness(const std::string& harness_text, const std::vector<BoundaryShape>& shapes);
