@@ -46,23 +46,23 @@ const std::string kRecorded = harness(
 TEST(BoundaryShapes, BothSidesOfEachEdgeFromTheNearestRecordedSizeAbove) {
   const std::vector<BoundaryShape> s = boundary_shapes(kRecorded, kSource);
   ASSERT_EQ(s.size(), 5u);
-  EXPECT_EQ(s[0].label, "edge-M-127");
+  EXPECT_EQ(s[0].label(), "edge-M-127");
   EXPECT_EQ(s[0].dims, (std::map<std::string, long long>{{"M", 127}, {"N", 256}, {"C_elements", 16777216}}));
   EXPECT_EQ(s[0].why, "M >= 128 in run");
-  EXPECT_EQ(s[1].label, "edge-N-128");
+  EXPECT_EQ(s[1].label(), "edge-N-128");
   EXPECT_EQ(s[1].dims.at("M"), 128);
-  EXPECT_EQ(s[2].label, "edge-N-127");
-  EXPECT_EQ(s[3].label, "edge-M-33");
+  EXPECT_EQ(s[2].label(), "edge-N-127");
+  EXPECT_EQ(s[3].label(), "edge-M-33");
   EXPECT_EQ(s[3].why, "M > 32 in run");
-  EXPECT_EQ(s[4].label, "edge-M-32");
-  for (const BoundaryShape& b : s) EXPECT_EQ(b.dims.at("C_elements"), 16777216) << b.label;  // buffers as recorded
+  EXPECT_EQ(s[4].label(), "edge-M-32");
+  for (const BoundaryShape& b : s) EXPECT_EQ(b.dims.at("C_elements"), 16777216) << b.label();  // buffers as recorded
 }
 
 // Never moved up: with every recorded M under the edge, nothing is added
 // for it (a buffer recorded for a smaller call could be too small).
 TEST(BoundaryShapes, ASizeIsNeverMovedUp) {
   const std::string small = harness(".size(\"call0\", {{\"M\", 16}, {\"N\", 16}, {\"C_elements\", 256}})");
-  for (const BoundaryShape& b : boundary_shapes(small, kSource)) EXPECT_LE(b.dims.at("M"), 16) << b.label;
+  for (const BoundaryShape& b : boundary_shapes(small, kSource)) EXPECT_LE(b.dims.at("M"), 16) << b.label();
   EXPECT_TRUE(boundary_shapes(small, kSource).empty());
 }
 
@@ -75,7 +75,7 @@ TEST(BoundaryShapes, AHarnessOfTheEdgesAlone) {
   const std::string text = edges_only_harness(kRecorded, s);
   const std::vector<HarnessSize> sizes = labelled_harness_sizes(text);
   ASSERT_EQ(sizes.size(), s.size()) << text;
-  for (std::size_t i = 0; i < s.size(); ++i) EXPECT_EQ(sizes[i].label, s[i].label);
+  for (std::size_t i = 0; i < s.size(); ++i) EXPECT_EQ(sizes[i].label, s[i].label());
   EXPECT_EQ(text.find("call0"), std::string::npos) << text;
   EXPECT_EQ(text.find("call1"), std::string::npos) << text;
   EXPECT_NE(text.find("  h// the edge of M >= 128 in run\n      .size(\"edge-M-127\", "), std::string::npos) << text;

@@ -100,7 +100,7 @@ std::vector<Span> size_calls(const std::string& text) {
 std::string size_lines(const std::vector<BoundaryShape>& shapes) {
   std::string out;
   for (const BoundaryShape& s : shapes) {
-    out += std::string(out.empty() ? "" : "\n      ") + "// the edge of " + s.why + "\n      .size(\"" + s.label + "\", {";
+    out += std::string(out.empty() ? "" : "\n      ") + "// the edge of " + s.why + "\n      .size(\"" + s.label() + "\", {";
     bool first = true;
     for (const auto& [dim, value] : s.dims) {
       out += std::string(first ? "" : ", ") + "{\"" + dim + "\", " + std::to_string(value) + "}";
@@ -138,7 +138,8 @@ std::vector<BoundaryShape> boundary_shapes(const std::string& harness_text, cons
           const HarnessSize* base = base_for(sizes, dim, v);
           if (!base) continue;
           BoundaryShape s;
-          s.label = "edge-" + dim + "-" + std::to_string(v);
+          s.dim = dim;
+          s.value = v;
           s.dims = base->dims;
           s.dims[dim] = v;
           s.why = e.param + " " + e.op + " " + std::to_string(e.value) + " in " + b.name;

@@ -18,9 +18,11 @@
 namespace kernelblaster::tuner {
 
 struct BoundaryShape {
-  std::string label;                      // "edge-M-127"
-  std::map<std::string, long long> dims;  // the recorded size's, one moved to the edge
+  std::string dim;                        // the dimension moved to the edge: "M"
+  long long value = 0;                    // where to: 127
+  std::map<std::string, long long> dims;  // the recorded size's, `dim` at `value`
   std::string why;                        // "M >= 128 in run_tiles"
+  std::string label() const { return "edge-" + dim + "-" + std::to_string(value); }  // the harness's size label
 };
 
 // At most `cap` shapes, in the order the comparisons appear.

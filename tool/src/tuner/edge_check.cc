@@ -9,9 +9,7 @@ namespace {
 
 std::string labels(const std::vector<BoundaryShape>& shapes) {
   std::vector<std::string> out;
-  for (const BoundaryShape& s : shapes)
-    for (const auto& [dim, value] : s.dims)
-      if (s.label == "edge-" + dim + "-" + std::to_string(value)) out.push_back(dim + "=" + std::to_string(value));
+  for (const BoundaryShape& s : shapes) out.push_back(s.dim + "=" + std::to_string(s.value));
   return joined(out);
 }
 

@@ -129,7 +129,7 @@ std::string listing_text(const TuneListing& l) {
          (l.error.empty() ? std::to_string(l.valid) + " configurations, the original included" : l.error) + "\n";
   for (const std::string& n : l.space.launch.notes) out += "  note: " + n + "\n";
   for (const std::string& n : l.harness_lines) out += "  harness: " + n + "\n";
-  for (const BoundaryShape& e : l.edges) out += "  edge: " + e.label + " (" + e.why + "): a winner is checked there\n";
+  for (const BoundaryShape& e : l.edges) out += "  edge: " + e.label() + " (" + e.why + "): a winner is checked there\n";
   return out;
 }
 
@@ -159,7 +159,7 @@ std::string listing_json(const TuneListing& l) {
   j["left_as_written"] = l.left;
   j["harness"] = l.harness_lines;
   j["edges"] = nlohmann::json::array();
-  for (const BoundaryShape& e : l.edges) j["edges"].push_back({{"label", e.label}, {"dims", e.dims}, {"why", e.why}});
+  for (const BoundaryShape& e : l.edges) j["edges"].push_back({{"label", e.label()}, {"dims", e.dims}, {"why", e.why}});
   return j.dump(2);
 }
 
