@@ -4,6 +4,7 @@
 #include <chrono>
 #include <filesystem>
 #include <future>
+#include <optional>
 #include <sstream>
 
 #include "common/file_util.h"
@@ -170,13 +171,12 @@ CandidateResult EngineMeasurer::remeasure(const Configuration& config, int devic
       evaluate_build(m_builds.get(config).get(), m_focus.mask(config), device, seeds, m_memcheck.wanted));
 }
 
-std::shared_future<CandidateBuild> EngineMeasurer::build_text(const std::string& text, const Configuration& config,
-                                                              bool whole) {
-  const std::uint64_t mask = whole ? 0 : m_focus.mask(config);
-  const std::string dir = m_target.work_dir + "/guarded-" + std::to_string(m_text_builds++);
-  auto job = m_pool.submit([this, text, config, dir, mask] {
+std::shared_future<CandidateBuild> EngineMeasurer::build_on_pool(const Configuration& config, const std::string& dir,
+                                                                 std::uint64_t mask, std::optional<std::string> text,
+                                                                 std::optional<std::string> harness) {
+  std::shared_future<CandidateBuild> job = m_pool.submit([this, config, dir, mask, text, harness] {
     try {
-      return build(config, dir, mask, &text);
+      return build(config, dir, mask, text ? &*text : nullptr, harness ? &*harness : nullptr);
     } catch (const std::exception& x) {
       CandidateBuild b;
       b.outcome = build_not_attempted(x.what());
@@ -185,6 +185,12 @@ std::shared_future<CandidateBuild> EngineMeasurer::build_text(const std::string&
   });
   m_text_jobs.push_back(job);
   return job;
+}
+
+std::shared_future<CandidateBuild> EngineMeasurer::build_text(const std::string& text, const Configuration& config,
+                                                              bool whole) {
+  return build_on_pool(config, m_target.work_dir + "/guarded-" + std::to_string(m_text_builds++),
+                       whole ? 0 : m_focus.mask(config), text, std::nullopt);
 }
 
 CandidateResult EngineMeasurer::remeasure_built(const std::shared_future<CandidateBuild>& build,
@@ -202,22 +208,9 @@ EngineMeasurer::OtherHarness EngineMeasurer::build_with_harness(const std::strin
   fs::create_directories(dir);
   out.harness = dir + "/" + fs::path(m_target.harness).filename().string();
   write_file(out.harness, harness_text);
-  auto job = [this, config, harness = out.harness](const std::string& d, bool original) {
-    return m_pool.submit([this, config, harness, d, original] {
-      try {
-        // The original as a candidate with no setting changed: the same text and settings.
-        return build(original ? Configuration{} : config, d, 0, nullptr, &harness);
-      } catch (const std::exception& x) {
-        CandidateBuild b;
-        b.outcome = build_not_attempted(x.what());
-        return b;
-      }
-    });
-  };
-  out.original = job(dir + "/original", true);
-  out.candidate = job(dir + "/candidate", false);
-  m_text_jobs.push_back(out.original);
-  m_text_jobs.push_back(out.candidate);
+  // The original as a candidate with no setting changed: the same text and settings.
+  out.original = build_on_pool(Configuration{}, dir + "/original", 0, std::nullopt, out.harness);
+  out.candidate = build_on_pool(config, dir + "/candidate", 0, std::nullopt, out.harness);
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "judge/candidate_build.h"
@@ -93,6 +94,10 @@ class EngineMeasurer final : public Measurer {
  private:
   CandidateBuild build(const Configuration& config, const std::string& dir, std::uint64_t mask,
                        const std::string* text = nullptr, const std::string* harness = nullptr);
+  // `build` on the pool, a failure to start as a failed build; joined on destruction.
+  std::shared_future<CandidateBuild> build_on_pool(const Configuration& config, const std::string& dir,
+                                                   std::uint64_t mask, std::optional<std::string> text,
+                                                   std::optional<std::string> harness);
   // The original built for the launchers of `mask` (0: the whole harness),
   // started on first request; failed with the compiler's first line.
   std::shared_future<BuildOutcome> reference_for(std::uint64_t mask);
@@ -119,8 +124,8 @@ class EngineMeasurer final : public Measurer {
   // launchers; m_whole_builds: on the whole harness (composed winners).
   BuildCache m_builds;
   BuildCache m_whole_builds;
-  int m_text_builds = 0;  // build_text's directories: guarded-0, guarded-1, ...
-  std::vector<std::shared_future<CandidateBuild>> m_text_jobs;  // waited for on destruction
+  int m_text_builds = 0;  // directories of build_text and build_with_harness: guarded-0, other-harness-1, ...
+  std::vector<std::shared_future<CandidateBuild>> m_text_jobs;  // build_on_pool's, waited for on destruction
 };
 
 }  // namespace kernelblaster::tuner
