@@ -31,6 +31,7 @@
 #include "tuner/policy_choice.h"
 #include "harness/launcher_scan.h"
 #include "common/launcher_mask.h"
+#include "common/text.h"
 
 namespace kernelblaster {
 
@@ -432,11 +433,12 @@ Job native_job(const Args& args) {
   if (!job.launcher.empty() && !rewrite::defines_function(read_file(job.source), job.launcher))
     throw UsageError(job.source + " defines no function named " + job.launcher + " (--launcher)");
   job.name = fs::path(job.source).filename().string();
-  job.contract = args.value("--contract", (job.launcher.empty() ? "the launchers " : "the launcher ") + called +
-                                              (job.launcher.empty() ? " keep their signatures, read their inputs and write every"
-                                                                      " output as the original does"
-                                                                    : " keeps its signature, reads its inputs and writes every"
-                                                                      " output as the original does"));
+  job.contract = args.value(
+      "--contract", job.launcher.empty()
+                        ? "the launchers " + called + " keep their signatures, read their inputs and write every output"
+                                                      " as the original does"
+                        : "the launcher " + called + " keeps its signature, reads its inputs and writes every output as"
+                                                     " the original does");
   job.out = args.value("--out", "kernelblaster-optimize/" + fs::path(job.source).stem().string());
   return job;
 }
@@ -625,9 +627,8 @@ HarnessLaunchers harness_launchers_of(const std::string& source, const std::stri
 }
 
 std::string HarnessLaunchers::list() const {
-  std::string out;
-  for (const std::string& n : named.empty() ? all : named) out += (out.empty() ? "" : ", ") + n;
-  return out.empty() ? std::string("none") : out;
+  const std::vector<std::string>& names = named.empty() ? all : named;
+  return names.empty() ? std::string("none") : joined(names);
 }
 
 // This GPU's roofline ceilings, measured the first time this machine needs
