@@ -46,9 +46,8 @@ std::string tried_line(const Step& s) {
 std::string unclassified_why(const kb::Classification& cls, const std::map<std::string, double>& metrics) {
   if (!cls.matched.empty()) return "";
   if (metrics.empty()) return " (no counters were read for it: its profile failed or was not taken)";
-  std::string missing;
-  for (const std::string& m : cls.missing) missing += (missing.empty() ? "" : ", ") + m;
-  return missing.empty() ? " (no rule of the KB matches its counters)" : " (its profile lacks " + missing + ")";
+  return cls.missing.empty() ? " (no rule of the KB matches its counters)"
+                             : " (its profile lacks " + joined(cls.missing) + ")";
 }
 
 }  // namespace
@@ -664,7 +663,7 @@ RunResult Loop::run() {
   original.source = m_target.unit.active() ? m_unit_original : m_target.source;
   original.definition = m_target.unit.definition.text;
   original.median_us = m_result.original.median_us;
-  original.metrics = m_result.original.metrics;
+  original.metrics = original_metrics_of(m_target.unit);  // the kernel's own; the dominant one's for the whole source
   if (const std::string near = near_bound(original.metrics); !near.empty()) {
     m_result.stop = {RunStop::Kind::near_bound, "the original " + near};
     say("not optimized: " + m_result.stop.text());
