@@ -7,8 +7,10 @@
 #                                         and the programs of $SGEMM_KERNELS (default 10) plainly and recorded
 #   bench/sgemm_search/run.sh eval        the original against itself through the harness the build
 #                                         synthesized, built with one launcher's mask bit as the tuner judges
-#                                         a group ($SGEMM_MASK, default 512: runSgemmWarptiling): phases and
-#                                         each process's own phases (--json)
+#                                         a group when $SGEMM_MASK is set (512: runSgemmWarptiling with all
+#                                         twelve recorded), with eval's options in $SGEMM_EVAL_ARGS (e.g.
+#                                         "--every-size --seeds 6 --back-to-back --memcheck", the winner's
+#                                         second look): phases and each process's own phases (--json)
 #   bench/sgemm_search/run.sh tune        the second build (the one line's tuning), its summary and run log
 #   bench/sgemm_search/run.sh after       the programs again: their own figures on what the second build compiled
 #   bench/sgemm_search/run.sh units       issue 40: `optimize` one kernel at a time (after "before", with several
@@ -37,9 +39,13 @@ case "${1:-}" in
     harness=$(ls "$W"/build/kernelblaster_generated/*/harness/*.cu | head -1)
     manifest=$(ls "$W"/build/kernelblaster_generated/*/manifest.txt | head -1)
     cp "$harness" "$OUT/"
+    mask=()
+    [ -n "${SGEMM_MASK:-}" ] && mask=(-D "KERNELBLASTER_LAUNCHER_MASK=$SGEMM_MASK")
+    tag=${SGEMM_EVAL_TAG:-original}
+    # shellcheck disable=SC2086  # the options are words
     /tmp/kb/bin/kernelblaster eval --source "$W/src/runner.cu" --harness "$harness" --manifest "$manifest" \
-      -D "KERNELBLASTER_LAUNCHER_MASK=${SGEMM_MASK:-512}" --json > "$OUT/eval-original.json" 2> "$OUT/eval-original.err"
-    python3 - "$OUT/eval-original.json" <<'EOF'
+      "${mask[@]}" ${SGEMM_EVAL_ARGS:-} --json > "$OUT/eval-$tag.json" 2> "$OUT/eval-$tag.err"
+    python3 - "$OUT/eval-$tag.json" <<'EOF'
 import json, sys
 r = json.load(open(sys.argv[1]))
 print("status", r.get("status"), "wall", r.get("wall_seconds"), "compile", r.get("compile_seconds"))

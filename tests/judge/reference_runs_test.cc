@@ -165,6 +165,25 @@ TEST(ReferenceRuns, ASecondLookTimesEverySizeTheSearchDoesNot) {
     const Plan plan = plan_from_json(read_file(rig.candidate + ".plan"));
     EXPECT_EQ(plan.timing.sizes, every ? std::vector<int>({0, 1}) : std::vector<int>()) << "time_every_size " << every;
   }
+  // A guarded source runs the original's code at some shapes: those among
+  // the validation sizes are not timed; a size the speedup is taken over is.
+  for (const std::vector<std::string>& untimed : {std::vector<std::string>{"small"}, {"large", "small"}}) {
+    EvalRequest req;
+    req.reference_binary = rig.original;
+    req.candidate_binary = rig.candidate;
+    req.work_dir = (rig.dir / "work").string();
+    req.seed_base = 77;
+    req.time_every_size = true;
+    req.validation_sizes = true;
+    req.untimed_sizes = untimed;
+    ClaimedGpu gpu;
+    Evaluator(Toolchain{}, gpu).evaluate(req);
+    const Plan plan = plan_from_json(read_file(rig.candidate + ".plan"));
+    EXPECT_EQ(plan.timing.sizes, std::vector<int>({0})) << untimed.size() << " untimed";
+    bool small_checked = false;
+    for (const RunRequest& run : plan.runs) small_checked = small_checked || run.size == 1;
+    EXPECT_TRUE(small_checked) << "an untimed size is still checked";
+  }
 }
 
 // A report the candidate wrote that cannot be read is as good as none, and

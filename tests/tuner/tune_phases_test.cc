@@ -4,10 +4,13 @@
 #include <nlohmann/json.hpp>
 
 #include "fakes.h"
+#include "judge/candidate_result.h"
 #include "tuner/run_log.h"
 #include "tuner/tuner.h"
 
 using namespace kernelblaster::tuner;
+using kernelblaster::CandidateResult;
+using kernelblaster::EvalResult;
 using kernelblaster::Status;
 using namespace kernelblaster::tuner::testing;
 
@@ -86,7 +89,9 @@ TEST(TuneSummary, SaysWhereTheTimeWentAndWhatEachGpuReverified) {
   s.speculative_builds = 15;
   s.speculative_builds_used = 15;
   s.reverification = {{0, 3, Status::ok, 1.06}, {1, 3, Status::ok, 1.05}};
+  s.look_phases_s["guard"] = {{"main candidate correctness", 4.5}};
   nlohmann::json j = nlohmann::json::parse(tune_summary_to_json(s));
+  EXPECT_DOUBLE_EQ(j.at("look_phases_s").at("guard").at("main candidate correctness").get<double>(), 4.5);
   EXPECT_DOUBLE_EQ(j.at("phases_s").at("reverify").get<double>(), 2.6);
   EXPECT_DOUBLE_EQ(j.at("first_measurement_s").get<double>(), 2.9);
   EXPECT_EQ(j.at("speculative_builds").get<int>(), 15);
@@ -96,6 +101,19 @@ TEST(TuneSummary, SaysWhereTheTimeWentAndWhatEachGpuReverified) {
   EXPECT_EQ(j["reverification"][1].at("device").get<int>(), 1);
   EXPECT_EQ(j["reverification"][1].at("seeds").get<int>(), 3);
   EXPECT_DOUBLE_EQ(j["reverification"][1].at("speedup").get<double>(), 1.05);
+}
+
+// A look's result carries where its evaluation spent the seconds, the
+// same phase of several processes or rounds summed.
+TEST(TuneSummary, ALooksPhasesAreSummedByName) {
+  EvalResult r;
+  r.status = Status::ok;
+  r.phase_seconds = {{"main reference process", 2.0}, {"back-to-back reference process", 1.0}};
+  r.process_phase_seconds = {{"main candidate correctness", 3.0}, {"main candidate correctness", 0.5}};
+  const CandidateResult c = candidate_result_of(r);
+  EXPECT_DOUBLE_EQ(c.phases_s.at("main reference process"), 2.0);
+  EXPECT_DOUBLE_EQ(c.phases_s.at("main candidate correctness"), 3.5);
+  EXPECT_EQ(c.phases_s.size(), 3u);
 }
 
 // --budget is the run's wall time: the search gets what the phases before

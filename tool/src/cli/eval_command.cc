@@ -42,6 +42,9 @@ and the gates. Each kernel of the call is compared with the original's too.
   --input-seed S        fixed first input seed instead of fresh random ones
   --budget-ms MS        timed runs per size (default 300)
   --no-timing           correctness only
+  --every-size          check every size the harness declares, its validation
+                        sizes too, and time each one (what tune's winner's
+                        second look does)
   --back-to-back        time again as a program's loop does: each timed run
                         calls the launcher up to 100 times in a row, the L2
                         warm; the lower speedup of the two timings is the
@@ -122,7 +125,7 @@ EvalCall parse_call(const CommandArgs& argv) {
   Args args(with_profile_values(argv),
             {"--profile", "--source", "--harness", "--candidate", "--kernelbench", "--torch-prefix", "--arch", "-I", "-D", "--nvcc-flag", "--manifest", "--seeds",
              "--input-seed", "--budget-ms", "--timeout", "--max-speedup", "--device", "--work-dir"},
-            {"--json", "--keep", "--no-timing", "--back-to-back", "--memcheck"});
+            {"--json", "--keep", "--no-timing", "--every-size", "--back-to-back", "--memcheck"});
   c.json = args.flag("--json");
   req.source = args.value("--source");
   req.harness = args.value("--harness");
@@ -142,6 +145,7 @@ EvalCall parse_call(const CommandArgs& argv) {
   req.seed_base = static_cast<std::uint64_t>(args.number("--input-seed", 0));
   req.budget_ms = args.number("--budget-ms", 300);
   req.timing = !args.flag("--no-timing");
+  req.validation_sizes = req.time_every_size = args.flag("--every-size");
   req.back_to_back = args.flag("--back-to-back");
   req.memcheck.wanted = args.flag("--memcheck");
   // A candidate from elsewhere: its object is checked first, unless the

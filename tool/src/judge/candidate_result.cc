@@ -25,6 +25,8 @@ CandidateResult candidate_result_of(const EvalResult& r) {
       if (k.slower && (c.slowed_kernel_speedup == 0 || k.speedup < c.slowed_kernel_speedup))
         c.slowed_kernel_speedup = k.speedup;
   c.memcheck = r.memcheck;
+  for (const auto* phases : {&r.phase_seconds, &r.process_phase_seconds})
+    for (const auto& [name, seconds] : *phases) c.phases_s[name] += seconds;
   return c;
 }
 

@@ -5,6 +5,7 @@
 // A failed candidate is a result, never an exception.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,10 @@ struct CandidateResult : Verdict {
   std::vector<SizeSpeedup> sizes;
   // compute-sanitizer's memcheck on it, when asked (EvalResult::memcheck).
   std::string memcheck;
+  // Where the evaluation's seconds went: its steps and each harness
+  // process's own phases (EvalResult::phase_seconds and
+  // process_phase_seconds), summed by name.
+  std::map<std::string, double> phases_s;
   // Verified, and no kernel slower: a candidate a loop may keep.
   bool keepable() const { return verified() && slower_kernel.empty(); }
 };

@@ -503,7 +503,12 @@ class EvaluationRun {
     m_plan.timing.enabled = m_req.timing;
     m_plan.timing.budget_ms = m_req.budget_ms;
     if (m_req.time_every_size)
-      for (std::size_t i = 0; i < m_declared.sizes.size(); ++i) m_plan.timing.sizes.push_back(static_cast<int>(i));
+      for (std::size_t i = 0; i < m_declared.sizes.size(); ++i) {
+        const SizeDecl& size = m_declared.sizes[i];
+        const auto& untimed = m_req.untimed_sizes;
+        if (!size.validation_only || std::find(untimed.begin(), untimed.end(), size.label) == untimed.end())
+          m_plan.timing.sizes.push_back(static_cast<int>(i));
+      }
     m_plan.lock_dir = m_req.lock_dir;
     m_plan.device = m_req.device;
     m_plan.probe_initial_outputs = true;  // asked of the original; play() passes its answer to the candidate

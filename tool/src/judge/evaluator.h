@@ -44,6 +44,10 @@ struct EvalRequest {
   // reported (SizeTiming::validation_only, EvalResult::other_sizes) and none
   // enters the speedup, which stays the one the search compared.
   bool time_every_size = false;
+  // With time_every_size: validation sizes (by label) checked but not
+  // timed, where the candidate runs the original's code as written (a
+  // guarded source, tuner/guarded_winner.h): their time says nothing new.
+  std::vector<std::string> untimed_sizes;
   // Time again as a program that calls the launcher in a loop sees it:
   // back to back, the L2 warm from the call before (the first timing calls
   // once a run with the L2 flushed); the lower speedup is the one kept.

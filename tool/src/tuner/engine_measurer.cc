@@ -120,7 +120,7 @@ std::string EngineMeasurer::machine_code(const Configuration& config) {
 
 // `seeds` <= 0: the search's own seeds; else that many fresh random ones.
 EvalResult EngineMeasurer::evaluate_build(const CandidateBuild& b, std::uint64_t mask, int device, int seeds,
-                                          bool memcheck) {
+                                          bool memcheck, const std::vector<std::string>& untimed) {
   EvalResult r;
   if (!b.outcome.ok) {
     r.status = b.outcome.failure;
@@ -153,6 +153,7 @@ EvalResult EngineMeasurer::evaluate_build(const CandidateBuild& b, std::uint64_t
     // twelve at all 134 recorded calls' sizes, six seeds, outran the run's
     // 60 s on an H200 (the original itself was killed).
     req.time_every_size = mask != 0 || !m_focus.active();
+    req.untimed_sizes = untimed;
     req.back_to_back = true;      // and a speedup that holds back to back, the L2 warm
   }
   if (memcheck) req.memcheck = m_memcheck;
@@ -194,9 +195,11 @@ std::shared_future<CandidateBuild> EngineMeasurer::build_text(const std::string&
 }
 
 CandidateResult EngineMeasurer::remeasure_built(const std::shared_future<CandidateBuild>& build,
-                                                const Configuration& config, bool whole, int device, int seeds) {
+                                                const Configuration& config, bool whole, int device, int seeds,
+                                                const std::vector<std::string>& as_written) {
   const CandidateBuild& b = build.get();
-  CandidateResult r = candidate_result_of(evaluate_build(b, whole ? 0 : m_focus.mask(config), device, seeds));
+  CandidateResult r =
+      candidate_result_of(evaluate_build(b, whole ? 0 : m_focus.mask(config), device, seeds, false, as_written));
   r.compile_s = b.outcome.seconds;
   return r;
 }

@@ -71,8 +71,10 @@ class EngineMeasurer final : public Measurer {
   // on the pool with `config`'s settings for `config`'s group's launchers,
   // or with `whole` for the whole harness; then judged as remeasure judges.
   std::shared_future<CandidateBuild> build_text(const std::string& text, const Configuration& config, bool whole);
+  // `as_written`: the sizes where that source runs the original's code (a
+  // guarded source's): the validation ones among them are checked, not timed.
   CandidateResult remeasure_built(const std::shared_future<CandidateBuild>& build, const Configuration& config,
-                                  bool whole, int device, int seeds);
+                                  bool whole, int device, int seeds, const std::vector<std::string>& as_written = {});
   // The original and `config`'s source, each built with another harness
   // (`harness_text`: the boundary shapes alone, boundary_shapes.h) on the
   // pool, every launcher running.
@@ -102,7 +104,7 @@ class EngineMeasurer final : public Measurer {
   // started on first request; failed with the compiler's first line.
   std::shared_future<BuildOutcome> reference_for(std::uint64_t mask);
   EvalResult evaluate_build(const CandidateBuild& b, std::uint64_t mask, int device, int seeds,
-                            bool memcheck = false);
+                            bool memcheck = false, const std::vector<std::string>& untimed = {});
 
   Toolchain m_toolchain;
   GpuProbe& m_probe;

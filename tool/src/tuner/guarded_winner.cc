@@ -64,6 +64,19 @@ std::string guarded_text(const EngineMeasurer& measurer, const Configuration& wi
   return guarded->empty() ? "" : text;
 }
 
+// The sizes where the guarded source runs only the original's code: those
+// every part is guarded at, when every part could be. They are checked,
+// and timed only where the search timed them (its speedup is over those).
+std::vector<std::string> as_written_everywhere(const std::vector<Part>& parts, const std::vector<std::string>& stayed) {
+  if (!stayed.empty() || parts.empty()) return {};
+  std::vector<std::string> out;
+  for (const std::string& size : parts.front().slower)
+    if (std::all_of(parts.begin(), parts.end(),
+                    [&](const Part& p) { return std::count(p.slower.begin(), p.slower.end(), size) > 0; }))
+      out.push_back(size);
+  return out;
+}
+
 // Guards every part that can be, then judges the source once: on the
 // winner's own launchers (`whole` false) or on the whole harness; `guess`
 // is used when it is the same source.
@@ -87,7 +100,7 @@ GuardedWinner guard_parts(EngineMeasurer& measurer, const Configuration& winner,
   if (progress) progress("keeping " + as_written + ", where " + winner.id + " was slower");
   const std::shared_future<CandidateBuild> build =
       text == guess.text && guess.build.valid() ? guess.build : measurer.build_text(text, winner, whole);
-  out.look = measurer.remeasure_built(build, winner, whole, device, seeds);
+  out.look = measurer.remeasure_built(build, winner, whole, device, seeds, as_written_everywhere(parts, stayed));
   if (!out.look.verified())
     return stays(as_written + " failed: " + status_name(out.look.status) + ": " + out.look.detail);
   if (!out.look.keepable()) return stays(as_written + " made a kernel slower: " + out.look.slower_kernel);

@@ -1,7 +1,8 @@
 // The winner's second look times every recorded size. Where the winner's
 // call is slower at some of them, the tuned source runs the launcher as
 // written at exactly those shapes (shape_guard.h); that source is built and
-// judged with fresh seeds, every size timed, and kept only when it is
+// judged with fresh seeds at every size, timed at each but the validation
+// sizes where it runs only the original's code, and kept only when it is
 // verified, slows no kernel and still clears --min-speedup. A winner
 // composed group by group (focused_winner.h) is guarded group by group,
 // each by its own look, and the guarded source judged on the whole harness,

@@ -208,6 +208,11 @@ Progress guard_progress(const TuneOptions& opt, const std::string& kernel, const
   return [kernel, say](const std::string& line) { say("[tune] " + kernel + "  " + line); };
 }
 
+// A look's phases, added to those of its kind.
+void add_look_phases(TuneSummary& sum, const std::string& look, const CandidateResult& r) {
+  for (const auto& [name, seconds] : r.phases_s) sum.look_phases_s[look][name] += seconds;
+}
+
 // The winner's source to opt.out: as the search built it (`plain`), or
 // with its launchers kept as written where its second look found them
 // slower (guarded_winner.h); the summary then holds what that source
@@ -216,6 +221,7 @@ Progress guard_progress(const TuneOptions& opt, const std::string& kernel, const
 void write_winner(const TuneOptions& opt, const std::string& plain, const GuardedWinner& guarded,
                   TuneSummary& sum) {
   sum.shape_guard = guarded.line;
+  add_look_phases(sum, "guard", guarded.look);
   if (guarded.kept) {
     sum.slower_at_a_size = guarded.look.slower_at_a_size;
     sum.other_sizes = guarded.look.other_sizes;
@@ -254,8 +260,10 @@ void decide_focused(const TuneOptions& opt, const LoopOutcome& outcome, const Sp
     if (!opt.quiet)
       say("[tune] " + kernel + "  re-verifying " + c.id + " on " + focus.names(focus.mask(c)) + " with fresh seeds");
     Reverification again = reverify(measurer, c, sum.devices, total);
-    for (const DeviceCheck& d : again.checks)
+    for (const DeviceCheck& d : again.checks) {
       sum.reverification.push_back({d.device, d.seeds, d.result.status, d.result.speedup});
+      add_look_phases(sum, "reverify", d.result);
+    }
     if (const DeviceCheck* bad = again.failure()) return bad->result;
     for (const DeviceCheck& d : again.checks)
       if (!d.result.keepable()) return d.result;
@@ -263,7 +271,9 @@ void decide_focused(const TuneOptions& opt, const LoopOutcome& outcome, const Sp
   };
   const Look whole = [&](const Configuration& c) {
     if (!opt.quiet) say("[tune] " + kernel + "  checking " + c.id + " on the whole harness");
-    return measurer.remeasure_whole(c, sum.devices.front(), total);
+    CandidateResult r = measurer.remeasure_whole(c, sum.devices.front(), total);
+    add_look_phases(sum, "whole", r);
+    return r;
   };
   const EvaluationRecord& best = outcome.evaluations[outcome.best];
   sum.search_speedup = best.speedup;
@@ -395,8 +405,10 @@ void decide_winner(const TuneOptions& opt, const LoopOutcome& outcome, const Spa
   const GuardGuess guess = guess_guard(measurer, winner, decl, best);  // built while the look runs
   const EdgeCheck edges = start_edge_check(measurer, winner);             // so are the edges' programs
   Reverification again = reverify(measurer, winner, sum.devices, std::max(3, 2 * opt.seeds));
-  for (const DeviceCheck& c : again.checks)
+  for (const DeviceCheck& c : again.checks) {
     sum.reverification.push_back({c.device, c.seeds, c.result.status, c.result.speedup});
+    add_look_phases(sum, "reverify", c.result);
+  }
   if (const DeviceCheck* bad = again.failure())
     return conclude(sum, TuneVerdict::failed,
                     "the winner " + best.id + " failed re-verification on GPU " + std::to_string(bad->device) +
@@ -752,6 +764,7 @@ std::string tune_summary_to_json(const TuneSummary& s) {
   if (!s.other_sizes.empty()) j["other_sizes"] = s.other_sizes;
   if (!s.shape_guard.empty()) j["shape_guard"] = s.shape_guard;
   if (!s.edge_check.empty()) j["edge_check"] = s.edge_check;
+  if (!s.look_phases_s.empty()) j["look_phases_s"] = s.look_phases_s;
   if (!s.reason.empty()) j["reason"] = s.reason;
   return j.dump(2);
 }

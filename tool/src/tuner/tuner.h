@@ -73,6 +73,9 @@ struct TuneSummary {
   long long space_valid = 0;                  // valid configurations before thinning (space_size: after), the original excluded
   double seconds = 0;                         // the whole run
   std::map<std::string, double> phases_s;     // where the seconds went (tune_phases.h)
+  // Where each look after the search spent its seconds, by look
+  // ("reverify", "whole", "guard"): CandidateResult::phases_s, summed.
+  std::map<std::string, std::map<std::string, double>> look_phases_s;
   double first_measurement_s = 0;             // from the search's start to its first measured result
   int builds = 0;                             // candidates compiled (or asked to be)
   int speculative_builds = 0;                 // of those, started on a guess before the search
