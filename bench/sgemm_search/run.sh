@@ -24,6 +24,7 @@
 #                                         several seeds add up toward the exhaustive run issue 38 asks for
 # Environment: ONELINE_OSS (default oss/, SGEMM_CUDA/ in it), ONELINE_BUDGET (default 240) read at "before".
 set -uo pipefail
+source "$(dirname "$0")/../clangroot.sh"  # the installed tool reads sources with libclang
 OUT=${OUT:-bench/out}
 mkdir -p "$OUT"
 export SGEMM_KERNELS=${SGEMM_KERNELS:-10}

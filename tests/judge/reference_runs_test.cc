@@ -186,6 +186,36 @@ TEST(ReferenceRuns, ASecondLookTimesEverySizeTheSearchDoesNot) {
   }
 }
 
+// The back-to-back round only times: the main round checked every run,
+// and its timed calls' outputs are checked as the main round's are.
+TEST(ReferenceRuns, TheBackToBackRoundRunsNoCorrectnessRuns) {
+  Rig rig;
+  const std::string describe = R"({"harness":"stand-in","sizes":[{"label":"large"}]})";
+  for (const std::string& program : {rig.original, rig.candidate})
+    write_file(program, std::string("#!/bin/sh\n") + "if [ \"$1\" = --describe ]; then\n  echo '" + describe +
+                            "'; exit 0\nfi\n" + "touch \"$4/" + kLockHeldMarker + "\"\n" + "cat \"$2\" >> '" +
+                            program + ".plans'\n" + "echo @@ >> '" + program + ".plans'\n" + "echo '" + describe +
+                            "' > \"$4/report.json\"\n");
+  EvalRequest req;
+  req.reference_binary = rig.original;
+  req.candidate_binary = rig.candidate;
+  req.work_dir = (rig.dir / "work").string();
+  req.seed_base = 77;
+  req.back_to_back = true;
+  ClaimedGpu gpu;
+  const EvalResult r = Evaluator(Toolchain{}, gpu).evaluate(req);
+  ASSERT_EQ(r.status, Status::ok) << r.detail;
+  std::vector<Plan> plans;  // each process's plan, "@@" after each
+  const std::string all = read_file(rig.candidate + ".plans");
+  for (std::size_t at = 0, end; (end = all.find("@@", at)) != std::string::npos; at = end + 2)
+    plans.push_back(plan_from_json(all.substr(at, end - at)));
+  ASSERT_EQ(plans.size(), 2u);
+  EXPECT_TRUE(plans[0].timing.flush_l2);
+  EXPECT_FALSE(plans[0].runs.empty());
+  EXPECT_FALSE(plans[1].timing.flush_l2);
+  EXPECT_TRUE(plans[1].runs.empty());
+}
+
 // A report the candidate wrote that cannot be read is as good as none, and
 // the verdict says why it could not be read.
 TEST(ReferenceRuns, AnUnreadableReportIsNamedInTheVerdict) {

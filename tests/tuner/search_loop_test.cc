@@ -111,6 +111,35 @@ TEST(SearchLoop, StartsNothingThatCannotEndWithinTheBudget) {
   EXPECT_EQ(timed_run(40'000, 6, 0).evaluations.size(), 1u);  // unknown: the first measurement starts
 }
 
+// A candidate whose build has not started, or not ended, cannot be
+// measured before it is built: the deadline counts the build still to come
+// (at the mean build time so far) unless a build asked for ahead is done.
+TEST(SearchLoop, CountsTheBuildStillToComeAgainstTheDeadline) {
+  const auto with_builds = [](bool every_build_done) {
+    ConfigSpace space = small_space();
+    FakeMeasurer m;
+    FakeClock clock;
+    m.clock = &clock;
+    m.millis_per_measurement = 2'000;
+    for (const Configuration& c : space.configs) {
+      kernelblaster::CandidateResult r = ok(1.0);
+      r.compile_s = 10;
+      m.results[c.id] = r;
+      if (!every_build_done) m.building.insert(c.id);
+    }
+    InOrderPolicy p;
+    LoopOptions opt;
+    opt.budget_s = 15;
+    opt.prefetch = 0;  // no build asked ahead: the next one starts when it is picked
+    return run(space, m, p, clock, opt);
+  };
+  // Measured at 0 and 2 s; at 4 s a build of 10 s and a measurement of 2 s
+  // would end past 15 s.
+  EXPECT_EQ(with_builds(false).evaluations.size(), 2u);
+  // Builds done ahead: measurements start at 0, 2, ..., 12 s.
+  EXPECT_EQ(with_builds(true).evaluations.size(), 7u);
+}
+
 TEST(SearchLoop, StopsAtTheEvaluationCapAndWhenThePolicySays) {
   ConfigSpace space = small_space();
   FakeMeasurer m;

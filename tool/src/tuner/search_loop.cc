@@ -174,6 +174,7 @@ class SearchLoop::Run {
   void take(std::size_t cfg) {
     m_taken[cfg] = true;
     --m_untaken;
+    m_asked.erase(cfg);
     auto at = std::lower_bound(m_ctx_config.begin(), m_ctx_config.end(), cfg);
     if (at == m_ctx_config.end() || *at != cfg) return;
     m_ctx.actions.erase(m_ctx.actions.begin() + (at - m_ctx_config.begin()));
@@ -187,15 +188,33 @@ class SearchLoop::Run {
     // No measurement starts that would, at the pace so far, end past the
     // deadline, less what the run needs after the loop: the budget bounds
     // the run's end, not its last start.
-    const bool paced = m_outcome.measured > 0;
-    const double pace = paced ? m_measure_seconds / m_outcome.measured : m_opt.first_pace_s;
-    // What follows the loop, at the pace measured, never over half the
-    // budget; none before a measurement has ended (the first pace counts the
-    // original's build, which candidates' builds overlap).
-    const double after = paced ? std::min(m_opt.finish_paces * pace, 0.5 * m_opt.budget_s) : 0.0;
-    if (m_loop.m_clock() + pace + after >= m_deadline) return SearchStop::deadline;
+    if (m_loop.m_clock() + measurement_and_after() >= m_deadline) return SearchStop::deadline;
     if (std::optional<bool> s = m_loop.m_policy.stop(context()); s && *s) return SearchStop::policy;
     return SearchStop::running;
+  }
+
+  // A measurement at the pace so far, and what follows the loop at that
+  // pace, never over half the budget; none before a measurement has ended
+  // (the first pace counts the original's build, which candidates' builds
+  // overlap).
+  double measurement_and_after() const {
+    const bool paced = m_outcome.measured > 0;
+    const double pace = paced ? m_measure_seconds / m_outcome.measured : m_opt.first_pace_s;
+    const double after = paced ? std::min(m_opt.finish_paces * pace, 0.5 * m_opt.budget_s) : 0.0;
+    return pace + after;
+  }
+
+  // Whether `cfg`, picked, can still be built and measured before the
+  // deadline: what is left of its build at the mean build time so far
+  // (all of it when it was never asked for), then a measurement. A search
+  // whose candidates compile for 12 s each (SGEMM_CUDA's runner.cu) would
+  // otherwise start a build the deadline has no room for, and wait for it.
+  bool build_fits(std::size_t cfg) const {
+    if (m_builds_timed == 0 || m_loop.m_measurer.ready(m_configs[cfg])) return true;
+    const double mean = m_build_seconds / m_builds_timed, now = m_loop.m_clock();
+    const auto asked = m_asked.find(cfg);
+    const double left = asked == m_asked.end() ? mean : std::max(0.0, mean - (now - asked->second));
+    return now + left + measurement_and_after() < m_deadline;
   }
 
   // The policy's first picks that are still untaken, in its order, as many
@@ -235,11 +254,19 @@ class SearchLoop::Run {
     // evaluation cap is never used, and the run's end waits for it.
     const int ahead = std::min(m_opt.prefetch, m_total - n);
     const std::size_t cfg = first_ready(chosen, ahead);
+    if (!build_fits(cfg)) {
+      m_outcome.stop = SearchStop::deadline;
+      m_stopping = true;
+      return;
+    }
     take(cfg);
     // Last asked, first built (compile_pool.h): the window from its end, so
     // the policy's first pick starts first and stale prefetches wait.
     const std::size_t window = std::min(chosen.size(), static_cast<std::size_t>(std::max(0, ahead)) + 1);
-    for (std::size_t k = window; k-- > 0;) m_loop.m_measurer.prepare(m_configs[chosen[k]]);
+    for (std::size_t k = window; k-- > 0;) {
+      m_loop.m_measurer.prepare(m_configs[chosen[k]]);
+      if (!m_taken[chosen[k]]) m_asked.emplace(chosen[k], m_loop.m_clock());
+    }
     const std::string hash = m_loop.m_measurer.machine_code(m_configs[cfg]);
     if (std::string key = dedup_key(m_configs[cfg], hash); !key.empty()) {
       if (auto owner = m_hash_owner.find(key); owner != m_hash_owner.end()) {
@@ -297,6 +324,10 @@ class SearchLoop::Run {
       rec.device = f.device;
       ++m_outcome.measured;
       m_measure_seconds += m_loop.m_clock() - f.started;
+      if (f.m.compile_s > 0) {
+        m_build_seconds += f.m.compile_s;
+        ++m_builds_timed;
+      }
       conclude(rec);
       const EvaluationRecord first = m_outcome.evaluations.back();
       for (const WaitingDuplicate& d : m_waiting[f.config]) conclude_duplicate(d, first);
@@ -392,6 +423,9 @@ class SearchLoop::Run {
   LoopOutcome m_outcome;
   double m_best_speedup = 1.0;
   double m_measure_seconds = 0;  // wall seconds of the measurements ended, together
+  double m_build_seconds = 0;    // their candidates' builds, together
+  int m_builds_timed = 0;
+  std::map<std::size_t, double> m_asked;  // untaken configs whose build was asked for → when first asked
   bool m_stopping = false;
 
   std::deque<int> m_free_devices;

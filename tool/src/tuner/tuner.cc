@@ -610,11 +610,14 @@ EvalRequest::Memcheck winner_memcheck(const Toolchain& tc) {
 // winner's re-verification (a main and a warm round) and, where groups are
 // judged alone, its whole-harness build and check follow the loop: about two
 // and five measurements' time (convolutionSeparable, SGEMM_CUDA on an H100);
-// a winner checked under compute-sanitizer two more (its start and the
-// slowed kernels: an estimate, not yet measured on a GPU); a harness with
-// sizes the search does not time one more, for the look at a winner kept as
+// a winner checked under compute-sanitizer two more; a harness with sizes
+// the search does not time one more, for the look at a winner kept as
 // written where it is slower (guarded_winner.h: its build overlaps the
-// winner's look).
+// winner's look). These undercount where a look times many more sizes than
+// the search: SGEMM_CUDA's kernel 10 on an H200 (2026-11-29, measurements
+// of 2.9 s) spent 14.5 measurements' time on its look (memcheck 1.5 of
+// them, before the warm round stopped repeating the correctness runs) and
+// 5 on the guarded look; the cap at half the budget binds there anyway.
 void set_search_deadline(const TuneOptions& opt, const PhaseClock::Reading& before_search, const TuneSummary& sum,
                          bool memcheck, bool untimed_sizes, LoopOptions& lo) {
   lo.budget_s = search_budget(opt.budget_s, before_search);
