@@ -102,6 +102,28 @@ TEST(SearchLoop, KeepsThePacesTheRunNeedsAfterTheLoop) {
   EXPECT_EQ(timed_run(10'000, 35, 14, 0).evaluations.size(), 3u);
 }
 
+// The reserve is for the look at a winner: with none above the bar yet,
+// the loop searches on (at most a measurement past the deadline less the
+// pace); once one is in hand, the reserve is kept again.
+TEST(SearchLoop, KeepsTheReserveOnlyOnceThereIsAWinnerToLookAt) {
+  const auto with_first = [](double first_speedup) {
+    ConfigSpace space = small_space();
+    FakeMeasurer m;
+    FakeClock clock;
+    m.clock = &clock;
+    m.millis_per_measurement = 10'000;
+    m.results[space.configs[0].id] = ok(first_speedup);
+    InOrderPolicy p;
+    LoopOptions opt;
+    opt.budget_s = 35;
+    opt.finish_paces = 2;
+    opt.reserve_from_speedup = 1.02;
+    return run(space, m, p, clock, opt);
+  };
+  EXPECT_EQ(with_first(1.0).evaluations.size(), 3u);  // no winner: measured at 0, 10 and 20 s
+  EXPECT_EQ(with_first(1.5).evaluations.size(), 1u);  // a winner at once: 17.5 s kept from 10 s on
+}
+
 // Before any measurement has ended, the expected first one (the original's
 // build and run) decides: one that cannot end within the budget never starts.
 TEST(SearchLoop, StartsNothingThatCannotEndWithinTheBudget) {

@@ -25,6 +25,12 @@ struct LoopOptions {
                                         // (the winner's re-verification, a whole-harness check), at
                                         // the pace measured, at most half the budget; none before a
                                         // measurement has ended
+  // The reserve of finish_paces is kept once the best accepted speedup
+  // reaches this (--min-speedup: a winner the run will look at); before,
+  // the loop searches on, and a winner found late ends the run past the
+  // deadline by its checks, at most about half the budget. 0: kept from
+  // the first measurement on.
+  double reserve_from_speedup = 0;
   std::vector<int> devices = {0};       // one measurement at a time on each
   int prefetch = 4;                     // further picks of the policy prepared ahead
   double first_pace_s = 0;              // seconds a measurement is expected to take before one has

@@ -213,6 +213,14 @@ void add_look_phases(TuneSummary& sum, const std::string& look, const CandidateR
   for (const auto& [name, seconds] : r.phases_s) sum.look_phases_s[look][name] += seconds;
 }
 
+// A second look's checks, one per GPU, and where their seconds went.
+void record_look(TuneSummary& sum, const Reverification& again) {
+  for (const DeviceCheck& c : again.checks) {
+    sum.reverification.push_back({c.device, c.seeds, c.result.status, c.result.speedup});
+    add_look_phases(sum, "reverify", c.result);
+  }
+}
+
 // The winner's source to opt.out: as the search built it (`plain`), or
 // with its launchers kept as written where its second look found them
 // slower (guarded_winner.h); the summary then holds what that source
@@ -260,10 +268,7 @@ void decide_focused(const TuneOptions& opt, const LoopOutcome& outcome, const Sp
     if (!opt.quiet)
       say("[tune] " + kernel + "  re-verifying " + c.id + " on " + focus.names(focus.mask(c)) + " with fresh seeds");
     Reverification again = reverify(measurer, c, sum.devices, total);
-    for (const DeviceCheck& d : again.checks) {
-      sum.reverification.push_back({d.device, d.seeds, d.result.status, d.result.speedup});
-      add_look_phases(sum, "reverify", d.result);
-    }
+    record_look(sum, again);
     if (const DeviceCheck* bad = again.failure()) return bad->result;
     for (const DeviceCheck& d : again.checks)
       if (!d.result.keepable()) return d.result;
@@ -405,10 +410,7 @@ void decide_winner(const TuneOptions& opt, const LoopOutcome& outcome, const Spa
   const GuardGuess guess = guess_guard(measurer, winner, decl, best);  // built while the look runs
   const EdgeCheck edges = start_edge_check(measurer, winner);             // so are the edges' programs
   Reverification again = reverify(measurer, winner, sum.devices, std::max(3, 2 * opt.seeds));
-  for (const DeviceCheck& c : again.checks) {
-    sum.reverification.push_back({c.device, c.seeds, c.result.status, c.result.speedup});
-    add_look_phases(sum, "reverify", c.result);
-  }
+  record_look(sum, again);
   if (const DeviceCheck* bad = again.failure())
     return conclude(sum, TuneVerdict::failed,
                     "the winner " + best.id + " failed re-verification on GPU " + std::to_string(bad->device) +
@@ -622,6 +624,8 @@ void set_search_deadline(const TuneOptions& opt, const PhaseClock::Reading& befo
                          bool memcheck, bool untimed_sizes, LoopOptions& lo) {
   lo.budget_s = search_budget(opt.budget_s, before_search);
   lo.finish_paces = (sum.focused_groups > 0 ? 5 : 2 + sum.launchers_alone) + (memcheck ? 2 : 0) + (untimed_sizes ? 1 : 0);
+  // Groups judged alone may each hold a winner below the whole's best.
+  lo.reserve_from_speedup = sum.focused_groups > 0 ? 0 : opt.min_speedup;
   lo.first_pace_s = first_measurement_estimate(before_search);
 }
 
