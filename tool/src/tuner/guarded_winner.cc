@@ -100,21 +100,34 @@ GuardedWinner guard_parts(EngineMeasurer& measurer, const Configuration& winner,
   if (progress) progress("keeping " + as_written + ", where " + winner.id + " was slower");
   const std::shared_future<CandidateBuild> build =
       text == guess.text && guess.build.valid() ? guess.build : measurer.build_text(text, winner, whole);
-  out.look = measurer.remeasure_built(build, winner, whole, device, seeds, as_written_everywhere(parts, stayed));
-  if (!out.look.verified())
-    return stays(as_written + " failed: " + status_name(out.look.status) + ": " + out.look.detail);
-  if (!out.look.keepable()) return stays(as_written + " made a kernel slower: " + out.look.slower_kernel);
-  if (out.look.speedup < floor)
-    return stays(as_written + " measured " + speedup_text(out.look.speedup) + (whole ? " on the whole harness" : "") +
-                 ", below " + speedup_text(floor));
-  out.kept = true;
-  out.text = text;
-  out.line = as_written + ", where the winner was slower; " + speedup_text(out.look.speedup) + " with it" +
-             (stayed.empty() ? "" : " (not guarded: " + joined(stayed, "; ") + ")");
-  return out;
+  const CandidateResult look =
+      measurer.remeasure_built(build, winner, whole, device, seeds, as_written_everywhere(parts, stayed));
+  return judge_guarded({joined({where.begin(), where.end()}), as_written, joined(stayed, "; "), whole, floor}, look,
+                       text);
 }
 
 }  // namespace
+
+GuardedWinner judge_guarded(const GuardedLook& g, const CandidateResult& look, const std::string& text) {
+  GuardedWinner out;
+  out.look = look;
+  const std::string stays = "slower at " + g.slower + ", where the original is not kept: ";
+  if (!look.verified()) {
+    out.line = stays + g.as_written + " failed: " + status_name(look.status) + ": " + look.detail;
+  } else if (!look.keepable()) {
+    out.line = stays + g.as_written + " made a kernel slower: " + look.slower_kernel;
+  } else if (look.speedup < g.floor) {
+    out.below_floor = true;
+    out.line = "slower at " + g.slower + ", and with " + g.as_written + " it measured " + speedup_text(look.speedup) +
+               (g.whole ? " on the whole harness" : "") + ", below " + speedup_text(g.floor);
+  } else {
+    out.kept = true;
+    out.text = text;
+    out.line = g.as_written + ", where the winner was slower; " + speedup_text(look.speedup) + " with it" +
+               (g.stayed.empty() ? "" : " (not guarded: " + g.stayed + ")");
+  }
+  return out;
+}
 
 GuardGuess guess_guard(EngineMeasurer& measurer, const Configuration& winner, const SpaceDecl& decl,
                        const CandidateResult& searched) {
@@ -135,10 +148,10 @@ GuardGuess guess_guard(EngineMeasurer& measurer, const Configuration& winner, co
 
 GuardedWinner guard_winner(EngineMeasurer& measurer, const Configuration& winner, const SpaceDecl& decl,
                            const CandidateResult& believed, const GuardGuess& guess, int device, int seeds,
-                           double min_speedup, const Progress& progress) {
+                           const Progress& progress) {
   Part p = changed_by(winner, decl, nullptr);
   p.slower = slower_sizes(believed);
-  return guard_parts(measurer, winner, {p}, guess, false, device, seeds, min_speedup, progress);
+  return guard_parts(measurer, winner, {p}, guess, false, device, seeds, 1.0, progress);
 }
 
 GuardedWinner guard_composed(EngineMeasurer& measurer, const FocusedWinner& winner, const SpaceDecl& decl,

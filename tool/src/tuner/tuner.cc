@@ -221,15 +221,17 @@ void record_look(TuneSummary& sum, const Reverification& again) {
   }
 }
 
-// The winner's source to opt.out: as the search built it (`plain`), or
-// with its launchers kept as written where its second look found them
-// slower (guarded_winner.h); the summary then holds what that source
-// measured (a composed winner keeps its groups' lowest speedup, the guarded
-// source's look is its whole harness).
+// The winner's source to opt.out, and the run tuned: as the search built
+// it (`plain`), or with its launchers kept as written where its second
+// look found them slower (guarded_winner.h); the summary then holds what
+// that source measured (a composed winner keeps its groups' lowest
+// speedup, the guarded source's look is its whole harness). A guarded
+// source not faster than the floor ends the run with the original.
 void write_winner(const TuneOptions& opt, const std::string& plain, const GuardedWinner& guarded,
-                  TuneSummary& sum) {
+                  const std::string& id, TuneSummary& sum) {
   sum.shape_guard = guarded.line;
   add_look_phases(sum, "guard", guarded.look);
+  if (guarded.below_floor) return conclude(sum, TuneVerdict::no_gain, "the winner " + id + " is " + guarded.line);
   if (guarded.kept) {
     sum.slower_at_a_size = guarded.look.slower_at_a_size;
     sum.other_sizes = guarded.look.other_sizes;
@@ -242,6 +244,7 @@ void write_winner(const TuneOptions& opt, const std::string& plain, const Guarde
     }
   }
   if (!opt.out.empty()) write_file_atomic(opt.out, guarded.kept ? guarded.text : plain);
+  conclude(sum, TuneVerdict::tuned, "");
 }
 
 // The winner at its launchers' branch edges (edge_check.h): true when it
@@ -315,8 +318,7 @@ void decide_focused(const TuneOptions& opt, const LoopOutcome& outcome, const Sp
       guard_composed(measurer, w, decl, sum.devices.front(), std::max(3, opt.seeds), guard_progress(opt, kernel, say));
   phases.next("edges");
   if (refused_at_edges(opt, edges, measurer, kernel, w.config.id, sum.devices.front(), say, sum)) return;
-  write_winner(opt, measurer.source_of(w.config), guarded, sum);
-  conclude(sum, TuneVerdict::tuned, "");
+  write_winner(opt, measurer.source_of(w.config), guarded, w.config.id, sum);
 }
 
 // A harness of several launchers times them as one call, each on buffers of
@@ -441,9 +443,8 @@ void decide_winner(const TuneOptions& opt, const LoopOutcome& outcome, const Spa
   phases.next("guard");
   write_winner(opt, measurer.source_of(winner),
                guard_winner(measurer, winner, decl, believed.result, guess, believed.device,
-                            std::max(3, opt.seeds), opt.min_speedup, guard_progress(opt, kernel, say)),
-               sum);
-  conclude(sum, TuneVerdict::tuned, "");
+                            std::max(3, opt.seeds), guard_progress(opt, kernel, say)),
+               best.id, sum);
 }
 
 // The KB learns from every evaluation; the log is written last.
