@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <thread>
 
@@ -144,41 +145,57 @@ TEST(ReferenceRuns, AnOriginalThatFailsIsNotKept) {
   EXPECT_EQ(kept->runs_kept(), 0);
 }
 
+// Both stand-ins describe `sizes` and keep every plan they are given,
+// "@@" after each, in PROGRAM.plans (plans_of).
+void keep_plans(const Rig& rig, const std::string& sizes) {
+  const std::string describe = R"({"harness":"stand-in","sizes":)" + sizes + "}";
+  for (const std::string& program : {rig.original, rig.candidate})
+    write_file(program, std::string("#!/bin/sh\n") + "if [ \"$1\" = --describe ]; then\n  echo '" + describe +
+                            "'; exit 0\nfi\n" + "touch \"$4/" + kLockHeldMarker + "\"\n" + "cat \"$2\" >> '" +
+                            program + ".plans'\n" + "echo @@ >> '" + program + ".plans'\n" + "echo '" + describe +
+                            "' > \"$4/report.json\"\n");
+}
+
+std::vector<Plan> plans_of(const std::string& program) {
+  std::vector<Plan> plans;
+  const std::string all = read_file(program + ".plans");
+  for (std::size_t at = 0, end; (end = all.find("@@", at)) != std::string::npos; at = end + 2)
+    plans.push_back(plan_from_json(all.substr(at, end - at)));
+  fs::remove(program + ".plans");
+  return plans;
+}
+
+// An evaluation of the rig's stand-ins on seeds from 77, `set` adjusting the request.
+EvalResult evaluate_with(const Rig& rig, const std::function<void(EvalRequest&)>& set) {
+  EvalRequest req;
+  req.reference_binary = rig.original;
+  req.candidate_binary = rig.candidate;
+  req.work_dir = (rig.dir / "work").string();
+  req.seed_base = 77;
+  set(req);
+  ClaimedGpu gpu;
+  return Evaluator(Toolchain{}, gpu).evaluate(req);
+}
+
 // A winner's second look times the validation sizes too (EvalRequest::
 // time_every_size); the search's evaluations time only the sizes it compares.
 TEST(ReferenceRuns, ASecondLookTimesEverySizeTheSearchDoesNot) {
   Rig rig;
-  const std::string describe = R"({"harness":"stand-in","sizes":[{"label":"large"},{"label":"small","validation_only":true}]})";
-  for (const std::string& program : {rig.original, rig.candidate})
-    write_file(program, std::string("#!/bin/sh\n") + "if [ \"$1\" = --describe ]; then\n  echo '" + describe +
-                            "'; exit 0\nfi\n" + "touch \"$4/" + kLockHeldMarker + "\"\n" + "cp \"$2\" '" +
-                            program + ".plan'\n" + "echo '" + describe + "' > \"$4/report.json\"\n");
+  keep_plans(rig, R"([{"label":"large"},{"label":"small","validation_only":true}])");
   for (bool every : {false, true}) {
-    EvalRequest req;
-    req.reference_binary = rig.original;
-    req.candidate_binary = rig.candidate;
-    req.work_dir = (rig.dir / "work").string();
-    req.seed_base = 77;
-    req.time_every_size = every;
-    ClaimedGpu gpu;
-    Evaluator(Toolchain{}, gpu).evaluate(req);
-    const Plan plan = plan_from_json(read_file(rig.candidate + ".plan"));
+    evaluate_with(rig, [&](EvalRequest& req) { req.time_every_size = every; });
+    const Plan plan = plans_of(rig.candidate).back();
     EXPECT_EQ(plan.timing.sizes, every ? std::vector<int>({0, 1}) : std::vector<int>()) << "time_every_size " << every;
   }
   // A guarded source runs the original's code at some shapes: those among
   // the validation sizes are not timed; a size the speedup is taken over is.
   for (const std::vector<std::string>& untimed : {std::vector<std::string>{"small"}, {"large", "small"}}) {
-    EvalRequest req;
-    req.reference_binary = rig.original;
-    req.candidate_binary = rig.candidate;
-    req.work_dir = (rig.dir / "work").string();
-    req.seed_base = 77;
-    req.time_every_size = true;
-    req.validation_sizes = true;
-    req.untimed_sizes = untimed;
-    ClaimedGpu gpu;
-    Evaluator(Toolchain{}, gpu).evaluate(req);
-    const Plan plan = plan_from_json(read_file(rig.candidate + ".plan"));
+    evaluate_with(rig, [&](EvalRequest& req) {
+      req.time_every_size = true;
+      req.validation_sizes = true;
+      req.untimed_sizes = untimed;
+    });
+    const Plan plan = plans_of(rig.candidate).back();
     EXPECT_EQ(plan.timing.sizes, std::vector<int>({0})) << untimed.size() << " untimed";
     bool small_checked = false;
     for (const RunRequest& run : plan.runs) small_checked = small_checked || run.size == 1;
@@ -190,25 +207,10 @@ TEST(ReferenceRuns, ASecondLookTimesEverySizeTheSearchDoesNot) {
 // and its timed calls' outputs are checked as the main round's are.
 TEST(ReferenceRuns, TheBackToBackRoundRunsNoCorrectnessRuns) {
   Rig rig;
-  const std::string describe = R"({"harness":"stand-in","sizes":[{"label":"large"}]})";
-  for (const std::string& program : {rig.original, rig.candidate})
-    write_file(program, std::string("#!/bin/sh\n") + "if [ \"$1\" = --describe ]; then\n  echo '" + describe +
-                            "'; exit 0\nfi\n" + "touch \"$4/" + kLockHeldMarker + "\"\n" + "cat \"$2\" >> '" +
-                            program + ".plans'\n" + "echo @@ >> '" + program + ".plans'\n" + "echo '" + describe +
-                            "' > \"$4/report.json\"\n");
-  EvalRequest req;
-  req.reference_binary = rig.original;
-  req.candidate_binary = rig.candidate;
-  req.work_dir = (rig.dir / "work").string();
-  req.seed_base = 77;
-  req.back_to_back = true;
-  ClaimedGpu gpu;
-  const EvalResult r = Evaluator(Toolchain{}, gpu).evaluate(req);
+  keep_plans(rig, R"([{"label":"large"}])");
+  const EvalResult r = evaluate_with(rig, [](EvalRequest& req) { req.back_to_back = true; });
   ASSERT_EQ(r.status, Status::ok) << r.detail;
-  std::vector<Plan> plans;  // each process's plan, "@@" after each
-  const std::string all = read_file(rig.candidate + ".plans");
-  for (std::size_t at = 0, end; (end = all.find("@@", at)) != std::string::npos; at = end + 2)
-    plans.push_back(plan_from_json(all.substr(at, end - at)));
+  const std::vector<Plan> plans = plans_of(rig.candidate);
   ASSERT_EQ(plans.size(), 2u);
   EXPECT_TRUE(plans[0].timing.flush_l2);
   EXPECT_FALSE(plans[0].runs.empty());

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "fakes.h"
 #include "tuner/directives.h"
 
@@ -62,8 +64,9 @@ TEST(SearchLoop, ExhaustsTheSpaceAndKeepsTheFastestVerified) {
 }
 
 // The small space in order, each measurement taking `millis` of a fake
-// clock, under `budget_s` with `first_pace_s` as the first's expected time.
-static LoopOutcome timed_run(long long millis, double budget_s, double first_pace_s = 0, double finish_paces = 0) {
+// clock; `set` adjusts the measurer and the options.
+static LoopOutcome timed_run_with(long long millis,
+                                  const std::function<void(const ConfigSpace&, FakeMeasurer&, LoopOptions&)>& set) {
   ConfigSpace space = small_space();
   FakeMeasurer m;
   FakeClock clock;
@@ -71,10 +74,17 @@ static LoopOutcome timed_run(long long millis, double budget_s, double first_pac
   m.millis_per_measurement = millis;
   InOrderPolicy p;
   LoopOptions opt;
-  opt.budget_s = budget_s;
-  opt.first_pace_s = first_pace_s;
-  opt.finish_paces = finish_paces;
+  set(space, m, opt);
   return run(space, m, p, clock, opt);
+}
+
+// ... under `budget_s` with `first_pace_s` as the first's expected time.
+static LoopOutcome timed_run(long long millis, double budget_s, double first_pace_s = 0, double finish_paces = 0) {
+  return timed_run_with(millis, [&](const ConfigSpace&, FakeMeasurer&, LoopOptions& opt) {
+    opt.budget_s = budget_s;
+    opt.first_pace_s = first_pace_s;
+    opt.finish_paces = finish_paces;
+  });
 }
 
 TEST(SearchLoop, StopsAtTheBudget) {
@@ -107,18 +117,12 @@ TEST(SearchLoop, KeepsThePacesTheRunNeedsAfterTheLoop) {
 // pace); once one is in hand, the reserve is kept again.
 TEST(SearchLoop, KeepsTheReserveOnlyOnceThereIsAWinnerToLookAt) {
   const auto with_first = [](double first_speedup) {
-    ConfigSpace space = small_space();
-    FakeMeasurer m;
-    FakeClock clock;
-    m.clock = &clock;
-    m.millis_per_measurement = 10'000;
-    m.results[space.configs[0].id] = ok(first_speedup);
-    InOrderPolicy p;
-    LoopOptions opt;
-    opt.budget_s = 35;
-    opt.finish_paces = 2;
-    opt.reserve_from_speedup = 1.02;
-    return run(space, m, p, clock, opt);
+    return timed_run_with(10'000, [&](const ConfigSpace& space, FakeMeasurer& m, LoopOptions& opt) {
+      m.results[space.configs[0].id] = ok(first_speedup);
+      opt.budget_s = 35;
+      opt.finish_paces = 2;
+      opt.reserve_from_speedup = 1.02;
+    });
   };
   EXPECT_EQ(with_first(1.0).evaluations.size(), 3u);  // no winner: measured at 0, 10 and 20 s
   EXPECT_EQ(with_first(1.5).evaluations.size(), 1u);  // a winner at once: 17.5 s kept from 10 s on
@@ -138,22 +142,16 @@ TEST(SearchLoop, StartsNothingThatCannotEndWithinTheBudget) {
 // (at the mean build time so far) unless a build asked for ahead is done.
 TEST(SearchLoop, CountsTheBuildStillToComeAgainstTheDeadline) {
   const auto with_builds = [](bool every_build_done) {
-    ConfigSpace space = small_space();
-    FakeMeasurer m;
-    FakeClock clock;
-    m.clock = &clock;
-    m.millis_per_measurement = 2'000;
-    for (const Configuration& c : space.configs) {
-      kernelblaster::CandidateResult r = ok(1.0);
-      r.compile_s = 10;
-      m.results[c.id] = r;
-      if (!every_build_done) m.building.insert(c.id);
-    }
-    InOrderPolicy p;
-    LoopOptions opt;
-    opt.budget_s = 15;
-    opt.prefetch = 0;  // no build asked ahead: the next one starts when it is picked
-    return run(space, m, p, clock, opt);
+    return timed_run_with(2'000, [&](const ConfigSpace& space, FakeMeasurer& m, LoopOptions& opt) {
+      for (const Configuration& c : space.configs) {
+        kernelblaster::CandidateResult r = ok(1.0);
+        r.compile_s = 10;
+        m.results[c.id] = r;
+        if (!every_build_done) m.building.insert(c.id);
+      }
+      opt.budget_s = 15;
+      opt.prefetch = 0;  // no build asked ahead: the next one starts when it is picked
+    });
   };
   // Measured at 0 and 2 s; at 4 s a build of 10 s and a measurement of 2 s
   // would end past 15 s.
