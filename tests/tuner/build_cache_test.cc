@@ -5,6 +5,7 @@
 #include <future>
 #include <map>
 #include <mutex>
+#include <thread>
 
 using namespace kernelblaster::tuner;
 
@@ -95,4 +96,36 @@ TEST(BuildCache, ABuilderThatThrowsIsAFailedBuildNotACrash) {
   EXPECT_FALSE(b.outcome.ok);
   EXPECT_EQ(b.outcome.first_error, "not built: cannot create /w/0");
   EXPECT_EQ(b.outcome.failure, kernelblaster::Status::tool_error);  // the tool's failure, not the candidate's
+}
+
+// A build's time counts from when a pool thread starts it, not from when it
+// was asked for: one queued behind another has not begun (search_loop's
+// build_fits reads this).
+TEST(BuildCache, ABuildQueuedBehindAnotherHasNotStartedItsTime) {
+  CompilePool pool(1);
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  BuildCache cache(pool, "/w/candidates", [released](const Configuration&, const std::string&) {
+    released.wait();
+    CandidateBuild b;
+    b.outcome.ok = true;
+    return b;
+  });
+  // One thread: whichever the pool starts first (the newest ask,
+  // compile_pool.h) holds it until released; the other waits in the queue.
+  auto a = cache.get(config("A"));
+  auto b = cache.get(config("B"));
+  const auto started = [&](const char* id) { return cache.elapsed_s(config(id)) > 0; };
+  for (int i = 0; i < 5000 && !started("A") && !started("B"); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const char* running = started("A") ? "A" : "B";
+  const char* queued = started("A") ? "B" : "A";
+  EXPECT_GE(cache.elapsed_s(config(running)), 0.015);
+  EXPECT_EQ(cache.elapsed_s(config(queued)), 0.0);
+  EXPECT_EQ(cache.elapsed_s(config("never asked")), 0.0);
+  release.set_value();
+  a.wait();
+  b.wait();
+  EXPECT_GT(cache.elapsed_s(config(queued)), 0.0);
 }

@@ -3,6 +3,13 @@
 #include <chrono>
 
 namespace kernelblaster::tuner {
+namespace {
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
 
 BuildCache::BuildCache(CompilePool& pool, std::string root, Builder build)
     : m_pool(pool), m_root(std::move(root)), m_build(std::move(build)) {}
@@ -22,7 +29,9 @@ std::shared_future<CandidateBuild> BuildCache::get(const Configuration& config) 
   }
   std::string dir = m_root + "/" + std::to_string(m_builds.size());
   CompilePool::Ticket ticket;
-  auto future = m_pool.submit([this, config, dir] {
+  auto started = std::make_shared<std::atomic<double>>(0.0);
+  auto future = m_pool.submit([this, config, dir, started] {
+    started->store(now_s());
     if (m_closing) {
       CandidateBuild b;
       b.outcome = build_not_attempted("the run ended");
@@ -38,7 +47,7 @@ std::shared_future<CandidateBuild> BuildCache::get(const Configuration& config) 
       return b;
     }
   }, &ticket);
-  m_builds.emplace(config.id, Entry{future, std::move(ticket)});
+  m_builds.emplace(config.id, Entry{future, std::move(ticket), std::move(started)});
   return future;
 }
 
@@ -46,6 +55,14 @@ bool BuildCache::done(const Configuration& config) const {
   std::lock_guard<std::mutex> lock(m_mutex);
   auto it = m_builds.find(config.id);
   return it != m_builds.end() && it->second.build.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+}
+
+double BuildCache::elapsed_s(const Configuration& config) const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  auto it = m_builds.find(config.id);
+  if (it == m_builds.end()) return 0;
+  const double started = it->second.started->load();
+  return started > 0 ? now_s() - started : 0.0;
 }
 
 int BuildCache::requested() const {

@@ -9,6 +9,7 @@
 #include <functional>
 #include <future>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 
@@ -47,6 +48,9 @@ class BuildCache {
   // Whether the build of `config` was requested and has ended (built or
   // failed): a measurement of it would not wait.
   bool done(const Configuration& config) const;
+  // Seconds since the build of `config` started on a pool thread: 0 while
+  // it waits in the pool's queue, or was never requested.
+  double elapsed_s(const Configuration& config) const;
   // Configurations whose build was requested so far.
   int requested() const;
 
@@ -58,6 +62,8 @@ class BuildCache {
   struct Entry {
     std::shared_future<CandidateBuild> build;
     CompilePool::Ticket ticket;
+    // When its job started (steady clock, seconds); 0 until then.
+    std::shared_ptr<std::atomic<double>> started;
   };
   std::map<std::string, Entry> m_builds;
   std::atomic<bool> m_closing{false};

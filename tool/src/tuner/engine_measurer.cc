@@ -113,6 +113,10 @@ bool EngineMeasurer::ready(const Configuration& config) {
          (mask == 0 || reference_for(mask).wait_for(std::chrono::seconds(0)) == std::future_status::ready);
 }
 
+double EngineMeasurer::build_elapsed_s(const Configuration& config) {
+  return config.is_default() ? 0.0 : m_builds.elapsed_s(config);
+}
+
 std::string EngineMeasurer::machine_code(const Configuration& config) {
   if (config.is_default()) return m_reference_hash.valid() ? m_reference_hash.get() : std::string();
   return m_builds.get(config).get().hash;

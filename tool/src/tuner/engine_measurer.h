@@ -53,6 +53,7 @@ class EngineMeasurer final : public Measurer {
 
   void prepare(const Configuration& config) override;
   bool ready(const Configuration& config) override;
+  double build_elapsed_s(const Configuration& config) override;
   std::string machine_code(const Configuration& config) override;
   CandidateResult measure(const Configuration& config, int device) override;
   CandidateResult remeasure(const Configuration& config, int device, int seeds) override;

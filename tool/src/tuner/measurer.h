@@ -22,6 +22,12 @@ class Measurer {
     (void)config;
     return true;
   }
+  // Seconds since the build of `config` started compiling: 0 while it is
+  // queued, never asked for, or nothing is built.
+  virtual double build_elapsed_s(const Configuration& config) {
+    (void)config;
+    return 0;
+  }
   // A hash of the configuration's machine code (SASS), waiting for its build;
   // empty when unknown (no hasher, or it does not compile). Two
   // configurations with one non-empty hash are measured once.

@@ -174,7 +174,6 @@ class SearchLoop::Run {
   void take(std::size_t cfg) {
     m_taken[cfg] = true;
     --m_untaken;
-    m_asked.erase(cfg);
     auto at = std::lower_bound(m_ctx_config.begin(), m_ctx_config.end(), cfg);
     if (at == m_ctx_config.end() || *at != cfg) return;
     m_ctx.actions.erase(m_ctx.actions.begin() + (at - m_ctx_config.begin()));
@@ -210,15 +209,16 @@ class SearchLoop::Run {
 
   // Whether `cfg`, picked, can still be built and measured before the
   // deadline: what is left of its build at the mean build time so far
-  // (all of it when it was never asked for), then a measurement. A search
-  // whose candidates compile for 12 s each (SGEMM_CUDA's runner.cu) would
-  // otherwise start a build the deadline has no room for, and wait for it.
+  // (all of it while it waits in the pool's queue), then a measurement. A
+  // search whose candidates compile for 12 s each (SGEMM_CUDA's runner.cu)
+  // would otherwise start a build the deadline has no room for, and wait
+  // for it; counting a build asked for ahead as under way from the ask let
+  // two H200 runs wait 10 s for one still queued behind newer asks.
   bool build_fits(std::size_t cfg) const {
     if (m_builds_timed == 0 || m_loop.m_measurer.ready(m_configs[cfg])) return true;
-    const double mean = m_build_seconds / m_builds_timed, now = m_loop.m_clock();
-    const auto asked = m_asked.find(cfg);
-    const double left = asked == m_asked.end() ? mean : std::max(0.0, mean - (now - asked->second));
-    return now + left + measurement_and_after() < m_deadline;
+    const double mean = m_build_seconds / m_builds_timed;
+    const double left = std::max(0.0, mean - m_loop.m_measurer.build_elapsed_s(m_configs[cfg]));
+    return m_loop.m_clock() + left + measurement_and_after() < m_deadline;
   }
 
   // The policy's first picks that are still untaken, in its order, as many
@@ -267,10 +267,7 @@ class SearchLoop::Run {
     // Last asked, first built (compile_pool.h): the window from its end, so
     // the policy's first pick starts first and stale prefetches wait.
     const std::size_t window = std::min(chosen.size(), static_cast<std::size_t>(std::max(0, ahead)) + 1);
-    for (std::size_t k = window; k-- > 0;) {
-      m_loop.m_measurer.prepare(m_configs[chosen[k]]);
-      if (!m_taken[chosen[k]]) m_asked.emplace(chosen[k], m_loop.m_clock());
-    }
+    for (std::size_t k = window; k-- > 0;) m_loop.m_measurer.prepare(m_configs[chosen[k]]);
     const std::string hash = m_loop.m_measurer.machine_code(m_configs[cfg]);
     if (std::string key = dedup_key(m_configs[cfg], hash); !key.empty()) {
       if (auto owner = m_hash_owner.find(key); owner != m_hash_owner.end()) {
@@ -429,7 +426,6 @@ class SearchLoop::Run {
   double m_measure_seconds = 0;  // wall seconds of the measurements ended, together
   double m_build_seconds = 0;    // their candidates' builds, together
   int m_builds_timed = 0;
-  std::map<std::size_t, double> m_asked;  // untaken configs whose build was asked for → when first asked
   bool m_stopping = false;
 
   std::deque<int> m_free_devices;
