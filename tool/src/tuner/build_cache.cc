@@ -2,14 +2,9 @@
 
 #include <chrono>
 
+#include "common/clock.h"
+
 namespace kernelblaster::tuner {
-namespace {
-
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-}  // namespace
 
 BuildCache::BuildCache(CompilePool& pool, std::string root, Builder build)
     : m_pool(pool), m_root(std::move(root)), m_build(std::move(build)) {}
@@ -29,9 +24,9 @@ std::shared_future<CandidateBuild> BuildCache::get(const Configuration& config) 
   }
   std::string dir = m_root + "/" + std::to_string(m_builds.size());
   CompilePool::Ticket ticket;
-  auto started = std::make_shared<std::atomic<double>>(0.0);
+  auto started = std::make_shared<std::atomic<std::chrono::steady_clock::time_point>>();
   auto future = m_pool.submit([this, config, dir, started] {
-    started->store(now_s());
+    started->store(std::chrono::steady_clock::now());
     if (m_closing) {
       CandidateBuild b;
       b.outcome = build_not_attempted("the run ended");
@@ -61,8 +56,8 @@ double BuildCache::elapsed_s(const Configuration& config) const {
   std::lock_guard<std::mutex> lock(m_mutex);
   auto it = m_builds.find(config.id);
   if (it == m_builds.end()) return 0;
-  const double started = it->second.started->load();
-  return started > 0 ? now_s() - started : 0.0;
+  const std::chrono::steady_clock::time_point started = it->second.started->load();
+  return started == std::chrono::steady_clock::time_point{} ? 0.0 : seconds_since(started);
 }
 
 int BuildCache::requested() const {

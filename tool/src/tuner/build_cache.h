@@ -6,6 +6,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <future>
 #include <map>
@@ -62,8 +63,8 @@ class BuildCache {
   struct Entry {
     std::shared_future<CandidateBuild> build;
     CompilePool::Ticket ticket;
-    // When its job started (steady clock, seconds); 0 until then.
-    std::shared_ptr<std::atomic<double>> started;
+    // When its job started; the clock's epoch until then.
+    std::shared_ptr<std::atomic<std::chrono::steady_clock::time_point>> started;
   };
   std::map<std::string, Entry> m_builds;
   std::atomic<bool> m_closing{false};
