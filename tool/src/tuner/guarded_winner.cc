@@ -64,6 +64,11 @@ std::string guarded_text(const EngineMeasurer& measurer, const Configuration& wi
   return guarded->empty() ? "" : text;
 }
 
+// The line of a winner left slower at `slower`, and why.
+std::string not_kept(const std::string& slower, const std::string& why) {
+  return "slower at " + slower + ", where the original is not kept: " + why;
+}
+
 // The sizes where the guarded source runs only the original's code: those
 // every part is guarded at, when every part could be. They are checked,
 // and timed only where the search timed them (its speedup is over those).
@@ -87,8 +92,9 @@ GuardedWinner guard_parts(EngineMeasurer& measurer, const Configuration& winner,
   std::set<std::string> where;
   for (const Part& p : parts) where.insert(p.slower.begin(), p.slower.end());
   if (where.empty()) return out;
+  const std::string slower = joined({where.begin(), where.end()});
   auto stays = [&](const std::string& why) {
-    out.line = "slower at " + joined({where.begin(), where.end()}) + ", where the original is not kept: " + why;
+    out.line = not_kept(slower, why);
     return out;
   };
   if (std::string why = unguardable(measurer, winner, parts); !why.empty()) return stays(why);
@@ -102,8 +108,7 @@ GuardedWinner guard_parts(EngineMeasurer& measurer, const Configuration& winner,
       text == guess.text && guess.build.valid() ? guess.build : measurer.build_text(text, winner, whole);
   const CandidateResult look =
       measurer.remeasure_built(build, winner, whole, device, seeds, as_written_everywhere(parts, stayed));
-  return judge_guarded({joined({where.begin(), where.end()}), as_written, joined(stayed, "; "), whole, floor}, look,
-                       text);
+  return judge_guarded({slower, as_written, joined(stayed, "; "), whole, floor}, look, text);
 }
 
 }  // namespace
@@ -111,11 +116,10 @@ GuardedWinner guard_parts(EngineMeasurer& measurer, const Configuration& winner,
 GuardedWinner judge_guarded(const GuardedLook& g, const CandidateResult& look, const std::string& text) {
   GuardedWinner out;
   out.look = look;
-  const std::string stays = "slower at " + g.slower + ", where the original is not kept: ";
   if (!look.verified()) {
-    out.line = stays + g.as_written + " failed: " + status_name(look.status) + ": " + look.detail;
+    out.line = not_kept(g.slower, g.as_written + " failed: " + status_name(look.status) + ": " + look.detail);
   } else if (!look.keepable()) {
-    out.line = stays + g.as_written + " made a kernel slower: " + look.slower_kernel;
+    out.line = not_kept(g.slower, g.as_written + " made a kernel slower: " + look.slower_kernel);
   } else if (look.speedup < g.floor) {
     out.below_floor = true;
     out.line = "slower at " + g.slower + ", and with " + g.as_written + " it measured " + speedup_text(look.speedup) +
@@ -151,7 +155,7 @@ GuardedWinner guard_winner(EngineMeasurer& measurer, const Configuration& winner
                            const Progress& progress) {
   Part p = changed_by(winner, decl, nullptr);
   p.slower = slower_sizes(believed);
-  return guard_parts(measurer, winner, {p}, guess, false, device, seeds, 1.0, progress);
+  return guard_parts(measurer, winner, {p}, guess, false, device, seeds, kGuardFloor, progress);
 }
 
 GuardedWinner guard_composed(EngineMeasurer& measurer, const FocusedWinner& winner, const SpaceDecl& decl,

@@ -34,6 +34,9 @@
 
 namespace kernelblaster::tuner {
 
+// What a guarded source of one winner must reach: the original's speed.
+inline constexpr double kGuardFloor = 1.0;
+
 struct GuardedWinner {
   bool kept = false;
   // Judged, and not faster than the floor: the winner's gain is not there
@@ -49,13 +52,13 @@ struct GuardedWinner {
 // What a guarded source's look is judged against: the sizes where the
 // winner was slower, the phrase for what runs as written there, the parts
 // that could not be guarded, whether the look was the whole harness, and
-// the speedup it must reach (1.0 for one winner, kWholeFloor composed).
+// the speedup it must reach (kGuardFloor for one winner, kWholeFloor composed).
 struct GuardedLook {
   std::string slower;
   std::string as_written;
   std::string stayed;  // "" when every part was guarded
   bool whole = false;
-  double floor = 1.0;
+  double floor = kGuardFloor;
 };
 
 // The verdict on a guarded source (`text`) from its look: kept, not kept
