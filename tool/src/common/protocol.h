@@ -232,6 +232,9 @@ struct ProfileReport {
   std::map<std::string, double> phase_s;  // where wall_s went (setup steps, passes, evaluation)
 };
 
+// HarnessReport::harness of a KernelBench driver (a native harness names itself).
+inline constexpr const char* kKernelBenchHarness = "kernelbench";
+
 struct HarnessReport {
   std::string harness;
   DeviceInfo device;

@@ -576,7 +576,7 @@ class EvaluationRun {
     // timed calls' outputs are checked here as there. Its runs again cost
     // SGEMM_CUDA's kernel-10 look 8.5 of 42 s on an H200 (six seeds, six
     // sizes up to 4096). A KernelBench driver needs runs in every plan.
-    if (m_round.reference.harness != "kernelbench") again.runs.clear();
+    if (m_round.reference.harness != kKernelBenchHarness) again.runs.clear();
     again.timing.flush_l2 = false;
     again.timing.calls_per_run = back_to_back_calls(m_round.reference, m_declared.sizes.size());
     // The repeat probe is the flushed round's: with the L2 warm, repeated

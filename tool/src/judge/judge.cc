@@ -387,7 +387,7 @@ Verdict judge_untimed(const HarnessReport& cand) {
 }
 
 Verdict judge_isolation(const HarnessReport& cand) {
-  if (cand.harness != "kernelbench" || cand.isolated_bytes > 0 || cand.runs.empty()) return {};
+  if (cand.harness != kKernelBenchHarness || cand.isolated_bytes > 0 || cand.runs.empty()) return {};
   for (const std::string& note : cand.notes)
     if (note.rfind("isolation unavailable", 0) == 0) return {};  // said in the notes; nothing was promised
   return {Status::tool_error,

@@ -100,7 +100,7 @@ class Runtime {
  public:
   Runtime(const DriverHooks& hooks, Plan plan, std::string out_dir)
       : m_hooks(hooks), m_plan(std::move(plan)), m_rt(m_plan, m_report, std::move(out_dir)) {
-    m_report.harness = "kernelbench";
+    m_report.harness = kKernelBenchHarness;
     m_report.sizes = {{"default", {}, false}};
   }
   ~Runtime() {
@@ -656,7 +656,7 @@ int run_driver_process(int argc, char** argv, const DriverHooks& hooks) {
   if (args.describe_only) {
     // Buffers are known only once the driver has run: the report of a plan says them.
     HarnessReport d;
-    d.harness = "kernelbench";
+    d.harness = kKernelBenchHarness;
     d.sizes = {{"default", {}, false}};
     std::printf("%s\n", report_to_json(d).c_str());
     return kExitOk;
