@@ -79,6 +79,22 @@ TEST(PhaseClock, PhasesTravelInTheRunLogAndOlderLogsHaveNone) {
   EXPECT_EQ(nlohmann::json::parse(run_log_to_json(old)).count("phases_s"), 0u);
 }
 
+TEST(PhaseClock, EachEvaluationsPhasesTravelInTheRunLog) {
+  RunLog log;
+  EvaluationRecord timed, unbuilt;
+  timed.id = "BLOCK_SIZE=128";
+  timed.phases_s = {{"main candidate correctness", 0.8}, {"main candidate timing", 0.6}};
+  unbuilt.id = "BLOCK_SIZE=64";
+  unbuilt.status = Status::compile_failed;
+  log.evaluations = {timed, unbuilt};
+  const nlohmann::json j = nlohmann::json::parse(run_log_to_json(log));
+  EXPECT_DOUBLE_EQ(j.at("evaluations").at(0).at("phases_s").at("main candidate timing").get<double>(), 0.6);
+  EXPECT_EQ(j.at("evaluations").at(1).count("phases_s"), 0u);
+  RunLog back = run_log_from_json(j.dump(), "x.json");
+  EXPECT_EQ(back.evaluations.at(0).phases_s, timed.phases_s);
+  EXPECT_TRUE(back.evaluations.at(1).phases_s.empty());
+}
+
 TEST(TuneSummary, SaysWhereTheTimeWentAndWhatEachGpuReverified) {
   TuneSummary s;
   s.status = TuneVerdict::tuned;

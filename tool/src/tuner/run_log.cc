@@ -14,7 +14,7 @@ json tunable_json(const Tunable& t) {
 }
 
 json evaluation_json(const EvaluationRecord& r) {
-  return {{"n", r.n},                     {"id", r.id},
+  json j = {{"n", r.n},                     {"id", r.id},
           {"settings", r.settings},       {"flags", r.flags},
           {"status", status_name(r.status)}, {"detail", r.detail},
           {"speedup", r.speedup},         {"median_us", r.median_us},
@@ -23,6 +23,9 @@ json evaluation_json(const EvaluationRecord& r) {
           {"sass_hash", r.sass_hash},     {"device", r.device},
           {"at_s", r.at_s},               {"accepted", r.accepted},
           {"slower_kernel", r.slower_kernel}, {"slower_at_a_size", r.slower_at_a_size}};
+  // Where its eval_s went (the evaluator's steps, each harness process's).
+  if (!r.phases_s.empty()) j["phases_s"] = r.phases_s;
+  return j;
 }
 }  // namespace
 
@@ -85,7 +88,7 @@ RunLog run_log_from_json(const std::string& text, const std::string& file) {
                   "median_us", r.median_us, "reference_median_us", r.reference_median_us, "compile_s", r.compile_s,
                   "eval_s", r.eval_s, "duplicate_of", r.duplicate_of, "sass_hash", r.sass_hash, "device", r.device,
                   "at_s", r.at_s, "accepted", r.accepted, "slower_kernel", r.slower_kernel,
-                  "slower_at_a_size", r.slower_at_a_size);
+                  "slower_at_a_size", r.slower_at_a_size, "phases_s", r.phases_s);
       log.evaluations.push_back(std::move(r));
     }
   } catch (const json::exception& e) {
