@@ -244,6 +244,33 @@ TEST(GuidedSearch, EachFlagIsOneStepFromTheOriginal) {
   EXPECT_TRUE(seen.count("X=12,Y=12,-use_fast_math"));
 }
 
+// A cold start: nothing measured, but the KB lists fast math's technique
+// for the kernel's state. The walk's first step from the original is that
+// one on every seed, not a step in the run's random order; the weighted
+// draw's first picks are mostly such actions (half the space).
+TEST(GuidedSearch, TheStatesTechniquesAreTheFirstStepsOfAColdStart) {
+  Grid g = hand_tuned();
+  GuidedSearch search;
+  auto flagged_among_first = [](const std::vector<std::string>& ids) {
+    int n = 0;
+    for (std::size_t i = 0; i < 50 && i < ids.size(); ++i) n += ids[i].find("fast_math") != std::string::npos;
+    return n;
+  };
+  int plain = 0, helped = 0;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    Context ctx = with_original(g, seed);
+    plain += flagged_among_first(weighted_random_order(ctx));
+    for (Action& a : ctx.actions)
+      if (a.settings.count("flags")) a.kb.helps_state = 1;
+    const std::vector<std::string> ids = search.next(ctx);
+    ASSERT_FALSE(ids.empty());
+    EXPECT_EQ(ids.front(), "X=12,Y=12,-use_fast_math") << "seed " << seed;
+    helped += flagged_among_first(weighted_random_order(ctx));
+  }
+  EXPECT_LT(plain, 20 * 50 * 0.6);
+  EXPECT_GT(helped, 20 * 50 * 0.6) << helped << " of 1000 vs " << plain;
+}
+
 // A step from the centre that failed puts the steps beyond it, on the same
 // setting in the same direction, after every other neighbour: X=15 broke
 // the kernel, so X=16..24 wait; X=13, 14 and the smaller values do not.

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -110,6 +111,33 @@ TEST(KbWarmStart, EstimatesCombineSettingsAndFallBackAcrossStates) {
   EXPECT_DOUBLE_EQ(e3.confidence, 0.0);
   // Another architecture knows nothing.
   EXPECT_EQ(estimate(k, "memory_bandwidth_bound", "sm_80", bs).tries, 0);
+}
+
+// With no measurement of a setting, the KB still says which techniques help
+// the kernel's state (the seed's helps_states): that is what a cold start
+// goes on. A measured setting counts by its measurements only.
+TEST(KbWarmStart, UnmeasuredSettingsOfTheStatesTechniquesAreCounted) {
+  kb::KnowledgeBase k;
+  k.techniques.push_back({"block_size_adaptation", "Block size", "launch", "", "", {"too_little_parallelism"}});
+  k.techniques.push_back({"fast_math", "Fast math", "compute", "", "", {"compute_bound", "memory_bandwidth_bound"}});
+  SpaceDecl d = decl();
+  Configuration bs = make_configuration(d.tunables, {{"BLOCK_SIZE", "128"}}, {});
+  Configuration fm = make_configuration(d.tunables, {}, {"-use_fast_math"});
+  Configuration both = make_configuration(d.tunables, {{"BLOCK_SIZE", "128"}}, {"-use_fast_math"});
+  EXPECT_EQ(estimate(k, "memory_bandwidth_bound", "sm_90", bs).helps_state, 0);
+  EXPECT_EQ(estimate(k, "memory_bandwidth_bound", "sm_90", fm).helps_state, 1);
+  EXPECT_EQ(estimate(k, "memory_bandwidth_bound", "sm_90", both).helps_state, 1);
+  EXPECT_EQ(estimate(k, "too_little_parallelism", "sm_90", both).helps_state, 1);
+  EXPECT_EQ(estimate(k, "latency_bound", "sm_90", both).helps_state, 0);
+  // Measured here: the measurements speak, not the list.
+  kb::record(k, {"memory_bandwidth_bound", "fast_math", "sm_90", "-use_fast_math", "", true, 1.0, ""});
+  EXPECT_EQ(estimate(k, "memory_bandwidth_bound", "sm_90", fm).helps_state, 0);
+  EXPECT_DOUBLE_EQ(estimate(k, "memory_bandwidth_bound", "sm_90", fm).predicted_speedup, 1.0);
+  // The seed KB lists vectorized access for a memory-bound kernel.
+  kb::KnowledgeBase seed = kb::load_kb(KERNELBLASTER_SOURCE_DIR "/data/kb/seed.json");
+  const kb::Technique* vec = seed.find_technique("vectorized_memory_access");
+  ASSERT_NE(vec, nullptr);
+  EXPECT_NE(std::find(vec->helps_states.begin(), vec->helps_states.end(), "memory_bandwidth_bound"), vec->helps_states.end());
 }
 
 TEST(KbWarmStart, EstimatesReachThePolicyContext) {

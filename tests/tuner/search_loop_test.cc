@@ -330,6 +330,57 @@ TEST(SearchLoop, MeasuresABuiltPickWhileThePolicysFirstStillBuilds) {
   EXPECT_EQ(none.measured[0], space.configs[0].id);
 }
 
+// In the policy's order at its first call, then in reverse: a walk whose
+// centre moved, whose new picks all start to build at once.
+class TurningPolicy final : public kernelblaster::policy::Policy {
+ public:
+  std::string name() const override { return "turning"; }
+  std::vector<std::string> select(const kernelblaster::policy::Context& ctx) override {
+    std::vector<std::string> ids;
+    for (const auto& a : ctx.actions) ids.push_back(a.id);
+    if (calls++ > 0) std::reverse(ids.begin(), ids.end());
+    return ids;
+  }
+  std::optional<bool> accept(const kernelblaster::policy::Context&, const kernelblaster::policy::HistoryEntry&) override {
+    return std::nullopt;
+  }
+  std::optional<bool> stop(const kernelblaster::policy::Context&) override { return std::nullopt; }
+  int calls = 0;
+};
+
+// The policy's new picks all still build, for longer than a measurement:
+// the device measures a configuration an earlier pick list asked for and
+// the pool built since, instead of idling. With less than a measurement's
+// build left, it waits for the pick.
+TEST(SearchLoop, MeasuresAnEarlierAskedBuildWhileTheNewPicksAllBuild) {
+  const auto measured_with_builds_of = [](double compile_s) {
+    ConfigSpace space = small_space();
+    FakeMeasurer m;
+    FakeClock clock;
+    m.clock = &clock;
+    m.millis_per_measurement = 1000;
+    for (const Configuration& c : space.configs) {
+      kernelblaster::CandidateResult r = ok(1.0);
+      r.compile_s = compile_s;
+      m.results[c.id] = r;
+    }
+    const std::size_t last = space.configs.size() - 1;
+    m.building = {space.configs[last].id, space.configs[last - 1].id};
+    TurningPolicy p;
+    LoopOptions opt;
+    opt.prefetch = 1;
+    opt.max_evals = 3;
+    run(space, m, p, clock, opt);
+    return m.measured;
+  };
+  const ConfigSpace space = small_space();
+  const std::size_t last = space.configs.size() - 1;
+  EXPECT_EQ(measured_with_builds_of(10.0),
+            (std::vector<std::string>{space.configs[0].id, space.configs[1].id, space.configs[last].id}));
+  EXPECT_EQ(measured_with_builds_of(0.5),
+            (std::vector<std::string>{space.configs[0].id, space.configs[last].id, space.configs[last - 1].id}));
+}
+
 // Outside the prefetch window nothing is taken out of the policy's order.
 TEST(SearchLoop, KeepsThePolicysOrderBeyondThePrefetchWindow) {
   ConfigSpace space = small_space();

@@ -62,7 +62,9 @@ class DefaultPolicy final : public Policy {
 
 double selection_weight(const KbEstimate& kb, double best_speedup) {
   double best = std::isfinite(best_speedup) && best_speedup > 0 ? best_speedup : 1.0;
-  double w = (kb.predicted_speedup / best - 1.0) + kExplorationBonus;
+  // An action of techniques the KB lists for the state, not yet measured,
+  // explores with a larger bonus: the cold start's order.
+  double w = (kb.predicted_speedup / best - 1.0) + kExplorationBonus * (1.0 + std::max(0, kb.helps_state));
   // Laplace's rule of succession over the tries: the share of them that
   // could be measured at all, (tries - failed + 1) / (tries + 1).
   double tries = static_cast<double>(std::max<std::int64_t>(0, kb.tries));

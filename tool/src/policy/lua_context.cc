@@ -35,13 +35,14 @@ void push_action(lua_State* L, const Action& action) {
   set_string(L, "technique", action.technique);
   push_string_map(L, action.settings);
   lua_setfield(L, -2, "settings");
-  lua_createtable(L, 0, 6);
+  lua_createtable(L, 0, 7);
   set_integer(L, "tries", action.kb.tries);
   set_integer(L, "successes", action.kb.successes);
   set_integer(L, "failed", action.kb.failed);
   set_number(L, "mean_speedup", action.kb.mean_speedup);
   set_number(L, "predicted_speedup", action.kb.predicted_speedup);
   set_number(L, "confidence", action.kb.confidence);
+  set_integer(L, "helps_state", action.kb.helps_state);
   lua_setfield(L, -2, "kb");
 }
 
@@ -54,7 +55,7 @@ std::string action_key(const Action& a) {
   for (const auto& [name, value] : a.settings) key += '\0' + name + '=' + value;
   const double numbers[] = {static_cast<double>(a.kb.tries), static_cast<double>(a.kb.successes),
                             static_cast<double>(a.kb.failed), a.kb.mean_speedup, a.kb.predicted_speedup,
-                            a.kb.confidence};
+                            a.kb.confidence, static_cast<double>(a.kb.helps_state)};
   key.append(reinterpret_cast<const char*>(numbers), sizeof numbers);
   return key;
 }

@@ -25,6 +25,10 @@ struct KbEstimate {
   double predicted_speedup = 1.0;
   double confidence = 0;
   std::int64_t failed = 0;  // tries that ended with no verified measurement (did not build, wrong, a hack)
+  // Settings of the action the KB has no measurement of whose technique it
+  // lists as helping the kernel's state (Technique::helps_states): the
+  // paper's state-to-technique memory, what a cold start goes on.
+  int helps_state = 0;
 };
 
 // One thing the search could try next: a technique, and for the tuner the

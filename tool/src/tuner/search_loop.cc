@@ -117,6 +117,7 @@ class SearchLoop::Run {
       : m_loop(loop), m_configs(loop.m_space.configs), m_opt(opt), m_progress(progress), m_t0(loop.m_clock()),
         m_deadline(opt.budget_s > 0 ? m_t0 + opt.budget_s : std::numeric_limits<double>::infinity()),
         m_total(reachable(loop.m_space, opt)), m_taken(m_configs.size(), false), m_untaken(m_configs.size()),
+        m_asked_once(m_configs.size(), false),
         m_free_devices(opt.devices.begin(), opt.devices.end()) {
     for (std::size_t i = 0; i < m_configs.size(); ++i) m_index_of[m_configs[i].id] = i;
     m_ctx = kernel_context(opt);
@@ -200,7 +201,7 @@ class SearchLoop::Run {
   // and 15 s, keeping 10 s for a look at a winner it did not have.
   double measurement_and_after() const {
     const bool paced = m_outcome.measured > 0;
-    const double pace = paced ? m_measure_seconds / m_outcome.measured : m_opt.first_pace_s;
+    const double pace = this->pace();
     const bool winner = m_opt.reserve_from_speedup <= 0 ||
                         (m_outcome.best >= 0 && m_best_speedup >= m_opt.reserve_from_speedup);
     const double after = paced && winner ? std::min(m_opt.finish_paces * pace, 0.5 * m_opt.budget_s) : 0.0;
@@ -215,10 +216,7 @@ class SearchLoop::Run {
   // for it; counting a build asked for ahead as under way from the ask let
   // two H200 runs wait 10 s for one still queued behind newer asks.
   bool build_fits(std::size_t cfg) const {
-    if (m_builds_timed == 0 || m_loop.m_measurer.ready(m_configs[cfg])) return true;
-    const double mean = m_build_seconds / m_builds_timed;
-    const double left = std::max(0.0, mean - m_loop.m_measurer.build_elapsed_s(m_configs[cfg]));
-    return m_loop.m_clock() + left + measurement_and_after() < m_deadline;
+    return m_loop.m_clock() + build_left_s(cfg) + measurement_and_after() < m_deadline;
   }
 
   // The policy's first picks that are still untaken, in its order, as many
@@ -242,13 +240,34 @@ class SearchLoop::Run {
   // The policy's first pick, or, while its build runs, the first of its
   // next picks already built (prepared earlier, within the prefetch
   // window): the device measures instead of waiting for a compiler, and the
-  // pick it passed over is measured next. A measurer with nothing to build
-  // is always ready, so a replay takes the policy's order as it is.
+  // pick it passed over is measured next. When none of those is built and
+  // the first pick's build has more than a measurement left, a
+  // configuration an earlier pick list asked for and the pool has built
+  // since: when a new best moves the walk, its next picks all start to
+  // build at once, and rmsnorm's device sat idle 6 s of a 14-s loop (an
+  // H200, 2026-11-29). A measurer with nothing to build is always ready,
+  // so a replay takes the policy's order as it is.
   std::size_t first_ready(const std::vector<std::size_t>& chosen, int ahead) const {
     if (m_loop.m_measurer.ready(m_configs[chosen.front()])) return chosen.front();
     for (std::size_t k = 1; k < chosen.size() && static_cast<int>(k) <= ahead; ++k)
       if (m_loop.m_measurer.ready(m_configs[chosen[k]])) return chosen[k];
+    if (build_left_s(chosen.front()) > pace())
+      for (auto it = m_asked.rbegin(); it != m_asked.rend(); ++it)
+        if (!m_taken[*it] && m_loop.m_measurer.ready(m_configs[*it])) return *it;
     return chosen.front();
+  }
+
+  // What is left of `cfg`'s build at the mean build time so far (all of it
+  // while it waits in the pool's queue); nothing before a build was timed.
+  double build_left_s(std::size_t cfg) const {
+    if (m_builds_timed == 0 || m_loop.m_measurer.ready(m_configs[cfg])) return 0.0;
+    const double mean = m_build_seconds / m_builds_timed;
+    return std::max(0.0, mean - m_loop.m_measurer.build_elapsed_s(m_configs[cfg]));
+  }
+
+  // A measurement's wall seconds so far (before any: the first's estimate).
+  double pace() const {
+    return m_outcome.measured > 0 ? m_measure_seconds / m_outcome.measured : m_opt.first_pace_s;
   }
 
   void select_and_start() {
@@ -267,7 +286,10 @@ class SearchLoop::Run {
     // Last asked, first built (compile_pool.h): the window from its end, so
     // the policy's first pick starts first and stale prefetches wait.
     const std::size_t window = std::min(chosen.size(), static_cast<std::size_t>(std::max(0, ahead)) + 1);
-    for (std::size_t k = window; k-- > 0;) m_loop.m_measurer.prepare(m_configs[chosen[k]]);
+    for (std::size_t k = window; k-- > 0;) {
+      m_loop.m_measurer.prepare(m_configs[chosen[k]]);
+      if (!m_asked_once[chosen[k]]) m_asked_once[chosen[k]] = true, m_asked.push_back(chosen[k]);
+    }
     const std::string hash = m_loop.m_measurer.machine_code(m_configs[cfg]);
     if (std::string key = dedup_key(m_configs[cfg], hash); !key.empty()) {
       if (auto owner = m_hash_owner.find(key); owner != m_hash_owner.end()) {
@@ -415,6 +437,8 @@ class SearchLoop::Run {
   std::map<std::string, std::size_t> m_index_of;
   std::vector<bool> m_taken;  // selected: in flight, waiting or done
   std::size_t m_untaken;
+  std::vector<std::size_t> m_asked;  // every configuration asked to be built, in order of the first ask
+  std::vector<bool> m_asked_once;
   policy::Context m_ctx;                   // what the policy sees (context())
   std::vector<std::size_t> m_ctx_config;   // m_ctx.actions[i] is m_configs[m_ctx_config[i]]
   std::map<std::size_t, std::size_t> m_result_of;   // config → index in outcome.evaluations
