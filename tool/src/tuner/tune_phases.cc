@@ -29,9 +29,7 @@ PhaseClock::Reading PhaseClock::read() const {
 
 double search_budget(double budget_s, const PhaseClock::Reading& so_far) {
   if (budget_s <= 0) return budget_s;
-  auto it = so_far.phases.find("profile");
-  const double reverify = std::min(0.25 * budget_s, 1.5 * (it == so_far.phases.end() ? 0.0 : it->second));
-  return std::max(0.1 * budget_s, budget_s - so_far.total - reverify);
+  return std::max(0.1 * budget_s, budget_s - so_far.total);
 }
 
 double first_measurement_estimate(const PhaseClock::Reading& so_far) {

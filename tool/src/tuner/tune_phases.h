@@ -41,11 +41,12 @@ class PhaseClock {
 };
 
 // What the search may spend of a run's --budget (its whole wall time): what
-// the phases so far (setup, the original's build and profile) left, less
-// the winner's re-verification, estimated as 1.5 times the original's
-// profiled run and at most a quarter of the budget. Never under a tenth of
-// the budget, so a slow start still searches a little; <= 0 stays (no
-// deadline).
+// the phases so far (setup, the original's build and profile) left. The
+// loop keeps the winner's checks' time itself, at its own pace, once there
+// is a winner (LoopOptions::finish_paces); this once took 1.5 times the
+// profiled run off as well, and the examples' 30-s runs ended at 24 s
+// (an H200, 2026-11-29). Never under a tenth of the budget, so a slow
+// start still searches a little; <= 0 stays (no deadline).
 double search_budget(double budget_s, const PhaseClock::Reading& so_far);
 
 // What one measurement is expected to take before any has ended: the
