@@ -129,6 +129,7 @@ TEST(KbWarmStart, UnmeasuredSettingsOfTheStatesTechniquesAreCounted) {
   EXPECT_EQ(estimate(k, "memory_bandwidth_bound", "sm_90", both).helps_state, 1);
   EXPECT_EQ(estimate(k, "too_little_parallelism", "sm_90", both).helps_state, 1);
   EXPECT_EQ(estimate(k, "latency_bound", "sm_90", both).helps_state, 0);
+  EXPECT_EQ(estimate(k, "", "sm_90", both).helps_state, 0);  // no state known yet: no technique is the state's
   // Measured here: the measurements speak, not the list.
   kb::record(k, {"memory_bandwidth_bound", "fast_math", "sm_90", "-use_fast_math", "", true, 1.0, ""});
   EXPECT_EQ(estimate(k, "memory_bandwidth_bound", "sm_90", fm).helps_state, 0);
