@@ -271,6 +271,30 @@ TEST(GuidedSearch, TheStatesTechniquesAreTheFirstStepsOfAColdStart) {
   EXPECT_GT(helped, 20 * 50 * 0.6) << helped << " of 1000 vs " << plain;
 }
 
+// A step within the noise of the original (1.003x) does not move the walk:
+// its next steps are still the original's neighbours. One clearly faster
+// (1.05x) does.
+TEST(GuidedSearch, AGainWithinTheNoiseDoesNotMoveTheWalk) {
+  Grid g = hand_tuned();
+  for (double gain : {1.003, 1.05}) {
+    GuidedSearch search;
+    Context ctx = with_original(g, 3);
+    auto fm = std::find_if(ctx.actions.begin(), ctx.actions.end(), [](const Action& a) { return a.id == "X=12,Y=12,-use_fast_math"; });
+    ASSERT_NE(fm, ctx.actions.end());
+    HistoryEntry h;
+    h.action_id = fm->id, h.settings = fm->settings, h.speedup = gain, h.status = Status::ok, h.accepted = true;
+    ctx.history.push_back(h);
+    ctx.best_speedup = gain;
+    ctx.actions.erase(fm);
+    const std::vector<std::string> ids = search.next(ctx);
+    ASSERT_FALSE(ids.empty());
+    for (const std::string& id : ids) {
+      const bool around_fast_math = id.find("fast_math") != std::string::npos;
+      EXPECT_EQ(around_fast_math, gain > 1.01) << gain << ": " << id;
+    }
+  }
+}
+
 // A step from the centre that failed puts the steps beyond it, on the same
 // setting in the same direction, after every other neighbour: X=15 broke
 // the kernel, so X=16..24 wait; X=13, 14 and the smaller values do not.

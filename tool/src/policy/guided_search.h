@@ -89,6 +89,7 @@ class GuidedSearch {
   };
   Observations observe(const Context& ctx) const;
   std::vector<std::size_t> elites(const Observations& o) const;
+  std::vector<std::size_t> walk_centres(const Observations& o, std::vector<std::size_t> elite) const;
   std::vector<std::size_t> candidates(const Context& ctx, const Observations& o, const std::vector<std::size_t>& elite) const;
   double score(std::size_t point, const Observations& o, std::vector<std::pair<double, double>>& near) const;
   std::vector<std::string> model_picks(const Context& ctx);
