@@ -685,10 +685,8 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   // The GPU work before the search (the original's profile, which decides
   // the state the policy sees) leaves the CPU pool idle: start compiling
   // what the policy will probably pick first, asked of a second instance of
-  // it with the state still unknown: its estimates are of no state (""),
-  // not of "unclassified", whose techniques the KB lists (block size,
-  // unrolling, fast math) and which would then crowd out the steps a
-  // memory-bound kernel's walk takes first (vectorized access).
+  // it with the state unknown ("", not "unclassified", whose techniques
+  // would crowd out a memory-bound kernel's first steps).
   std::vector<std::string> guesses;
   {
     PolicyChoice guesser = choose_policy(opt.policy, nullptr);
