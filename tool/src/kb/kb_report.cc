@@ -30,8 +30,6 @@ std::string rule_text(const State& s) {
   return out;
 }
 
-bool contains(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
-
 // "1.42x predicted (mean 1.61 +- 0.20, 8 measured / 10 tries, 6 faster, confidence 0.71)"
 std::string stats_line(const Stats& s) {
   std::string out = fixed_point(s.predicted, 2) + "x predicted (";
@@ -84,12 +82,12 @@ KnowledgeBase filter_kb(const KnowledgeBase& kb, const KbFilter& f) {
   const Technique* only = f.technique.empty() ? nullptr : kb.find_technique(f.technique);
   for (const State& s : kb.states) {
     bool by_state = f.state.empty() || s.id == f.state;
-    bool by_technique = f.technique.empty() || (only && contains(only->helps_states, s.id)) || states_with_stats.count(s.id);
+    bool by_technique = f.technique.empty() || (only && only->helps(s.id)) || states_with_stats.count(s.id);
     if (by_state && by_technique) out.states.push_back(s);
   }
   for (const Technique& t : kb.techniques) {
     bool by_technique = f.technique.empty() || t.id == f.technique;
-    bool by_state = f.state.empty() || contains(t.helps_states, f.state) || techniques_with_stats.count(t.id);
+    bool by_state = f.state.empty() || t.helps(f.state) || techniques_with_stats.count(t.id);
     if (by_state && by_technique) out.techniques.push_back(t);
   }
   return out;
@@ -225,7 +223,7 @@ std::string classification_text(const KnowledgeBase& kb, const Classification& c
   }
   std::string helps;
   for (const Technique& t : kb.techniques)
-    if (contains(t.helps_states, c.state)) helps += " " + t.id;
+    if (t.helps(c.state)) helps += " " + t.id;
   if (!helps.empty()) out << "techniques for this state:" << helps << "\n";
   return out.str();
 }
@@ -234,7 +232,7 @@ std::string classification_json(const KnowledgeBase& kb, const Classification& c
   const State* s = kb.find_state(c.state);
   std::vector<std::string> helps;
   for (const Technique& t : kb.techniques)
-    if (contains(t.helps_states, c.state)) helps.push_back(t.id);
+    if (t.helps(c.state)) helps.push_back(t.id);
   ojson doc{{"state", c.state}, {"name", s ? s->name : std::string()}, {"matched", c.matched},
             {"missing", c.missing}, {"techniques", helps}};
   return doc.dump(2) + "\n";

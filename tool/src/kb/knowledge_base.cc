@@ -72,6 +72,10 @@ const State* KnowledgeBase::find_state(const std::string& id) const {
   return nullptr;
 }
 
+bool Technique::helps(const std::string& state) const {
+  return std::find(helps_states.begin(), helps_states.end(), state) != helps_states.end();
+}
+
 const Technique* KnowledgeBase::find_technique(const std::string& id) const {
   for (const Technique& t : techniques)
     if (t.id == id) return &t;

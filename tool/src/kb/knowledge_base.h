@@ -41,6 +41,8 @@ struct Technique {
   std::string description;  // what it is
   std::string how_to;       // how to apply it (what an LLM or a person is told)
   std::vector<std::string> helps_states;  // state ids where it usually pays off
+
+  bool helps(const std::string& state) const;  // `state` is among helps_states
 };
 
 // Statistics of measured outcomes. The mean and variance are of the speedup

@@ -54,9 +54,7 @@ policy::KbEstimate estimate(const kb::KnowledgeBase& kb, const std::string& stat
   for (const Setting& s : config.settings) {
     Evidence ev = gather(kb, state, arch, s);
     if (ev.tries <= 0) {  // unknown: effect 1 (log 0), confidence 0; the state's techniques noted
-      const kb::Technique* t = kb.find_technique(s.technique);
-      if (t && std::find(t->helps_states.begin(), t->helps_states.end(), state) != t->helps_states.end())
-        ++e.helps_state;
+      if (const kb::Technique* t = kb.find_technique(s.technique); t && t->helps(state)) ++e.helps_state;
       continue;
     }
     e.tries += ev.raw_tries;
