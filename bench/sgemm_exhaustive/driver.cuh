@@ -1,0 +1,312 @@
+// The exhaustive run's measuring program, included by each generated chunk
+// (bench/sgemm_exhaustive/space.py): a table of launchers, one per
+// configuration of one SGEMM_CUDA kernel, the author's first.
+//
+//   CHUNK screen START     from table position START on: each configuration
+//                          checked against cuBLAS at 128 and 2048, its
+//                          buffers' guards and inputs checked, then timed at
+//                          2048 (3 calls back to back after the checked one)
+//   CHUNK time I,J,...     the author's and the listed configurations checked
+//                          at every size the program runs (128-4096), then
+//                          timed at 4096 as the program times (calls back to
+//                          back, the L2 warm), in 3 rounds that alternate them
+//
+// One JSON line per configuration on stdout; before each, {"start": I}, so
+// the caller can name a configuration that hangs. A configuration that
+// leaves the context unusable (an illegal address, a device assert) is
+// reported "crashed" and the program exits 3: the caller starts it again
+// after that configuration.
+//
+// The inputs are the program's: entries k + 0.01 j (k, j in 0..4) with a
+// random sign, alpha 0.5, beta 3, the check its own (no element more than
+// 0.01 from cuBLAS's). Every buffer has 4 MiB of guard words on each side.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#ifndef CEIL_DIV
+#define CEIL_DIV(M, N) (((M) + (N)-1) / (N))
+#endif
+
+namespace exhaustive {
+
+struct Config {
+  int index;
+  const char* values;
+  void (*launch)(int M, int N, int K, float alpha, float* A, float* B, float beta, float* C);
+};
+
+constexpr int kMax = 4096;
+constexpr size_t kElems = size_t(kMax) * kMax;
+constexpr size_t kGuard = (4u << 20) / sizeof(unsigned);
+constexpr unsigned kPoison = 0xDEADBEEFu;
+constexpr float kAlpha = 0.5f, kBeta = 3.0f;
+constexpr int kSizes[] = {128, 256, 512, 1024, 2048, 4096};
+
+__global__ void fill_inputs(float* p, size_t n, unsigned salt) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    unsigned h = unsigned(i) * 2654435761u ^ salt;
+    h ^= h >> 15;
+    h *= 2246822519u;
+    h ^= h >> 13;
+    const float v = float(h % 5) + 0.01f * float((h >> 8) % 5);
+    p[i] = (h >> 16) & 1 ? -v : v;
+  }
+}
+
+__global__ void fill_words(unsigned* p, size_t n, unsigned word) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) p[i] = word;
+}
+
+// Counts the elements more than 0.01 from the reference (NaN counts).
+__global__ void count_diverging(const float* out, const float* ref, size_t n, unsigned long long* bad) {
+  unsigned long long mine = 0;
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+    if (!(fabsf(out[i] - ref[i]) <= 0.01f)) ++mine;
+  if (mine) atomicAdd(bad, mine);
+}
+
+__global__ void count_changed(const unsigned* a, const unsigned* b, size_t n, unsigned long long* bad) {
+  unsigned long long mine = 0;
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+    if (a[i] != b[i]) ++mine;
+  if (mine) atomicAdd(bad, mine);
+}
+
+__global__ void count_not(const unsigned* p, size_t n, unsigned word, unsigned long long* bad) {
+  unsigned long long mine = 0;
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+    if (p[i] != word) ++mine;
+  if (mine) atomicAdd(bad, mine);
+}
+
+// A buffer of kElems floats with guard words before and after.
+struct Guarded {
+  unsigned* base = nullptr;
+  float* data() const { return reinterpret_cast<float*>(base + kGuard); }
+  unsigned* after() const { return base + kGuard + kElems; }
+};
+
+class Bench {
+ public:
+  Bench() {
+    for (Guarded* g : {&m_a, &m_b, &m_c}) check(cudaMalloc(&g->base, (kElems + 2 * kGuard) * sizeof(unsigned)), "malloc");
+    for (float** p : {&m_a0, &m_b0, &m_c0}) check(cudaMalloc(p, kElems * sizeof(float)), "malloc");
+    check(cudaMalloc(&m_counter, sizeof(unsigned long long)), "malloc");
+    fill_inputs<<<1024, 256>>>(m_a0, kElems, 0x1234567u);
+    fill_inputs<<<1024, 256>>>(m_b0, kElems, 0x89abcdefu);
+    fill_inputs<<<1024, 256>>>(m_c0, kElems, 0x2468aceu);
+    restore();
+    cublasHandle_t handle;
+    if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS) fail("cublasCreate");
+    for (int s : kSizes) {
+      float* ref = nullptr;
+      check(cudaMalloc(&ref, size_t(s) * s * sizeof(float)), "malloc");
+      check(cudaMemcpy(ref, m_c0, size_t(s) * s * sizeof(float), cudaMemcpyDeviceToDevice), "copy");
+      // Row-major C = alpha A B + beta C as the program asks cuBLAS for it.
+      if (cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, s, s, s, &kAlpha, m_b0, s, m_a0, s, &kBeta, ref, s) !=
+          CUBLAS_STATUS_SUCCESS)
+        fail("cublasSgemm");
+      m_refs.push_back(ref);
+    }
+    check(cudaDeviceSynchronize(), "reference");
+    cublasDestroy(handle);
+    check(cudaEventCreate(&m_begin), "event");
+    check(cudaEventCreate(&m_end), "event");
+  }
+
+  // The inputs and guards as they started, C as the program starts it.
+  void restore() {
+    check(cudaMemcpy(m_a.data(), m_a0, kElems * sizeof(float), cudaMemcpyDeviceToDevice), "copy");
+    check(cudaMemcpy(m_b.data(), m_b0, kElems * sizeof(float), cudaMemcpyDeviceToDevice), "copy");
+    check(cudaMemcpy(m_c.data(), m_c0, kElems * sizeof(float), cudaMemcpyDeviceToDevice), "copy");
+    for (const Guarded* g : {&m_a, &m_b, &m_c}) {
+      fill_words<<<256, 256>>>(g->base, kGuard, kPoison);
+      fill_words<<<256, 256>>>(g->after(), kGuard, kPoison);
+    }
+    check(cudaDeviceSynchronize(), "restore");
+  }
+
+  // "" when the configuration computes the program's result at size s and
+  // writes nothing outside C; else the status and a detail.
+  std::string checked_at(const Config& c, int s, std::string* detail) {
+    check(cudaMemcpy(m_c.data(), m_c0, size_t(s) * s * sizeof(float), cudaMemcpyDeviceToDevice), "copy");
+    c.launch(s, s, s, kAlpha, m_a.data(), m_b.data(), kBeta, m_c.data());
+    if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) {
+      *detail = cudaGetErrorString(e);
+      return "launch_failed";
+    }
+    if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) crashed(c, e);
+    unsigned long long changed = 0;
+    for (const Guarded* g : {&m_a, &m_b, &m_c}) {
+      changed += count(count_not, g->base, kGuard, kPoison);
+      changed += count(count_not, g->after(), kGuard, kPoison);
+    }
+    changed += count_pair(count_changed, reinterpret_cast<unsigned*>(m_a.data()), reinterpret_cast<unsigned*>(m_a0));
+    changed += count_pair(count_changed, reinterpret_cast<unsigned*>(m_b.data()), reinterpret_cast<unsigned*>(m_b0));
+    // C beyond the s x s result must keep its start values too.
+    changed += count_tail(s);
+    if (changed) {
+      *detail = std::to_string(changed) + " words written outside C's result at size " + std::to_string(s);
+      restore();
+      return "out_of_bounds";
+    }
+    unsigned long long bad = reset_counter();
+    count_diverging<<<1024, 256>>>(m_c.data(), m_refs[index_of(s)], size_t(s) * s, m_counter);
+    check(cudaMemcpy(&bad, m_counter, sizeof bad, cudaMemcpyDeviceToHost), "copy");
+    if (bad) {
+      *detail = std::to_string(bad) + " of " + std::to_string(size_t(s) * s) + " elements off cuBLAS at size " +
+                std::to_string(s);
+      return "wrong_result";
+    }
+    return "";
+  }
+
+  // Mean microseconds a call, `calls` back to back after `warm` untimed ones.
+  double time_at(const Config& c, int s, int warm, int calls) {
+    for (int i = 0; i < warm; ++i) c.launch(s, s, s, kAlpha, m_a.data(), m_b.data(), kBeta, m_c.data());
+    check(cudaEventRecord(m_begin), "event");
+    for (int i = 0; i < calls; ++i) c.launch(s, s, s, kAlpha, m_a.data(), m_b.data(), kBeta, m_c.data());
+    check(cudaEventRecord(m_end), "event");
+    if (cudaError_t e = cudaEventSynchronize(m_end); e != cudaSuccess) crashed(c, e);
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, m_begin, m_end), "elapsed");
+    return 1000.0 * ms / calls;
+  }
+
+ private:
+  static void fail(const char* what) {
+    std::printf("{\"fatal\": \"%s\"}\n", what);
+    std::exit(2);
+  }
+  static void check(cudaError_t e, const char* what) {
+    if (e != cudaSuccess) {
+      std::printf("{\"fatal\": \"%s: %s\"}\n", what, cudaGetErrorString(e));
+      std::exit(2);
+    }
+  }
+  [[noreturn]] static void crashed(const Config& c, cudaError_t e) {
+    std::printf("{\"i\": %d, \"values\": \"%s\", \"status\": \"crashed\", \"detail\": \"%s\"}\n", c.index, c.values,
+                cudaGetErrorString(e));
+    std::fflush(stdout);
+    std::exit(3);
+  }
+  static int index_of(int s) {
+    for (int i = 0; i < int(sizeof kSizes / sizeof kSizes[0]); ++i)
+      if (kSizes[i] == s) return i;
+    return 0;
+  }
+  unsigned long long reset_counter() {
+    check(cudaMemset(m_counter, 0, sizeof(unsigned long long)), "memset");
+    return 0;
+  }
+  unsigned long long read_counter() {
+    unsigned long long n = 0;
+    check(cudaMemcpy(&n, m_counter, sizeof n, cudaMemcpyDeviceToHost), "copy");
+    return n;
+  }
+  template <typename K>
+  unsigned long long count(K kernel, const unsigned* p, size_t n, unsigned word) {
+    reset_counter();
+    kernel<<<256, 256>>>(p, n, word, m_counter);
+    return read_counter();
+  }
+  template <typename K>
+  unsigned long long count_pair(K kernel, const unsigned* a, const unsigned* b) {
+    reset_counter();
+    kernel<<<1024, 256>>>(a, b, kElems, m_counter);
+    return read_counter();
+  }
+  unsigned long long count_tail(int s) {
+    const size_t used = size_t(s) * s;
+    if (used == kElems) return 0;
+    reset_counter();
+    count_changed<<<1024, 256>>>(reinterpret_cast<unsigned*>(m_c.data()) + used,
+                                 reinterpret_cast<unsigned*>(m_c0) + used, kElems - used, m_counter);
+    return read_counter();
+  }
+
+  Guarded m_a, m_b, m_c;
+  float *m_a0 = nullptr, *m_b0 = nullptr, *m_c0 = nullptr;
+  std::vector<float*> m_refs;
+  unsigned long long* m_counter = nullptr;
+  cudaEvent_t m_begin{}, m_end{};
+};
+
+inline void say_start(const Config& c) {
+  std::printf("{\"start\": %d}\n", c.index);
+  std::fflush(stdout);
+}
+
+inline void say_result(const Config& c, const std::string& status, const std::string& detail, const char* key,
+                       double us) {
+  std::printf("{\"i\": %d, \"values\": \"%s\", \"status\": \"%s\", \"detail\": \"%s\", \"%s\": %.3f}\n", c.index,
+              c.values, status.c_str(), detail.c_str(), key, us);
+  std::fflush(stdout);
+}
+
+inline void screen(Bench& bench, const Config* table, int n, int start) {
+  for (int p = start; p < n; ++p) {
+    const Config& c = table[p];
+    say_start(c);
+    std::string detail;
+    std::string status = bench.checked_at(c, 128, &detail);
+    if (status.empty()) status = bench.checked_at(c, 2048, &detail);
+    const double us = status.empty() ? bench.time_at(c, 2048, 0, 3) : 0.0;
+    say_result(c, status.empty() ? "ok" : status, detail, "us2048", us);
+  }
+}
+
+inline void time_listed(Bench& bench, const Config* table, int n, const std::vector<int>& wanted) {
+  std::vector<const Config*> ok;
+  for (int p = 0; p < n; ++p) {
+    const Config& c = table[p];
+    if (c.index != 0 && std::find(wanted.begin(), wanted.end(), c.index) == wanted.end()) continue;
+    say_start(c);
+    std::string status, detail;
+    for (int s : kSizes)
+      if (status.empty()) status = bench.checked_at(c, s, &detail);
+    if (status.empty())
+      ok.push_back(&c);
+    else
+      say_result(c, status, detail, "us4096", 0.0);
+  }
+  constexpr int kRounds = 3;
+  std::vector<std::vector<double>> us(ok.size());
+  for (int r = 0; r < kRounds; ++r)
+    for (size_t k = 0; k < ok.size(); ++k) us[k].push_back(bench.time_at(*ok[k], 4096, 2, 20));
+  for (size_t k = 0; k < ok.size(); ++k) {
+    std::sort(us[k].begin(), us[k].end());
+    say_result(*ok[k], "ok", "", "us4096", us[k][kRounds / 2]);
+  }
+}
+
+inline int run(int argc, char** argv, int kernel, const Config* table, int n) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: %s screen START | time I,J,...  (kernel %d, %d configurations)\n", argv[0], kernel, n);
+    return 2;
+  }
+  Bench bench;
+  if (std::strcmp(argv[1], "screen") == 0) {
+    screen(bench, table, n, std::atoi(argv[2]));
+    return 0;
+  }
+  std::vector<int> wanted;
+  for (const char* p = argv[2]; *p;) {
+    wanted.push_back(std::atoi(p));
+    while (*p && *p != ',') ++p;
+    if (*p == ',') ++p;
+  }
+  time_listed(bench, table, n, wanted);
+  return 0;
+}
+
+}  // namespace exhaustive
