@@ -41,7 +41,7 @@
 namespace kernelblaster::policy {
 
 struct GuidedSearchOptions {
-  int first_draws = 10;      // verified measurements before the model leads
+  int first_draws = 10;      // measurements, failed ones included, before the model leads
   double explore = 0.05;     // share of picks left to the weighted draw
   int elites = 8;            // best points whose neighbourhoods are scored
   int neighbours = 8;        // k of the nearest-neighbour model
