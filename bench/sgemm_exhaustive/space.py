@@ -49,7 +49,9 @@ KERNELS = {
 # counted: kernel 5 loads its tiles in loops that step by
 # numThreads / BK and numThreads / BN (5_kernel_2D_blocktiling.cuh), which
 # never end where the step is 0. No other kernel here has such a loop whose
-# step a configuration of its space makes 0.
+# step a configuration of its space makes 0. The tool derives this rule
+# itself since 2026-11-29 (tuner/counted_loops.h): on a listing made since,
+# these configurations are not in the space and none is left out here.
 NEVER_ENDS = {5: "((BM * BN) / (TM * TN)) / BK == 0 or ((BM * BN) / (TM * TN)) / BN == 0"}
 
 

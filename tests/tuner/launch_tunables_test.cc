@@ -408,3 +408,44 @@ TEST(LaunchTunables, ATunedLiteralArgumentEntersTheKernelsConstraints) {
             std::string::npos)
       << l.text;
 }
+
+// A counted loop that steps by a value the tunables fold to 0 never ends:
+// the space leaves those configurations out, as SGEMM_CUDA's kernel 5
+// needs (its tile loads step by numThreads / BK). A step no value makes 0
+// (`k += BK`) asks nothing.
+TEST(LaunchTunables, ALoopStepThatFoldsToZeroIsAConstraint) {
+  const std::string text = R"(#include <cuda_runtime.h>
+template <int BM, int BK, int TM>
+__global__ void load_tiles(const float* a, float* out, int k_total) {
+  __shared__ float tile[BM * BK];
+  const int threads = BM / TM;
+  const int stride = threads / BK;
+  for (int k = 0; k < k_total; k += BK) {
+    for (int row = 0; row < BM; row += stride) tile[(row + threadIdx.x / BK) * BK + threadIdx.x % BK] = a[k + row];
+    __syncthreads();
+  }
+  out[threadIdx.x] = tile[threadIdx.x];
+}
+
+void launch(const float* a, float* out, int k_total) {
+  const int BM = 64;
+  const int BK = 8;
+  const int TM = 4;
+  load_tiles<BM, BK, TM><<<1, BM / TM>>>(a, out, k_total);
+}
+)";
+  LaunchTunables l = find_launch_tunables(text, "/src/k.cu", parse_directives(text, "/src/k.cu", "sm_90"), {});
+  ASSERT_EQ(l.sites.size(), 1u);
+  std::map<std::string, std::string> name;
+  for (const FoundTunable& t : l.tunables) name[t.written_as] = t.tunable.name;
+  ASSERT_EQ(name.size(), 3u) << ::testing::PrintToString(l.sites[0].constraints);
+  const auto& c = l.sites[0].constraints;
+  const auto step = std::find_if(c.begin(), c.end(), [](const std::string& s) { return s.find("!= 0") != std::string::npos; });
+  ASSERT_NE(step, c.end()) << ::testing::PrintToString(c);
+  EXPECT_EQ(std::count_if(c.begin(), c.end(), [](const std::string& s) { return s.find("!= 0") != std::string::npos; }), 1)
+      << "`k += BK` asks nothing: " << ::testing::PrintToString(c);
+  const Constraint rule(*step);
+  // BM 64, TM 4: 16 threads; BK 8 steps by 2, BK 32 by 0.
+  EXPECT_TRUE(rule.holds({{name["BM"], 64}, {name["BK"], 8}, {name["TM"], 4}}));
+  EXPECT_FALSE(rule.holds({{name["BM"], 64}, {name["BK"], 32}, {name["TM"], 4}}));
+}

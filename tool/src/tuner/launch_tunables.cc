@@ -14,6 +14,7 @@
 #include "tuner/candidate_source.h"
 #include "tuner/config_space.h"
 #include "tuner/discovery.h"
+#include "tuner/counted_loops.h"
 #include "tuner/launch_reading.h"
 #include "tuner/vector_alignment.h"
 #include "common/source_text.h"
@@ -429,6 +430,7 @@ class Finder {
       add_constraint(l, a, env, tunables, "assert in " + l.site.kernel);
     }
     alignment_constraints(l, k, env, tunables);
+    loop_step_constraints(l, k, env, tunables);
     std::string bytes = shared_bytes(k.body);
     if (!bytes.empty())
       add_constraint(l, bytes + " <= " + std::to_string(kMaxStaticSharedBytes), env, tunables,
@@ -461,6 +463,56 @@ class Finder {
     for (const AlignmentNeed& need : vector_alignment_needs(k.body, k.signature, names))
       add_constraint(l, "(" + need.expr + ") % " + std::to_string(need.elements) + " == 0", env, tunables,
                      "the " + need.access + " in " + l.site.kernel);
+  }
+
+  // A counted loop whose step a configuration folds to 0 never ends, and a
+  // candidate that hangs costs the search its whole timeout (15 s at
+  // least): SGEMM_CUDA's kernel 5 loads its tiles in loops stepping by
+  // numThreads / BK and numThreads / BN, 0 for 832 of the 2,356
+  // configurations of its space (bench/sgemm_exhaustive).
+  void loop_step_constraints(LaunchRead& l, const KernelText& k, const std::map<std::string, std::string>& env,
+                             const std::set<std::string>& tunables) {
+    std::set<std::string> seen;
+    for (std::size_t at : word_positions(k.body, "for")) {
+      const std::optional<CountedLoop> loop = counted_loop(k.body, at, env);
+      if (!loop || loop->step_written.empty()) continue;
+      const std::string step = trim_all(loop->step_written);
+      const std::string value = folded(step, env, tunables);
+      if (value.empty() || identifiers(value).empty() || !seen.insert(value).second) continue;
+      if (!some_values_break(value + " != 0")) continue;  // `bkIdx += BK`: no value of BK is 0
+      add_constraint(l, "(" + step + ") != 0", env, tunables,
+                     "the step of the loop over `" + loop->var + "` in " + l.site.kernel);
+    }
+  }
+
+  // Whether some combination of the tunables' values breaks `text` (in the
+  // tunables' names); true where there are too many to try, or it cannot be read.
+  bool some_values_break(const std::string& text) const {
+    constexpr std::size_t kMostTried = 1 << 16;
+    try {
+      const Constraint c(text);
+      std::vector<const Tunable*> used;
+      std::size_t combinations = 1;
+      for (const std::string& n : c.names()) {
+        auto f = std::find_if(m_found.begin(), m_found.end(), [&](const Found& x) { return x.t.tunable.name == n; });
+        if (f == m_found.end()) return true;
+        used.push_back(&f->t.tunable);
+        combinations *= std::max<std::size_t>(1, f->t.tunable.values.size());
+        if (combinations > kMostTried) return true;
+      }
+      std::map<std::string, long long> at;
+      for (std::size_t i = 0; i < combinations; ++i) {
+        std::size_t rest = i;
+        for (const Tunable* t : used) {
+          at[t->name] = std::stoll(t->values[rest % t->values.size()]);
+          rest /= t->values.size();
+        }
+        if (!c.holds(at)) return true;
+      }
+      return false;
+    } catch (const std::exception&) {  // ConstraintError, or a value that is not an integer
+      return true;
+    }
   }
 
   LaunchTunables finish() {
