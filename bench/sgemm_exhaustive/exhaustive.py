@@ -279,28 +279,19 @@ def summary(a):
 def main():
     ap = argparse.ArgumentParser()
     sub = ap.add_subparsers(dest="stage", required=True)
-    b = sub.add_parser("build")
-    b.add_argument("gen")
-    b.add_argument("bin")
-    b.add_argument("-j", type=int, default=os.cpu_count())
-    b.add_argument("--include", default=os.environ.get("SGEMM_SRC", "oss/SGEMM_CUDA/src"))
-    s = sub.add_parser("screen")
-    s.add_argument("gen")
-    s.add_argument("bin")
-    s.add_argument("out")
-    s.add_argument("--kernels", default="")
-    s.add_argument("--until", type=float, default=0)
-    t = sub.add_parser("time")
-    t.add_argument("gen")
-    t.add_argument("bin")
-    t.add_argument("screen")
-    t.add_argument("out")
-    t.add_argument("--top", type=int, default=24)
-    m = sub.add_parser("summary")
-    m.add_argument("gen")
-    m.add_argument("bin")
-    m.add_argument("screen")
-    m.add_argument("time")
+    # Each stage's positional arguments, then its options.
+    stages = {"build": ["gen", "bin"], "screen": ["gen", "bin", "out"], "time": ["gen", "bin", "screen", "out"],
+              "summary": ["gen", "bin", "screen", "time"]}
+    parsers = {}
+    for stage, positional in stages.items():
+        parsers[stage] = sub.add_parser(stage)
+        for name in positional:
+            parsers[stage].add_argument(name)
+    parsers["build"].add_argument("-j", type=int, default=os.cpu_count())
+    parsers["build"].add_argument("--include", default=os.environ.get("SGEMM_SRC", "oss/SGEMM_CUDA/src"))
+    parsers["screen"].add_argument("--kernels", default="")
+    parsers["screen"].add_argument("--until", type=float, default=0)
+    parsers["time"].add_argument("--top", type=int, default=24)
     a = ap.parse_args()
     {"build": build, "screen": screen, "time": time_top, "summary": summary}[a.stage](a)
 
