@@ -79,8 +79,10 @@ bool comparison(const std::string& cond, const std::string& var, std::string* op
   return false;
 }
 
-// The step of `++v`, `v++`, `--v`, `v--`, `v += e`, `v -= e` (e as text); false otherwise.
-bool step_of(const std::string& step, const std::string& var, std::string* by) {
+// The step of `++v`, `v++`, `--v`, `v--`, `v += e`, `v -= e`: signed, as
+// text (`by`), and `e` as written (`written`, "" for the others); false
+// for any other step.
+bool step_of(const std::string& step, const std::string& var, std::string* by, std::string* written) {
   const std::string s = reading::trim_all(step);
   if (s == "++" + var || s == var + "++") return *by = "1", true;
   if (s == "--" + var || s == var + "--") return *by = "-1", true;
@@ -90,19 +92,10 @@ bool step_of(const std::string& step, const std::string& var, std::string* by) {
     const std::string e = reading::trim_all(s.substr(at + 2));
     if (e.empty() || mentions(e, var)) return false;
     *by = op[0] == '+' ? "(" + e + ")" : "-(" + e + ")";
+    *written = e;
     return true;
   }
   return false;
-}
-
-// What `v += e` or `v -= e` steps by, as written (`e`); "" for the others.
-std::string step_text(const std::string& step, const std::string& var) {
-  const std::string s = reading::trim_all(step);
-  for (const char* op : {"+=", "-="}) {
-    const std::size_t at = s.find(op);
-    if (at != std::string::npos && reading::trim_all(s.substr(0, at)) == var) return reading::trim_all(s.substr(at + 2));
-  }
-  return "";
 }
 
 }  // namespace
@@ -119,8 +112,8 @@ std::optional<CountedLoop> counted_loop(const std::string& code, std::size_t at,
   const std::vector<std::string> declared = identifiers(parts[0].substr(0, eq));
   if (declared.empty()) return std::nullopt;
   const std::string var = declared.back(), init = parts[0].substr(eq + 1);
-  std::string op, bound, by;
-  if (!comparison(parts[1], var, &op, &bound) || !step_of(parts[2], var, &by)) return std::nullopt;
+  std::string op, bound, by, written;
+  if (!comparison(parts[1], var, &op, &bound) || !step_of(parts[2], var, &by, &written)) return std::nullopt;
   const std::size_t body_at = code.find_first_not_of(" \t\r\n", close + 1);
   if (body_at == std::string::npos) return std::nullopt;
   std::string body;
@@ -137,12 +130,10 @@ std::optional<CountedLoop> counted_loop(const std::string& code, std::size_t at,
   CountedLoop loop;
   loop.at = at;
   loop.var = var;
-  loop.step = by;
-  loop.step_written = step_text(parts[2], var);
+  loop.step_written = written;
   const auto i = integer_of(init, env), b = integer_of(bound, env), s = integer_of(by, env);
   if (i && b && s) loop.trips = trip_count(*i, op, *b, *s);
   return loop;
 }
-
 
 }  // namespace kernelblaster::tuner

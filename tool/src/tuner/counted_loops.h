@@ -15,8 +15,7 @@ namespace kernelblaster::tuner {
 struct CountedLoop {
   std::size_t at = 0;  // the `for`
   std::string var;
-  std::string step;    // signed, as text: "1", "-1", "(e)", "-(e)"
-  std::string step_written;  // as the code writes it: `strideA` of `loadOffset += strideA`
+  std::string step_written;  // `e` of `var += e` or `var -= e` as written (`strideA`); "" for ++ and --
   std::optional<long long> trips;  // where the names of `env` fix it
 };
 

@@ -486,31 +486,25 @@ class Finder {
   }
 
   // Whether some combination of the tunables' values breaks `text` (in the
-  // tunables' names); true where there are too many to try, or it cannot be read.
+  // tunables' names), counted by the enumeration `tune` uses; true where
+  // they are too many to try, or it cannot be read.
   bool some_values_break(const std::string& text) const {
-    constexpr std::size_t kMostTried = 1 << 16;
+    constexpr std::size_t kMostTried = 1 << 12;
     try {
-      const Constraint c(text);
-      std::vector<const Tunable*> used;
+      SpaceDecl decl;
+      decl.constraints.emplace_back(text);
       std::size_t combinations = 1;
-      for (const std::string& n : c.names()) {
+      for (const std::string& n : decl.constraints.front().names()) {
         auto f = std::find_if(m_found.begin(), m_found.end(), [&](const Found& x) { return x.t.tunable.name == n; });
         if (f == m_found.end()) return true;
-        used.push_back(&f->t.tunable);
+        decl.tunables.push_back(f->t.tunable);
+        decl.tunables.back().group.clear();  // one part: every combination, the defaults' included
         combinations *= std::max<std::size_t>(1, f->t.tunable.values.size());
         if (combinations > kMostTried) return true;
       }
-      std::map<std::string, long long> at;
-      for (std::size_t i = 0; i < combinations; ++i) {
-        std::size_t rest = i;
-        for (const Tunable* t : used) {
-          at[t->name] = std::stoll(t->values[rest % t->values.size()]);
-          rest /= t->values.size();
-        }
-        if (!c.holds(at)) return true;
-      }
-      return false;
-    } catch (const std::exception&) {  // ConstraintError, or a value that is not an integer
+      const ConfigSpace space = enumerate_space(decl, {}, 0);
+      return space.valid < space.combinations;
+    } catch (const std::exception&) {  // ConstraintError, SpaceError (values that are not integers)
       return true;
     }
   }
