@@ -190,23 +190,15 @@ class Bench {
       return "launch_failed";
     }
     if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) crashed(c, e);
-    unsigned long long changed = 0;
-    for (const Guarded* g : {&m_a, &m_b, &m_c}) {
-      changed += count(count_not, g->base, kGuard, kPoison);
-      changed += count(count_not, g->after(), kGuard, kPoison);
-    }
-    changed += count_pair(count_changed, reinterpret_cast<unsigned*>(m_a.data()), reinterpret_cast<unsigned*>(m_a0));
-    changed += count_pair(count_changed, reinterpret_cast<unsigned*>(m_b.data()), reinterpret_cast<unsigned*>(m_b0));
-    // C beyond the s x s result must keep its start values too.
-    changed += count_tail(s);
+    const unsigned long long changed = stray_words(s);
     if (changed) {
       *detail = std::to_string(changed) + " words written outside C's result at size " + std::to_string(s);
       restore();
       return "out_of_bounds";
     }
-    unsigned long long bad = reset_counter();
+    reset_counter();
     count_diverging<<<1024, 256>>>(m_c.data(), m_refs[index_of(s)], size_t(s) * s, m_counter);
-    check(cudaMemcpy(&bad, m_counter, sizeof bad, cudaMemcpyDeviceToHost), "copy");
+    const unsigned long long bad = read_counter();
     if (bad) {
       *detail = std::to_string(bad) + " of " + std::to_string(size_t(s) * s) + " elements off cuBLAS at size " +
                 std::to_string(s);
@@ -249,33 +241,28 @@ class Bench {
       if (kSizes[i] == s) return i;
     return 0;
   }
-  unsigned long long reset_counter() {
-    check(cudaMemset(m_counter, 0, sizeof(unsigned long long)), "memset");
-    return 0;
-  }
+  void reset_counter() { check(cudaMemset(m_counter, 0, sizeof(unsigned long long)), "memset"); }
   unsigned long long read_counter() {
     unsigned long long n = 0;
     check(cudaMemcpy(&n, m_counter, sizeof n, cudaMemcpyDeviceToHost), "copy");
     return n;
   }
-  template <typename K>
-  unsigned long long count(K kernel, const unsigned* p, size_t n, unsigned word) {
+  static unsigned* words(float* p) { return reinterpret_cast<unsigned*>(p); }
+
+  // Words written outside C's s x s result: the guards, A and B against
+  // their pristine copies, and C beyond the result against its start values.
+  // The counting kernels add into one counter, read once.
+  unsigned long long stray_words(int s) {
     reset_counter();
-    kernel<<<256, 256>>>(p, n, word, m_counter);
-    return read_counter();
-  }
-  template <typename K>
-  unsigned long long count_pair(K kernel, const unsigned* a, const unsigned* b) {
-    reset_counter();
-    kernel<<<1024, 256>>>(a, b, kElems, m_counter);
-    return read_counter();
-  }
-  unsigned long long count_tail(int s) {
+    for (const Guarded* g : {&m_a, &m_b, &m_c}) {
+      count_not<<<256, 256>>>(g->base, kGuard, kPoison, m_counter);
+      count_not<<<256, 256>>>(g->after(), kGuard, kPoison, m_counter);
+    }
+    count_changed<<<1024, 256>>>(words(m_a.data()), words(m_a0), kElems, m_counter);
+    count_changed<<<1024, 256>>>(words(m_b.data()), words(m_b0), kElems, m_counter);
     const size_t used = size_t(s) * s;
-    if (used == kElems) return 0;
-    reset_counter();
-    count_changed<<<1024, 256>>>(reinterpret_cast<unsigned*>(m_c.data()) + used,
-                                 reinterpret_cast<unsigned*>(m_c0) + used, kElems - used, m_counter);
+    if (used < kElems)
+      count_changed<<<1024, 256>>>(words(m_c.data()) + used, words(m_c0) + used, kElems - used, m_counter);
     return read_counter();
   }
 

@@ -269,7 +269,7 @@ def summary(a):
         else:
             best_text, speed = "-", "-"
         orig = f"{sorted(originals)[len(originals) // 2]:.0f}" if originals else "-"
-        never = len(s.get("never_ends", []))
+        never = len(s.get("never_ends", []))  # only the first run's space.json, before the tool read loop steps
         hung = f"{count['crashed'] + count['hang']}" + (f" (+{never} never end, not run)" if never else "")
         refused = f"{count['launch_failed']}, {len(programs['compile_failed'].get(k, []))}"
         print(f"| {k} ({s['kernel']}) | {len(s['configs']) + never} | {count['ok']} | {count['wrong_result']} | "

@@ -45,16 +45,6 @@ KERNELS = {
 }
 
 
-# Configurations a kernel's own loops never finish, left out of the run and
-# counted: kernel 5 loads its tiles in loops that step by
-# numThreads / BK and numThreads / BN (5_kernel_2D_blocktiling.cuh), which
-# never end where the step is 0. No other kernel here has such a loop whose
-# step a configuration of its space makes 0. The tool derives this rule
-# itself since 2026-11-29 (tuner/counted_loops.h): on a listing made since,
-# these configurations are not in the space and none is left out here.
-NEVER_ENDS = {5: "((BM * BN) / (TM * TN)) / BK == 0 or ((BM * BN) / (TM * TN)) / BN == 0"}
-
-
 def c_to_python(expr):
     """A constraint as the listing writes it (C over unsigned integers) as Python."""
     e = expr.replace("&&", " and ").replace("||", " or ")
@@ -84,24 +74,18 @@ def kernel_space(listing, number):
     compiled = [compile(c_to_python(c), c, "eval") for c in constraints]
     values = [[int(v) for v in chosen[p]["values"]] for p in order]
     original = [int(chosen[p]["default"]) for p in order]
-    never = compile(c_to_python(NEVER_ENDS[number]), NEVER_ENDS[number], "eval") if number in NEVER_ENDS else None
-    configs, never_ends = [original], []
+    configs = [original]
     for combo in itertools.product(*values):
         if list(combo) == original:
             continue
         env = dict(zip(names, combo))
         try:
-            if not all(eval(c, {}, env) for c in compiled):
-                continue
+            if all(eval(c, {}, env) for c in compiled):
+                configs.append(list(combo))
         except ZeroDivisionError:
             continue
-        if never is not None and eval(never, {}, dict(zip(order, combo))):
-            never_ends.append(list(combo))
-        else:
-            configs.append(list(combo))
     return {"kernel": kernel, "launcher": launcher, "parameters": order, "names": names,
-            "values": values, "constraints": constraints, "block": block, "configs": configs,
-            "never_ends": never_ends, "never_ends_rule": NEVER_ENDS.get(number, "")}
+            "values": values, "constraints": constraints, "block": block, "configs": configs}
 
 
 def launch_line(number, index, space, config):
@@ -151,8 +135,7 @@ def main():
             write_chunk(os.path.join(a.out, name + ".cu"), number, space, indices)
             space["chunks"].append({"name": name, "indices": indices})
         spaces[str(number)] = space
-        print(f"kernel {number} ({space['kernel']}): {len(configs)} configurations in {len(space['chunks'])} chunks"
-              + (f", {len(space['never_ends'])} left out (its loops never end)" if space["never_ends"] else ""))
+        print(f"kernel {number} ({space['kernel']}): {len(configs)} configurations in {len(space['chunks'])} chunks")
     with open(os.path.join(a.out, "space.json"), "w") as f:
         json.dump(spaces, f)
 

@@ -20,7 +20,8 @@ stray writes: an out_of_bounds verdict that follows a configuration that
 wrote there (one verified, or failed at 2048) in the same process is left
 out of the recording (unknown), not counted as a failure.
 
---space-today: leaves out the configurations space.py set aside because
+--space-today: for the first run's space.json, leaves out the configurations
+space.py set aside there (`never_ends`) because
 their loops never end, as the tool's own space does since it reads loop
 steps (tuner/counted_loops.h); without it they are timed_out tries.
 """
