@@ -40,7 +40,10 @@ def load_space(gen):
 
 
 def nvcc_command(src, out, include):
-    return ["nvcc", "-O3", "-std=c++17", f"-arch=sm_{os.environ.get('SGEMM_ARCH', '90')}", "-I", include,
+    # Machine code for the one architecture and no PTX: the same kernels run,
+    # and a program is small enough to be built elsewhere and carried (pack).
+    arch = os.environ.get("SGEMM_ARCH", "90")
+    return ["nvcc", "-O3", "-std=c++17", "-gencode", f"arch=compute_{arch},code=sm_{arch}", "-I", include,
             "-I", HERE, src, "-o", out, "-lcublas"]
 
 
@@ -91,20 +94,25 @@ def compile_chunk(gen, binary_dir, chunk, include, log):
 
 
 def build(a):
+    """Builds the kernels asked for (all by default); programs.json keeps
+    what an earlier build of other kernels into the same folder recorded."""
     space = load_space(a.gen)
+    wanted = set(a.kernels.split()) or set(space)
     os.makedirs(a.bin, exist_ok=True)
-    jobs = [(k, c) for k, s in space.items() for c in s["chunks"]]
+    jobs = [(k, c) for k, s in space.items() if k in wanted for c in s["chunks"]]
     start = time.time()
-    with open(os.path.join(a.bin, "compile.log"), "w") as log, ThreadPoolExecutor(a.j) as pool:
+    with open(os.path.join(a.bin, "compile.log"), "a") as log, ThreadPoolExecutor(a.j) as pool:
         results = list(pool.map(lambda kc: (kc[0], compile_chunk(a.gen, a.bin, kc[1], a.include, log)), jobs))
-    programs = collections.defaultdict(list)
-    refused = collections.defaultdict(list)
+    index = os.path.join(a.bin, "programs.json")
+    earlier = json.load(open(index)) if os.path.exists(index) else {"programs": {}, "compile_failed": {}}
+    programs = {k: v for k, v in earlier["programs"].items() if k not in wanted}
+    refused = {k: v for k, v in earlier["compile_failed"].items() if k not in wanted}
     for k, (built, bad) in results:
-        programs[k].extend(built)
-        refused[k].extend(bad)
-    with open(os.path.join(a.bin, "programs.json"), "w") as f:
+        programs.setdefault(k, []).extend(built)
+        refused.setdefault(k, []).extend(bad)
+    with open(index, "w") as f:
         json.dump({"programs": programs, "compile_failed": refused, "seconds": time.time() - start}, f)
-    total = sum(len(s["configs"]) for s in space.values())
+    total = sum(len(s["configs"]) for k, s in space.items() if k in wanted)
     print(f"built {sum(len(v) for v in programs.values())} programs for {total} configurations in "
           f"{time.time() - start:.0f} s; {sum(len(v) for v in refused.values())} did not compile")
 
@@ -289,6 +297,7 @@ def main():
             parsers[stage].add_argument(name)
     parsers["build"].add_argument("-j", type=int, default=os.cpu_count())
     parsers["build"].add_argument("--include", default=os.environ.get("SGEMM_SRC", "oss/SGEMM_CUDA/src"))
+    parsers["build"].add_argument("--kernels", default="")
     parsers["screen"].add_argument("--kernels", default="")
     parsers["screen"].add_argument("--until", type=float, default=0)
     parsers["time"].add_argument("--top", type=int, default=24)

@@ -138,6 +138,20 @@ def main():
         r = run([sys.executable, script, "summary", gen, bin_dir, screen, timed])
         check("1.064x" in r.stdout, "the summary's best is index 6 at 1000/940 = 1.064x: " + r.stdout[-400:])
 
+        # Built here, carried there: pack, then unpack into another folder.
+        env = dict(os.environ, EXH=work, PACK_DIR=os.path.join(work, "pack"), KERNELS="9", STRIP="true",
+                   OUT=os.path.join(work, "out"))
+        r = run(["bash", os.path.join(HERE, "run.sh"), "pack"], env=env)
+        check(r.returncode == 0, "pack runs: " + r.stderr[-300:])
+        env["EXH"] = os.path.join(work, "there")
+        r = run(["bash", os.path.join(HERE, "run.sh"), "unpack"], env=env)
+        there = os.path.join(work, "there")
+        unpacked = json.load(open(os.path.join(there, "bin", "programs.json"))) if r.returncode == 0 else {}
+        check(unpacked.get("programs") == {"9": [{"name": "k9_c000", "indices": order}]}
+              and os.access(os.path.join(there, "bin", "k9_c000"), os.X_OK)
+              and os.path.exists(os.path.join(there, "gen", "space.json")),
+              "unpack lays out the program, its index and the space: " + r.stderr[-300:])
+
         out = os.path.join(work, "replay.json")
         r = run([sys.executable, os.path.join(HERE, "to_replay.py"), os.path.join(gen, "space.json"),
                  os.path.join(work, "listing.json"), screen, "9", out])
