@@ -51,8 +51,12 @@ TEST(LaunchReach, BranchesNoSizeTakesAreLeftAsWritten) {
               "      .validation_size(\"validation\", {{\"M\", 128}, {\"N\", 128}, {\"C_elements\", 128}})"),
       kSource, found);
   EXPECT_EQ(r.unreached, (std::vector<int>{9, 12}));
-  // BK shapes the unreached launches too: a value for it would reach them unverified.
-  EXPECT_EQ(r.left, (std::vector<std::string>{name_at(found, "BK", 3), name_at(found, "BM", 11), name_at(found, "BM", 8)}));
+  // Each branch has its own BK (declared above the branches, read only in
+  // them): the unreached launches' stay as written, the reached one's is
+  // searched.
+  EXPECT_EQ(r.left, (std::vector<std::string>{name_at(found, "BK", 10), name_at(found, "BK", 7),
+                                              name_at(found, "BM", 11), name_at(found, "BM", 8)}));
+  EXPECT_NE(name_at(found, "BK", 4), "?");
   ASSERT_EQ(r.notes.size(), 2u);
   EXPECT_EQ(r.notes[0],
             "the launch at line 9 in run runs for no size of the harness (!(M >= 128 and N >= 128) && (M >= 32)): "

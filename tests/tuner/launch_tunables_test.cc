@@ -111,14 +111,18 @@ bool has_constraint(const LaunchSite& s, const std::string& piece) {
 TEST(LaunchTunables, ConstLocalsThatShapeALaunchAreFoundPerSite) {
   LaunchTunables l = find(kTiledLauncher);
   ASSERT_EQ(l.sites.size(), 3u);
-  // Both branches read STEP_K and PER_THREAD; each has its own tiles.
-  const FoundTunable* step = named(l, "STEP_K");
-  const FoundTunable* per = named(l, "PER_THREAD");
+  // Both branches read STEP_K and PER_THREAD, declared above them: each
+  // branch gets its own, named at its opening line; each has its own tiles.
+  const FoundTunable* big_step = named(l, "STEP_K", 17);
+  const FoundTunable* small_step = named(l, "STEP_K", 24);
+  const FoundTunable* per = named(l, "PER_THREAD", 17);
   const FoundTunable* big_m = named(l, "TILE_M", 18);
   const FoundTunable* small_m = named(l, "TILE_M", 25);
-  ASSERT_TRUE(step && per && big_m && small_m);
-  EXPECT_EQ(step->tunable.name, "KERNELBLASTER_STEP_K_L15");
-  EXPECT_EQ(step->kind, "constant");
+  ASSERT_TRUE(big_step && small_step && per && big_m && small_m);
+  EXPECT_EQ(big_step->tunable.name, "KERNELBLASTER_STEP_K_L17");
+  EXPECT_EQ(small_step->tunable.name, "KERNELBLASTER_STEP_K_L24");
+  EXPECT_EQ(big_step->kind, "constant");
+  EXPECT_EQ(big_step->tunable.default_value, "8");
   EXPECT_EQ(big_m->tunable.default_value, "64");
   EXPECT_EQ(small_m->tunable.default_value, "32");
   // The original's value is always among the values, first.
@@ -127,14 +131,75 @@ TEST(LaunchTunables, ConstLocalsThatShapeALaunchAreFoundPerSite) {
   const LaunchSite& small = l.sites[1];
   EXPECT_EQ(big.function, "launch_tiled");
   EXPECT_EQ(big.kernel, "tiled");
-  EXPECT_NE(std::find(big.tunables.begin(), big.tunables.end(), big_m->tunable.name), big.tunables.end());
-  EXPECT_EQ(std::find(big.tunables.begin(), big.tunables.end(), small_m->tunable.name), big.tunables.end());
-  EXPECT_NE(std::find(small.tunables.begin(), small.tunables.end(), small_m->tunable.name), small.tunables.end());
-  // Sites that share a tunable are one group; the third launcher is its own.
-  EXPECT_EQ(big.group, small.group);
+  auto has = [](const LaunchSite& s, const FoundTunable* t) {
+    return std::find(s.tunables.begin(), s.tunables.end(), t->tunable.name) != s.tunables.end();
+  };
+  EXPECT_TRUE(has(big, big_m) && has(big, big_step) && has(big, per));
+  EXPECT_FALSE(has(big, small_m) || has(big, small_step));
+  EXPECT_TRUE(has(small, small_m) && has(small, small_step));
+  // Sites that share no tunable are groups of their own.
+  EXPECT_NE(big.group, small.group);
   EXPECT_NE(l.sites[2].group, big.group);
   // A local that never reaches a launch is not a tunable.
   EXPECT_EQ(named(l, "unused_here"), nullptr);
+}
+
+// The branches' own declarations shadow the original at each branch's top,
+// on the line of its `{`, and the original declaration stays as written:
+// a launch no harness size reaches keeps the author's value while its
+// sibling is tuned (SGEMM_CUDA's launchers, issue 38).
+TEST(LaunchTunables, EachBranchDeclaresItsOwnCopyOfASharedConstant) {
+  LaunchTunables l = find(kTiledLauncher);
+  EXPECT_NE(l.text.find("  const int STEP_K = 8;\n  const unsigned PER_THREAD = 4;\n"
+                        "  if (m >= 128) { const int STEP_K = KERNELBLASTER_STEP_K_L17;"),
+            std::string::npos) << l.text;
+  EXPECT_NE(l.text.find("const unsigned PER_THREAD = KERNELBLASTER_PER_THREAD_L17;"), std::string::npos);
+  EXPECT_NE(l.text.find("} else { const int STEP_K = KERNELBLASTER_STEP_K_L24;"), std::string::npos) << l.text;
+  // The lines stay where they were: the branch's declarations share its line.
+  auto count_lines = [](const std::string& t) { return std::count(t.begin(), t.end(), '\n'); };
+  const std::size_t body = l.text.find("#include <cuda_runtime.h>");
+  ASSERT_NE(body, std::string::npos);
+  EXPECT_EQ(count_lines(l.text.substr(body)), count_lines(kTiledLauncher));
+  // Each site's constraints read its own copy: the big tile's static_assert.
+  EXPECT_TRUE(has_constraint(l.sites[0], "KERNELBLASTER_PER_THREAD_L17"));
+  EXPECT_FALSE(has_constraint(l.sites[1], "KERNELBLASTER_PER_THREAD_L17"));
+}
+
+// A use of the constant outside the branches (a block both launch with, a
+// check above them) ties the launches together: one tunable, one group.
+TEST(LaunchTunables, AUseOutsideTheBranchesKeepsOneSharedConstant) {
+  const std::string text = R"(template <int B> __global__ void k(float* c) { c[threadIdx.x] = B; }
+void run(int n, float* c) {
+  const int B = 128;
+  dim3 block(B);
+  if (n > 4096) {
+    k<B><<<n / B, block>>>(c);
+  } else {
+    k<B><<<n / B + 1, block>>>(c);
+  }
+}
+void other(int n, float* c) {
+  const int T = 64;
+  if (n > 4096) {
+    k<T><<<n / T, T>>>(c);
+  } else {
+    const int T = 32;
+    k<T><<<n / T, T>>>(c);
+  }
+}
+)";
+  LaunchTunables l = find(text);
+  ASSERT_EQ(l.sites.size(), 4u);
+  const FoundTunable* b = named(l, "B");
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->line, 3);
+  EXPECT_EQ(l.sites[0].group, l.sites[1].group);
+  EXPECT_NE(l.text.find("const int B = " + b->tunable.name + ";"), std::string::npos) << l.text;
+  // `T` declared again inside the second branch: the outer T reaches only
+  // the first launch, so nothing is split and nothing shadows twice.
+  const FoundTunable* outer_t = named(l, "T", 12);
+  ASSERT_TRUE(outer_t);
+  EXPECT_EQ(l.text.find("{ const int T ="), std::string::npos) << l.text;
 }
 
 TEST(LaunchTunables, TheCopyNamesEachLiteralOnceAndKeepsTheDefaults) {
@@ -383,7 +448,7 @@ TEST(LaunchTunables, TheTuneLineCountsManyTunables) {
   SourceSpace many = source_space({kTiledLauncher, "/src/k.cu", "sm_90", "", {}, {}});
   ASSERT_GE(many.summary.size(), 1u);  // then the rewrites without a model (kernel_rewrites.h)
   EXPECT_EQ(many.summary[0],
-            "9 at 3 launch sites (6 constants, 3 template arguments; 'kernelblaster tune --list' names each)");
+            "11 at 3 launch sites (8 constants, 3 template arguments; 'kernelblaster tune --list' names each)");
   SourceSpace few = source_space({kDefinesSample, "/src/k.cu", "sm_90", "", {}, {}});
   ASSERT_FALSE(few.summary.empty());
   EXPECT_EQ(few.summary[0], "STRIP_X (define, line 4)");

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -108,25 +109,96 @@ class Finder {
   void find_constants() {
     for (const Constant& c : literal_constants(m_code, m_blocks)) {
       if (c.device || m_taken.count(c.name) || names_the_warp_size(c.name, c.value)) continue;
-      Found f;
+      std::set<std::size_t> sites;
       for (std::size_t i = 0; i < m_launches.size(); ++i) {
         const LaunchRead& l = m_launches[i];
-        if (l.at > c.at && l.at < c.scope.end && l.at > c.scope.begin && mentions(l.shape_text, c.name))
-          f.sites.insert(i);
+        if (l.at > c.at && l.at < c.scope.end && l.at > c.scope.begin && mentions(l.shape_text, c.name)) sites.insert(i);
       }
-      if (f.sites.empty() || sizes_host_data(c.name)) continue;
-      bool block_size = false;
-      for (std::size_t s : f.sites) block_size = block_size || bare_block(m_code, m_launches[s], c.name);
-      const int line = line_at(m_text, c.at);
-      f.t.tunable.name = macro_name(c.name, line);
-      f.t.tunable.default_value = std::to_string(c.value);
-      f.t.tunable.values = values_around(c.value, block_size);
-      f.t.kind = "constant";
-      f.t.written_as = c.name;
-      f.t.line = line;
-      f.edits.push_back({c.literal, f.t.tunable.name});
-      add(std::move(f));
+      if (sites.empty() || sizes_host_data(c.name)) continue;
+      const std::map<std::size_t, std::set<std::size_t>> branches = branches_of(c, sites);
+      if (branches.empty()) {
+        Found f = constant_found(c, sites, line_at(m_text, c.at));
+        f.edits.push_back({c.literal, f.t.tunable.name});
+        add(std::move(f));
+        continue;
+      }
+      // Each branch declares its own, shadowing the original at its top on
+      // the same line; the original declaration stays as written.
+      const std::size_t start = m_code.find_last_of(";{}", c.at) + 1;
+      const std::string declaration = trim_all(m_code.substr(start, c.literal.begin - start));
+      std::string lines;
+      for (const auto& [block, in_branch] : branches) {
+        const std::size_t open = m_blocks[block].span.begin;
+        Found f = constant_found(c, in_branch, line_at(m_text, open));
+        f.edits.push_back({{open + 1, open + 1}, " " + declaration + " " + f.t.tunable.name + ";"});
+        lines += (lines.empty() ? "" : ", ") + std::to_string(f.t.line);
+        add(std::move(f));
+      }
+      m_notes.insert(c.name + " (line " + std::to_string(line_at(m_text, c.at)) + ") shapes launches in " +
+                     std::to_string(branches.size()) + " branches: each has its own (lines " + lines + ")");
     }
+  }
+
+  Found constant_found(const Constant& c, const std::set<std::size_t>& sites, int line) const {
+    Found f;
+    f.sites = sites;
+    bool block_size = false;
+    for (std::size_t s : f.sites) block_size = block_size || bare_block(m_code, m_launches[s], c.name);
+    f.t.tunable.name = macro_name(c.name, line);
+    f.t.tunable.default_value = std::to_string(c.value);
+    f.t.tunable.values = values_around(c.value, block_size);
+    f.t.kind = "constant";
+    f.t.written_as = c.name;
+    f.t.line = line;
+    return f;
+  }
+
+  // The blocks of the constant's scope (each one outermost there: the
+  // branches of an `if`, a loop's body, a function at file scope) that hold
+  // its sites, each with its sites, where the sites lie in two or more and
+  // the name is read nowhere else after its declaration. Each then gets its
+  // own tunable, so that a launch no harness size reaches keeps the
+  // author's value while its sibling is tuned: SGEMM_CUDA's launchers
+  // share `BK`, `TM` and `TN` between the `M >= 128` launch and the one
+  // below it (issue 38: "each launch site gets its own set"). Empty where
+  // the sites share a block, or a use outside them (a dim3 both launch
+  // with, a static_assert above the branches) ties them together.
+  std::map<std::size_t, std::set<std::size_t>> branches_of(const Constant& c, const std::set<std::size_t>& sites) const {
+    std::map<std::size_t, std::set<std::size_t>> out;
+    for (std::size_t s : sites) {
+      const std::size_t at = m_launches[s].at;
+      std::optional<std::size_t> outer;
+      for (std::size_t b = 0; b < m_blocks.size(); ++b) {
+        const Span& span = m_blocks[b].span;
+        if (span.begin > c.literal.end && span.end < c.scope.end && span.begin < at && at < span.end &&
+            (!outer || span.begin < m_blocks[*outer].span.begin))
+          outer = b;
+      }
+      if (!outer) return {};
+      out[*outer].insert(s);
+    }
+    if (out.size() < 2) return {};
+    const std::string after = m_code.substr(c.literal.end, c.scope.end - c.literal.end);
+    for (std::size_t p : word_positions(after, c.name)) {
+      const std::size_t at = c.literal.end + p;
+      const bool inside = std::any_of(out.begin(), out.end(), [&](const auto& b) {
+        return m_blocks[b.first].span.begin < at && at < m_blocks[b.first].span.end;
+      });
+      if (!inside || declared_at(at)) return {};
+    }
+    for (const auto& [block, in_branch] : out)
+      if (m_taken.count(macro_name(c.name, line_at(m_text, m_blocks[block].span.begin)))) return {};
+    return out;
+  }
+
+  // Whether the name at `at` is declared there (`uint BK`, `auto BK`): a
+  // word before it that is not an expression's keyword.
+  bool declared_at(std::size_t at) const {
+    const std::size_t e = skip_space_back(m_code, at);
+    std::size_t b = e;
+    while (b > 0 && is_identifier_char(m_code[b - 1])) --b;
+    const std::string word = m_code.substr(b, e - b);
+    return !word.empty() && word != "return" && word != "case" && word != "sizeof";
   }
 
   // Integer literals among a launch's template arguments, each with the
@@ -520,7 +592,10 @@ class Finder {
                 "\n#endif\n";
       out.tunables.push_back(f.t);
     }
-    std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.span.begin > b.span.begin; });
+    // From the end of the text back; inserts at one place (a branch's own
+    // declarations) applied last-found first, so they read in source order.
+    std::reverse(edits.begin(), edits.end());
+    std::stable_sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.span.begin > b.span.begin; });
     std::string body = m_text;
     std::size_t last = std::string::npos;
     for (const Edit& e : edits) {
