@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "common/launcher_mask.h"
+#include "common/text.h"
 #include "tuner/launch_tunables.h"
 #include "tuner/launcher_focus.h"
 
@@ -213,4 +214,67 @@ TEST(FocusedWinner, NoGroupGainNoComposition) {
   const LauncherFocus f = launcher_focus(harness_launchers(kHarnessHead), t.sites, tunables);
   const std::vector<EvaluationRecord> evals = {measured({}, {"-use_fast_math"}, 1.3)};  // flags alone: the whole harness
   EXPECT_FALSE(has_group_gain(evals, tunables, f, 1.02));
+}
+
+// A group's fastest can fail its fresh look where the search's measurement
+// passed (a size it did not run: SGEMM_CUDA's kernel 5 with BN=256, wrong
+// at 128). The group's next fastest that does not make the same change is
+// looked at instead, up to kLooksPerGroup looks.
+TEST(FocusedWinner, AGroupsFastestThatFailsItsLookGivesWayToTheNextFastest) {
+  const char* source = R"(#include <cuda_runtime.h>
+template <int BM, int BK>
+__global__ void tile(float* x, int n) { int i = blockIdx.x * BM + threadIdx.x; if (i < n) x[i] *= BK; }
+__global__ void shift(float* x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] += 1; }
+void run_tile(float* x, int n) {
+  const int BM = 128;
+  const int BK = 8;
+  tile<BM, BK><<<(n + BM - 1) / BM, BM>>>(x, n);
+}
+void run_shift(float* x, int n) {
+  const int THREADS = 256;
+  shift<<<(n + THREADS - 1) / THREADS, THREADS>>>(x, n);
+}
+)";
+  const LaunchTunables t = find_launch_tunables(source, "/src/tile.cu", {}, {});
+  const std::vector<Tunable> tunables = tunables_of(t);
+  const std::string bm = tunable_named(t, "BM"), bk = tunable_named(t, "BK");
+  const LauncherFocus f = launcher_focus(harness_launchers("// kernelblaster: launchers run_tile run_shift\n"), t.sites,
+                                         tunables);
+  const std::vector<EvaluationRecord> evals = {
+      measured({{bm, "256"}}, {}, 1.12),  // wrong at a size the search did not run
+      measured({{bm, "256"}, {bk, "32"}}, {}, 1.11),  // makes the same change: not looked at
+      measured({{bk, "16"}}, {}, 1.10), measured({{bk, "32"}}, {}, 1.04)};
+  std::vector<std::string> looked;
+  const Look look = [&](const Configuration& c) {
+    looked.push_back(c.id);
+    return c.values.at(bm) == "256" ? result(0, Status::wrong_result) : result(1.09);
+  };
+  const Look whole = [](const Configuration&) { return result(1.0); };
+  FocusedWinner w = compose_winner(evals, tunables, f, 1.02, look, whole);
+  ASSERT_TRUE(w.found) << w.reason;
+  EXPECT_EQ(looked, (std::vector<std::string>{bm + "=256", bk + "=16"})) << joined(looked);
+  EXPECT_EQ(w.config.values.at(bk), "16");
+  EXPECT_EQ(w.config.values.at(bm), "128");
+  ASSERT_EQ(w.groups.size(), 1u);
+  EXPECT_EQ(w.groups[0].refused, (std::vector<std::string>{bm + "=256 (wrong_result)"}));
+  EXPECT_NE(w.summary().find("run_tile 1.09x (after " + bm + "=256 (wrong_result) failed the look)"),
+            std::string::npos)
+      << w.summary();
+  // Every look fails: kLooksPerGroup looks, then the group is left out.
+  looked.clear();
+  w = compose_winner(evals, tunables, f, 1.02, [&](const Configuration& c) {
+    looked.push_back(c.id);
+    return result(0, Status::crashed);
+  }, whole);
+  EXPECT_FALSE(w.found);
+  // bm=256, bk=16 and bk=32 (bm=256 with bk=32 carries a failed change): kLooksPerGroup looks.
+  EXPECT_EQ(looked, (std::vector<std::string>{bm + "=256", bk + "=16", bk + "=32"}));
+  // A look that verifies but is slower than the bar is the gain not holding: no other is looked at.
+  looked.clear();
+  w = compose_winner(evals, tunables, f, 1.02, [&](const Configuration& c) {
+    looked.push_back(c.id);
+    return result(1.0);
+  }, whole);
+  EXPECT_FALSE(w.found);
+  EXPECT_EQ(looked.size(), 1u);
 }

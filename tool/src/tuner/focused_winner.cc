@@ -8,29 +8,40 @@
 namespace kernelblaster::tuner {
 namespace {
 
-// Each group's fastest verified, accepted evaluation at or above min_speedup.
-std::vector<const EvaluationRecord*> group_bests(const std::vector<EvaluationRecord>& evaluations,
-                                                 const std::vector<Tunable>& tunables, const LauncherFocus& focus,
-                                                 double min_speedup) {
-  std::map<std::string, const EvaluationRecord*> best;
+// Each group's verified, accepted evaluations at or above min_speedup,
+// fastest first; the groups in the order of their fastest.
+std::vector<std::vector<const EvaluationRecord*>> group_candidates(const std::vector<EvaluationRecord>& evaluations,
+                                                                   const std::vector<Tunable>& tunables,
+                                                                   const LauncherFocus& focus, double min_speedup) {
+  std::map<std::string, std::vector<const EvaluationRecord*>> by_group;
   for (const EvaluationRecord& e : evaluations) {
     if (!e.verified() || !e.accepted || e.speedup < min_speedup) continue;
     const std::string g = focus.group(make_configuration(tunables, e.settings, e.flags));
-    if (g.empty()) continue;
-    if (!best.count(g) || e.speedup > best[g]->speedup) best[g] = &e;
+    if (!g.empty()) by_group[g].push_back(&e);
   }
-  std::vector<const EvaluationRecord*> out;
-  for (const auto& [g, e] : best) out.push_back(e);
-  std::stable_sort(out.begin(), out.end(),
-                   [](const EvaluationRecord* a, const EvaluationRecord* b) { return a->speedup > b->speedup; });
+  std::vector<std::vector<const EvaluationRecord*>> out;
+  for (auto& [g, list] : by_group) {
+    std::stable_sort(list.begin(), list.end(),
+                     [](const EvaluationRecord* a, const EvaluationRecord* b) { return a->speedup > b->speedup; });
+    out.push_back(list);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a[0]->speedup > b[0]->speedup; });
   return out;
+}
+
+// Whether `e` makes every change `failed` made: it would fail as that did.
+bool carries(const EvaluationRecord& e, const std::map<std::string, std::string>& failed) {
+  return std::all_of(failed.begin(), failed.end(), [&](const auto& kv) {
+    auto it = e.settings.find(kv.first);
+    return it != e.settings.end() && it->second == kv.second;
+  });
 }
 
 }  // namespace
 
 bool has_group_gain(const std::vector<EvaluationRecord>& evaluations, const std::vector<Tunable>& tunables,
                     const LauncherFocus& focus, double min_speedup) {
-  return !group_bests(evaluations, tunables, focus, min_speedup).empty();
+  return !group_candidates(evaluations, tunables, focus, min_speedup).empty();
 }
 
 double FocusedWinner::speedup() const {
@@ -43,7 +54,9 @@ double FocusedWinner::speedup() const {
 std::string FocusedWinner::summary() const {
   std::string out;
   for (const GroupResult& g : groups)
-    if (g.kept) out += (out.empty() ? "" : ", ") + g.launchers + " " + speedup_text(g.look.speedup);
+    if (g.kept)
+      out += (out.empty() ? "" : ", ") + g.launchers + " " + speedup_text(g.look.speedup) +
+             (g.refused.empty() ? "" : " (after " + joined(g.refused, ", ") + " failed the look)");
   if (whole_checked && whole.verified()) out += "; the whole harness " + speedup_text(whole.speedup);
   return out;
 }
@@ -52,24 +65,34 @@ FocusedWinner compose_winner(const std::vector<EvaluationRecord>& evaluations, c
                              const LauncherFocus& focus, double min_speedup, const Look& look,
                              const Look& whole_look) {
   FocusedWinner w;
-  const std::vector<const EvaluationRecord*> bests = group_bests(evaluations, tunables, focus, min_speedup);
-  if (bests.empty()) {
+  const std::vector<std::vector<const EvaluationRecord*>> groups =
+      group_candidates(evaluations, tunables, focus, min_speedup);
+  if (groups.empty()) {
     w.reason = "no group of launch sites gained " + speedup_text(min_speedup) + " or more";
     return w;
   }
   // One set of flags for the source: the fastest group's.
-  const std::vector<std::string> flags = bests.front()->flags;
+  const std::vector<std::string> flags = groups.front().front()->flags;
   std::map<std::string, std::string> values;
-  for (const EvaluationRecord* e : bests) {
+  for (const std::vector<const EvaluationRecord*>& candidates : groups) {
     GroupResult g;
-    const Configuration c = make_configuration(tunables, e->settings, flags);
-    g.group = focus.group(c);
-    g.launchers = focus.names(focus.mask(c));
-    g.id = c.id;
-    g.search_speedup = e->speedup;
-    g.look = look(c);
-    g.kept = g.look.keepable() && g.look.speedup >= min_speedup;
-    if (g.kept) values.insert(e->settings.begin(), e->settings.end());
+    std::vector<std::map<std::string, std::string>> failed;
+    for (const EvaluationRecord* e : candidates) {
+      if (std::any_of(failed.begin(), failed.end(), [&](const auto& f) { return carries(*e, f); })) continue;
+      const Configuration c = make_configuration(tunables, e->settings, flags);
+      if (!g.id.empty()) g.refused.push_back(g.id + " (" + status_name(g.look.status) + ")");
+      g.group = focus.group(c);
+      g.launchers = focus.names(focus.mask(c));
+      g.id = c.id;
+      g.search_speedup = e->speedup;
+      g.look = look(c);
+      g.kept = g.look.keepable() && g.look.speedup >= min_speedup;
+      if (g.kept) values.insert(e->settings.begin(), e->settings.end());
+      // A look that failed where the search's measurement passed (a size
+      // or seed it did not run): the group's next fastest is looked at.
+      if (g.kept || g.look.verified() || g.refused.size() + 1 >= kLooksPerGroup) break;
+      failed.push_back(e->settings);
+    }
     w.groups.push_back(std::move(g));
   }
   const long kept = std::count_if(w.groups.begin(), w.groups.end(), [](const GroupResult& g) { return g.kept; });

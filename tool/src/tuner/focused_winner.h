@@ -1,8 +1,9 @@
 // The winner of a search whose configurations were judged group by group
 // (launcher_focus.h). Each group's speedup is its own launchers', so the
 // winner is composed: every group's fastest verified configuration at or
-// above --min-speedup, all with one set of flags (the flags of the fastest
-// group's best), each looked at again alone with fresh seeds; the groups
+// above --min-speedup (the next fastest where it fails its look, below),
+// all with one set of flags (the flags of the fastest group's best), each
+// looked at again alone with fresh seeds; the groups
 // that hold are composed into one configuration, and when that changes more
 // than one group or adds flags (which reach every kernel of the source) it
 // is checked once more on the whole harness, every launcher running: it
@@ -31,7 +32,15 @@ struct GroupResult {
   double search_speedup = 0;  // what the search measured for the group's best
   CandidateResult look;       // the fresh look, the group's launchers alone
   bool kept = false;          // verified at or above --min-speedup: part of the winner
+  // The faster ones looked at before it that failed their look ("ID (wrong_result)").
+  std::vector<std::string> refused;
 };
+
+// A group's fastest configuration that fails its fresh look (a size or
+// seed the search's measurement did not run: SGEMM_CUDA's kernel 5 with
+// BN=256, 1.27x in the search, wrong at 128) gives way to the next fastest
+// that does not make the same changes, up to this many looks a group.
+inline constexpr std::size_t kLooksPerGroup = 3;
 
 struct FocusedWinner {
   std::vector<GroupResult> groups;  // every group the search found a gain in, fastest first

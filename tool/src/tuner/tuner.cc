@@ -761,7 +761,7 @@ std::string tune_summary_to_json(const TuneSummary& s) {
     for (const GroupResult& g : s.launcher_groups)
       groups.push_back({{"group", g.group}, {"launchers", g.launchers}, {"id", g.id},
                         {"search_speedup", g.search_speedup}, {"status", status_name(g.look.status)},
-                        {"speedup", g.look.speedup}, {"kept", g.kept}});
+                        {"speedup", g.look.speedup}, {"kept", g.kept}, {"refused_looks", g.refused}});
     j["focused_groups"] = s.focused_groups;
     j["launcher_groups"] = groups;
     if (s.whole_speedup > 0) j["whole_speedup"] = s.whole_speedup;
