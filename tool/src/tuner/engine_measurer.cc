@@ -143,6 +143,13 @@ EvalResult EngineMeasurer::evaluate_build(const CandidateBuild& b, std::uint64_t
   }
   EvalRequest req = prebuilt_request(m_target, reference, b.outcome.binary, device);
   req.candidate = b.source_path;
+  // Correct at every shape the harness has, the validation sizes (the
+  // small recorded calls, a launcher's branch edges) included, in the
+  // search too, where only the timed sizes are timed: a search that checked
+  // the timed sizes alone crowned SGEMM_CUDA kernel 5's BK=32 TM=16 BN=256
+  // at 1.268x, a 256-column tile wrong at 128, and its look refused it
+  // after the search had spent its budget (H200, 2026-11-29).
+  req.validation_sizes = true;
   if (seeds <= 0) {
     // The search's candidates are the user's source with other values: one
     // seed set for all, judged against the original's run while it is recent.
@@ -151,7 +158,6 @@ EvalResult EngineMeasurer::evaluate_build(const CandidateBuild& b, std::uint64_t
   } else {
     req.seeds = seeds;
     req.seed_base = 0;  // fresh random seeds, unlike any the search used
-    req.validation_sizes = true;  // and every shape the harness has, the small ones the search skips
     // Timed too, to say how the winner does there; but not where every
     // launcher of a source judged group by group runs at once: SGEMM_CUDA's
     // twelve at all 134 recorded calls' sizes, six seeds, outran the run's
