@@ -9,6 +9,9 @@
 //     launch (template arguments, grid, block, shared bytes, directly or
 //     through the `dim3`s and variables the launch names):
 //     `const uint K10_BM = 128;` becomes `const uint K10_BM = KERNELBLASTER_K10_BM_L350;`;
+//     one declared above the branches it shapes launches in, and read only
+//     inside them, is declared again at each branch's top instead (one
+//     tunable per branch, the original left as written);
 //   - an integer literal written as a launched kernel's template argument,
 //     with the equal literals of the same launch's grid and block
 //     (`k<32><<<dim3(CEIL_DIV(M, 32)), dim3(32 * 32)>>>`), so the launch
