@@ -278,3 +278,26 @@ void run_shift(float* x, int n) {
   EXPECT_FALSE(w.found);
   EXPECT_EQ(looked.size(), 1u);
 }
+
+// A single winner that fails its look gives way the same way (tuner.cc):
+// the next fastest that does not make every change of a failed one, flags
+// counted as changes.
+TEST(FocusedWinner, TheNextToLookAtCarriesNoFailedChange) {
+  const std::vector<EvaluationRecord> evals = {
+      measured({{"A", "2"}, {"B", "4"}}, {}, 1.20),  // 0: failed its look
+      measured({{"A", "2"}, {"B", "4"}, {"C", "1"}}, {}, 1.19),  // 1: makes its changes and more
+      measured({{"A", "2"}}, {"-use_fast_math"}, 1.15),           // 2
+      measured({{"C", "1"}}, {}, 1.10),                           // 3
+      measured({{"C", "2"}}, {}, 1.30, Status::wrong_result),     // never: not verified
+      measured({{"C", "3"}}, {}, 1.01)};                          // never: under the bar
+  std::vector<Settings> failed = {changes_of(evals[0])};
+  EXPECT_EQ(next_to_look_at(evals, 1.02, failed), 2);
+  failed.push_back(changes_of(evals[2]));  // {A=2, -use_fast_math}: 3 carries neither
+  EXPECT_EQ(next_to_look_at(evals, 1.02, failed), 3);
+  failed.push_back(changes_of(evals[3]));
+  EXPECT_EQ(next_to_look_at(evals, 1.02, failed), -1);
+  // A flag alone is a change: the same flags with other settings carry it.
+  const std::vector<Settings> flag_only = {Settings{{"-use_fast_math", ""}}};
+  EXPECT_EQ(next_to_look_at(evals, 1.02, flag_only), 0);
+  EXPECT_TRUE(carries_a_failed_change(evals[2], flag_only));
+}

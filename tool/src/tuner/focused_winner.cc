@@ -29,15 +29,35 @@ std::vector<std::vector<const EvaluationRecord*>> group_candidates(const std::ve
   return out;
 }
 
-// Whether `e` makes every change `failed` made: it would fail as that did.
-bool carries(const EvaluationRecord& e, const std::map<std::string, std::string>& failed) {
-  return std::all_of(failed.begin(), failed.end(), [&](const auto& kv) {
-    auto it = e.settings.find(kv.first);
-    return it != e.settings.end() && it->second == kv.second;
+}  // namespace
+
+Settings changes_of(const EvaluationRecord& e) {
+  Settings out = e.settings;
+  for (const std::string& f : e.flags) out[f] = "";
+  return out;
+}
+
+bool carries_a_failed_change(const EvaluationRecord& e, const std::vector<Settings>& failed) {
+  const Settings mine = changes_of(e);
+  return std::any_of(failed.begin(), failed.end(), [&](const Settings& f) {
+    return std::all_of(f.begin(), f.end(), [&](const auto& kv) {
+      auto it = mine.find(kv.first);
+      return it != mine.end() && it->second == kv.second;
+    });
   });
 }
 
-}  // namespace
+int next_to_look_at(const std::vector<EvaluationRecord>& evaluations, double min_speedup,
+                    const std::vector<Settings>& failed) {
+  int next = -1;
+  for (std::size_t i = 0; i < evaluations.size(); ++i) {
+    const EvaluationRecord& e = evaluations[i];
+    if (e.verified() && e.accepted && e.speedup >= min_speedup && !carries_a_failed_change(e, failed) &&
+        (next < 0 || e.speedup > evaluations[static_cast<std::size_t>(next)].speedup))
+      next = static_cast<int>(i);
+  }
+  return next;
+}
 
 bool has_group_gain(const std::vector<EvaluationRecord>& evaluations, const std::vector<Tunable>& tunables,
                     const LauncherFocus& focus, double min_speedup) {
@@ -76,9 +96,9 @@ FocusedWinner compose_winner(const std::vector<EvaluationRecord>& evaluations, c
   std::map<std::string, std::string> values;
   for (const std::vector<const EvaluationRecord*>& candidates : groups) {
     GroupResult g;
-    std::vector<std::map<std::string, std::string>> failed;
+    std::vector<Settings> failed;
     for (const EvaluationRecord* e : candidates) {
-      if (std::any_of(failed.begin(), failed.end(), [&](const auto& f) { return carries(*e, f); })) continue;
+      if (carries_a_failed_change(*e, failed)) continue;
       const Configuration c = make_configuration(tunables, e->settings, flags);
       if (!g.id.empty()) g.refused.push_back(g.id + " (" + status_name(g.look.status) + ")");
       g.group = focus.group(c);
@@ -91,7 +111,7 @@ FocusedWinner compose_winner(const std::vector<EvaluationRecord>& evaluations, c
       // A look that failed where the search's measurement passed (a size
       // or seed it did not run): the group's next fastest is looked at.
       if (g.kept || g.look.verified() || g.refused.size() + 1 >= kLooksPerGroup) break;
-      failed.push_back(e->settings);
+      failed.push_back(changes_of(*e));
     }
     w.groups.push_back(std::move(g));
   }

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,21 @@ struct FocusedWinner {
   // "runSgemm2DBlocktiling 1.06x, runSgemmWarptiling 1.08x; the whole harness 1.00x"
   std::string summary() const;
 };
+
+// A configuration's changes to the original: its non-default settings, and
+// each flag it adds as a key of its own ("-use_fast_math" to "").
+using Settings = std::map<std::string, std::string>;
+Settings changes_of(const EvaluationRecord& e);
+
+// Whether `e` makes every change one of `failed` made: it would fail as that did.
+bool carries_a_failed_change(const EvaluationRecord& e, const std::vector<Settings>& failed);
+
+// After a failed look, whether of a group's best or of a single winner
+// (tuner.cc): the index of the fastest verified, accepted evaluation at or
+// above `min_speedup` that carries none of the `failed` looks' changes; -1
+// when there is none.
+int next_to_look_at(const std::vector<EvaluationRecord>& evaluations, double min_speedup,
+                    const std::vector<Settings>& failed);
 
 // Whether the search found a group gain worth composing.
 bool has_group_gain(const std::vector<EvaluationRecord>& evaluations, const std::vector<Tunable>& tunables,

@@ -365,29 +365,40 @@ std::string harness_failure(const LoopOutcome& outcome) {
   return "";
 }
 
+// The verdicts that need no look at a winner: the harness failing, no time
+// for a try, nothing verified that beat the original. True when concluded.
+bool concluded_without_a_winner(const LoopOutcome& outcome, PhaseClock& phases, TuneSummary& sum) {
+  if (const std::string failure = harness_failure(outcome); !failure.empty()) {
+    conclude(sum, TuneVerdict::not_measured, failure);
+  } else if (outcome.evaluations.empty() && outcome.stop == SearchStop::deadline) {
+    conclude(sum, TuneVerdict::no_gain,
+             "the budget left no time to try a configuration (building and running the original took " +
+                 std::to_string(static_cast<int>(first_measurement_estimate(phases.read()) + 0.5)) +
+                 " s); raise BUDGET");
+  } else if (outcome.best < 0 && outcome.best_slowing >= 0) {
+    const EvaluationRecord& s = outcome.evaluations[static_cast<std::size_t>(outcome.best_slowing)];
+    conclude(sum, TuneVerdict::no_gain,
+             "no verified configuration beat the original in " + std::to_string(sum.evaluations) +
+                 " evaluations without slowing a kernel down (the fastest, " + s.id + " at " +
+                 speedup_text(s.speedup) + ", made " + s.slower_kernel + ")");
+  } else if (outcome.best < 0) {
+    conclude(sum, TuneVerdict::no_gain,
+             "no verified configuration beat the original in " + std::to_string(sum.evaluations) + " evaluations");
+  } else {
+    return false;
+  }
+  return true;
+}
+
 // The verdict on the loop's best: below --min-speedup, failed or slower in
-// re-verification, or tuned (its source written to opt.out).
+// re-verification, or tuned (its source written to opt.out). A best that
+// fails its look (a wrong result or a crash with fresh seeds) gives way to
+// the next fastest that does not make its changes, as a group's does
+// (focused_winner.h), up to kLooksPerGroup looks in all.
 void decide_winner(const TuneOptions& opt, const LoopOutcome& outcome, const SpaceDecl& decl,
                    EngineMeasurer& measurer, const std::string& kernel, const Say& say, PhaseClock& phases,
-                   TuneSummary& sum, RunLog& log) {
-  if (const std::string failure = harness_failure(outcome); !failure.empty())
-    return conclude(sum, TuneVerdict::not_measured, failure);
-  if (outcome.evaluations.empty() && outcome.stop == SearchStop::deadline)
-    return conclude(sum, TuneVerdict::no_gain,
-                    "the budget left no time to try a configuration (building and running the original took " +
-                        std::to_string(static_cast<int>(first_measurement_estimate(phases.read()) + 0.5)) +
-                        " s); raise BUDGET");
-  if (outcome.best < 0 && outcome.best_slowing >= 0) {
-    const EvaluationRecord& s = outcome.evaluations[static_cast<std::size_t>(outcome.best_slowing)];
-    return conclude(sum, TuneVerdict::no_gain,
-                    "no verified configuration beat the original in " + std::to_string(sum.evaluations) +
-                        " evaluations without slowing a kernel down (the fastest, " + s.id + " at " +
-                        speedup_text(s.speedup) + ", made " + s.slower_kernel + ")");
-  }
-  if (outcome.best < 0)
-    return conclude(sum, TuneVerdict::no_gain,
-                    "no verified configuration beat the original in " + std::to_string(sum.evaluations) +
-                        " evaluations");
+                   TuneSummary& sum, RunLog& log, std::vector<Settings> failed = {}) {
+  if (concluded_without_a_winner(outcome, phases, sum)) return;
   if (measurer.focus().active() &&
       has_group_gain(outcome.evaluations, decl.tunables, measurer.focus(), opt.min_speedup))
     return decide_focused(opt, outcome, decl, measurer, kernel, say, phases, sum, log);
@@ -413,10 +424,19 @@ void decide_winner(const TuneOptions& opt, const LoopOutcome& outcome, const Spa
   const EdgeCheck edges = start_edge_check(measurer, winner);             // so are the edges' programs
   Reverification again = reverify(measurer, winner, sum.devices, std::max(3, 2 * opt.seeds));
   record_look(sum, again);
-  if (const DeviceCheck* bad = again.failure())
+  if (const DeviceCheck* bad = again.failure()) {
+    failed.push_back(changes_of(best));
+    LoopOutcome rest = outcome;
+    rest.best = next_to_look_at(outcome.evaluations, opt.min_speedup, failed);
+    if (rest.best >= 0 && failed.size() < kLooksPerGroup) {
+      say("[tune] " + kernel + "  " + best.id + " failed its look (" + status_name(bad->result.status) +
+          "): looking at the next fastest");
+      return decide_winner(opt, rest, decl, measurer, kernel, say, phases, sum, log, failed);
+    }
     return conclude(sum, TuneVerdict::failed,
                     "the winner " + best.id + " failed re-verification on GPU " + std::to_string(bad->device) +
                         ": " + status_name(bad->result.status) + ": " + bad->result.detail);
+  }
   const DeviceCheck& believed = *again.slowest();
   sum.memcheck = believed.result.memcheck;
   // What the search saw at one size stands when the fresh look missed it.
