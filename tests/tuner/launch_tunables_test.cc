@@ -202,6 +202,37 @@ void other(int n, float* c) {
   EXPECT_EQ(l.text.find("{ const int T ="), std::string::npos) << l.text;
 }
 
+// A file-scope constant read by launches in two classes' member functions:
+// a declaration at the top of a class body would be a data member, so the
+// constant stays one tunable; two free functions each get their own.
+TEST(LaunchTunables, OnlyABlockOfStatementsGetsItsOwnCopy) {
+  const std::string text = R"(template <int B> __global__ void k(float* c) { c[threadIdx.x] = B; }
+const int BLOCK = 128;
+struct First {
+  void run(float* c) { k<BLOCK><<<1, BLOCK>>>(c); }
+};
+struct Second {
+  void run(float* c) { k<BLOCK><<<2, BLOCK>>>(c); }
+};
+)";
+  LaunchTunables l = find(text);
+  ASSERT_EQ(l.sites.size(), 2u);
+  const FoundTunable* block = named(l, "BLOCK");
+  ASSERT_TRUE(block);
+  EXPECT_EQ(block->line, 2);
+  EXPECT_EQ(l.sites[0].group, l.sites[1].group);
+  EXPECT_NE(l.text.find("const int BLOCK = " + block->tunable.name + ";"), std::string::npos) << l.text;
+  const std::string free_functions = R"(template <int B> __global__ void k(float* c) { c[threadIdx.x] = B; }
+const int BLOCK = 128;
+void first(float* c) { k<BLOCK><<<1, BLOCK>>>(c); }
+void second(float* c) { k<BLOCK><<<2, BLOCK>>>(c); }
+)";
+  l = find(free_functions);
+  EXPECT_TRUE(named(l, "BLOCK", 3) && named(l, "BLOCK", 4)) << l.text;
+  EXPECT_NE(l.text.find("void first(float* c) { const int BLOCK = KERNELBLASTER_BLOCK_L3;"), std::string::npos)
+      << l.text;
+}
+
 TEST(LaunchTunables, TheCopyNamesEachLiteralOnceAndKeepsTheDefaults) {
   LaunchTunables l = find(kTiledLauncher);
   const FoundTunable* big_m = named(l, "TILE_M", 18);

@@ -174,7 +174,7 @@ class Finder {
             (!outer || span.begin < m_blocks[*outer].span.begin))
           outer = b;
       }
-      if (!outer) return {};
+      if (!outer || !statement_block(m_blocks[*outer].span.begin)) return {};
       out[*outer].insert(s);
     }
     if (out.size() < 2) return {};
@@ -189,6 +189,22 @@ class Finder {
     for (const auto& [block, in_branch] : out)
       if (m_taken.count(macro_name(c.name, line_at(m_text, m_blocks[block].span.begin)))) return {};
     return out;
+  }
+
+  // Whether the `{` at `open` opens a block of statements, where a
+  // declaration may go first: a function's or lambda's body, an `if`'s,
+  // `for`'s, `while`'s or `switch`'s (after `)`), an `else` or `do`, or a
+  // bare compound statement. Not a class, namespace or initializer: a
+  // declaration there would be a member, or no statement at all.
+  bool statement_block(std::size_t open) const {
+    const std::size_t e = skip_space_back(m_code, open);
+    if (e == 0) return false;
+    const char before = m_code[e - 1];
+    if (before == ')' || before == ';' || before == '{' || before == '}') return true;
+    std::size_t b = e;
+    while (b > 0 && is_identifier_char(m_code[b - 1])) --b;
+    const std::string word = m_code.substr(b, e - b);
+    return word == "else" || word == "do";
   }
 
   // Whether the name at `at` is declared there (`uint BK`, `auto BK`): a
