@@ -165,6 +165,16 @@ TEST(LaunchTunables, EachBranchDeclaresItsOwnCopyOfASharedConstant) {
   EXPECT_FALSE(has_constraint(l.sites[1], "KERNELBLASTER_PER_THREAD_L17"));
 }
 
+// `name`, declared at `line`, is one tunable for the first two sites, in
+// one group, its declaration's literal replaced in place.
+void expect_one_shared(const LaunchTunables& l, const std::string& name, int line) {
+  const FoundTunable* t = named(l, name);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->line, line);
+  EXPECT_EQ(l.sites[0].group, l.sites[1].group);
+  EXPECT_NE(l.text.find("const int " + name + " = " + t->tunable.name + ";"), std::string::npos) << l.text;
+}
+
 // A use of the constant outside the branches (a block both launch with, a
 // check above them) ties the launches together: one tunable, one group.
 TEST(LaunchTunables, AUseOutsideTheBranchesKeepsOneSharedConstant) {
@@ -190,11 +200,7 @@ void other(int n, float* c) {
 )";
   LaunchTunables l = find(text);
   ASSERT_EQ(l.sites.size(), 4u);
-  const FoundTunable* b = named(l, "B");
-  ASSERT_TRUE(b);
-  EXPECT_EQ(b->line, 3);
-  EXPECT_EQ(l.sites[0].group, l.sites[1].group);
-  EXPECT_NE(l.text.find("const int B = " + b->tunable.name + ";"), std::string::npos) << l.text;
+  expect_one_shared(l, "B", 3);
   // `T` declared again inside the second branch: the outer T reaches only
   // the first launch, so nothing is split and nothing shadows twice.
   const FoundTunable* outer_t = named(l, "T", 12);
@@ -217,11 +223,7 @@ struct Second {
 )";
   LaunchTunables l = find(text);
   ASSERT_EQ(l.sites.size(), 2u);
-  const FoundTunable* block = named(l, "BLOCK");
-  ASSERT_TRUE(block);
-  EXPECT_EQ(block->line, 2);
-  EXPECT_EQ(l.sites[0].group, l.sites[1].group);
-  EXPECT_NE(l.text.find("const int BLOCK = " + block->tunable.name + ";"), std::string::npos) << l.text;
+  expect_one_shared(l, "BLOCK", 2);
   const std::string free_functions = R"(template <int B> __global__ void k(float* c) { c[threadIdx.x] = B; }
 const int BLOCK = 128;
 void first(float* c) { k<BLOCK><<<1, BLOCK>>>(c); }
