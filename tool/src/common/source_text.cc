@@ -119,6 +119,15 @@ bool names_the_warp_size(const std::string& name, long long value) {
   return value == 32 && upper.find("WARP") != std::string::npos;
 }
 
+std::string word_before(const std::string& code, std::size_t pos, std::size_t* begin) {
+  std::size_t e = std::min(pos, code.size());
+  while (e > 0 && std::isspace(static_cast<unsigned char>(code[e - 1]))) --e;
+  std::size_t b = e;
+  while (b > 0 && is_identifier_char(code[b - 1])) --b;
+  if (begin) *begin = b;
+  return code.substr(b, e - b);
+}
+
 int line_at(const std::string& text, std::size_t pos) {
   return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(pos), '\n'));
 }

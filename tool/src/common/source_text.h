@@ -54,6 +54,11 @@ std::string launched_kernel(const std::string& code, std::size_t at);
 // hardware, not choices (a name with "warp" in any case, valued 32).
 bool names_the_warp_size(const std::string& name, long long value);
 
+// The identifier that ends just before `pos`, white space (line breaks
+// too) skipped; "" when something else comes first. `begin`, when given,
+// gets where it starts.
+std::string word_before(const std::string& code, std::size_t pos, std::size_t* begin = nullptr);
+
 // The 1-based line of offset `pos`.
 int line_at(const std::string& text, std::size_t pos);
 

@@ -8,6 +8,7 @@
 #include "common/file_util.h"
 #include "common/include_scan.h"
 #include "common/source_lines.h"
+#include "common/source_text.h"
 #include "rewrite/code_blocks.h"
 
 namespace kernelblaster::rewrite {
@@ -19,14 +20,6 @@ namespace {
 bool is_attribute(const std::string& word) {
   return word == "__launch_bounds__" || word == "__attribute__" || word == "__declspec" || word == "alignas" ||
          word == "__align__" || word == "__maxnreg__" || word == "__cluster_dims__";
-}
-
-std::string word_before(const std::string& code, std::size_t pos) {
-  std::size_t e = pos;
-  while (e > 0 && (code[e - 1] == ' ' || code[e - 1] == '\t' || code[e - 1] == '\n' || code[e - 1] == '\r')) --e;
-  std::size_t b = e;
-  while (b > 0 && is_identifier_char(code[b - 1])) --b;
-  return code.substr(b, e - b);
 }
 
 // Where the declaration holding `at` starts: after the last `;`, `{` or `}`

@@ -27,15 +27,6 @@ struct Branch {
   bool known = true;
 };
 
-// The word that ends just before `e` in `code`, and where it starts.
-std::string word_before(const std::string& code, std::size_t e, std::size_t* begin) {
-  e = skip_space_back(code, e);
-  std::size_t b = e;
-  while (b > 0 && is_identifier_char(code[b - 1])) --b;
-  *begin = b;
-  return code.substr(b, e - b);
-}
-
 // The `(` matching the `)` at `close`, scanning back; npos when unbalanced.
 std::size_t opening(const std::string& code, std::size_t close) {
   int depth = 0;

@@ -201,19 +201,14 @@ class Finder {
     if (e == 0) return false;
     const char before = m_code[e - 1];
     if (before == ')' || before == ';' || before == '{' || before == '}') return true;
-    std::size_t b = e;
-    while (b > 0 && is_identifier_char(m_code[b - 1])) --b;
-    const std::string word = m_code.substr(b, e - b);
+    const std::string word = word_before(m_code, e);
     return word == "else" || word == "do";
   }
 
   // Whether the name at `at` is declared there (`uint BK`, `auto BK`): a
   // word before it that is not an expression's keyword.
   bool declared_at(std::size_t at) const {
-    const std::size_t e = skip_space_back(m_code, at);
-    std::size_t b = e;
-    while (b > 0 && is_identifier_char(m_code[b - 1])) --b;
-    const std::string word = m_code.substr(b, e - b);
+    const std::string word = word_before(m_code, at);
     return !word.empty() && word != "return" && word != "case" && word != "sizeof";
   }
 

@@ -426,11 +426,13 @@ void decide_winner(const TuneOptions& opt, const LoopOutcome& outcome, const Spa
   record_look(sum, again);
   if (const DeviceCheck* bad = again.failure()) {
     failed.push_back(changes_of(best));
-    LoopOutcome rest = outcome;
-    rest.best = next_to_look_at(outcome.evaluations, opt.min_speedup, failed);
-    if (rest.best >= 0 && failed.size() < kLooksPerGroup) {
-      say("[tune] " + kernel + "  " + best.id + " failed its look (" + status_name(bad->result.status) +
-          "): looking at the next fastest");
+    const int next = next_to_look_at(outcome.evaluations, opt.min_speedup, failed);
+    if (next >= 0 && failed.size() < kLooksPerGroup) {
+      if (!opt.quiet)
+        say("[tune] " + kernel + "  " + best.id + " failed its look (" + status_name(bad->result.status) +
+            "): looking at the next fastest");
+      LoopOutcome rest = outcome;
+      rest.best = next;
       return decide_winner(opt, rest, decl, measurer, kernel, say, phases, sum, log, failed);
     }
     return conclude(sum, TuneVerdict::failed,
