@@ -113,8 +113,8 @@ def build(a):
     with open(index, "w") as f:
         json.dump({"programs": programs, "compile_failed": refused, "seconds": time.time() - start}, f)
     total = sum(len(s["configs"]) for k, s in space.items() if k in wanted)
-    print(f"built {sum(len(v) for v in programs.values())} programs for {total} configurations in "
-          f"{time.time() - start:.0f} s; {sum(len(v) for v in refused.values())} did not compile")
+    print(f"built {sum(len(built) for _, (built, _) in results)} programs for {total} configurations in "
+          f"{time.time() - start:.0f} s; {sum(len(bad) for _, (_, bad) in results)} did not compile")
 
 
 def run_watched(cmd, on_line, hang_s=HANG_S):
