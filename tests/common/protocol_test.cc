@@ -62,6 +62,23 @@ TEST(PlanBuilder, SizesForwardThenBackwardWithTheFirstSeed) {
   EXPECT_EQ(correctness_runs(sizes, {7, 8, 9}, true).size(), 12u);
 }
 
+TEST(PlanBuilder, AValidationSizeCanRunWithFewerSeedsAndNoRepeat) {
+  std::vector<SizeDecl> sizes = {{"a", {}, false}, {"v", {}, true}, {"w", {}, true}};
+  auto runs = correctness_runs(sizes, {7, 8, 9}, true, 1);
+  // a with three seeds, v and w with the first, then a again in reverse
+  ASSERT_EQ(runs.size(), 6u);
+  EXPECT_EQ(runs[3].size, 1);
+  EXPECT_EQ(runs[3].seed, 7u);
+  EXPECT_EQ(runs[4].size, 2);
+  EXPECT_EQ(runs[5].size, 0);
+  EXPECT_EQ(runs[5].seed, 7u);
+  // as many as there are seeds, or none asked: each size with every seed
+  EXPECT_EQ(correctness_runs(sizes, {7, 8, 9}, true, 3).size(), 12u);
+  EXPECT_EQ(correctness_runs(sizes, {7, 8, 9}, true, 0).size(), 12u);
+  // without the validation sizes, the count changes nothing
+  EXPECT_EQ(correctness_runs(sizes, {7, 8, 9}, false, 1).size(), 4u);
+}
+
 TEST(PlanBuilder, SeedsAreDistinctAndFreshUnlessFixed) {
   auto a = make_seeds(5, 0), b = make_seeds(5, 0);
   EXPECT_EQ(a.size(), 5u);

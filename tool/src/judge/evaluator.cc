@@ -499,7 +499,8 @@ class EvaluationRun {
   }
 
   void play_main_round() {
-    m_plan.runs = correctness_runs(m_declared.sizes, make_seeds(m_req.seeds, m_req.seed_base), m_req.validation_sizes);
+    m_plan.runs = correctness_runs(m_declared.sizes, make_seeds(m_req.seeds, m_req.seed_base), m_req.validation_sizes,
+                                   m_req.validation_seeds);
     m_plan.timing.enabled = m_req.timing;
     m_plan.timing.budget_ms = m_req.budget_ms;
     if (m_req.time_every_size)

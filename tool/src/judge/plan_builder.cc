@@ -10,15 +10,20 @@
 namespace kernelblaster {
 
 std::vector<RunRequest> correctness_runs(const std::vector<SizeDecl>& sizes, const std::vector<std::uint64_t>& seeds,
-                                         bool include_validation_sizes) {
+                                         bool include_validation_sizes, int validation_seeds) {
+  const bool fewer = validation_seeds > 0 && static_cast<std::size_t>(validation_seeds) < seeds.size();
+  auto seeds_of = [&](const SizeDecl& s) {
+    return fewer && s.validation_only ? static_cast<std::size_t>(validation_seeds) : seeds.size();
+  };
   std::vector<int> order;
   for (std::size_t i = 0; i < sizes.size(); ++i)
     if (include_validation_sizes || !sizes[i].validation_only) order.push_back(static_cast<int>(i));
   std::vector<RunRequest> runs;
   for (int s : order)
-    for (std::uint64_t seed : seeds) runs.push_back({s, seed});
+    for (std::size_t k = 0; k < seeds_of(sizes[s]); ++k) runs.push_back({s, seeds[k]});
   if (!seeds.empty())
-    for (auto it = order.rbegin(); it != order.rend(); ++it) runs.push_back({*it, seeds.front()});
+    for (auto it = order.rbegin(); it != order.rend(); ++it)
+      if (!(fewer && sizes[*it].validation_only)) runs.push_back({*it, seeds.front()});
   return runs;
 }
 

@@ -1,6 +1,11 @@
 // The order of correctness runs: every timed size with each fresh seed, then
 // the sizes again in reverse with the first seed, so answers that depend on
 // earlier calls (cached by pointer, stale state, races) show up.
+// `validation_seeds` > 0: a validation size (with include_validation_sizes)
+// runs with that many of the seeds and is not called again in reverse: the
+// tuner's search checks every recorded shape once per candidate, where each
+// run of a shape dumps its whole recorded extent (SGEMM_CUDA's 64 MB C at
+// 128 x 128), and the winner's look runs them all with every seed.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +18,7 @@
 namespace kernelblaster {
 
 std::vector<RunRequest> correctness_runs(const std::vector<SizeDecl>& sizes, const std::vector<std::uint64_t>& seeds,
-                                         bool include_validation_sizes);
+                                         bool include_validation_sizes, int validation_seeds = 0);
 
 // The profiled call: the largest timed size (most elements over all
 // buffers) with the CUPTI metrics of `set` ("cheap" or "full").
