@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
+#include "fakes.h"
 #include "tuner/candidate_source.h"
 #include "tuner/directives.h"
 #include "tuner/flag_space.h"
@@ -196,4 +199,22 @@ TEST(ConfigSpace, ThinningKeepsTheOriginalsNeighbours) {
   EXPECT_EQ(one_step, 3u * 39u + flag_values);
   EXPECT_EQ(s.near_steps, 1u);  // two steps away are too many to keep whole
   EXPECT_EQ(s.near, one_step);
+}
+
+// A configuration's part: the group whose tunables alone it changes, ""
+// for none, and mixed where it changes a group's and an ungrouped one.
+TEST(ConfigSpace, EachConfigurationNamesItsPart) {
+  using kernelblaster::tuner::testing::two_group_space;
+  const ConfigSpace plain = two_group_space();
+  for (const Configuration& c : plain.configs) EXPECT_EQ(c.part, c.id[0] == 'A' ? "g1" : "g2") << c.id;
+  EXPECT_EQ(plain.original.part, "");
+  const ConfigSpace shared = two_group_space(true);
+  std::set<std::string> parts;
+  for (const Configuration& c : shared.configs) {
+    parts.insert(c.part);
+    if (c.id == "C=2") EXPECT_EQ(c.part, "");
+    if (c.id == "A=2,C=2") EXPECT_EQ(c.part, kMixedPart);
+    if (c.id == "A=2") EXPECT_EQ(c.part, "g1");
+  }
+  EXPECT_EQ(parts, (std::set<std::string>{"", "g1", "g2", kMixedPart}));
 }

@@ -27,6 +27,18 @@ inline ConfigSpace small_space() {
   return enumerate_space(d, d.flags);
 }
 
+// Two groups of launch sites, each its own part of the space: A in {1*,2,3}
+// (group g1) and B in {1*,2,3,4} (group g2); with `shared`, an ungrouped C
+// in {1*,2} that varies in both. In enumeration order: A=2, A=3, B=2, B=3,
+// B=4 (and, with C, the mixes).
+inline ConfigSpace two_group_space(bool shared = false) {
+  SpaceDecl d;
+  d.tunables.push_back({"A", {"1", "2", "3"}, "1", "parameter_tuning", "t", "g1"});
+  d.tunables.push_back({"B", {"1", "2", "3", "4"}, "1", "parameter_tuning", "t", "g2"});
+  if (shared) d.tunables.push_back({"C", {"1", "2"}, "1", "parameter_tuning", "t", ""});
+  return enumerate_space(d, {});
+}
+
 struct FakeClock {
   std::atomic<long long> millis{0};
   double now() const { return static_cast<double>(millis.load()) / 1000.0; }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <set>
 
 #include "fakes.h"
 #include "tuner/directives.h"
@@ -421,4 +422,62 @@ TEST(SearchLoop, ProgressSaysTheTimeLeftAndAnEstimateOfEvaluationsLeft) {
   LoopProgress end = seen.back();
   end.done = end.total;
   EXPECT_EQ(evaluations_left_estimate(end), 0);
+}
+
+// Issue 38: a source's groups of launch sites are independent searches
+// that share a run. One walk over all stayed with the group that gained
+// first (SGEMM_CUDA's kernel 6 had 11 of 62 tries beside kernel 5); and a
+// group's gain smaller than another's best was not accepted, so the
+// composed winner could not take it.
+TEST(SearchLoop, SearchesEachGroupAsASpaceOfItsOwnInTurn) {
+  ConfigSpace space = two_group_space();
+  ASSERT_EQ(space.configs.size(), 5u);
+  FakeMeasurer m;
+  m.results["A=2"] = ok(1.3);
+  m.results["B=2"] = ok(1.1);
+  InOrderPolicy p;
+  FakeClock clock;
+  LoopOutcome out = run(space, m, p, clock);
+  // The part with the fewest picks goes next: g1, g2, g1, g2, then g2 alone.
+  EXPECT_EQ(m.measured, (std::vector<std::string>{"A=2", "B=2", "A=3", "B=3", "B=4"}));
+  // Each context holds one part's actions and history.
+  for (const auto& ctx : p.seen) {
+    std::set<char> names;
+    for (const auto& a : ctx.actions) names.insert(a.id[0]);
+    for (const auto& h : ctx.history) names.insert(h.action_id[0]);
+    EXPECT_EQ(names.size(), 1u);
+  }
+  EXPECT_EQ(p.seen[0].evaluations_left, 2);  // an even share of five (3), at most the part's own 2
+  EXPECT_EQ(p.seen[1].evaluations_left, 2);  // of the four left
+  ASSERT_GE(out.best, 0);
+  EXPECT_EQ(out.evaluations[out.best].id, "A=2");
+  // B=2 beat its own group's best, not A=2's: accepted, for the composition.
+  for (const EvaluationRecord& r : out.evaluations)
+    EXPECT_EQ(r.accepted, r.id == "A=2" || r.id == "B=2") << r.id;
+}
+
+// Where a configuration changes a group's tunables and an ungrouped one,
+// the parts share a dimension: one walk over the whole space, as before.
+TEST(SearchLoop, SearchesAsOneSpaceWhereGroupsShareATunable) {
+  ConfigSpace space = two_group_space(true);
+  FakeMeasurer m;
+  InOrderPolicy p;
+  FakeClock clock;
+  run(space, m, p, clock);
+  std::vector<std::string> in_order;
+  for (const Configuration& c : space.configs) in_order.push_back(c.id);
+  EXPECT_EQ(m.measured, in_order);
+  EXPECT_EQ(p.seen[0].actions.size(), space.configs.size());
+}
+
+// A part the policy stops is closed; the others go on.
+TEST(SearchLoop, ThePolicyStopsOnePartAtATime) {
+  ConfigSpace space = two_group_space();
+  FakeMeasurer m;
+  InOrderPolicy p;
+  p.stop_after = 1;  // each part's history
+  FakeClock clock;
+  LoopOutcome out = run(space, m, p, clock);
+  EXPECT_EQ(m.measured, (std::vector<std::string>{"A=2", "B=2"}));
+  EXPECT_EQ(out.stop, SearchStop::policy);
 }

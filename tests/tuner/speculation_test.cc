@@ -75,6 +75,22 @@ std::vector<std::string> ids_of(const ConfigSpace& s, std::size_t from, std::siz
   return out;
 }
 
+// Three builds guessed by an in-order policy, done before the search.
+std::vector<std::string> three_built_in_order(const ConfigSpace& space, CachedMeasurer& m, const LoopOptions& lo) {
+  InOrderPolicy guesser;
+  std::vector<std::string> guesses = speculate_builds(m, space, {}, guesser, lo, 3);
+  m.wait_for(guesses, space);
+  return guesses;
+}
+
+// A guess, then the search, over one measurer: `real` is the run's policy.
+struct GuessThenSearch : ::testing::Test {
+  CompilePool pool{2};
+  CachedMeasurer m{pool};
+  InOrderPolicy real;
+  LoopOptions lo;
+};
+
 }  // namespace
 
 TEST(Speculation, OneFewerThanThePool) {
@@ -84,16 +100,11 @@ TEST(Speculation, OneFewerThanThePool) {
   EXPECT_EQ(speculative_build_count(0), 1);
 }
 
-TEST(Speculation, GuessedBuildsAreReusedByTheSearchNeverRepeated) {
+TEST_F(GuessThenSearch, GuessedBuildsAreReusedByTheSearchNeverRepeated) {
   ConfigSpace space = small_space();
-  CompilePool pool(2);
-  CachedMeasurer m(pool);
-  InOrderPolicy guesser, real;
-  LoopOptions lo;
   lo.prefetch = 4;
-  std::vector<std::string> guesses = speculate_builds(m, space, {}, guesser, lo, 3);
+  std::vector<std::string> guesses = three_built_in_order(space, m, lo);
   EXPECT_EQ(guesses, ids_of(space, 0, 3));
-  m.wait_for(guesses, space);
   {
     std::lock_guard<std::mutex> lock(m.mutex);
     EXPECT_EQ(m.order.size(), 3u);  // built before the search began
@@ -207,4 +218,15 @@ TEST(Speculation, TheSearchPrefetchesNoFurtherThanItsCap) {
   LoopOutcome out = SearchLoop(space, {}, m, p, [] { return 0.0; }).run(lo);
   EXPECT_EQ(out.measured, 3);
   EXPECT_EQ(m.requested(), 3);  // not 1 + 8: builds past the cap would never be used
+}
+
+// The loop picks for each group of launch sites in turn: so do the guesses.
+TEST_F(GuessThenSearch, GuessesEachGroupInTurnAsTheLoopPicks) {
+  ConfigSpace space = two_group_space();
+  lo.prefetch = 0;
+  std::vector<std::string> guesses = three_built_in_order(space, m, lo);
+  EXPECT_EQ(guesses, (std::vector<std::string>{"A=2", "B=2", "A=3"}));
+  SearchLoop loop(space, {}, m, real, [] { return 0.0; });
+  loop.run(lo);
+  EXPECT_EQ(std::vector<std::string>(m.measured.begin(), m.measured.begin() + 3), guesses);
 }

@@ -43,17 +43,25 @@ std::vector<std::vector<long long>> integer_values(const SpaceDecl& decl) {
 Configuration make_configuration(const std::vector<Tunable>& tunables, const std::map<std::string, std::string>& values,
                                  const std::vector<std::string>& flags) {
   Configuration c;
+  std::set<std::string> groups;  // of the tunables it changes
+  bool ungrouped = false;        // it changes an ungrouped tunable or a flag
   for (const Tunable& t : tunables) {
     auto it = values.find(t.name);
     std::string v = it == values.end() ? t.default_value : it->second;
     c.values[t.name] = v;
-    if (v != t.default_value) c.settings.push_back({t.name, v, t.technique, false});
+    if (v != t.default_value) {
+      c.settings.push_back({t.name, v, t.technique, false});
+      if (t.group.empty()) ungrouped = true;
+      else groups.insert(t.group);
+    }
   }
   for (const std::string& f : flags) {
     if (f.empty()) continue;
     c.flags.push_back(f);
     c.settings.push_back({flag_technique(f), f, flag_technique(f), true});
+    ungrouped = true;
   }
+  if (!groups.empty()) c.part = groups.size() == 1 && !ungrouped ? *groups.begin() : std::string(kMixedPart);
   for (const Setting& s : c.settings) c.id += (c.id.empty() ? "" : ",") + s.key();
   if (c.id.empty()) c.id = "default";
   return c;

@@ -42,11 +42,20 @@ struct Setting {
   std::string key() const { return flag ? value : name + "=" + value; }
 };
 
+inline constexpr const char* kMixedPart = "*";
+
 struct Configuration {
   std::string id;                             // non-default settings' keys joined by ","; "default"
   std::map<std::string, std::string> values;  // every tunable → its value
   std::vector<std::string> flags;             // non-default flags, in dimension order
   std::vector<Setting> settings;              // non-default: tunables first, then flags
+  // The part of the space it belongs to: the group of launch sites whose
+  // tunables alone it changes (Tunable::group), "" when it changes none
+  // (flags and ungrouped tunables alone), kMixedPart when it changes a
+  // group's and others (flags, ungrouped tunables: they vary in every
+  // group's part, config_space.cc). A space with no mixed configuration is
+  // searched part by part (search_loop.cc).
+  std::string part;
   bool is_default() const { return settings.empty(); }
 };
 

@@ -50,6 +50,22 @@ double recorded_best(const RunLog& log) {
   return best;
 }
 
+namespace {
+
+// Each part's best verified speedup (`accepted`: accepted ones only), at
+// least 1 (the original, in every part).
+std::map<std::string, double> best_by_part(const std::vector<Tunable>& tunables,
+                                           const std::vector<EvaluationRecord>& evaluations, bool accepted) {
+  std::map<std::string, double> best;
+  for (const EvaluationRecord& r : evaluations) {
+    double& b = best.emplace(make_configuration(tunables, r.settings, r.flags).part, 1.0).first->second;
+    if (r.status == Status::ok && (!accepted || r.accepted)) b = std::max(b, r.speedup);
+  }
+  return best;
+}
+
+}  // namespace
+
 ReplayReport replay(const RunLog& log, const kb::KnowledgeBase& kb,
                     const std::function<std::unique_ptr<policy::Policy>(bool* fell_back)>& make_policy,
                     const ReplayOptions& options) {
@@ -62,6 +78,9 @@ ReplayReport replay(const RunLog& log, const kb::KnowledgeBase& kb,
   std::vector<policy::KbEstimate> estimates;
   for (const Configuration& c : space.configs) estimates.push_back(estimate(kb, log.state, log.arch, c));
   const double target = (1.0 - options.band) * report.recorded_best;
+  std::size_t parts = 1;
+  part_numbers(space, &parts);
+  if (parts > 1) report.recorded_best_by_part = best_by_part(log.tunables, log.evaluations, false);
   double sum_to_band = 0, sum_best = 0, sum_evaluated = 0;
   for (int i = 0; i < options.seeds; ++i) {
     SeedRun run;
@@ -89,6 +108,13 @@ ReplayReport replay(const RunLog& log, const kb::KnowledgeBase& kb,
       if (run.to_band < 0 && best >= target) run.to_band = r.n;
     }
     run.best = best;
+    if (parts > 1) {
+      run.best_by_part = best_by_part(log.tunables, run.outcome.evaluations, true);
+      bool every = true;
+      for (const auto& [part, recorded] : report.recorded_best_by_part)
+        every = every && run.best_by_part[part] >= (1.0 - options.band) * recorded;
+      report.reached_in_every_part += every;
+    }
     report.fell_back = report.fell_back || run.fell_back;
     report.reached += run.to_band >= 0;
     sum_to_band += run.to_band >= 0 ? run.to_band : static_cast<double>(report.space_size);
@@ -128,6 +154,11 @@ std::string replay_report_to_json(const ReplayReport& r) {
                           {"duplicates", s.duplicates},
                           {"stop_reason", search_stop_name(s.outcome.stop)},
                           {"fell_back_to_default", s.fell_back}});
+  if (!r.recorded_best_by_part.empty()) {
+    j["recorded_best_by_part"] = r.recorded_best_by_part;
+    j["seeds_reaching_band_in_every_part"] = r.reached_in_every_part;
+    for (std::size_t i = 0; i < r.runs.size(); ++i) j["seeds"][i]["best_by_part"] = r.runs[i].best_by_part;
+  }
   return j.dump(2);
 }
 

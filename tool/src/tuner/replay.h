@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -49,6 +50,9 @@ struct SeedRun {
   int evaluations = 0;        // configurations selected (duplicates included)
   int to_band = -1;           // selections until the best accepted was within the band; -1: never
   double best = 1.0;          // best accepted speedup reached
+  // Where the space is searched part by part (search_loop.h): each part's
+  // best accepted speedup, by Configuration::part; else empty.
+  std::map<std::string, double> best_by_part;
   int duplicates = 0;
   bool fell_back = false;
   LoopOutcome outcome;  // outcome.stop: why the run stopped
@@ -68,6 +72,10 @@ struct ReplayReport {
   double mean_fraction_evaluated = 0; // evaluations / space_size
   int reached = 0;                    // seeds that reached the band
   bool fell_back = false;
+  // Searched part by part: each part's recorded best, and the seeds whose
+  // best in every part came within the band of that part's.
+  std::map<std::string, double> recorded_best_by_part;
+  int reached_in_every_part = 0;
 };
 
 // Runs the loop once per seed with a fresh policy from `make_policy` (so a

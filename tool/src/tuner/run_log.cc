@@ -9,8 +9,12 @@ namespace kernelblaster::tuner {
 namespace {
 using nlohmann::json;
 
+// A tunable's group is kept where it has one, so a replay of the log
+// searches the groups as the run did, each its own part (search_loop.h).
 json tunable_json(const Tunable& t) {
-  return {{"name", t.name}, {"values", t.values}, {"default", t.default_value}, {"technique", t.technique}};
+  json j = {{"name", t.name}, {"values", t.values}, {"default", t.default_value}, {"technique", t.technique}};
+  if (!t.group.empty()) j["group"] = t.group;
+  return j;
 }
 
 json evaluation_json(const EvaluationRecord& r) {
@@ -67,6 +71,7 @@ RunLog run_log_from_json(const std::string& text, const std::string& file) {
       tu.values = t.at("values").get<std::vector<std::string>>();
       tu.default_value = t.at("default").get<std::string>();
       tu.technique = t.value("technique", "");
+      tu.group = t.value("group", "");
       tu.origin = file;
       log.tunables.push_back(std::move(tu));
     }

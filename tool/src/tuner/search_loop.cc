@@ -63,7 +63,49 @@ policy::Context kernel_context(const LoopOptions& opt) {
   return ctx;
 }
 
+// A part whose best has not risen in this many results yields its turns
+// to the parts still gaining: SGEMM_CUDA's kernel 6 reaches its best within
+// 25 tries (replayed on the H200's exhaustive landscape), and beside
+// kernel 10 an even share left kernel 10 short of its best (3 of 10 seeds
+// at 200 evaluations) while kernel 6 had long stopped gaining.
+constexpr int kStalledTries = 30;
+
+// A part's even share of `left` evaluations among `open` parts, at most its own `untaken`.
+int share_of(int left, int open, std::size_t untaken) {
+  const int share = open > 1 ? (left + open - 1) / open : left;
+  return std::min(share, static_cast<int>(untaken));
+}
+
 }  // namespace
+
+std::vector<std::size_t> part_numbers(const ConfigSpace& space, std::size_t* parts) {
+  std::map<std::string, std::size_t> number;
+  std::vector<std::size_t> out;
+  for (const Configuration& c : space.configs) {
+    if (c.part == kMixedPart) {
+      *parts = 1;
+      return std::vector<std::size_t>(space.configs.size(), 0);
+    }
+    out.push_back(number.emplace(c.part, number.size()).first->second);
+  }
+  *parts = std::max<std::size_t>(1, number.size());
+  return out;
+}
+
+std::vector<policy::Context> first_contexts(const ConfigSpace& space, const std::vector<policy::KbEstimate>& estimates,
+                                            const LoopOptions& opt) {
+  std::size_t parts = 1;
+  const std::vector<std::size_t> part_of = part_numbers(space, &parts);
+  policy::Context empty = first_context(ConfigSpace{space.original, {}}, {}, opt);
+  std::vector<policy::Context> out(parts, empty);
+  for (std::size_t i = 0; i < space.configs.size(); ++i)
+    out[part_of[i]].actions.push_back(
+        action_of(space.configs[i], i < estimates.size() ? estimates[i] : policy::KbEstimate{}));
+  const int left = reachable(space, opt);
+  for (policy::Context& ctx : out)
+    ctx.evaluations_left = share_of(left, static_cast<int>(parts), ctx.actions.size());
+  return out;
+}
 
 policy::Context first_context(const ConfigSpace& space, const std::vector<policy::KbEstimate>& estimates,
                               const LoopOptions& opt) {
@@ -111,6 +153,17 @@ std::string dedup_key(const Configuration& c, const std::string& sass) {
 // One run of the loop: its state, and the steps SearchLoop::run takes.
 // select → (duplicate of a measured or waiting config | measure on a free
 // device) → conclude → tell the policy; until a stop reason.
+//
+// A space of several parts (Configuration::part: one per group of launch
+// sites, and the flags') is several searches that share the run: each
+// part has its own context (its actions, its history, its best), so the
+// policy walks each as a space of its own, and each pick goes to the open
+// part that has had the fewest. With one context for all, the walk stayed
+// in the part that gained first: SGEMM_CUDA's kernel 6, whose best is a
+// two-setting move, had 11 and 15 of 62 and 70 tries beside kernels 5 and
+// 10 (H200, 2026-11-29), where alone it reaches its best in 25; and a
+// part's gain smaller than another part's best was never accepted, so the
+// composed winner (focused_winner.h) could not take it.
 class SearchLoop::Run {
  public:
   Run(const SearchLoop& loop, const LoopOptions& opt, const std::function<void(const LoopProgress&)>& progress)
@@ -120,12 +173,18 @@ class SearchLoop::Run {
         m_asked_once(m_configs.size(), false),
         m_free_devices(opt.devices.begin(), opt.devices.end()) {
     for (std::size_t i = 0; i < m_configs.size(); ++i) m_index_of[m_configs[i].id] = i;
-    m_ctx = kernel_context(opt);
-    m_ctx.original = action_of(loop.m_space.original, {}).settings;
-    m_ctx.actions.reserve(m_configs.size());
+    std::size_t parts = 1;
+    m_part_of = part_numbers(loop.m_space, &parts);
+    m_parts.resize(parts);
+    for (Part& part : m_parts) {
+      part.ctx = kernel_context(opt);
+      part.ctx.original = action_of(loop.m_space.original, {}).settings;
+    }
     for (std::size_t i = 0; i < m_configs.size(); ++i) {
-      m_ctx.actions.push_back(action_of(m_configs[i], loop.m_estimates[i]));
-      m_ctx_config.push_back(i);
+      Part& part = m_parts[m_part_of[i]];
+      part.ctx.actions.push_back(action_of(m_configs[i], loop.m_estimates[i]));
+      part.ctx_config.push_back(i);
+      ++part.untaken;
     }
     if (m_free_devices.empty()) m_free_devices.push_back(0);
     m_original.id = loop.m_space.original.id;
@@ -159,26 +218,54 @@ class SearchLoop::Run {
   std::size_t kOriginal() const { return m_configs.size(); }
   int selected() const { return static_cast<int>(m_configs.size() - m_untaken); }
 
-  // The policy's context, kept up to date as the run goes rather than built
+  // A part's context, kept up to date as the run goes rather than built
   // for each call: a pick costs the same on a space of 20,000 as of 20.
-  const policy::Context& context() {
-    m_ctx.evaluations_left = std::max(0, m_total - selected());
-    m_ctx.seconds_left = std::isinf(m_deadline) ? 1e9 : std::max(0.0, m_deadline - m_loop.m_clock());
-    m_ctx.best_speedup = m_best_speedup;
+  // Its evaluations left: an even share of the run's, at most what the
+  // part has left.
+  const policy::Context& context(std::size_t p) {
+    Part& part = m_parts[p];
+    part.ctx.evaluations_left = share_of(std::max(0, m_total - selected()), open_parts(), part.untaken);
+    part.ctx.seconds_left = std::isinf(m_deadline) ? 1e9 : std::max(0.0, m_deadline - m_loop.m_clock());
+    part.ctx.best_speedup = part.best;
     // The run's seed: a Lua policy's stream differs per call through the
     // history's length (lua_policy.cc), the default's draws stay put.
-    m_ctx.seed = m_opt.seed;
-    return m_ctx;
+    part.ctx.seed = m_opt.seed;
+    return part.ctx;
   }
 
-  // A selected configuration leaves the context's actions.
+  int open_parts() const {
+    int n = 0;
+    for (const Part& part : m_parts) n += part.untaken > 0 && !part.stopped;
+    return n;
+  }
+
+  // The part the next pick is for: of the open parts still gaining, the
+  // one that has had the fewest picks (the first of equals); when every
+  // open part has stalled, of them all. None when every part is exhausted
+  // or stopped by the policy.
+  std::optional<std::size_t> next_part() const {
+    std::optional<std::size_t> out;
+    auto before = [&](std::size_t p) {
+      if (!out) return true;
+      const bool stalled = m_parts[p].since_gain >= kStalledTries, out_stalled = m_parts[*out].since_gain >= kStalledTries;
+      return stalled != out_stalled ? !stalled : m_parts[p].picked < m_parts[*out].picked;
+    };
+    for (std::size_t p = 0; p < m_parts.size(); ++p)
+      if (m_parts[p].untaken > 0 && !m_parts[p].stopped && before(p)) out = p;
+    return out;
+  }
+
+  // A selected configuration leaves its part's actions.
   void take(std::size_t cfg) {
     m_taken[cfg] = true;
     --m_untaken;
-    auto at = std::lower_bound(m_ctx_config.begin(), m_ctx_config.end(), cfg);
-    if (at == m_ctx_config.end() || *at != cfg) return;
-    m_ctx.actions.erase(m_ctx.actions.begin() + (at - m_ctx_config.begin()));
-    m_ctx_config.erase(at);
+    Part& part = m_parts[m_part_of[cfg]];
+    --part.untaken;
+    ++part.picked;
+    auto at = std::lower_bound(part.ctx_config.begin(), part.ctx_config.end(), cfg);
+    if (at == part.ctx_config.end() || *at != cfg) return;
+    part.ctx.actions.erase(part.ctx.actions.begin() + (at - part.ctx_config.begin()));
+    part.ctx_config.erase(at);
   }
 
   // `running` while the run goes on.
@@ -189,8 +276,16 @@ class SearchLoop::Run {
     // deadline, less what the run needs after the loop: the budget bounds
     // the run's end, not its last start.
     if (m_loop.m_clock() + measurement_and_after() >= m_deadline) return SearchStop::deadline;
-    if (std::optional<bool> s = m_loop.m_policy.stop(context()); s && *s) return SearchStop::policy;
-    return SearchStop::running;
+    // The policy ends a part; the run ends with its last open part.
+    while (const std::optional<std::size_t> p = next_part()) {
+      const std::optional<bool> s = m_loop.m_policy.stop(context(*p));
+      if (!s || !*s) {
+        m_turn = *p;
+        return SearchStop::running;
+      }
+      m_parts[*p].stopped = true;
+    }
+    return SearchStop::policy;
   }
 
   // A measurement at the pace so far, and what follows the loop at that
@@ -226,11 +321,16 @@ class SearchLoop::Run {
   std::vector<std::size_t> picks() {
     std::vector<std::size_t> out;
     const std::size_t usable = static_cast<std::size_t>(std::max(0, m_opt.prefetch)) + 1;
-    for (const std::string& id : m_loop.m_policy.select(context())) {
+    for (const std::string& id : m_loop.m_policy.select(context(m_turn))) {
       auto it = m_index_of.find(id);
-      if (it != m_index_of.end() && !m_taken[it->second] && std::find(out.begin(), out.end(), it->second) == out.end())
+      if (it != m_index_of.end() && !m_taken[it->second] && m_part_of[it->second] == m_turn &&
+          std::find(out.begin(), out.end(), it->second) == out.end())
         out.push_back(it->second);
       if (out.size() == usable) break;
+    }
+    for (std::size_t i : m_parts[m_turn].ctx_config) {
+      if (!out.empty()) break;
+      if (!m_taken[i]) out.push_back(i);
     }
     for (std::size_t i = 0; i < m_configs.size() && out.empty(); ++i)
       if (!m_taken[i]) out.push_back(i);
@@ -393,15 +493,22 @@ class SearchLoop::Run {
       h.technique = a.technique;
       h.settings = a.settings;
     }
-    std::optional<bool> verdict = m_loop.m_policy.accept(context(), h);
+    const std::size_t p = m_part_of[m_index_of.at(rec.id)];
+    std::optional<bool> verdict = m_loop.m_policy.accept(context(p), h);
     // A candidate that makes one of the call's kernels slower is measured
     // and learnt from, never kept (judge/kernel_speeds.h).
-    rec.accepted = rec.keepable() && (verdict ? *verdict : rec.speedup > m_best_speedup);
+    rec.accepted = rec.keepable() && (verdict ? *verdict : rec.speedup > m_parts[p].best);
     if (rec.verified() && !rec.keepable() && rec.speedup > 1.0 &&
         (m_outcome.best_slowing < 0 || rec.speedup > m_outcome.evaluations[m_outcome.best_slowing].speedup))
       m_outcome.best_slowing = static_cast<int>(m_outcome.evaluations.size());
     h.accepted = rec.accepted;
-    m_ctx.history.push_back(h);
+    m_parts[p].ctx.history.push_back(h);
+    if (rec.accepted && rec.speedup > m_parts[p].best) {
+      m_parts[p].best = rec.speedup;
+      m_parts[p].since_gain = 0;
+    } else {
+      ++m_parts[p].since_gain;
+    }
     rec.at_s = m_loop.m_clock() - m_t0;
     m_outcome.evaluations.push_back(std::move(rec));
     const EvaluationRecord& kept = m_outcome.evaluations.back();
@@ -439,8 +546,19 @@ class SearchLoop::Run {
   std::size_t m_untaken;
   std::vector<std::size_t> m_asked;  // every configuration asked to be built, in order of the first ask
   std::vector<bool> m_asked_once;
-  policy::Context m_ctx;                   // what the policy sees (context())
-  std::vector<std::size_t> m_ctx_config;   // m_ctx.actions[i] is m_configs[m_ctx_config[i]]
+  // A part of the space, searched as a space of its own.
+  struct Part {
+    policy::Context ctx;                  // what the policy sees of it (context())
+    std::vector<std::size_t> ctx_config;  // ctx.actions[i] is m_configs[ctx_config[i]]
+    std::size_t untaken = 0;
+    int picked = 0;
+    int since_gain = 0;                   // results since its best last rose
+    double best = 1.0;                    // its best accepted speedup
+    bool stopped = false;                 // the policy's stop()
+  };
+  std::vector<Part> m_parts;
+  std::vector<std::size_t> m_part_of;     // config -> its part
+  std::size_t m_turn = 0;                 // the part the next pick is for (stop_reason())
   std::map<std::size_t, std::size_t> m_result_of;   // config → index in outcome.evaluations
   std::map<std::string, std::size_t> m_hash_owner;  // SASS hash + tunable values → the config measured for it
   std::map<std::size_t, std::vector<WaitingDuplicate>> m_waiting;

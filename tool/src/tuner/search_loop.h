@@ -89,8 +89,22 @@ class SearchLoop {
   std::function<double()> m_clock;
 };
 
-// The context of a run's first select(): every configuration untried, no
-// history, the whole budget. What SearchLoop::run shows the policy first.
+// Each configuration's part (Configuration::part), numbered in the order
+// the parts first appear; `parts`: how many (at least 1). One part for all
+// where a configuration mixes a group's tunables with others: the parts
+// then share dimensions (the examples' rewrite groups vary with their
+// BLOCK_SIZE), and one walk over all of them finds moves across them.
+std::vector<std::size_t> part_numbers(const ConfigSpace& space, std::size_t* parts);
+
+// The contexts of a run's first select() in each part of the space
+// (Configuration::part), in the order the parts first appear: each part's
+// configurations untried, no history, an even share of the evaluations.
+// What SearchLoop::run shows the policy first, part by part.
+std::vector<policy::Context> first_contexts(const ConfigSpace& space, const std::vector<policy::KbEstimate>& estimates,
+                                            const LoopOptions& opt);
+
+// The context of a run's first select() over the whole space, its parts
+// together: every configuration untried, no history, the whole budget.
 policy::Context first_context(const ConfigSpace& space, const std::vector<policy::KbEstimate>& estimates,
                               const LoopOptions& options);
 

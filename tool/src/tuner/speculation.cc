@@ -8,8 +8,10 @@ namespace kernelblaster::tuner {
 std::vector<std::string> speculate_builds(Measurer& measurer, const ConfigSpace& space,
                                           const std::vector<policy::KbEstimate>& estimates,
                                           policy::Policy& guesser, const LoopOptions& options, int count) {
-  policy::Context ctx = first_context(space, estimates, options);
-  count = std::min(count, ctx.evaluations_left);
+  const std::vector<policy::Context> contexts = first_contexts(space, estimates, options);
+  int left = 0;
+  for (const policy::Context& ctx : contexts) left += ctx.evaluations_left;
+  count = std::min(count, left);
   std::vector<std::string> picks;
   if (count <= 0) return picks;
   std::map<std::string, const Configuration*> by_id;
@@ -18,11 +20,20 @@ std::vector<std::string> speculate_builds(Measurer& measurer, const ConfigSpace&
     if (static_cast<int>(picks.size()) >= count) return;
     if (by_id.count(id) && std::find(picks.begin(), picks.end(), id) == picks.end()) picks.push_back(id);
   };
-  try {
-    for (const std::string& id : guesser.select(ctx)) take(id);
-  } catch (const std::exception&) {
-    // A guess, not a choice: the space's order will do.
+  // The loop picks for each part in turn (search_loop.cc): the guesses too.
+  std::vector<std::vector<std::string>> guesses;
+  std::size_t longest = 0;
+  for (const policy::Context& ctx : contexts) {
+    try {
+      guesses.push_back(guesser.select(ctx));
+    } catch (const std::exception&) {
+      guesses.emplace_back();  // a guess, not a choice: the space's order will do
+    }
+    longest = std::max(longest, guesses.back().size());
   }
+  for (std::size_t k = 0; k < longest; ++k)
+    for (const std::vector<std::string>& g : guesses)
+      if (k < g.size()) take(g[k]);
   for (const Configuration& c : space.configs) take(c.id);
   // Last asked, first built (compile_pool.h): the first guess is asked last.
   for (auto id = picks.rbegin(); id != picks.rend(); ++id) measurer.prepare(*by_id[*id]);

@@ -21,8 +21,10 @@
 namespace kernelblaster::tuner {
 
 // The first `count` configurations `guesser` (a policy instance the run
-// never uses again) picks under first_context(space, estimates, options),
-// completed in the space's order when it names fewer, each prepared on
+// never uses again) picks under first_contexts(space, estimates, options),
+// the parts' first picks in turn as the loop takes them, then their
+// second ones, and so on; completed in the space's order when it names
+// fewer, each prepared on
 // `measurer`. At most what the run can reach (the evaluation cap). Returns
 // their ids in the order prepared. A policy that throws leaves the space's
 // order.
