@@ -226,6 +226,11 @@ TEST_F(GuessThenSearch, GuessesEachGroupInTurnAsTheLoopPicks) {
   lo.prefetch = 0;
   std::vector<std::string> guesses = three_built_in_order(space, m, lo);
   EXPECT_EQ(guesses, (std::vector<std::string>{"A=2", "B=2", "A=3"}));
+  // Two parts' shares of a cap of 3 round up to 2 each: never past the cap.
+  InOrderPolicy again;
+  LoopOptions capped = lo;
+  capped.max_evals = 3;
+  EXPECT_EQ(speculate_builds(m, space, {}, again, capped, 8).size(), 3u);
   SearchLoop loop(space, {}, m, real, [] { return 0.0; });
   loop.run(lo);
   EXPECT_EQ(std::vector<std::string>(m.measured.begin(), m.measured.begin() + 3), guesses);

@@ -9,9 +9,11 @@ std::vector<std::string> speculate_builds(Measurer& measurer, const ConfigSpace&
                                           const std::vector<policy::KbEstimate>& estimates,
                                           policy::Policy& guesser, const LoopOptions& options, int count) {
   const std::vector<policy::Context> contexts = first_contexts(space, estimates, options);
+  // Each part's share is rounded up: never past the evaluation cap.
   int left = 0;
   for (const policy::Context& ctx : contexts) left += ctx.evaluations_left;
-  count = std::min(count, left);
+  const int size = static_cast<int>(space.configs.size());
+  count = std::min({count, left, options.max_evals > 0 ? std::min(options.max_evals, size) : size});
   std::vector<std::string> picks;
   if (count <= 0) return picks;
   std::map<std::string, const Configuration*> by_id;
