@@ -172,6 +172,26 @@ def main():
             r = run([tool, "policy", "replay", "--results", out, "--policy", "default", "--policy-seeds", "2",
                      "--max-evals", "10", "--json"])
             check(r.returncode == 0 and json.loads(r.stdout)["space_size"] == 23, "policy replay reads it: " + r.stderr[-300:])
+        # Two kernels joined as one source's two groups: the same landscape
+        # under other names, replayed part by part.
+        other = dict(log, kernel="the other", tunables=[dict(t, name="X_" + t["name"]) for t in log["tunables"]],
+                     evaluations=[dict(e, id="X_" + e["id"].replace(",", ",X_"),
+                                       settings={"X_" + k: v for k, v in e["settings"].items()})
+                                  for e in log["evaluations"]])
+        other_path, joined = os.path.join(work, "other.json"), os.path.join(work, "joined.json")
+        json.dump(other, open(other_path, "w"))
+        combine = os.path.join(HERE, "combine_replay.py")
+        r = run([sys.executable, combine, joined, out, out])
+        check(r.returncode != 0 and "two of the logs" in r.stderr, "combine_replay refuses a tunable named twice")
+        r = run([sys.executable, combine, joined, out, other_path])
+        check(r.returncode == 0 and len(json.load(open(joined))["evaluations"]) == 46,
+              "combine_replay joins the two: " + r.stderr[-300:])
+        if tool:
+            r = run([tool, "policy", "replay", "--results", joined, "--policy", "default", "--policy-seeds", "2",
+                     "--max-evals", "46", "--json"])
+            rep = json.loads(r.stdout) if r.returncode == 0 else {}
+            check(len(rep.get("recorded_best_by_part", {})) == 2 and rep.get("seeds_reaching_band_in_every_part") == 2,
+                  "policy replay searches the two groups and reaches each one's best: " + r.stderr[-300:])
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print("sgemm_exhaustive selftest: " + ("all checks hold" if not FAILURES else f"{len(FAILURES)} failed"))
