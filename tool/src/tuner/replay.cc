@@ -53,14 +53,15 @@ double recorded_best(const RunLog& log) {
 namespace {
 
 // Each part's best verified speedup (`accepted`: accepted ones only), at
-// least 1 (the original, in every part).
-std::map<std::string, double> best_by_part(const std::vector<Tunable>& tunables,
+// least 1 (the original, in every part); `part_of`: each configuration's
+// part, by id, as the space has it.
+std::map<std::string, double> best_by_part(const std::map<std::string, std::string>& part_of,
                                            const std::vector<EvaluationRecord>& evaluations, bool accepted) {
   std::map<std::string, double> best;
-  for (const EvaluationRecord& r : evaluations) {
-    double& b = best.emplace(make_configuration(tunables, r.settings, r.flags).part, 1.0).first->second;
-    if (r.status == Status::ok && (!accepted || r.accepted)) b = std::max(b, r.speedup);
-  }
+  for (const auto& [id, part] : part_of) best.emplace(part, 1.0);
+  for (const EvaluationRecord& r : evaluations)
+    if (auto it = part_of.find(r.id); it != part_of.end() && r.status == Status::ok && (!accepted || r.accepted))
+      best[it->second] = std::max(best[it->second], r.speedup);
   return best;
 }
 
@@ -80,7 +81,10 @@ ReplayReport replay(const RunLog& log, const kb::KnowledgeBase& kb,
   const double target = (1.0 - options.band) * report.recorded_best;
   std::size_t parts = 1;
   part_numbers(space, &parts);
-  if (parts > 1) report.recorded_best_by_part = best_by_part(log.tunables, log.evaluations, false);
+  std::map<std::string, std::string> part_of;
+  if (parts > 1)
+    for (const Configuration& c : space.configs) part_of[c.id] = c.part;
+  if (parts > 1) report.recorded_best_by_part = best_by_part(part_of, log.evaluations, false);
   double sum_to_band = 0, sum_best = 0, sum_evaluated = 0;
   for (int i = 0; i < options.seeds; ++i) {
     SeedRun run;
@@ -109,7 +113,7 @@ ReplayReport replay(const RunLog& log, const kb::KnowledgeBase& kb,
     }
     run.best = best;
     if (parts > 1) {
-      run.best_by_part = best_by_part(log.tunables, run.outcome.evaluations, true);
+      run.best_by_part = best_by_part(part_of, run.outcome.evaluations, true);
       bool every = true;
       for (const auto& [part, recorded] : report.recorded_best_by_part)
         every = every && run.best_by_part[part] >= (1.0 - options.band) * recorded;

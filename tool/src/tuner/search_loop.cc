@@ -51,11 +51,6 @@ SearchLoop::SearchLoop(const ConfigSpace& space, std::vector<policy::KbEstimate>
 
 namespace {
 
-int reachable(const ConfigSpace& space, const LoopOptions& opt) {
-  int size = static_cast<int>(space.configs.size());
-  return opt.max_evals > 0 ? std::min(opt.max_evals, size) : size;
-}
-
 // What every context of a run says about the kernel, before its actions.
 policy::Context kernel_context(const LoopOptions& opt) {
   policy::Context ctx;
@@ -78,6 +73,11 @@ int share_of(int left, int open, std::size_t untaken) {
 
 }  // namespace
 
+int reachable(const ConfigSpace& space, const LoopOptions& opt) {
+  int size = static_cast<int>(space.configs.size());
+  return opt.max_evals > 0 ? std::min(opt.max_evals, size) : size;
+}
+
 std::vector<std::size_t> part_numbers(const ConfigSpace& space, std::size_t* parts) {
   std::map<std::string, std::size_t> number;
   std::vector<std::size_t> out;
@@ -92,10 +92,13 @@ std::vector<std::size_t> part_numbers(const ConfigSpace& space, std::size_t* par
   return out;
 }
 
-std::vector<policy::Context> first_contexts(const ConfigSpace& space, const std::vector<policy::KbEstimate>& estimates,
-                                            const LoopOptions& opt) {
-  std::size_t parts = 1;
-  const std::vector<std::size_t> part_of = part_numbers(space, &parts);
+namespace {
+
+// The first context of each part: its actions (`part_of`: each
+// configuration's part, of `parts`) and an even share of the evaluations.
+std::vector<policy::Context> part_contexts(const ConfigSpace& space, const std::vector<policy::KbEstimate>& estimates,
+                                           const LoopOptions& opt, const std::vector<std::size_t>& part_of,
+                                           std::size_t parts) {
   policy::Context empty = first_context(ConfigSpace{space.original, {}}, {}, opt);
   std::vector<policy::Context> out(parts, empty);
   for (std::size_t i = 0; i < space.configs.size(); ++i)
@@ -105,6 +108,15 @@ std::vector<policy::Context> first_contexts(const ConfigSpace& space, const std:
   for (policy::Context& ctx : out)
     ctx.evaluations_left = share_of(left, static_cast<int>(parts), ctx.actions.size());
   return out;
+}
+
+}  // namespace
+
+std::vector<policy::Context> first_contexts(const ConfigSpace& space, const std::vector<policy::KbEstimate>& estimates,
+                                            const LoopOptions& opt) {
+  std::size_t parts = 1;
+  const std::vector<std::size_t> part_of = part_numbers(space, &parts);
+  return part_contexts(space, estimates, opt, part_of, parts);
 }
 
 policy::Context first_context(const ConfigSpace& space, const std::vector<policy::KbEstimate>& estimates,
@@ -176,16 +188,9 @@ class SearchLoop::Run {
     std::size_t parts = 1;
     m_part_of = part_numbers(loop.m_space, &parts);
     m_parts.resize(parts);
-    for (Part& part : m_parts) {
-      part.ctx = kernel_context(opt);
-      part.ctx.original = action_of(loop.m_space.original, {}).settings;
-    }
-    for (std::size_t i = 0; i < m_configs.size(); ++i) {
-      Part& part = m_parts[m_part_of[i]];
-      part.ctx.actions.push_back(action_of(m_configs[i], loop.m_estimates[i]));
-      part.ctx_config.push_back(i);
-      ++part.untaken;
-    }
+    std::vector<policy::Context> contexts = part_contexts(loop.m_space, loop.m_estimates, opt, m_part_of, parts);
+    for (std::size_t p = 0; p < parts; ++p) m_parts[p].ctx = std::move(contexts[p]);
+    for (std::size_t i = 0; i < m_configs.size(); ++i) m_parts[m_part_of[i]].ctx_config.push_back(i);
     if (m_free_devices.empty()) m_free_devices.push_back(0);
     m_original.id = loop.m_space.original.id;
     m_original.status = Status::ok;
@@ -224,7 +229,7 @@ class SearchLoop::Run {
   // part has left.
   const policy::Context& context(std::size_t p) {
     Part& part = m_parts[p];
-    part.ctx.evaluations_left = share_of(std::max(0, m_total - selected()), open_parts(), part.untaken);
+    part.ctx.evaluations_left = share_of(std::max(0, m_total - selected()), open_parts(), part.ctx_config.size());
     part.ctx.seconds_left = std::isinf(m_deadline) ? 1e9 : std::max(0.0, m_deadline - m_loop.m_clock());
     part.ctx.best_speedup = part.best;
     // The run's seed: a Lua policy's stream differs per call through the
@@ -235,7 +240,7 @@ class SearchLoop::Run {
 
   int open_parts() const {
     int n = 0;
-    for (const Part& part : m_parts) n += part.untaken > 0 && !part.stopped;
+    for (const Part& part : m_parts) n += part.open();
     return n;
   }
 
@@ -251,7 +256,7 @@ class SearchLoop::Run {
       return stalled != out_stalled ? !stalled : m_parts[p].picked < m_parts[*out].picked;
     };
     for (std::size_t p = 0; p < m_parts.size(); ++p)
-      if (m_parts[p].untaken > 0 && !m_parts[p].stopped && before(p)) out = p;
+      if (m_parts[p].open() && before(p)) out = p;
     return out;
   }
 
@@ -260,7 +265,6 @@ class SearchLoop::Run {
     m_taken[cfg] = true;
     --m_untaken;
     Part& part = m_parts[m_part_of[cfg]];
-    --part.untaken;
     ++part.picked;
     auto at = std::lower_bound(part.ctx_config.begin(), part.ctx_config.end(), cfg);
     if (at == part.ctx_config.end() || *at != cfg) return;
@@ -328,10 +332,7 @@ class SearchLoop::Run {
         out.push_back(it->second);
       if (out.size() == usable) break;
     }
-    for (std::size_t i : m_parts[m_turn].ctx_config) {
-      if (!out.empty()) break;
-      if (!m_taken[i]) out.push_back(i);
-    }
+    if (out.empty() && !m_parts[m_turn].ctx_config.empty()) out.push_back(m_parts[m_turn].ctx_config.front());
     for (std::size_t i = 0; i < m_configs.size() && out.empty(); ++i)
       if (!m_taken[i]) out.push_back(i);
     return out;
@@ -549,12 +550,12 @@ class SearchLoop::Run {
   // A part of the space, searched as a space of its own.
   struct Part {
     policy::Context ctx;                  // what the policy sees of it (context())
-    std::vector<std::size_t> ctx_config;  // ctx.actions[i] is m_configs[ctx_config[i]]
-    std::size_t untaken = 0;
+    std::vector<std::size_t> ctx_config;  // ctx.actions[i] is m_configs[ctx_config[i]]: its untaken ones
     int picked = 0;
     int since_gain = 0;                   // results since its best last rose
     double best = 1.0;                    // its best accepted speedup
     bool stopped = false;                 // the policy's stop()
+    bool open() const { return !ctx_config.empty() && !stopped; }
   };
   std::vector<Part> m_parts;
   std::vector<std::size_t> m_part_of;     // config -> its part

@@ -89,6 +89,9 @@ class SearchLoop {
   std::function<double()> m_clock;
 };
 
+// What a run can reach: the space, or the evaluation cap.
+int reachable(const ConfigSpace& space, const LoopOptions& opt);
+
 // Each configuration's part (Configuration::part), numbered in the order
 // the parts first appear; `parts`: how many (at least 1). One part for all
 // where a configuration mixes a group's tunables with others: the parts

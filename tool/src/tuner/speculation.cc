@@ -12,8 +12,7 @@ std::vector<std::string> speculate_builds(Measurer& measurer, const ConfigSpace&
   // Each part's share is rounded up: never past the evaluation cap.
   int left = 0;
   for (const policy::Context& ctx : contexts) left += ctx.evaluations_left;
-  const int size = static_cast<int>(space.configs.size());
-  count = std::min({count, left, options.max_evals > 0 ? std::min(options.max_evals, size) : size});
+  count = std::min({count, left, reachable(space, options)});
   std::vector<std::string> picks;
   if (count <= 0) return picks;
   std::map<std::string, const Configuration*> by_id;
