@@ -62,21 +62,31 @@ TEST(PlanBuilder, SizesForwardThenBackwardWithTheFirstSeed) {
   EXPECT_EQ(correctness_runs(sizes, {7, 8, 9}, true).size(), 12u);
 }
 
-TEST(PlanBuilder, AValidationSizeCanRunWithFewerSeedsAndNoRepeat) {
-  std::vector<SizeDecl> sizes = {{"a", {}, false}, {"v", {}, true}, {"w", {}, true}};
-  auto runs = correctness_runs(sizes, {7, 8, 9}, true, 1);
-  // a with three seeds, v and w with the first, then a again in reverse
+TEST(PlanBuilder, AScreenRunsEachSizeWithOneSeedAndOnlyTheTimedSizesInReverse) {
+  std::vector<SizeDecl> sizes = {{"a", {}, false}, {"b", {}, false}, {"v", {}, true}, {"w", {}, true}};
+  auto runs = correctness_runs(sizes, {7, 8, 9}, true, true);
+  // a, b, v, w with the first seed, then b and a again in reverse
   ASSERT_EQ(runs.size(), 6u);
-  EXPECT_EQ(runs[3].size, 1);
-  EXPECT_EQ(runs[3].seed, 7u);
-  EXPECT_EQ(runs[4].size, 2);
+  for (const RunRequest& r : runs) EXPECT_EQ(r.seed, 7u);
+  EXPECT_EQ(runs[2].size, 2);
+  EXPECT_EQ(runs[3].size, 3);
+  EXPECT_EQ(runs[4].size, 1);
   EXPECT_EQ(runs[5].size, 0);
-  EXPECT_EQ(runs[5].seed, 7u);
-  // as many as there are seeds, or none asked: each size with every seed
-  EXPECT_EQ(correctness_runs(sizes, {7, 8, 9}, true, 3).size(), 12u);
-  EXPECT_EQ(correctness_runs(sizes, {7, 8, 9}, true, 0).size(), 12u);
-  // without the validation sizes, the count changes nothing
-  EXPECT_EQ(correctness_runs(sizes, {7, 8, 9}, false, 1).size(), 4u);
+  // not a screen: each size with every seed, all again in reverse
+  EXPECT_EQ(correctness_runs(sizes, {7, 8, 9}, true, false).size(), 16u);
+  // without the validation sizes: the timed sizes once each and in reverse
+  EXPECT_EQ(correctness_runs(sizes, {7, 8, 9}, false, true).size(), 4u);
+}
+
+// SGEMM_CUDA's harness: two timed sizes and four validation sizes, three
+// seeds. A screen: 6 runs with one seed, 2 in reverse, 2 checked timed
+// calls (10); a full check: 18 runs, 6 in reverse, 6 checked calls (30).
+TEST(PlanBuilder, AScreensShareIsItsRunsAndChecksOverAFullChecks) {
+  std::vector<SizeDecl> sizes = {{"a", {}, false}, {"b", {}, false}, {"v", {}, true},
+                                 {"w", {}, true},  {"x", {}, true},  {"y", {}, true}};
+  EXPECT_DOUBLE_EQ(screen_share(sizes, 3, true, 2), 10.0 / 30.0);
+  // one timed size, no validation sizes: 1 + 1 + 1 over 3 + 1 + 3
+  EXPECT_DOUBLE_EQ(screen_share({{"a", {}, false}}, 3, false, 1), 3.0 / 7.0);
 }
 
 TEST(PlanBuilder, SeedsAreDistinctAndFreshUnlessFixed) {

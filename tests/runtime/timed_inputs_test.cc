@@ -84,6 +84,18 @@ TEST(TimedInputs, ASeedBaseMakesThemReproducibleAndApartFromTheCorrectnessRuns) 
   }
 }
 
+// A search's screen checks one timed call a size, the late one of the full set.
+TEST(TimedInputs, AScreenChecksTheLateTimedCallAlone) {
+  TimingRequest full, screen;
+  choose_timed_inputs(full, 42);
+  choose_timed_inputs(screen, 42, true);
+  ASSERT_EQ(screen.checks.size(), 1u);
+  EXPECT_EQ(screen.seed, full.seed);
+  EXPECT_EQ(screen.checks[0].seed, full.checks[1].seed);
+  EXPECT_DOUBLE_EQ(screen.checks[0].at, full.checks[1].at);
+  EXPECT_LT(screen.checks[0].at, 1.0);
+}
+
 TEST(TimedInputs, ChecksLandOnRunsOfTheirOwnInOrder) {
   std::vector<TimedCheck> checks = {{0.3, 1}, {0.65, 2}, {1.0, 3}};
   EXPECT_EQ(check_indices(checks, 100), (std::vector<int>{30, 65, 99}));

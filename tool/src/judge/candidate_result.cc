@@ -13,6 +13,7 @@ CandidateResult candidate_result_of(const EvalResult& r) {
   c.speedup = r.status == Status::ok ? r.speedup : 0.0;
   medians_of(r, &c.median_us, &c.reference_median_us);
   c.eval_s = r.eval_seconds;
+  c.screen_share = r.screen_share;
   if (r.status == Status::ok) {
     c.slower_kernel = r.slower_kernel;
     c.slower_at_a_size = r.slower_at_a_size;

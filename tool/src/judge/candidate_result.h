@@ -33,6 +33,7 @@ struct CandidateResult : Verdict {
   double reference_median_us = 0;  // the original's, same sizes
   double compile_s = 0;            // building the candidate's program
   double eval_s = 0;               // its evaluation
+  double screen_share = 1;         // EvalResult::screen_share
   // The kernel it makes slower, as one line (EvalResult::slower_kernel):
   // verified and measured, but never kept; empty when none is.
   std::string slower_kernel;

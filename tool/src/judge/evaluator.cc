@@ -500,7 +500,7 @@ class EvaluationRun {
 
   void play_main_round() {
     m_plan.runs = correctness_runs(m_declared.sizes, make_seeds(m_req.seeds, m_req.seed_base), m_req.validation_sizes,
-                                   m_req.validation_seeds);
+                                   m_req.screening);
     m_plan.timing.enabled = m_req.timing;
     m_plan.timing.budget_ms = m_req.budget_ms;
     if (m_req.time_every_size)
@@ -513,7 +513,9 @@ class EvaluationRun {
     m_plan.lock_dir = m_req.lock_dir;
     m_plan.device = m_req.device;
     m_plan.probe_initial_outputs = true;  // asked of the original; play() passes its answer to the candidate
-    choose_timed_inputs(m_plan.timing, m_req.seed_base);
+    choose_timed_inputs(m_plan.timing, m_req.seed_base, m_req.screening);
+    if (m_req.screening)
+      m_res.screen_share = screen_share(m_declared.sizes, m_req.seeds, m_req.validation_sizes, timed_size_count());
     // Profiling rides in the candidate's main-round process, after its timing
     // (a process of its own would cost a second CUDA context: over 0.5 s).
     if (m_req.profile) {
@@ -537,6 +539,13 @@ class EvaluationRun {
                                                         : cached_ceilings(m_round.candidate.device, &m_res.notes);
     if (m_round.verdict.status == Status::ok)
       m_res.plausibility = assess_plausibility(m_round.reference, m_round.timing, m_ceilings);
+  }
+
+  std::size_t timed_size_count() const {
+    if (!m_req.timing) return 0;
+    if (!m_plan.timing.sizes.empty()) return m_plan.timing.sizes.size();
+    return static_cast<std::size_t>(
+        std::count_if(m_declared.sizes.begin(), m_declared.sizes.end(), [](const SizeDecl& s) { return !s.validation_only; }));
   }
 
   bool too_good_to_believe() const {

@@ -40,9 +40,12 @@ struct EvalRequest {
   // The harness's validation sizes in the first round too, not only when a
   // candidate is looked at again: a winner is checked on every shape.
   bool validation_sizes = false;
-  // With validation_sizes: seeds per validation size in that first round
-  // (judge/plan_builder.h); 0: `seeds`, each.
-  int validation_seeds = 0;
+  // A search's screen of a candidate (the tuner's, between a run's looks at
+  // its winner): the first round runs each size with one seed, the timed
+  // sizes again in reverse, and checks one timed call a size
+  // (judge/plan_builder.h); every other check is the same. A candidate that
+  // passes is believed only after a look without it.
+  bool screening = false;
   // Time the validation sizes too (a winner's second look): each is
   // reported (SizeTiming::validation_only, EvalResult::other_sizes) and none
   // enters the speedup, which stays the one the search compared.

@@ -10,21 +10,27 @@
 namespace kernelblaster {
 
 std::vector<RunRequest> correctness_runs(const std::vector<SizeDecl>& sizes, const std::vector<std::uint64_t>& seeds,
-                                         bool include_validation_sizes, int validation_seeds) {
-  const bool fewer = validation_seeds > 0 && static_cast<std::size_t>(validation_seeds) < seeds.size();
-  auto seeds_of = [&](const SizeDecl& s) {
-    return fewer && s.validation_only ? static_cast<std::size_t>(validation_seeds) : seeds.size();
-  };
+                                         bool include_validation_sizes, bool screening) {
+  const std::size_t each = screening ? std::min<std::size_t>(1, seeds.size()) : seeds.size();
   std::vector<int> order;
   for (std::size_t i = 0; i < sizes.size(); ++i)
     if (include_validation_sizes || !sizes[i].validation_only) order.push_back(static_cast<int>(i));
   std::vector<RunRequest> runs;
   for (int s : order)
-    for (std::size_t k = 0; k < seeds_of(sizes[s]); ++k) runs.push_back({s, seeds[k]});
+    for (std::size_t k = 0; k < each; ++k) runs.push_back({s, seeds[k]});
   if (!seeds.empty())
     for (auto it = order.rbegin(); it != order.rend(); ++it)
-      if (!(fewer && sizes[*it].validation_only)) runs.push_back({*it, seeds.front()});
+      if (!(screening && sizes[*it].validation_only)) runs.push_back({*it, seeds.front()});
   return runs;
+}
+
+double screen_share(const std::vector<SizeDecl>& sizes, int seeds, bool include_validation_sizes,
+                    std::size_t timed_sizes) {
+  const std::vector<std::uint64_t> each(static_cast<std::size_t>(std::max(1, seeds)), 1);
+  const std::size_t screen = correctness_runs(sizes, each, include_validation_sizes, true).size() + timed_sizes;
+  const std::size_t full =
+      correctness_runs(sizes, each, include_validation_sizes, false).size() + timed_sizes * kTimedChecks;
+  return full > 0 ? std::min(1.0, static_cast<double>(screen) / static_cast<double>(full)) : 1.0;
 }
 
 ProfileRequest profile_request(const HarnessReport& decl, profile::MetricSet set) {
@@ -47,11 +53,11 @@ ProfileRequest profile_request(const HarnessReport& decl, profile::MetricSet set
   return req;
 }
 
-void choose_timed_inputs(TimingRequest& timing, std::uint64_t base) {
+void choose_timed_inputs(TimingRequest& timing, std::uint64_t base, bool screening) {
   // Derived seeds lie far from the correctness runs' (base + i) and from
   // each other: the timed runs take timing.seed + i, the warm-up + 0x5000 + i.
   timing.seed = make_seeds(1, base ? (base ^ 0x6b62'7469'6d65'0000ull) : 0)[0];
-  std::vector<std::uint64_t> seeds = make_seeds(3, base ? (base ^ 0x6b62'6368'6b00'0000ull) : 0);
+  std::vector<std::uint64_t> seeds = make_seeds(static_cast<int>(kTimedChecks), base ? (base ^ 0x6b62'6368'6b00'0000ull) : 0);
   double early = 0.3, late = 0.65;
   if (base == 0) {
     std::random_device rd;
@@ -60,6 +66,7 @@ void choose_timed_inputs(TimingRequest& timing, std::uint64_t base) {
     late = 0.5 + 0.35 * u(rd);
   }
   timing.checks = {{early, seeds[0]}, {late, seeds[1]}, {1.0, seeds[2]}};
+  if (screening) timing.checks = {{late, seeds[1]}};
 }
 
 std::vector<int> back_to_back_calls(const HarnessReport& reference, std::size_t sizes) {

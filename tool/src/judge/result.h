@@ -114,6 +114,11 @@ struct EvalResult {
   // (EvalRequest::memcheck): no invalid access, the first one, or why it
   // did not run. Empty when not asked.
   std::string memcheck;
+  // A screen (EvalRequest::screening): its correctness runs and checked
+  // timed calls over those a full check of the same sizes makes, in (0, 1];
+  // 1 for a full check. A look at a screened winner costs about 1 / share
+  // of its screen, and more (a tuning run's reserve for it: tuner/search_loop.h).
+  double screen_share = 1;
   double eval_seconds = 0;   // compile excluded, where nothing ran beside it
   double compile_seconds = 0;  // the builds' own time (a KernelBench candidate's overlaps the original's run)
   // The whole evaluation as its caller waited for it, builds included

@@ -155,11 +155,13 @@ EvalResult EngineMeasurer::evaluate_build(const CandidateBuild& b, std::uint64_t
     // seed set for all, judged against the original's run while it is recent.
     req.seed_base = m_search_seed;
     req.reference_runs = m_reference_runs;
-    // A validation size once, with one seed: each run of SGEMM_CUDA's
-    // harness dumps the program's whole 64 MB C, and three seeds and a
-    // repeat at its four small sizes took an evaluation from 2.5 s to 4.7 s
-    // (H200, 2026-11-29). The winner's look runs them with every seed.
-    req.validation_seeds = 1;
+    // A screen: each size with one seed, one checked timed call a size.
+    // Each run of SGEMM_CUDA's harness dumps the program's whole 64 MB C:
+    // three seeds and a repeat at its four small sizes took an evaluation
+    // from 2.5 s to 4.7 s (H200, 2026-11-29), and its two timed sizes' three
+    // seeds, repeat and three checked calls made 14 of an evaluation's 18
+    // dumps. The winner's look runs every size with every seed.
+    req.screening = true;
   } else {
     req.seeds = seeds;
     req.seed_base = 0;  // fresh random seeds, unlike any the search used
