@@ -89,8 +89,12 @@ std::string read_file(const std::string& path) {
 }
 
 void write_file(const std::string& path, const std::string& content) {
+  write_file(path, content.data(), content.size());
+}
+
+void write_file(const std::string& path, const char* data, std::size_t size) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(content.data(), static_cast<std::streamsize>(content.size()));
+  out.write(data, static_cast<std::streamsize>(size));
   out.close();
   if (!out) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
 }

@@ -11,6 +11,7 @@ std::string read_file(const std::string& path);
 bool read_file_if_present(const std::string& path, std::string* out);
 // Writes a scratch file (no fsync): for data that is worthless after a crash.
 void write_file(const std::string& path, const std::string& content);
+void write_file(const std::string& path, const char* data, std::size_t size);
 // Writes through a temporary file in the same directory and renames it over
 // `path`, so readers see the old or the new content, never a torn file.
 void write_file_atomic(const std::string& path, const std::string& content);

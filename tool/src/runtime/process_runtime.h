@@ -97,6 +97,15 @@ class ProcessRuntime {
   std::uint64_t m_persisting = 0;  // the most L2 a call left set aside for persisting accesses
   std::vector<TimedWindow> m_windows;
   std::vector<int> m_window_runs;
+  // Where dumps are read back into: page-locked where the driver allows,
+  // grown to the largest dump and kept for the next.
+  struct Staging {
+    char* data = nullptr;
+    std::size_t bytes = 0;
+    bool pinned = false;
+    ~Staging();
+    char* reserve(std::size_t n);
+  } m_staging;
 };
 
 // A harness process from the lock to its report: "lock wait" and "setup",
