@@ -113,6 +113,26 @@ TEST(SearchLoop, KeepsThePacesTheRunNeedsAfterTheLoop) {
   EXPECT_EQ(timed_run(10'000, 35, 14, 0).evaluations.size(), 3u);
 }
 
+// Screened measurements (a search's: one seed a size) keep the reserve of
+// full checks: a measurement of 10 s that ran half a full check's runs
+// counts as 20 s there. Measured at 0, 10, ..., 60 s when full (20 s kept),
+// at 0, 10, ..., 40 s when screened (40 s kept).
+TEST(SearchLoop, KeepsTheReserveAtThePaceOfFullChecks) {
+  const auto with_share = [](double share) {
+    return timed_run_with(10'000, [&](const ConfigSpace& space, FakeMeasurer& m, LoopOptions& opt) {
+      for (const Configuration& c : space.configs) {
+        kernelblaster::CandidateResult r = ok(1.0);
+        r.screen_share = share;
+        m.results[c.id] = r;
+      }
+      opt.budget_s = 100;
+      opt.finish_paces = 2;
+    });
+  };
+  EXPECT_EQ(with_share(1.0).evaluations.size(), 7u);
+  EXPECT_EQ(with_share(0.5).evaluations.size(), 5u);
+}
+
 // The reserve is for the look at a winner: with none above the bar yet,
 // the loop searches on (at most a measurement past the deadline less the
 // pace); once one is in hand, the reserve is kept again.
@@ -454,6 +474,31 @@ TEST(SearchLoop, SearchesEachGroupAsASpaceOfItsOwnInTurn) {
   // B=2 beat its own group's best, not A=2's: accepted, for the composition.
   for (const EvaluationRecord& r : out.evaluations)
     EXPECT_EQ(r.accepted, r.id == "A=2" || r.id == "B=2") << r.id;
+}
+
+// Each group with a gain gets a look of its own after the loop: the
+// reserve is kept once for each. Measurements of 10 s, a pace kept, a
+// budget of 50 s: with one look the third starts at 20 s (20 + 10 + 10 <
+// 50); once both groups have gained by 20 s, two are kept and it does not.
+TEST(SearchLoop, KeepsTheReserveForEachGroupThatWillBeLookedAt) {
+  const auto with_looks_from = [](double look_from) {
+    ConfigSpace space = two_group_space();
+    FakeClock clock;
+    FakeMeasurer m;
+    m.clock = &clock;
+    m.millis_per_measurement = 10'000;
+    m.results["A=2"] = ok(1.3);
+    m.results["B=2"] = ok(1.1);
+    InOrderPolicy p;
+    LoopOptions opt;
+    opt.budget_s = 50;
+    opt.finish_paces = 1;
+    opt.look_from_speedup = look_from;
+    return run(space, m, p, clock, opt);
+  };
+  EXPECT_EQ(with_looks_from(0).evaluations.size(), 3u);
+  EXPECT_EQ(with_looks_from(1.02).evaluations.size(), 2u);
+  EXPECT_EQ(with_looks_from(1.2).evaluations.size(), 3u);  // B's 1.1 gets no look: one kept
 }
 
 // Where a configuration changes a group's tunables and an ungrouped one,

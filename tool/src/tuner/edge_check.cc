@@ -15,6 +15,11 @@ std::string labels(const std::vector<BoundaryShape>& shapes) {
 
 }  // namespace
 
+bool has_edges(const EngineMeasurer& measurer) {
+  const std::string harness = read_file(measurer.target().harness);
+  return !edges_only_harness(harness, boundary_shapes(harness, measurer.target().source_text)).empty();
+}
+
 EdgeCheck start_edge_check(EngineMeasurer& measurer, const Configuration& winner) {
   EdgeCheck c;
   const std::string harness = read_file(measurer.target().harness);

@@ -23,6 +23,10 @@ struct EdgeCheck {
   EngineMeasurer::OtherHarness builds;
 };
 
+// Whether a winner will be checked at edges: the harness has boundary
+// shapes it can take (what start_edge_check derives, nothing built).
+bool has_edges(const EngineMeasurer& measurer);
+
 // Derives the shapes from the measurer's harness and source and starts the
 // builds; nothing when there are none or the harness cannot take them.
 EdgeCheck start_edge_check(EngineMeasurer& measurer, const Configuration& winner);

@@ -292,8 +292,9 @@ class SearchLoop::Run {
     return SearchStop::policy;
   }
 
-  // A measurement at the pace so far, and what follows the loop at that
-  // pace, never over half the budget; none before a measurement has ended
+  // A measurement at the pace so far, and what follows the loop at the
+  // pace of full checks (a screen counted at 1 / its share: the look runs
+  // what screens leave out), never over half the budget; none before a measurement has ended
   // (the first pace counts the original's build, which candidates' builds
   // overlap), nor while there is no winner to look at: rmsnorm with BUDGET
   // 30 (an H200, 2026-11-29) stopped after 3 of its 1,535 configurations
@@ -303,8 +304,19 @@ class SearchLoop::Run {
     const double pace = this->pace();
     const bool winner = m_opt.reserve_from_speedup <= 0 ||
                         (m_outcome.best >= 0 && m_best_speedup >= m_opt.reserve_from_speedup);
-    const double after = paced && winner ? std::min(m_opt.finish_paces * pace, 0.5 * m_opt.budget_s) : 0.0;
+    const double full_pace = paced ? m_full_measure_seconds / m_outcome.measured : pace;
+    const double after =
+        paced && winner ? std::min(m_opt.finish_paces * full_pace * looks_ahead(), 0.5 * m_opt.budget_s) : 0.0;
     return pace + after;
+  }
+
+  // The looks after the loop: one for each part whose best reaches
+  // look_from_speedup, at least one.
+  double looks_ahead() const {
+    if (m_opt.look_from_speedup <= 0) return 1;
+    const auto n = std::count_if(m_parts.begin(), m_parts.end(),
+                                 [&](const Part& p) { return p.best >= m_opt.look_from_speedup; });
+    return static_cast<double>(std::max<std::ptrdiff_t>(1, n));
   }
 
   // Whether `cfg`, picked, can still be built and measured before the
@@ -447,7 +459,9 @@ class SearchLoop::Run {
       if (!rec.verified()) rec.speedup = 0;
       rec.device = f.device;
       ++m_outcome.measured;
-      m_measure_seconds += m_loop.m_clock() - f.started;
+      const double took = m_loop.m_clock() - f.started;
+      m_measure_seconds += took;
+      m_full_measure_seconds += f.m.screen_share > 0 ? took / std::min(1.0, f.m.screen_share) : took;
       if (f.m.compile_s > 0) {
         m_build_seconds += f.m.compile_s;
         ++m_builds_timed;
@@ -567,6 +581,7 @@ class SearchLoop::Run {
   LoopOutcome m_outcome;
   double m_best_speedup = 1.0;
   double m_measure_seconds = 0;  // wall seconds of the measurements ended, together
+  double m_full_measure_seconds = 0;  // the same as full checks (each over its screen share)
   double m_build_seconds = 0;    // their candidates' builds, together
   int m_builds_timed = 0;
   bool m_stopping = false;

@@ -24,13 +24,21 @@ struct LoopOptions {
   double finish_paces = 0;              // measurements' worth of the budget kept for after the loop
                                         // (the winner's re-verification, a whole-harness check), at
                                         // the pace measured, at most half the budget; none before a
-                                        // measurement has ended
+                                        // measurement has ended. A screened measurement
+                                        // (CandidateResult::screen_share) counts as 1 / share of
+                                        // its time here: the look runs what the screen left out.
   // The reserve of finish_paces is kept once the best accepted speedup
   // reaches this (--min-speedup: a winner the run will look at); before,
   // the loop searches on, and a winner found late ends the run past the
   // deadline by its checks, at most about half the budget. 0: kept from
   // the first measurement on.
   double reserve_from_speedup = 0;
+  // Each part (a group of launch sites searched in turn) whose best reaches
+  // this gets a look of its own after the loop (tuner/focused_winner.h):
+  // the reserve of finish_paces is kept once for each such part, at least
+  // once. SGEMM_CUDA's kernels 5 and 6 (an H200, 2026-11-30) spent 94 s on
+  // two groups' looks after a loop that had kept 46 s for one. 0: once.
+  double look_from_speedup = 0;
   std::vector<int> devices = {0};       // one measurement at a time on each
   int prefetch = 4;                     // further picks of the policy prepared ahead
   double first_pace_s = 0;              // seconds a measurement is expected to take before one has

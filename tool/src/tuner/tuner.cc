@@ -638,17 +638,26 @@ EvalRequest::Memcheck winner_memcheck(const Toolchain& tc) {
 // a winner checked under compute-sanitizer two more; a harness with sizes
 // the search does not time one more, for the look at a winner kept as
 // written where it is slower (guarded_winner.h: its build overlaps the
-// winner's look). These undercount where a look times many more sizes than
-// the search: SGEMM_CUDA's kernel 10 on an H200 (2026-11-29, measurements
-// of 2.9 s) spent 14.5 measurements' time on its look (memcheck 1.5 of
-// them, before the warm round stopped repeating the correctness runs) and
-// 5 on the guarded look; the cap at half the budget binds there anyway.
+// winner's look); a winner checked at its launchers' branch edges
+// kEdgePaces more. Paces are full checks' (the search screens: search_loop.h),
+// and where groups are judged alone, each group with a gain has a look of
+// its own. These undercount where a look times many more sizes than the
+// search: SGEMM_CUDA's kernel 10 on an H200 (2026-11-29, measurements of
+// 2.9 s) spent 14.5 measurements' time on its look (memcheck 1.5 of them,
+// before the warm round stopped repeating the correctness runs) and 5 on
+// the guarded look; the cap at half the budget binds there anyway.
+constexpr double kEdgePaces = 2;  // kernels 5 and 6: 14 s at full checks of 5.7 s (an H200, 2026-11-30)
 void set_search_deadline(const TuneOptions& opt, const PhaseClock::Reading& before_search, const TuneSummary& sum,
-                         bool memcheck, bool untimed_sizes, LoopOptions& lo) {
+                         bool memcheck, const EngineMeasurer& measurer, LoopOptions& lo) {
+  const bool untimed_sizes = read_file(measurer.target().harness).find(".validation_size(") != std::string::npos;
+  const bool edges = has_edges(measurer);
   lo.budget_s = search_budget(opt.budget_s, before_search);
-  lo.finish_paces = (sum.focused_groups > 0 ? 5 : 2 + sum.launchers_alone) + (memcheck ? 2 : 0) + (untimed_sizes ? 1 : 0);
-  // Groups judged alone may each hold a winner below the whole's best.
+  lo.finish_paces = (sum.focused_groups > 0 ? 5 : 2 + sum.launchers_alone) + (memcheck ? 2 : 0) +
+                    (untimed_sizes ? 1 : 0) + (edges ? kEdgePaces : 0);
+  // Groups judged alone may each hold a winner below the whole's best, and
+  // each such group is looked at on its own.
   lo.reserve_from_speedup = sum.focused_groups > 0 ? 0 : opt.min_speedup;
+  lo.look_from_speedup = sum.focused_groups > 0 ? opt.min_speedup : 0;
   lo.first_pace_s = first_measurement_estimate(before_search);
 }
 
@@ -724,8 +733,7 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   lo.facts.state = log.state;
   lo.facts.metrics = log.metrics;
 
-  set_search_deadline(opt, phases.read(), sum, !memcheck.tool.empty(),
-                      read_file(measurer.target().harness).find(".validation_size(") != std::string::npos, lo);
+  set_search_deadline(opt, phases.read(), sum, !memcheck.tool.empty(), measurer, lo);
   phases.next("loop");
   SearchLoop loop(ts.space, estimates_of(knowledge, log.state, cs.arch, ts.space), measurer, *choice.policy,
                   steady_seconds);
