@@ -67,8 +67,8 @@ TEST(SearchLoop, ExhaustsTheSpaceAndKeepsTheFastestVerified) {
 // The small space in order, each measurement taking `millis` of a fake
 // clock; `set` adjusts the measurer and the options.
 static LoopOutcome timed_run_with(long long millis,
-                                  const std::function<void(const ConfigSpace&, FakeMeasurer&, LoopOptions&)>& set) {
-  ConfigSpace space = small_space();
+                                  const std::function<void(const ConfigSpace&, FakeMeasurer&, LoopOptions&)>& set,
+                                  ConfigSpace space = small_space()) {
   FakeMeasurer m;
   FakeClock clock;
   m.clock = &clock;
@@ -482,19 +482,16 @@ TEST(SearchLoop, SearchesEachGroupAsASpaceOfItsOwnInTurn) {
 // 50); once both groups have gained by 20 s, two are kept and it does not.
 TEST(SearchLoop, KeepsTheReserveForEachGroupThatWillBeLookedAt) {
   const auto with_looks_from = [](double look_from) {
-    ConfigSpace space = two_group_space();
-    FakeClock clock;
-    FakeMeasurer m;
-    m.clock = &clock;
-    m.millis_per_measurement = 10'000;
-    m.results["A=2"] = ok(1.3);
-    m.results["B=2"] = ok(1.1);
-    InOrderPolicy p;
-    LoopOptions opt;
-    opt.budget_s = 50;
-    opt.finish_paces = 1;
-    opt.look_from_speedup = look_from;
-    return run(space, m, p, clock, opt);
+    return timed_run_with(
+        10'000,
+        [&](const ConfigSpace&, FakeMeasurer& m, LoopOptions& opt) {
+          m.results["A=2"] = ok(1.3);
+          m.results["B=2"] = ok(1.1);
+          opt.budget_s = 50;
+          opt.finish_paces = 1;
+          opt.look_from_speedup = look_from;
+        },
+        two_group_space());
   };
   EXPECT_EQ(with_looks_from(0).evaluations.size(), 3u);
   EXPECT_EQ(with_looks_from(1.02).evaluations.size(), 2u);
