@@ -23,6 +23,7 @@
 #                                         nothing written (--min-speedup 100), every configuration in the log;
 #                                         several seeds add up toward the exhaustive run issue 38 asks for
 # Environment: ONELINE_OSS (default oss/, SGEMM_CUDA/ in it), ONELINE_BUDGET (default 240) read at "before".
+# The program's figures before and after, against the exhaustive bests: bench/sgemm_search/figures.py OUT...
 set -uo pipefail
 source "$(dirname "$0")/../clangroot.sh"  # the installed tool reads sources with libclang
 OUT=${OUT:-bench/out}
