@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "common/file_util.h"
 #include "policy/default_policy.h"
 
@@ -96,6 +98,25 @@ TEST(Replay, ExhaustiveRunReachesTheRecordedBest) {
   opt.max_evals = 2;
   ReplayReport capped = replay(log, empty, default_policy, opt);
   for (const SeedRun& s : capped.runs) EXPECT_EQ(s.evaluations, 2);
+}
+
+// `policy replay --trace`: each seed's selections in the order made, with
+// what each found, so a seed that stalled can be read pick by pick.
+TEST(Replay, TheTraceListsEachSeedsSelectionsInOrder) {
+  RunLog log = synthetic();
+  kb::KnowledgeBase empty;
+  ReplayOptions opt;
+  opt.seeds = 2;
+  ReplayReport r = replay(log, empty, default_policy, opt);
+  const nlohmann::json t = nlohmann::json::parse(replay_trace_to_json(r));
+  ASSERT_EQ(t["seeds"].size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const nlohmann::json& picks = t["seeds"][i]["picks"];
+    ASSERT_EQ(picks.size(), r.runs[i].outcome.evaluations.size());
+    EXPECT_EQ(picks[0][0], r.runs[i].outcome.evaluations[0].id);
+    EXPECT_EQ(picks[0][1], status_name(r.runs[i].outcome.evaluations[0].status));
+    EXPECT_DOUBLE_EQ(t["seeds"][i]["best"].get<double>(), r.runs[i].best);
+  }
 }
 
 // Issue 42: a mean of evaluations to the band is said only of seeds that

@@ -30,6 +30,8 @@ evaluated.
   --max-evals N         stop each run after N evaluations (default: none)
   --band X              "within X of the best" (default 0.05)
   --json                print the report as JSON
+  --trace FILE          write each seed's selections in order (id, status,
+                        speedup, accepted) to FILE as JSON
 
 Exit status: 0 done, 2 bad usage or unreadable input.
 )";
@@ -42,7 +44,8 @@ int policy_replay_command(const CommandArgs& argv, const std::string& self_exe) 
   (void)self_exe;
   return run_command("policy replay", kHelp, argv, [&]() -> int {
     refuse_renamed(argv, {{"--seeds", "now --policy-seeds (--seeds is the input seeds per size in every command)"}});
-    Args args(argv, {"--policy", "--results", "--kb", "--policy-seeds", "--max-evals", "--band"}, {"--json", "--learn"});
+    Args args(argv, {"--policy", "--results", "--kb", "--policy-seeds", "--max-evals", "--band", "--trace"},
+              {"--json", "--learn"});
     std::string results = args.value("--results");
     if (results.empty()) throw UsageError("--results is required");
     std::string policy_path = args.value("--policy", "default");
@@ -76,6 +79,8 @@ int policy_replay_command(const CommandArgs& argv, const std::string& self_exe) 
       std::vector<kb::Outcome> outcomes = tuner::outcomes_of(tuner::replayed_log(log, report.runs.front()));
       if (!outcomes.empty()) kb::record_outcomes(kb_path, outcomes);
     }
+    if (const std::string trace = args.value("--trace"); !trace.empty())
+      write_file(trace, tuner::replay_trace_to_json(report) + "\n");
     std::fputs((args.flag("--json") ? tuner::replay_report_to_json(report) + "\n"
                                     : tuner::replay_report_to_text(report))
                    .c_str(),

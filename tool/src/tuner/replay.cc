@@ -166,6 +166,19 @@ std::string replay_report_to_json(const ReplayReport& r) {
   return j.dump(2);
 }
 
+std::string replay_trace_to_json(const ReplayReport& r) {
+  nlohmann::json seeds = nlohmann::json::array();
+  for (const SeedRun& s : r.runs) {
+    nlohmann::json picks = nlohmann::json::array();
+    for (const EvaluationRecord& e : s.outcome.evaluations)
+      picks.push_back({e.id, status_name(e.status), e.speedup, e.accepted});
+    seeds.push_back({{"seed", s.seed}, {"best", s.best}, {"picks", picks}});
+  }
+  return nlohmann::json{{"kernel", r.kernel}, {"policy", r.policy}, {"recorded_best", r.recorded_best},
+                        {"seeds", seeds}}
+      .dump();
+}
+
 std::string replay_report_to_text(const ReplayReport& r) {
   std::string out;
   char line[256];

@@ -85,6 +85,9 @@ ReplayReport replay(const RunLog& log, const kb::KnowledgeBase& kb,
                     const ReplayOptions& options);
 
 std::string replay_report_to_json(const ReplayReport& report);
+// Each seed's selections in order (id, status, speedup, accepted): what a
+// policy did, for finding where a seed stalled (`policy replay --trace`).
+std::string replay_trace_to_json(const ReplayReport& report);
 std::string replay_report_to_text(const ReplayReport& report);
 
 // The run log a replayed seed would have written (for KB learning).
