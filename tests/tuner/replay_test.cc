@@ -26,6 +26,14 @@ std::unique_ptr<policy::Policy> default_policy(bool* fell_back) {
   return policy::make_default_policy();
 }
 
+// The synthetic recording replayed with the default policy on `seeds` seeds.
+ReplayReport replayed(int seeds, int max_evals = 0) {
+  ReplayOptions opt;
+  opt.seeds = seeds;
+  opt.max_evals = max_evals;
+  return replay(synthetic(), kb::KnowledgeBase{}, default_policy, opt);
+}
+
 std::vector<std::string> order(const SeedRun& run) {
   std::vector<std::string> ids;
   for (const EvaluationRecord& r : run.outcome.evaluations) ids.push_back(r.id);
@@ -62,12 +70,8 @@ TEST(Replay, RecordedSpaceAndBest) {
 }
 
 TEST(Replay, DeterministicPerSeed) {
-  RunLog log = synthetic();
-  kb::KnowledgeBase empty;
-  ReplayOptions opt;
-  opt.seeds = 5;
-  ReplayReport a = replay(log, empty, default_policy, opt);
-  ReplayReport b = replay(log, empty, default_policy, opt);
+  ReplayReport a = replayed(5);
+  ReplayReport b = replayed(5);
   ASSERT_EQ(a.runs.size(), 5u);
   bool some_differ = false;
   for (std::size_t i = 0; i < a.runs.size(); ++i) {
@@ -80,11 +84,7 @@ TEST(Replay, DeterministicPerSeed) {
 }
 
 TEST(Replay, ExhaustiveRunReachesTheRecordedBest) {
-  RunLog log = synthetic();
-  kb::KnowledgeBase empty;
-  ReplayOptions opt;
-  opt.seeds = 3;
-  ReplayReport r = replay(log, empty, default_policy, opt);
+  ReplayReport r = replayed(3);
   EXPECT_EQ(r.space_size, 9u);
   EXPECT_EQ(r.reached, 3);
   for (const SeedRun& s : r.runs) {
@@ -95,19 +95,14 @@ TEST(Replay, ExhaustiveRunReachesTheRecordedBest) {
     EXPECT_EQ(s.duplicates, 1);
   }
   EXPECT_NEAR(r.mean_fraction_evaluated, 1.0, 1e-9);
-  opt.max_evals = 2;
-  ReplayReport capped = replay(log, empty, default_policy, opt);
+  ReplayReport capped = replayed(3, 2);
   for (const SeedRun& s : capped.runs) EXPECT_EQ(s.evaluations, 2);
 }
 
 // `policy replay --trace`: each seed's selections in the order made, with
 // what each found, so a seed that stalled can be read pick by pick.
 TEST(Replay, TheTraceListsEachSeedsSelectionsInOrder) {
-  RunLog log = synthetic();
-  kb::KnowledgeBase empty;
-  ReplayOptions opt;
-  opt.seeds = 2;
-  ReplayReport r = replay(log, empty, default_policy, opt);
+  ReplayReport r = replayed(2);
   const nlohmann::json t = nlohmann::json::parse(replay_trace_to_json(r));
   ASSERT_EQ(t["seeds"].size(), 2u);
   for (std::size_t i = 0; i < 2; ++i) {

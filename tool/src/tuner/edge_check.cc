@@ -15,9 +15,8 @@ std::string labels(const std::vector<BoundaryShape>& shapes) {
 
 }  // namespace
 
-bool has_edges(const EngineMeasurer& measurer) {
-  const std::string harness = read_file(measurer.target().harness);
-  return !edges_only_harness(harness, boundary_shapes(harness, measurer.target().source_text)).empty();
+bool has_edges(const std::string& harness_text, const std::string& source_text) {
+  return !edges_only_harness(harness_text, boundary_shapes(harness_text, source_text)).empty();
 }
 
 EdgeCheck start_edge_check(EngineMeasurer& measurer, const Configuration& winner) {

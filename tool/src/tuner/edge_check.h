@@ -23,9 +23,9 @@ struct EdgeCheck {
   EngineMeasurer::OtherHarness builds;
 };
 
-// Whether a winner will be checked at edges: the harness has boundary
-// shapes it can take (what start_edge_check derives, nothing built).
-bool has_edges(const EngineMeasurer& measurer);
+// Whether a winner will be checked at edges: the harness (its text) has
+// boundary shapes it can take (what start_edge_check derives, nothing built).
+bool has_edges(const std::string& harness_text, const std::string& source_text);
 
 // Derives the shapes from the measurer's harness and source and starts the
 // builds; nothing when there are none or the harness cannot take them.

@@ -82,9 +82,10 @@ ReplayReport replay(const RunLog& log, const kb::KnowledgeBase& kb,
   std::size_t parts = 1;
   part_numbers(space, &parts);
   std::map<std::string, std::string> part_of;
-  if (parts > 1)
+  if (parts > 1) {
     for (const Configuration& c : space.configs) part_of[c.id] = c.part;
-  if (parts > 1) report.recorded_best_by_part = best_by_part(part_of, log.evaluations, false);
+    report.recorded_best_by_part = best_by_part(part_of, log.evaluations, false);
+  }
   double sum_to_band = 0, sum_best = 0, sum_evaluated = 0;
   for (int i = 0; i < options.seeds; ++i) {
     SeedRun run;

@@ -293,10 +293,10 @@ class SearchLoop::Run {
   }
 
   // A measurement at the pace so far, and what follows the loop at the
-  // pace of full checks (a screen counted at 1 / its share: the look runs
-  // what screens leave out), never over half the budget; none before a measurement has ended
-  // (the first pace counts the original's build, which candidates' builds
-  // overlap), nor while there is no winner to look at: rmsnorm with BUDGET
+  // pace of full checks (full_pace()), never over half the budget; none
+  // before a measurement has ended (the first pace counts the original's
+  // build, which candidates' builds overlap), nor while there is no winner
+  // to look at: rmsnorm with BUDGET
   // 30 (an H200, 2026-11-29) stopped after 3 of its 1,535 configurations
   // and 15 s, keeping 10 s for a look at a winner it did not have.
   double measurement_and_after() const {
@@ -304,9 +304,8 @@ class SearchLoop::Run {
     const double pace = this->pace();
     const bool winner = m_opt.reserve_from_speedup <= 0 ||
                         (m_outcome.best >= 0 && m_best_speedup >= m_opt.reserve_from_speedup);
-    const double full_pace = paced ? m_full_measure_seconds / m_outcome.measured : pace;
     const double after =
-        paced && winner ? std::min(m_opt.finish_paces * full_pace * looks_ahead(), 0.5 * m_opt.budget_s) : 0.0;
+        paced && winner ? std::min(m_opt.finish_paces * full_pace() * looks_ahead(), 0.5 * m_opt.budget_s) : 0.0;
     return pace + after;
   }
 
@@ -382,6 +381,10 @@ class SearchLoop::Run {
   double pace() const {
     return m_outcome.measured > 0 ? m_measure_seconds / m_outcome.measured : m_opt.first_pace_s;
   }
+
+  // The pace had each measurement been a full check: a screen counts at its
+  // time over its share (the look runs what screens leave out). Once paced.
+  double full_pace() const { return m_full_measure_seconds / m_outcome.measured; }
 
   void select_and_start() {
     const std::vector<std::size_t> chosen = picks();
@@ -461,7 +464,7 @@ class SearchLoop::Run {
       ++m_outcome.measured;
       const double took = m_loop.m_clock() - f.started;
       m_measure_seconds += took;
-      m_full_measure_seconds += f.m.screen_share > 0 ? took / std::min(1.0, f.m.screen_share) : took;
+      m_full_measure_seconds += f.m.screen_share > 0 ? took / f.m.screen_share : took;
       if (f.m.compile_s > 0) {
         m_build_seconds += f.m.compile_s;
         ++m_builds_timed;

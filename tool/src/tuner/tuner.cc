@@ -649,8 +649,9 @@ EvalRequest::Memcheck winner_memcheck(const Toolchain& tc) {
 constexpr double kEdgePaces = 2;  // kernels 5 and 6: 14 s at full checks of 5.7 s (an H200, 2026-11-30)
 void set_search_deadline(const TuneOptions& opt, const PhaseClock::Reading& before_search, const TuneSummary& sum,
                          bool memcheck, const EngineMeasurer& measurer, LoopOptions& lo) {
-  const bool untimed_sizes = read_file(measurer.target().harness).find(".validation_size(") != std::string::npos;
-  const bool edges = has_edges(measurer);
+  const std::string harness = read_file(measurer.target().harness);
+  const bool untimed_sizes = harness.find(".validation_size(") != std::string::npos;
+  const bool edges = has_edges(harness, measurer.target().source_text);
   lo.budget_s = search_budget(opt.budget_s, before_search);
   lo.finish_paces = (sum.focused_groups > 0 ? 5 : 2 + sum.launchers_alone) + (memcheck ? 2 : 0) +
                     (untimed_sizes ? 1 : 0) + (edges ? kEdgePaces : 0);
