@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/file_util.h"
+#include "judge/early_look.h"
 
 namespace fs = std::filesystem;
 
@@ -197,6 +198,64 @@ TEST_F(JudgeTest, MissingRunsAreACrash) {
   reference();
   add_run(m_cand, "cand", 1, answer(1));
   EXPECT_EQ(judge().status, Status::crashed);
+}
+
+// The candidate's report so far, as its process writes it once its
+// correctness runs are done (kCorrectnessReportFile).
+class EarlyJudgeTest : public JudgeTest {
+ protected:
+  void write_interim() {
+    write_file_atomic((m_root / "cand" / kCorrectnessReportFile).string(), report_to_json(m_cand));
+  }
+  std::optional<Verdict> early() {
+    m_checks.clear();
+    return judge_correctness_early(m_ref, (m_root / "ref").string(), (m_root / "cand").string(),
+                                   calibrate(m_ref, (m_root / "ref").string()), &m_checks);
+  }
+};
+
+TEST_F(EarlyJudgeTest, AWrongFirstRunIsAFailureBeforeTheRest) {
+  reference();
+  add_run(m_cand, "cand", 1, {0, 0, 0, 0});
+  add_run(m_cand, "cand", 2, answer(2));
+  write_interim();
+  std::optional<Verdict> v = early();
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->status, Status::wrong_result) << v->detail;
+  ASSERT_EQ(m_checks.size(), 2u);
+  EXPECT_FALSE(m_checks[0].passed);
+}
+
+TEST_F(EarlyJudgeTest, RunsThatPassDecideNothing) {
+  reference();
+  add_run(m_cand, "cand", 1, answer(1));
+  add_run(m_cand, "cand", 2, answer(2));
+  write_interim();
+  EXPECT_FALSE(early().has_value());
+}
+
+TEST_F(EarlyJudgeTest, NoUsableReportDecidesNothing) {
+  reference();
+  add_run(m_cand, "cand", 1, {0, 0, 0, 0});
+  EXPECT_FALSE(early().has_value()) << "not written yet";
+  write_file_atomic((m_root / "cand" / kCorrectnessReportFile).string(), "{\"runs\": [");
+  EXPECT_FALSE(early().has_value()) << "torn";
+  for (std::uint64_t s : {1, 2, 3, 1, 2}) add_run(m_cand, "cand", s, {0, 0, 0, 0});
+  write_interim();
+  EXPECT_FALSE(early().has_value()) << "more runs than the original made";
+}
+
+TEST_F(EarlyJudgeTest, TheLookJudgesOnceWhenTheReportAppears) {
+  reference();
+  const Calibration cal = calibrate(m_ref, (m_root / "ref").string());
+  EarlyLook look(m_ref, (m_root / "ref").string(), (m_root / "cand").string(), cal);
+  EXPECT_FALSE(look.failed());
+  add_run(m_cand, "cand", 1, {0, 0, 0, 0});
+  write_interim();
+  EXPECT_TRUE(look.failed());
+  EXPECT_EQ(look.verdict().status, Status::wrong_result);
+  EXPECT_NE(look.verdict().detail.find("stopped before its timing"), std::string::npos) << look.verdict().detail;
+  EXPECT_EQ(look.checks().size(), 1u);
 }
 
 TEST(JudgeProcess, MapsHowTheProcessEnded) {

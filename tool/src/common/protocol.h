@@ -14,6 +14,11 @@ namespace kernelblaster {
 // The file a harness process writes into its output directory once it holds
 // the GPU lock: the tool's deadline for the process starts then.
 inline constexpr const char* kLockHeldMarker = "gpu-lock-held";
+// The report so far, written beside the dumps once a harness process's
+// correctness runs are done, before its timing: the judge compares those
+// runs while the timing goes on and stops a candidate that failed them
+// (judge_correctness_early). Only report.json, written last, vouches for a run.
+inline constexpr const char* kCorrectnessReportFile = "report.correctness.json";
 
 struct RunRequest {
   int size = 0;            // index into the harness's sizes

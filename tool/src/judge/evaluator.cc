@@ -12,6 +12,7 @@
 #include "common/json_fields.h"
 #include "common/protocol.h"
 #include "common/text.h"
+#include "judge/early_look.h"
 #include "judge/judge.h"
 #include "judge/kernel_speeds.h"
 #include "judge/memcheck.h"
@@ -195,7 +196,7 @@ std::shared_ptr<const ReferenceRun> original_side(const std::string& ref_bin, Ca
 // `kept` (may be null): the original's runs to reuse and keep.
 Round play(const std::string& ref_bin, CandidateProgram& cand_prog, const Plan& plan, const std::string& work,
            const std::string& tag, double timeout_s, const ProcessLimits& limits, ReferenceRuns* kept,
-           const ProfileRequest& profile = {}) {
+           const ProfileRequest& profile = {}, bool early_look = false) {
   Round round;
   PhaseClock phase{round, tag};
   const std::shared_ptr<const ReferenceRun> original =
@@ -220,11 +221,19 @@ Round play(const std::string& ref_bin, CandidateProgram& cand_prog, const Plan& 
   cand_plan.isolate = true;        // nothing of torch's answer within the call's reach (KernelBench)
   cand_plan.keep_initial_outputs = ref.report.kept_initial_outputs;
   const double cand_timeout = candidate_deadline(timeout_s, ref.process.seconds);
-  HarnessRun cand = run_harness(*cand_bin, cand_plan, work + "/candidate/" + tag, cand_timeout,
-                                candidate_process_limits(limits, kept ? kept->dir() : work + "/reference", *cand_bin));
+  const std::string cand_dir = work + "/candidate/" + tag;
+  EarlyLook early(ref.report, ref.out_dir, cand_dir, round.calibration);
+  HarnessRun cand = run_harness(*cand_bin, cand_plan, cand_dir, cand_timeout,
+                                candidate_process_limits(limits, kept ? kept->dir() : work + "/reference", *cand_bin),
+                                [&early, early_look] { return early_look && early.failed(); });
   phase("candidate process");
   note_process(round.sandbox, cand.process);
   round.sandbox.add_candidate(cand.process.view_isolated);
+  if (cand.process.cancelled) {
+    round.verdict = early.verdict();
+    round.checks = early.checks();
+    return round;
+  }
   add_process_phases(round, phase.prefix() + "candidate", cand);
   if (cand.has_report) round.candidate = cand.report;
   round.verdict = judge_run(cand);
@@ -493,7 +502,7 @@ class EvaluationRun {
 
   Round play_round(const Plan& plan, const std::string& tag, const ProfileRequest& profile = {}) {
     Round r = play(m_reference.binary, m_program, plan, m_work, tag, m_req.run_timeout_s, m_limits, kept_runs(),
-                   profile);
+                   profile, m_req.screening);
     m_res.sandbox.add(r.sandbox);
     return r;
   }

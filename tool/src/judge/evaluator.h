@@ -44,7 +44,11 @@ struct EvalRequest {
   // its winner): the first round runs each size with one seed, the timed
   // sizes again in reverse, and checks one timed call a size
   // (judge/plan_builder.h); every other check is the same. A candidate that
-  // passes is believed only after a look without it.
+  // passes is believed only after a look without it. One whose correctness
+  // runs fail is stopped before its timing (judge/early_look.h): its
+  // verdict is that failure, and the checks a whole run gets before
+  // correctness (how the process ended, untimed work, isolation, state left
+  // behind) are not made.
   bool screening = false;
   // Time the validation sizes too (a winner's second look): each is
   // reported (SizeTiming::validation_only, EvalResult::other_sizes) and none

@@ -290,6 +290,32 @@ void judge_side_effects(const RunReport& rr, const RunReport& cr, const std::str
 
 }  // namespace
 
+std::optional<Verdict> judge_correctness_early(const HarnessReport& ref, const std::string& ref_dir,
+                                               const std::string& cand_dir, const Calibration& calibration,
+                                               std::vector<RunCheck>* checks) {
+  HarnessReport cand;
+  try {
+    cand = report_from_json(read_file(cand_dir + "/" + kCorrectnessReportFile));
+  } catch (const std::exception&) {
+    // Torn, forged or never written: the whole run's report decides, as it always does.
+    return std::nullopt;
+  }
+  if (cand.runs.empty() || cand.runs.size() > ref.runs.size()) return std::nullopt;
+  HarnessReport first = ref;
+  first.runs.resize(cand.runs.size());
+  std::vector<RunCheck> early;
+  Verdict v;
+  try {
+    v = judge_correctness(first, ref_dir, cand, cand_dir, calibration, &early);
+  } catch (const std::exception&) {
+    // A dump it names that cannot be read: the whole run's judgement reads it again and says so.
+    return std::nullopt;
+  }
+  if (v.status == Status::ok) return std::nullopt;
+  if (checks) *checks = std::move(early);
+  return v;
+}
+
 Verdict judge_correctness(const HarnessReport& ref, const std::string& ref_dir, const HarnessReport& cand,
                           const std::string& cand_dir, std::vector<RunCheck>* checks) {
   return judge_correctness(ref, ref_dir, cand, cand_dir, calibrate(ref, ref_dir), checks);

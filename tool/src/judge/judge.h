@@ -2,8 +2,10 @@
 // Status. Pure functions over reports and dump files, unit-tested on host.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "common/protocol.h"
 #include "common/subprocess.h"
@@ -35,6 +37,16 @@ Verdict judge_correctness(const HarnessReport& ref, const std::string& ref_dir, 
 // The same, calibrated from the reference's own report.
 Verdict judge_correctness(const HarnessReport& ref, const std::string& ref_dir, const HarnessReport& cand,
                           const std::string& cand_dir, std::vector<RunCheck>* checks);
+
+// The candidate's correctness runs judged while its timing still runs: its
+// interim report (kCorrectnessReportFile in `cand_dir`, written once those
+// runs are done) against the same first runs of the original. A failure is
+// final, the full judgement failing on the same run; a pass decides
+// nothing, so it is returned as none, as is an interim report that is
+// absent, unreadable, or lists no runs or more than the original's.
+std::optional<Verdict> judge_correctness_early(const HarnessReport& ref, const std::string& ref_dir,
+                                               const std::string& cand_dir, const Calibration& calibration,
+                                               std::vector<RunCheck>* checks);
 
 // The original itself failing what the calibration found (reference_failed).
 Verdict judge_reference(const Calibration& calibration);

@@ -674,6 +674,7 @@ int run_driver_process(int argc, char** argv, const DriverHooks& hooks) {
   const int code = run_judged_process(runtime->runtime(), "driver", [&] {
     timed_phase(report, "discovery", [&] { runtime->discover(); });
     timed_phase(report, "correctness", [&] { runtime->runs(); });
+    runtime->runtime().write_correctness_report();
     timed_phase(report, "timing", [&] { runtime->timing(); });
     timed_phase(report, "profile", [&] { runtime->profile(); });
   });

@@ -154,6 +154,14 @@ void ProcessRuntime::flush_l2() { flush_l2_on_device(m_flush, m_flush_bytes); }
 
 void ProcessRuntime::note_persisting_l2(std::uint64_t bytes) { m_persisting = std::max(m_persisting, bytes); }
 
+void ProcessRuntime::write_correctness_report() const {
+  try {
+    write_file_atomic(m_out + "/" + kCorrectnessReportFile, report_to_json(m_report));
+  } catch (const std::exception& x) {
+    std::fprintf(stderr, "kernelblaster: no early report (%s); the judge waits for the whole run\n", x.what());
+  }
+}
+
 int run_judged_process(ProcessRuntime& runtime, const char* who, const std::function<void()>& judged) {
   const auto t0 = std::chrono::steady_clock::now();
   HarnessReport& report = runtime.m_report;

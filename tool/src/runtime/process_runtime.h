@@ -14,7 +14,9 @@
 //     failure is a note, never the verdict;
 //   - the process's end (run_judged_process): its environment and signal
 //     handlers watched from the end of set-up on, the report written once,
-//     atomically, and nothing after it (end_after_report).
+//     atomically, and nothing after it (end_after_report); before it, the
+//     report so far once the correctness runs are done, for the judge's
+//     early look (write_correctness_report).
 // What differs between the formats is only where calls come from (the
 // native harness calls the launch itself; a driver's main calls the
 // launcher, and the runtime acts inside that call) and how outputs are
@@ -64,6 +66,11 @@ class ProcessRuntime {
   // window explains counted in report.foreign_activities. Once, after the
   // correctness runs.
   void attribute_checked_calls();
+
+  // The report as it stands written to out_dir/kCorrectnessReportFile, once
+  // the correctness runs are done (protocol.h). A write that fails costs
+  // the judge its early look, nothing else.
+  void write_correctness_report() const;
 
   // The plan's profile of one call, into report.profile (with the kernels'
   // flops and bytes left to the caller). A failure is a note.

@@ -335,6 +335,7 @@ int run_plan(const Harness::Spec& spec, const Plan& plan, const std::string& out
   Session session(spec, plan, out_dir, report);
   return run_judged_process(session.runtime(), "harness", [&] {
     timed_phase(report, "correctness", [&] { session.correctness(); });
+    session.runtime().write_correctness_report();
     timed_phase(report, "timing", [&] { session.timing(); });
     timed_phase(report, "profile", [&] { session.profile(); });
   });
