@@ -5,8 +5,7 @@
                                             is split until the configurations that do not are named)
   exhaustive.py screen GEN BIN OUT.jsonl    every configuration checked at 128 and 2048 and timed
                                             at 2048, chunk by chunk; a hang (3 s) or a crash is
-                                            recorded and the chunk goes on after it; --jobs N
-                                            runs N chunks of a kernel at once
+                                            recorded and the chunk goes on after it
   exhaustive.py time GEN BIN SCREEN.jsonl OUT.jsonl [--top N]
                                             per kernel, the N fastest verified at 2048 checked at
                                             every size of the program and timed at 4096 against the
@@ -26,7 +25,6 @@ import re
 import select
 import subprocess
 import sys
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -160,74 +158,49 @@ def run_watched(cmd, on_line, hang_s=HANG_S):
     return p.wait(), running, ""
 
 
-def screen_program(bin_dir, k, prog, done, record):
-    """Runs one program's configurations that `done` lacks, restarting it
-    after each crash or hang; record(msg) takes each line."""
-    order = prog["indices"]
-    # The author's configuration opens every program; it is screened again
-    # only where none of the program's others was.
-    started = any((int(k), i) in done for i in order[1:])
-    pos = next((p for p, i in enumerate(order) if p > 0 and (int(k), i) not in done), len(order))
-    if not started:
-        pos = 0
-    while pos < len(order):
-        seen = []
-
-        def take(msg):
-            msg["kernel"] = int(k)
-            seen.append(msg)
-            record(msg)
-
-        code, running, why = run_watched([os.path.join(bin_dir, prog["name"]), "screen", str(pos)], take)
-        if code == 0:
-            break
-        if any("fatal" in m for m in seen):
-            print(f"{prog['name']}: {seen[-1]}", file=sys.stderr)
-            break
-        if running is not None and code is None:
-            record({"kernel": int(k), "i": running, "status": "hang", "detail": why})
-        stopped = running if running is not None else order[pos]
-        pos = order.index(stopped) + 1 if stopped in order else len(order)
-
-
 def screen(a):
     """Resumes where an earlier screen into the same file stopped, and stops
-    itself between programs after --until seconds. With --jobs N, N programs
-    of a kernel run at once: their restarts after crashes overlap (kernel 7
-    crashed on 976 of 1,578 configurations, about half a second each), but
-    their 2048 timings share the GPU, so each line says so ("jobs") and the
-    4096 timing (`time`, one program at a time) is the figure to read."""
+    itself between programs after --until seconds."""
     programs = json.load(open(os.path.join(a.bin, "programs.json")))
     start = time.time()
     done = set()
     if os.path.exists(a.out):
         done = {(m["kernel"], m["i"]) for m in read_jsonl(a.out) if "i" in m}
     wanted = {int(k) for k in a.kernels.split()} if a.kernels else None
-    lock = threading.Lock()
-    stopped = threading.Event()
     with open(a.out, "a") as out:
-        def record(msg):
-            if a.jobs > 1:
-                msg["jobs"] = a.jobs
-            with lock:
-                out.write(json.dumps(msg) + "\n")
-                out.flush()
-
-        def one(k, prog):
-            if a.until and time.time() - start > a.until:
-                stopped.set()
-                return
-            screen_program(a.bin, k, prog, done, record)
-
         for k, progs in sorted(programs["programs"].items(), key=lambda kv: int(kv[0])):
             if wanted is not None and int(k) not in wanted:
                 continue
-            with ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
-                for f in [pool.submit(one, k, prog) for prog in progs]:
-                    f.result()
-            if stopped.is_set():
-                print(f"stopped after {time.time() - start:.0f} s; run again to go on", flush=True)
-                return
+            for prog in progs:
+                if a.until and time.time() - start > a.until:
+                    print(f"stopped after {time.time() - start:.0f} s; run again to go on", flush=True)
+                    return
+                order = prog["indices"]
+                # The author's configuration opens every program; it is
+                # screened again only where none of the program's others was.
+                started = any((int(k), i) in done for i in order[1:])
+                pos = next((p for p, i in enumerate(order) if p > 0 and (int(k), i) not in done), len(order))
+                if not started:
+                    pos = 0
+                while pos < len(order):
+                    seen = []
+
+                    def take(msg, k=k):
+                        msg["kernel"] = int(k)
+                        seen.append(msg)
+                        out.write(json.dumps(msg) + "\n")
+
+                    code, running, why = run_watched([os.path.join(a.bin, prog["name"]), "screen", str(pos)], take)
+                    out.flush()
+                    if code == 0:
+                        break
+                    if any("fatal" in m for m in seen):
+                        print(f"{prog['name']}: {seen[-1]}", file=sys.stderr)
+                        break
+                    if running is not None and code is None:
+                        out.write(json.dumps({"kernel": int(k), "i": running, "status": "hang", "detail": why}) + "\n")
+                    stopped = running if running is not None else order[pos]
+                    pos = order.index(stopped) + 1 if stopped in order else len(order)
             print(f"kernel {k}: screened, {time.time() - start:.0f} s so far", flush=True)
 
 
@@ -331,7 +304,6 @@ def main():
     parsers["build"].add_argument("--kernels", default="")
     parsers["screen"].add_argument("--kernels", default="")
     parsers["screen"].add_argument("--until", type=float, default=0)
-    parsers["screen"].add_argument("--jobs", type=int, default=1)
     parsers["time"].add_argument("--top", type=int, default=24)
     a = ap.parse_args()
     {"build": build, "screen": screen, "time": time_top, "summary": summary}[a.stage](a)

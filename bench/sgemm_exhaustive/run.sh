@@ -6,8 +6,7 @@
 #   run.sh gen      the listing and the generated sources (here or there; needs the tool: $KB, default
 #                   build/tool/src/cli/kernelblaster, then /tmp/kb/bin/kernelblaster)
 #   run.sh build    compile every chunk on every core ($BIN)
-#   run.sh screen   check at 128 and 2048, time at 2048; resumable, stops itself after $SCREEN_S (500) s;
-#                   $SCREEN_JOBS (1) programs at once (for crash-heavy kernels: their timings then share the GPU)
+#   run.sh screen   check at 128 and 2048, time at 2048; resumable, stops itself after $SCREEN_S (500) s
 #   run.sh time     the $TOP (24) fastest of each kernel at 2048: checked at every size, timed at 4096
 #                   against the author's configuration; then summary.md
 #   run.sh pack     the built programs of $KERNELS, stripped, with space.json and programs.json, into
@@ -40,7 +39,6 @@ case "${1:-}" in
     ;;
   screen)
     python3 "$here/exhaustive.py" screen "$EXH/gen" "$EXH/bin" "$EXH/screen.jsonl" --until "${SCREEN_S:-500}" \
-      --jobs "${SCREEN_JOBS:-1}" \
       --kernels "${KERNELS:-}"
     keep
     ;;

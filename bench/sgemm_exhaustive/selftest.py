@@ -13,7 +13,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FAILURES = []
@@ -80,29 +79,6 @@ else:
 """
 
 
-def check_jobs(script, gen, bin_dir, work, serial):
-    """Two copies of the stand-in program screened at once (--jobs 2): each
-    gives the verdicts it gives alone, and every line says it shared the GPU."""
-    jobs_dir = os.path.join(work, "bin-jobs")
-    shutil.copytree(bin_dir, jobs_dir)
-    shutil.copy(os.path.join(jobs_dir, "k9_c000"), os.path.join(jobs_dir, "k9_c001"))
-    index = json.load(open(os.path.join(jobs_dir, "programs.json")))
-    index["programs"]["9"].append({"name": "k9_c001", "indices": index["programs"]["9"][0]["indices"]})
-    json.dump(index, open(os.path.join(jobs_dir, "programs.json"), "w"))
-    out = os.path.join(work, "screen-jobs.jsonl")
-    began = time.time()
-    r = run([sys.executable, script, "screen", gen, jobs_dir, out, "--jobs", "2"])
-    took = time.time() - began
-    rows = [json.loads(line) for line in open(out) if line.strip()] if r.returncode == 0 else []
-    status = {m["i"]: m["status"] for m in rows if "i" in m}
-    check(status == serial and len([m for m in rows if "i" in m]) == 2 * len(serial),
-          f"--jobs 2 screens both programs with the verdicts of one: {status} {r.stderr[-300:]}")
-    check(all(m.get("jobs") == 2 for m in rows), "each line of a shared screen names its jobs")
-    # Each program hangs once (3 s) before the watcher gives up on it: one
-    # after the other takes about 6.3 s here, at once about 3.2 s.
-    check(took < 5.0, f"the two programs ran at once ({took:.1f} s)")
-
-
 def run(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, **kw)
 
@@ -156,7 +132,6 @@ def main():
               f"each configuration screened once, the hang and the crash named: {status}")
         r = run([sys.executable, script, "screen", gen, bin_dir, screen])
         check(len([line for line in open(screen) if line.strip()]) == len(rows), "a second screen resumes: nothing again")
-        check_jobs(script, gen, bin_dir, work, status)
         timed = os.path.join(work, "time.jsonl")
         r = run([sys.executable, script, "time", gen, bin_dir, screen, timed, "--top", "2"])
         check(r.returncode == 0, "time runs: " + r.stderr[-300:])
