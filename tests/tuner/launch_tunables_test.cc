@@ -277,6 +277,20 @@ TEST(LaunchTunables, ConstraintsComeFromTheCodeAndTheKernelTemplate) {
   for (const Constraint& c : l.constraints) EXPECT_TRUE(c.holds(defaults)) << c.text();
 }
 
+TEST(LaunchReading, SharedBytesCountObjectsBesideArrays) {
+  // SGEMM_CUDA's kernel 12: two block barriers beside the tiles; at 48 KiB
+  // of tiles ptxas refuses it (0xc010 bytes).
+  const std::string body =
+      "{ __shared__ cuda::barrier<cuda::thread_scope::thread_scope_block> front;\n"
+      "  __shared__ cuda::barrier<cuda::thread_scope::thread_scope_block> back;\n"
+      "  __shared__ float As[2 * BM * BK];\n  __shared__ float Bs[2 * BK * BN];\n  __shared__ int count; }";
+  EXPECT_EQ(reading::shared_bytes(body), "8 + 8 + 4 * (2 * BM * BK) + 4 * (2 * BK * BN) + 4");
+  // An object of a type it does not know is left out; an array of one leaves no bound.
+  EXPECT_EQ(reading::shared_bytes("{ __shared__ Opaque o; __shared__ float t[64]; }"), "4 * (64)");
+  EXPECT_EQ(reading::shared_bytes("{ __shared__ Opaque o[4]; __shared__ float t[64]; }"), "");
+  EXPECT_EQ(reading::shared_bytes("{ extern __shared__ float dyn[]; __shared__ float t[64]; }"), "4 * (64)");
+}
+
 TEST(LaunchTunables, AKernelTemplateInAHeaderIsRead) {
   const fs::path dir = fs::temp_directory_path() / "kb_launch_tunables_header";
   fs::create_directories(dir / "inc");
