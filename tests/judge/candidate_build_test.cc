@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -44,6 +47,81 @@ TEST(BuildHarness, ACompileErrorIsTheSourcesFault) {
   EXPECT_FALSE(b.nvcc_unusable);
   EXPECT_EQ(b.failure, Status::compile_failed);
   EXPECT_NE(b.first_error.find("identifier \"x\" is undefined"), std::string::npos) << b.first_error;
+}
+
+// A stand-in nvcc that logs each command line and makes what -o names;
+// compiling a file named bad.cu fails as nvcc would, and compiling h.cu
+// takes a moment (so concurrent builds overlap).
+fs::path logging_nvcc(const fs::path& dir) {
+  fs::create_directories(dir);
+  const fs::path fake = dir / "nvcc";
+  std::ofstream(fake) << "#!/bin/sh\n"
+                         "echo \"$*\" >> " << (dir / "log").string() << "\n"
+                         "case \"$*\" in *bad.cu*) echo 'bad.cu(1): error: this harness does not compile'; exit 1;; esac\n"
+                         "case \"$*\" in *'-c '*h.cu*) sleep 0.2;; esac\n"
+                         "while [ $# -gt 0 ]; do if [ \"$1\" = -o ]; then : > \"$2\"; fi; shift; done\n";
+  fs::permissions(fake, fs::perms::owner_all);
+  return fake;
+}
+
+std::vector<std::string> log_lines(const fs::path& dir) {
+  std::vector<std::string> lines;
+  std::ifstream in(dir / "log");
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+int count_with(const std::vector<std::string>& lines, const std::string& part) {
+  return static_cast<int>(std::count_if(lines.begin(), lines.end(),
+                                        [&](const std::string& l) { return l.find(part) != std::string::npos; }));
+}
+
+TEST(HarnessObjects, TheHarnessIsCompiledOnceForEachSetOfOptions) {
+  const fs::path dir = fs::temp_directory_path() / ("kb-harness-objects-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  Toolchain tc{logging_nvcc(dir).string(), "/i", "/l/libkernelblaster_harness.a", "/l64"};
+  std::ofstream(dir / "h.cu") << "// the harness\n";
+  std::ofstream(dir / "k.cu") << "// the source\n";
+  HarnessObjects objects((dir / "objects").string());
+  CompileSettings plain, fast;
+  fast.flags = {"-use_fast_math"};
+  std::vector<std::thread> builds;
+  std::vector<BuildOutcome> outcomes(4);
+  for (int i = 0; i < 4; ++i)
+    builds.emplace_back([&, i] {
+      outcomes[i] = build_harness(tc, i == 3 ? fast : plain, (dir / "h.cu").string(), (dir / "k.cu").string(),
+                                  (dir / ("c" + std::to_string(i))).string(), 30, &objects);
+    });
+  for (std::thread& t : builds) t.join();
+  for (const BuildOutcome& b : outcomes) EXPECT_TRUE(b.ok) << b.first_error;
+  const std::vector<std::string> lines = log_lines(dir);
+  // Three builds with one set of options share one compile of the harness; the fourth's flag makes another.
+  EXPECT_EQ(count_with(lines, "-c " + (dir / "h.cu").string()), 2) << ::testing::PrintToString(lines);
+  EXPECT_EQ(count_with(lines, "-c " + (dir / "k.cu").string()), 4);
+  // Each links the shared object with its own, as the one-command build links them.
+  const int links = count_with(lines, "/harness.o ");
+  EXPECT_EQ(links, 4);
+  EXPECT_EQ(count_with(lines, "kernel.o /l/libkernelblaster_harness.a -L/l64 -lcupti -ldl"), 4);
+  EXPECT_TRUE(fs::exists(outcomes[0].binary));
+  fs::remove_all(dir);
+}
+
+TEST(HarnessObjects, AHarnessThatDoesNotCompileFailsEachBuildWithItsError) {
+  const fs::path dir = fs::temp_directory_path() / ("kb-harness-objects-bad-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  Toolchain tc{logging_nvcc(dir).string(), "/i", "/l/libkernelblaster_harness.a", "/l64"};
+  std::ofstream(dir / "bad.cu") << "// a harness that does not compile\n";
+  std::ofstream(dir / "k.cu") << "// the source\n";
+  HarnessObjects objects((dir / "objects").string());
+  for (const char* scratch : {"c0", "c1"}) {
+    BuildOutcome b =
+        build_harness(tc, {}, (dir / "bad.cu").string(), (dir / "k.cu").string(), (dir / scratch).string(), 30, &objects);
+    EXPECT_FALSE(b.ok);
+    EXPECT_EQ(b.failure, Status::compile_failed);
+    EXPECT_NE(b.first_error.find("this harness does not compile"), std::string::npos) << b.first_error;
+  }
+  EXPECT_EQ(count_with(log_lines(dir), "-c "), 1) << "compiled once, the source never";
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -117,17 +117,26 @@ std::vector<std::string> compile_options(const Toolchain& tc, const CompileSetti
   return cmd;
 }
 
+// What follows a harness program's inputs (its sources or objects): the
+// harness runtime, CUPTI, the original's libraries, the rpath, the output.
+void append_link(std::vector<std::string>& cmd, const Toolchain& tc, const CompileSettings& cs,
+                 const std::string& harness, const std::string& output) {
+  cmd.insert(cmd.end(), {tc.harness_lib, "-L" + tc.cuda_lib_dir, "-lcupti", "-ldl"});
+  cmd.insert(cmd.end(), cs.libraries.begin(), cs.libraries.end());
+  cmd.insert(cmd.end(), {"-Xlinker", "-rpath=" + tc.cuda_lib_dir});
+  if (replays_recorded_launches(harness))
+    cmd.insert(cmd.end(), {"-Xlinker", "--unresolved-symbols=ignore-all", "-Xlinker", "--allow-multiple-definition"});
+  cmd.insert(cmd.end(), {"-o", output});
+}
+
 }  // namespace
 
 std::vector<std::string> harness_build_command(const Toolchain& tc, const CompileSettings& cs,
                                                const std::string& harness, const std::string& kernel_source,
                                                const std::string& output) {
   std::vector<std::string> cmd = compile_options(tc, cs, "-lineinfo");
-  cmd.insert(cmd.end(), {harness, kernel_source, tc.harness_lib, "-L" + tc.cuda_lib_dir, "-lcupti", "-ldl"});
-  cmd.insert(cmd.end(), cs.libraries.begin(), cs.libraries.end());
-  cmd.insert(cmd.end(), {"-Xlinker", "-rpath=" + tc.cuda_lib_dir, "-o", output});
-  if (replays_recorded_launches(harness))
-    cmd.insert(cmd.end() - 2, {"-Xlinker", "--unresolved-symbols=ignore-all", "-Xlinker", "--allow-multiple-definition"});
+  cmd.insert(cmd.end(), {harness, kernel_source});
+  append_link(cmd, tc, cs, harness, output);
   return cmd;
 }
 
@@ -163,15 +172,65 @@ BuildOutcome build_not_attempted(const std::string& why) {
   return b;
 }
 
+BuildOutcome HarnessObjects::object(const Toolchain& tc, const CompileSettings& cs, const std::string& harness,
+                                   double timeout_s) {
+  const std::string path = fs::absolute(harness).string();
+  std::vector<std::string> cmd = compile_options(tc, cs, "-lineinfo");
+  std::string text;
+  if (!read_file_if_present(path, &text)) return build_not_attempted("the harness " + path + " cannot be read");
+  std::string key;
+  for (const std::string& word : cmd) key += word + '\n';
+  key += path + '\n' + text;
+  std::promise<BuildOutcome> mine;
+  std::shared_future<BuildOutcome> found;
+  std::string dir;
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    auto it = m_objects.find(key);
+    if (it == m_objects.end()) {
+      dir = m_dir + "/h" + std::to_string(m_objects.size());
+      found = mine.get_future().share();
+      m_objects.emplace(key, found);
+    } else {
+      found = it->second;
+    }
+  }
+  if (dir.empty()) return found.get();  // compiled, or being compiled, by another caller
+  try {
+    fs::create_directories(dir);
+    BuildOutcome b;
+    b.binary = dir + "/harness.o";
+    cmd.insert(cmd.end(), {"-c", path, "-o", b.binary});
+    mine.set_value(run_nvcc(tc, cmd, dir, timeout_s, b));
+  } catch (const std::exception& x) {
+    mine.set_value(build_not_attempted(std::string("the harness's object: ") + x.what()));
+  }
+  return found.get();
+}
+
 BuildOutcome build_harness(const Toolchain& tc, const CompileSettings& cs, const std::string& harness,
-                           const std::string& kernel_source, const std::string& scratch_dir, double timeout_s) {
+                           const std::string& kernel_source, const std::string& scratch_dir, double timeout_s,
+                           HarnessObjects* objects) {
   BuildOutcome b;
   fs::create_directories(scratch_dir);
   b.binary = (fs::path(scratch_dir) / "harness").string();
-  return run_nvcc(tc,
-                  harness_build_command(tc, cs, fs::absolute(harness).string(), fs::absolute(kernel_source).string(),
-                                        b.binary),
-                  scratch_dir, timeout_s, b);
+  const std::string harness_path = fs::absolute(harness).string(), source = fs::absolute(kernel_source).string();
+  if (!objects) return run_nvcc(tc, harness_build_command(tc, cs, harness_path, source, b.binary), scratch_dir, timeout_s, b);
+  BuildOutcome shared = objects->object(tc, cs, harness_path, timeout_s);
+  if (!shared.ok) return shared;
+  BuildOutcome own;
+  own.binary = (fs::path(scratch_dir) / "kernel.o").string();
+  std::vector<std::string> cmd = compile_options(tc, cs, "-lineinfo");
+  cmd.insert(cmd.end(), {"-c", source, "-o", own.binary});
+  own = run_nvcc(tc, cmd, scratch_dir, timeout_s, own);
+  if (!own.ok) return own;
+  cmd = compile_options(tc, cs, "-lineinfo");
+  cmd.insert(cmd.end(), {shared.binary, own.binary});
+  append_link(cmd, tc, cs, harness_path, b.binary);
+  b = run_nvcc(tc, cmd, scratch_dir, timeout_s, b);
+  b.seconds += own.seconds;
+  b.log = own.log + b.log;
+  return b;
 }
 
 BuildOutcome build_object(const Toolchain& tc, const CompileSettings& cs, const std::string& kernel_source,

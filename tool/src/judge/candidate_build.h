@@ -2,6 +2,9 @@
 // candidate) with nvcc, in a scratch directory of its own.
 #pragma once
 
+#include <future>
+#include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -86,8 +89,35 @@ struct BuildOutcome {
 // `why` as its first error.
 BuildOutcome build_not_attempted(const std::string& why);
 
+// A run's harness compiled once for each set of compile options, so that a
+// candidate's build is its own source's compile and a link. On the
+// development machine, softmax's candidate build took 4.1-4.6 s as one nvcc
+// of the harness and the source, and 1.3-1.4 s as the source's compile and
+// the link (2026-11-30).
+//
+// The key is every compile option (definitions, flags, arch, include
+// directories) with the harness's path and text. So a candidate whose
+// settings reach the harness gets a harness object of its own: a macro the
+// harness reads (EngineMeasurer's harness_macros), a launcher mask, a flag.
+// Thread-safe: the first caller of a key compiles it, the others wait.
+class HarnessObjects {
+ public:
+  explicit HarnessObjects(std::string dir) : m_dir(std::move(dir)) {}
+  // `binary` is the object, or the outcome says why the harness did not compile.
+  BuildOutcome object(const Toolchain& tc, const CompileSettings& cs, const std::string& harness, double timeout_s);
+
+ private:
+  std::string m_dir;
+  std::mutex m_mutex;
+  std::map<std::string, std::shared_future<BuildOutcome>> m_objects;
+};
+
+// `objects` given: its object of the harness, the source compiled alone, and
+// the two linked as harness_build_command links them. Without it: one nvcc
+// for both.
 BuildOutcome build_harness(const Toolchain& tc, const CompileSettings& cs, const std::string& harness,
-                           const std::string& kernel_source, const std::string& scratch_dir, double timeout_s);
+                           const std::string& kernel_source, const std::string& scratch_dir, double timeout_s,
+                           HarnessObjects* objects = nullptr);
 
 // `kernel_source` alone compiled to an object (`binary` names it), with the
 // settings a harness build uses: what judge/object_bound.h reads.

@@ -18,7 +18,11 @@ namespace kernelblaster::tuner {
 
 EngineMeasurer::EngineMeasurer(Toolchain toolchain, GpuProbe& probe, CompilePool& pool, SassHasher* hasher,
                                EngineTarget target)
-    : m_toolchain(std::move(toolchain)), m_probe(probe), m_hasher(hasher), m_target(std::move(target)),
+    : m_toolchain(std::move(toolchain)),
+      m_harness_objects(target.work_dir + "/harness-objects"),
+      m_probe(probe),
+      m_hasher(hasher),
+      m_target(std::move(target)),
       m_search_seed(make_seeds(1, 0)[0]),
       m_reference_runs(std::make_shared<ReferenceRuns>(m_target.work_dir + "/reference-runs")), m_pool(pool),
       m_builds(pool, m_target.work_dir + "/candidates",
@@ -38,7 +42,7 @@ EngineMeasurer::~EngineMeasurer() {
 bool EngineMeasurer::build_reference(std::string* why) {
   std::string dir = m_target.work_dir + "/reference";
   BuildOutcome b = build_harness(m_toolchain, m_target.compile, m_target.harness, m_target.source, dir,
-                                 m_target.build_timeout_s);
+                                 m_target.build_timeout_s, &m_harness_objects);
   if (!b.ok) {
     if (why) *why = b.first_error;
     return false;
@@ -74,7 +78,7 @@ CandidateBuild EngineMeasurer::build(const Configuration& config, const std::str
   CompileSettings cs = settings_of(config);
   if (mask != 0) cs.definitions.push_back(launcher_mask_definition(mask));
   b.outcome = build_harness(m_toolchain, cs, harness ? *harness : m_target.harness, b.source_path, dir,
-                            m_target.build_timeout_s);
+                            m_target.build_timeout_s, &m_harness_objects);
   if (b.outcome.ok && m_hasher && !harness) b.hash = m_hasher->hash(b.outcome.binary);
   return b;
 }
@@ -87,11 +91,12 @@ std::shared_future<BuildOutcome> EngineMeasurer::reference_for(std::uint64_t mas
   dir << m_target.work_dir << "/reference-" << std::hex << mask;
   CompileSettings cs = m_target.compile;
   cs.definitions.push_back(launcher_mask_definition(mask));
-  // By value: the job owes nothing to this object but the wait in its destructor.
+  // By value: the job owes nothing to this object but the harness objects,
+  // which outlive it (the destructor waits for it).
   auto future = m_pool.submit([tc = m_toolchain, cs, harness = m_target.harness, source = m_target.source,
-                               dir = dir.str(), timeout = m_target.build_timeout_s] {
+                               dir = dir.str(), timeout = m_target.build_timeout_s, objects = &m_harness_objects] {
     try {
-      return build_harness(tc, cs, harness, source, dir, timeout);
+      return build_harness(tc, cs, harness, source, dir, timeout, objects);
     } catch (const std::exception& x) {
       return build_not_attempted(x.what());
     }
