@@ -8,7 +8,7 @@ machine code (every .text section of every cubin in their fatbins). Needs
 nvcc and the build tree's harness library; no GPU.
 
   compare.py HARNESS_LIB [--nvcc NVCC] [--cuda-lib DIR] [--rounds 3] [--pair NAME HARNESS SOURCE INCLUDE ...]
-             [--json OUT]
+             [--extra-link "WORDS"] [--json OUT]
 
 HARNESS_LIB: the build tree's libkernelblaster_harness.a.
 
@@ -61,7 +61,7 @@ def compare(a, name, harness, source, includes):
     lib, cuda_lib = os.path.abspath(a.harness_lib), a.cuda_lib
     opts = [a.nvcc, "-std=c++17", "-O3", "-lineinfo", "-arch=sm_90", "-I" + os.path.join(ROOT, "tool", "include")]
     opts += ["-I" + d for d in includes]
-    link = [lib, "-L" + cuda_lib, "-lcupti", "-ldl", "-Xlinker", "-rpath=" + cuda_lib]
+    link = [lib, "-L" + cuda_lib, "-lcupti", "-ldl"] + a.extra_link.split() + ["-Xlinker", "-rpath=" + cuda_lib]
     work = tempfile.mkdtemp(prefix="kb-build-compare-")
     one, split = [], []
     harness_s = timed(opts + ["-c", harness, "-o", "harness.o"], work)
@@ -83,6 +83,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--pair", nargs="+", action="append", help="NAME HARNESS SOURCE INCLUDE...")
     ap.add_argument("--json")
+    ap.add_argument("--extra-link", default="", help="words the link adds for every pair (a source's libraries, "
+                    "a replay harness's -Xlinker options), as the tool's link line would")
     a = ap.parse_args()
     ex = os.path.join(ROOT, "examples", "kernels")
     pairs = a.pair or [[e, os.path.join(ex, "harness", e + "_harness.cu"), os.path.join(ex, "src", e + ".cu"),
