@@ -91,9 +91,9 @@ BuildOutcome build_not_attempted(const std::string& why);
 
 // A run's harness compiled once for each set of compile options, so that a
 // candidate's build is its own source's compile and a link. On the
-// development machine, softmax's candidate build took 4.1-4.6 s as one nvcc
-// of the harness and the source, and 1.3-1.4 s as the source's compile and
-// the link (2026-11-30).
+// development machine, softmax's candidate build took 2.96 s as one nvcc of
+// the harness and the source, and 1.08 s as the source's compile and the
+// link (2026-11-30, bench/candidate_build).
 //
 // The key is every compile option (definitions, flags, arch, include
 // directories) with the harness's path and text. So a candidate whose
