@@ -76,22 +76,37 @@ int count_with(const std::vector<std::string>& lines, const std::string& part) {
                                         [&](const std::string& l) { return l.find(part) != std::string::npos; }));
 }
 
+// A scratch directory with the logging nvcc, a harness, a source and the run's harness objects.
+struct LoggedBuilds {
+  LoggedBuilds(const std::string& name, const std::string& harness_name)
+      : dir(fs::temp_directory_path() / (name + "-" + std::to_string(::getpid()))),
+        harness((dir / harness_name).string()),
+        source((dir / "k.cu").string()),
+        objects((dir / "objects").string()) {
+    fs::remove_all(dir);
+    tc = {logging_nvcc(dir).string(), "/i", "/l/libkernelblaster_harness.a", "/l64"};
+    std::ofstream(harness) << "// the harness\n";
+    std::ofstream(source) << "// the source\n";
+  }
+  ~LoggedBuilds() { fs::remove_all(dir); }
+  BuildOutcome build(const CompileSettings& cs, const std::string& scratch) {
+    return build_harness(tc, cs, harness, source, (dir / scratch).string(), 30, &objects);
+  }
+  fs::path dir;
+  Toolchain tc;
+  std::string harness, source;
+  HarnessObjects objects;
+};
+
 TEST(HarnessObjects, TheHarnessIsCompiledOnceForEachSetOfOptions) {
-  const fs::path dir = fs::temp_directory_path() / ("kb-harness-objects-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  Toolchain tc{logging_nvcc(dir).string(), "/i", "/l/libkernelblaster_harness.a", "/l64"};
-  std::ofstream(dir / "h.cu") << "// the harness\n";
-  std::ofstream(dir / "k.cu") << "// the source\n";
-  HarnessObjects objects((dir / "objects").string());
+  LoggedBuilds run("kb-harness-objects", "h.cu");
+  const fs::path& dir = run.dir;
   CompileSettings plain, fast;
   fast.flags = {"-use_fast_math"};
   std::vector<std::thread> builds;
   std::vector<BuildOutcome> outcomes(4);
   for (int i = 0; i < 4; ++i)
-    builds.emplace_back([&, i] {
-      outcomes[i] = build_harness(tc, i == 3 ? fast : plain, (dir / "h.cu").string(), (dir / "k.cu").string(),
-                                  (dir / ("c" + std::to_string(i))).string(), 30, &objects);
-    });
+    builds.emplace_back([&, i] { outcomes[i] = run.build(i == 3 ? fast : plain, "c" + std::to_string(i)); });
   for (std::thread& t : builds) t.join();
   for (const BuildOutcome& b : outcomes) EXPECT_TRUE(b.ok) << b.first_error;
   const std::vector<std::string> lines = log_lines(dir);
@@ -103,25 +118,17 @@ TEST(HarnessObjects, TheHarnessIsCompiledOnceForEachSetOfOptions) {
   EXPECT_EQ(links, 4);
   EXPECT_EQ(count_with(lines, "kernel.o /l/libkernelblaster_harness.a -L/l64 -lcupti -ldl"), 4);
   EXPECT_TRUE(fs::exists(outcomes[0].binary));
-  fs::remove_all(dir);
 }
 
 TEST(HarnessObjects, AHarnessThatDoesNotCompileFailsEachBuildWithItsError) {
-  const fs::path dir = fs::temp_directory_path() / ("kb-harness-objects-bad-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  Toolchain tc{logging_nvcc(dir).string(), "/i", "/l/libkernelblaster_harness.a", "/l64"};
-  std::ofstream(dir / "bad.cu") << "// a harness that does not compile\n";
-  std::ofstream(dir / "k.cu") << "// the source\n";
-  HarnessObjects objects((dir / "objects").string());
+  LoggedBuilds run("kb-harness-objects-bad", "bad.cu");
   for (const char* scratch : {"c0", "c1"}) {
-    BuildOutcome b =
-        build_harness(tc, {}, (dir / "bad.cu").string(), (dir / "k.cu").string(), (dir / scratch).string(), 30, &objects);
+    BuildOutcome b = run.build({}, scratch);
     EXPECT_FALSE(b.ok);
     EXPECT_EQ(b.failure, Status::compile_failed);
     EXPECT_NE(b.first_error.find("this harness does not compile"), std::string::npos) << b.first_error;
   }
-  EXPECT_EQ(count_with(log_lines(dir), "-c "), 1) << "compiled once, the source never";
-  fs::remove_all(dir);
+  EXPECT_EQ(count_with(log_lines(run.dir), "-c "), 1) << "compiled once, the source never";
 }
 
 }  // namespace
