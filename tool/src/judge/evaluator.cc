@@ -229,7 +229,7 @@ Round play(const std::string& ref_bin, CandidateProgram& cand_prog, const Plan& 
   phase("candidate process");
   note_process(round.sandbox, cand.process);
   round.sandbox.add_candidate(cand.process.view_isolated);
-  if (cand.process.cancelled) {
+  if (cand.process.cancelled && early.failed()) {
     round.verdict = early.verdict();
     round.checks = early.checks();
     return round;
