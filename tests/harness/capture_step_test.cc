@@ -84,6 +84,17 @@ TEST_F(CaptureStepTest, GathersByLauncherAndCountsWhatItLeavesOut) {
   EXPECT_EQ(capture_file_name(g.captures.front()), "other.first.capture.json");
 }
 
+// A launcher name that is no identifier (a line break in it) is refused in
+// one line that quotes it (fuzz.recorded_calls, 2026-11-30).
+TEST_F(CaptureStepTest, ARefusedLauncherNameIsQuotedOnOneLine) {
+  record(line(source, "sca\nle", 100));
+  Gathered g = gather_recorded_calls(step.lines);
+  ASSERT_EQ(g.errors.size(), 1u);
+  EXPECT_EQ(g.errors[0].find('\n'), std::string::npos) << g.errors[0];
+  EXPECT_NE(g.errors[0].find("'sca\\nle'"), std::string::npos) << g.errors[0];
+  EXPECT_NE(g.errors[0].find("not a C identifier"), std::string::npos) << g.errors[0];
+}
+
 // Every launcher of the source that was recorded runs in the one harness
 // (a tuning changes the whole file); another source's launchers do not.
 TEST_F(CaptureStepTest, SynthesizesOneHarnessForEveryRecordedLauncherOfThisSource) {

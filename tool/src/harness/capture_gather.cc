@@ -5,6 +5,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "common/text.h"
+
 namespace fs = std::filesystem;
 
 namespace kernelblaster::harness {
@@ -46,7 +48,9 @@ Gathered gather_recorded_calls(const std::string& lines_path) {
   }
   for (const auto& [key, c] : captures) {
     try {
-      g.captures.push_back(parse_capture(c.dump(), lines_path + " (" + c["launcher"]["name"].get<std::string>() + ")"));
+      // The name as recorded, quoted: a refused one may hold a line break (found by fuzz.recorded_calls).
+      g.captures.push_back(
+          parse_capture(c.dump(), lines_path + " (" + quoted_excerpt(c["launcher"]["name"].get<std::string>()) + ")"));
     } catch (const CaptureError& x) {
       g.errors.push_back(x.what());
     }
