@@ -215,16 +215,18 @@ BuildOutcome build_harness(const Toolchain& tc, const CompileSettings& cs, const
   fs::create_directories(scratch_dir);
   b.binary = (fs::path(scratch_dir) / "harness").string();
   const std::string harness_path = fs::absolute(harness).string(), source = fs::absolute(kernel_source).string();
-  if (!objects) return run_nvcc(tc, harness_build_command(tc, cs, harness_path, source, b.binary), scratch_dir, timeout_s, b);
+  if (!objects)
+    return run_nvcc(tc, harness_build_command(tc, cs, harness_path, source, b.binary), scratch_dir, timeout_s, b);
   BuildOutcome shared = objects->object(tc, cs, harness_path, timeout_s);
   if (!shared.ok) return shared;
+  const std::vector<std::string> options = compile_options(tc, cs, "-lineinfo");
   BuildOutcome own;
   own.binary = (fs::path(scratch_dir) / "kernel.o").string();
-  std::vector<std::string> cmd = compile_options(tc, cs, "-lineinfo");
+  std::vector<std::string> cmd = options;
   cmd.insert(cmd.end(), {"-c", source, "-o", own.binary});
   own = run_nvcc(tc, cmd, scratch_dir, timeout_s, own);
   if (!own.ok) return own;
-  cmd = compile_options(tc, cs, "-lineinfo");
+  cmd = options;
   cmd.insert(cmd.end(), {shared.binary, own.binary});
   append_link(cmd, tc, cs, harness_path, b.binary);
   b = run_nvcc(tc, cmd, scratch_dir, timeout_s, b);
