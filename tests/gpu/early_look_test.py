@@ -58,7 +58,8 @@ def main():
         if not ok:
             failures.append(what)
 
-    check("tune ran", proc.returncode == 0, proc.stderr[-600:])
+    # Exit 1 is "not tuned" (nothing beat the original), the expected end here.
+    check("tune ran", proc.returncode in (0, 1) and proc.stdout.strip(), proc.stderr[-600:])
     evals = json.load(open(log))["evaluations"] if os.path.exists(log) else []
     wrong = [e for e in evals if e.get("settings", {}).get("BIAS") == "1"]
     check("BIAS=1 was tried", bool(wrong), [e.get("id") for e in evals])
@@ -66,9 +67,9 @@ def main():
         check("BIAS=1 is a wrong result", e["status"] == "wrong_result", e["status"] + ": " + e["detail"])
         check("found in its correctness runs, stopped before its timing",
               "stopped before its timing" in e["detail"], e["detail"])
-    result = json.loads(proc.stdout) if proc.returncode == 0 else {}
+    result = json.loads(proc.stdout) if proc.stdout.strip() else {}
     kept = result.get("best_config") or result.get("config") or {}
-    check("nothing wrong is kept", str(kept.get("BIAS", "0")) == "0", result)
+    check("nothing wrong is kept", bool(result) and str(kept.get("BIAS", "0")) == "0", result)
     print("early look: " + ("all checks hold" if not failures else f"{len(failures)} failed"))
     return 1 if failures else 0
 
