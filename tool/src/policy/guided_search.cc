@@ -77,6 +77,10 @@ constexpr double kWalkNoise = 0.00995;
 // The widest trust region, in steps: wider than any space's diameter.
 constexpr int kWidestTrust = 1 << 20;
 
+// The least spread of log speedups a tie's term is scaled by: before
+// anything beside the original verifies, the spread is nothing.
+constexpr double kTieFloor = 0.1;
+
 // A tunable's coordinate spans [0, 1]; a flag's is 0 or this, one step of a
 // tunable of five values: passing a flag is a small move, not the longest.
 constexpr float kFlagStep = 0.25f;
@@ -407,14 +411,84 @@ int GuidedSearch::trust_region(const Context& ctx) const {
   return radius;
 }
 
+// Whether most of the run's tries failed: where ties are worth looking
+// for (SGEMM_CUDA's kernels fail on 66-98% of their points). Where few
+// fail, the verified moves leave directions unspanned only because few
+// were made, and favouring their span narrows the search (gemm RTX 3090
+// of bench/kt_replay, no failure at all: 1.000 -> 1.019 at 200).
+bool GuidedSearch::failure_heavy(const Observations& o) const {
+  const auto failed = std::count_if(o.measured.begin(), o.measured.end(), [](const Measured& m) { return !m.verified; });
+  return failed > 0 && 2 * failed >= static_cast<std::ptrdiff_t>(o.measured.size());
+}
+
+// The run's verified points (best first) and failed tries as rank vectors,
+// for what they say about settings tied together (tied_moves.h).
+TiedMoves GuidedSearch::tied_moves(const Observations& o, const std::vector<std::size_t>& elite) const {
+  std::vector<TiedMoves::Ranks> verified, failed;
+  std::vector<char> listed(m_points.size(), 0);
+  auto ranks = [&](std::size_t p) { return TiedMoves::Ranks(m_points[p].rank.begin(), m_points[p].rank.end()); };
+  for (std::size_t e : elite) verified.push_back(ranks(e)), listed[e] = 1;
+  for (const Measured& m : o.measured)
+    if (!listed[m.point]) {
+      listed[m.point] = 1;
+      (m.verified ? verified : failed).push_back(ranks(m.point));
+    }
+  return TiedMoves(verified, failed);
+}
+
+// Where a constraint ties settings: the best point's moves that the run has
+// seen verify, made again from it, and its untried points three steps
+// away (a tie of three settings, as BM, BN and BK).
+void GuidedSearch::offer_tied_moves(const TiedMoves& tied, std::size_t best, const Observations& o,
+                                    std::vector<std::size_t>& pool) const {
+  std::set<std::size_t> pooled(pool.begin(), pool.end());
+  auto add = [&](std::size_t p) {
+    if (o.untried[p] && pooled.insert(p).second) pool.push_back(p);
+  };
+  std::vector<std::uint16_t> r(m_dims.size());
+  for (const TiedMoves::Ranks& move : tied.moves()) {
+    bool inside = true;
+    for (std::size_t d = 0; d < m_dims.size() && inside; ++d) {
+      const int v = static_cast<int>(m_points[best].rank[d]) + move[d];
+      inside = v >= 0 && v < m_size[d];
+      r[d] = static_cast<std::uint16_t>(std::max(0, v));
+    }
+    if (inside)
+      if (auto it = m_by_rank.find(rank_key(r)); it != m_by_rank.end()) add(it->second);
+  }
+  for (std::size_t p : nearest_untried(best, o, 3))
+    if (!one_step(best, p)) add(p);
+}
+
+// The tie's word on a move from the best: in the span of the verified
+// moves, up; of a class that failed, down; otherwise nothing.
+double GuidedSearch::tie_term(const TiedMoves& tied, std::size_t best, std::size_t p, double spread) const {
+  if (!tied.tied()) return 0.0;
+  TiedMoves::Ranks move(m_dims.size());
+  for (std::size_t d = 0; d < m_dims.size(); ++d)
+    move[d] = static_cast<int>(m_points[p].rank[d]) - static_cast<int>(m_points[best].rank[d]);
+  const double weight = m_options.tie_weight * std::max(spread, kTieFloor);
+  return tied.within(move) ? weight : tied.like_a_failure(move) ? -weight : 0.0;
+}
+
 std::vector<std::string> GuidedSearch::model_picks(const Context& ctx) {
   const Observations o = observe(ctx);
   const std::vector<std::size_t> elite = elites(o);
   const int radius = trust_region(ctx);
   std::vector<std::pair<double, std::size_t>> scored, outside;  // (score, point)
   std::vector<std::pair<double, double>> near;
-  for (std::size_t p : candidates(ctx, o, elite))
-    (elite.empty() || steps_between(elite.front(), p) <= radius ? scored : outside).push_back({score(p, o, near), p});
+  std::vector<std::size_t> pool = candidates(ctx, o, elite);
+  const TiedMoves tied =
+      elite.empty() || m_options.tie_weight <= 0 || !failure_heavy(o) ? TiedMoves({}, {}) : tied_moves(o, elite);
+  if (tied.tied()) offer_tied_moves(tied, elite.front(), o, pool);
+  for (std::size_t p : pool) {
+    const double tie = elite.empty() ? 0.0 : tie_term(tied, elite.front(), p, o.spread);
+    // A move of a class that failed is never within reach: once the region
+    // holds nothing else, the untried classes three steps away (SGEMM_CUDA's
+    // kernel 8: BM, BN and BK together) score above the failed ones outside.
+    const int reach = tie < 0 ? -1 : radius;
+    (elite.empty() || steps_between(elite.front(), p) <= reach ? scored : outside).push_back({score(p, o, near) + tie, p});
+  }
   // Nothing the pool offers within reach: the untried points nearest the
   // best join the far ones it offers (a tuned original's far corners crawl: 0.02x).
   if (scored.empty() && !elite.empty()) {
