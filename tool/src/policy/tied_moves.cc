@@ -25,6 +25,13 @@ TiedMoves::Ranks minus(const TiedMoves::Ranks& a, const TiedMoves::Ranks& b) {
   return d;
 }
 
+// Two residuals of one class: the same vector.
+bool same_class(const std::vector<double>& a, const std::vector<double>& b) {
+  double s = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) s += (a[i] - b[i]) * (a[i] - b[i]);
+  return s < kZero;
+}
+
 int steps(const TiedMoves::Ranks& a, const TiedMoves::Ranks& b) {
   int n = 0;
   for (std::size_t i = 0; i < a.size(); ++i) n += std::abs(a[i] - b[i]);
@@ -54,11 +61,8 @@ TiedMoves::TiedMoves(const std::vector<Ranks>& verified, const std::vector<Ranks
       if (steps(f, v) < steps(f, *nearest)) nearest = &v;
     std::vector<double> r = residual(minus(f, *nearest));
     if (squared(r) < kZero) continue;  // within the span: a range's end, not a tie
-    const bool known = std::any_of(m_failed.begin(), m_failed.end(), [&](const std::vector<double>& g) {
-      double s = 0;
-      for (std::size_t i = 0; i < r.size(); ++i) s += (r[i] - g[i]) * (r[i] - g[i]);
-      return s < kZero;
-    });
+    const bool known =
+        std::any_of(m_failed.begin(), m_failed.end(), [&](const std::vector<double>& g) { return same_class(r, g); });
     if (!known) m_failed.push_back(std::move(r));
   }
 }
@@ -87,11 +91,7 @@ bool TiedMoves::within(const Ranks& move) const { return squared(residual(move))
 bool TiedMoves::like_a_failure(const Ranks& move) const {
   const std::vector<double> r = residual(move);
   if (squared(r) < kZero) return false;
-  return std::any_of(m_failed.begin(), m_failed.end(), [&](const std::vector<double>& g) {
-    double s = 0;
-    for (std::size_t i = 0; i < r.size(); ++i) s += (r[i] - g[i]) * (r[i] - g[i]);
-    return s < kZero;
-  });
+  return std::any_of(m_failed.begin(), m_failed.end(), [&](const std::vector<double>& g) { return same_class(r, g); });
 }
 
 }  // namespace kernelblaster::policy
