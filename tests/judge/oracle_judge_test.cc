@@ -261,6 +261,32 @@ TEST_F(OracleJudgeTest, ANondeterministicOriginalWidensTheToleranceByItsSpread) 
   EXPECT_GT(m_cal.outputs[0].spread_rel_l2, 0);
 }
 
+// SGEMM_CUDA's kernel 11 on an H200 (2026-11-30): tiles wider than C
+// write into the next row's elements, racing with their owners, so the
+// same inputs gave answers 0.097 apart (rel L2). Widened by that spread the
+// tolerances would pass a candidate 10% off: such an original is refused.
+TEST_F(OracleJudgeTest, AnOriginalThatDisagreesWithItselfFarBeyondRoundingIsReferenceFailed) {
+  auto raced = [](std::vector<float> v) {
+    for (std::size_t i = 1000; i < 1400; ++i) v[i] = -v[i];
+    return v;
+  };
+  add_run(m_ref, "ref", 1, truth(1), truth(1));
+  add_run(m_ref, "ref", 2, truth(2), truth(2));
+  add_run(m_ref, "ref", 3, truth(3), truth(3));
+  add_run(m_ref, "ref", 1, raced(truth(1)), truth(1));
+  for (std::uint64_t s : {1, 2, 3, 1}) {
+    std::vector<float> off = truth(s);
+    for (float& x : off) x *= 1.1f;
+    add_run(m_cand, "cand", s, off, truth(s));
+  }
+  Verdict v = judge();
+  EXPECT_EQ(v.status, Status::reference_failed);
+  EXPECT_NE(v.detail.find("the original's 'output' differs between two runs on the same inputs (run 0"),
+            std::string::npos)
+      << v.detail;
+  EXPECT_NE(v.detail.find("400 elements beyond the declared tolerance, first at 1000"), std::string::npos) << v.detail;
+}
+
 TEST_F(OracleJudgeTest, AnOriginalThatLeavesElementsUnwrittenIsReferenceFailed) {
   auto original = [](std::uint64_t s) {
     std::vector<float> v = truth(s);

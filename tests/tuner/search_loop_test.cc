@@ -198,6 +198,29 @@ TEST(SearchLoop, StopsAtTheEvaluationCapAndWhenThePolicySays) {
   EXPECT_EQ(stopped.evaluations.size(), 2u);
 }
 
+// An original that cannot judge (a race in it, SGEMM_CUDA's kernel 11 on an
+// H200: 480 s of candidates judged against it) ends the search after a few
+// candidates; one that fails now and then does not, once a candidate verified.
+TEST(SearchLoop, StopsWhenTheOriginalCannotJudgeAnyCandidate) {
+  ConfigSpace space = small_space();
+  FakeMeasurer m;
+  for (const Configuration& c : space.configs)
+    m.results[c.id] = failed(Status::reference_failed, "the original's 'y' differs between two runs on the same inputs");
+  FakeClock clock;
+  InOrderPolicy p;
+  LoopOutcome out = run(space, m, p, clock);
+  EXPECT_EQ(out.stop, SearchStop::original_failed);
+  EXPECT_EQ(out.evaluations.size(), 3u);
+  EXPECT_STREQ(search_stop_name(out.stop), "original failed");
+
+  FakeMeasurer sometimes;
+  for (std::size_t i = 1; i < space.configs.size(); ++i)
+    sometimes.results[space.configs[i].id] = failed(Status::reference_failed, "a race");
+  InOrderPolicy q;
+  LoopOutcome on = run(space, sometimes, q, clock);
+  EXPECT_EQ(on.stop, SearchStop::space_exhausted) << "the first candidate verified: the original can judge";
+}
+
 TEST(SearchLoop, APolicyCanRefuseAResult) {
   ConfigSpace space = small_space();
   FakeMeasurer m;

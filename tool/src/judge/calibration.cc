@@ -50,6 +50,26 @@ std::string nothing_to_compare(const std::string& output, const std::string& whe
          "as C in beta * C, must be declared inout so it starts from seeded values)";
 }
 
+// How far an original may disagree with itself on the same inputs (rel
+// L2) and still be the reference: ten times the declared tolerance, at
+// least 1%. Atomics summing in another order move a float output by a few
+// ulps (rel L2 about 1e-6 in f32, 1e-3 in f16); SGEMM_CUDA's kernel 11,
+// whose 256-column tiles overrun a 128-column C into the next row's
+// elements (an H200, 2026-11-30), moved it by 0.097. Widening the
+// tolerances by such a spread would pass a candidate 10% off.
+double disagreement_bound(const ToleranceSpec& declared) { return std::max(10 * declared.rel_l2, 1e-2); }
+
+std::string disagrees_with_itself(const std::string& output, const OutputError& e, const std::string& a,
+                                  const std::string& b) {
+  char buf[480];
+  std::snprintf(buf, sizeof buf,
+                "the original's '%s' differs between two runs on the same inputs (%s and %s: rel L2 %.3g, %lld "
+                "elements beyond the declared tolerance, first at %lld): a data race, or writes past a tile into "
+                "elements other threads own; no candidate can be judged against it",
+                output.c_str(), a.c_str(), b.c_str(), e.rel_l2, e.mismatched, e.first_bad);
+  return buf;
+}
+
 }  // namespace
 
 const OutputCalibration* Calibration::find(const std::string& output) const {
@@ -104,6 +124,8 @@ Calibration calibrate(const HarnessReport& ref, const std::string& dir) {
         if (e.nonfinite_mismatch > 0 && cal.original_problem.empty())
           cal.original_problem = "the original gives different non-finite elements of '" + c.output +
                                  "' on the same inputs (" + run_label(ref, *a) + " and " + run_label(ref, run) + ")";
+        if (e.rel_l2 > disagreement_bound(c.declared) && cal.original_problem.empty())
+          cal.original_problem = disagrees_with_itself(c.output, e, run_label(ref, *a), run_label(ref, run));
         c.spread_rel_l2 = std::max(c.spread_rel_l2, e.rel_l2);
         c.spread_excess = std::max(c.spread_excess, e.worst_excess);
         if (later == 0) first.erase(it);

@@ -20,6 +20,7 @@ const char* search_stop_name(SearchStop s) {
     case SearchStop::evaluation_cap: return "evaluation cap";
     case SearchStop::deadline: return "deadline";
     case SearchStop::policy: return "policy";
+    case SearchStop::original_failed: return "original failed";
   }
   return "running";
 }
@@ -64,6 +65,12 @@ policy::Context kernel_context(const LoopOptions& opt) {
 // kernel 10 an even share left kernel 10 short of its best (3 of 10 seeds
 // at 200 evaluations) while kernel 6 had long stopped gaining.
 constexpr int kStalledTries = 30;
+
+// Evaluations in a row that found the original itself unable to judge
+// (Status::reference_failed), with none verified, before the search ends:
+// SGEMM_CUDA's kernel 11 (an H200, 2026-11-30) spent its 480 s budget on
+// 375 candidates judged against an original that races with itself.
+constexpr int kOriginalFailuresToStop = 3;
 
 // A part's even share of `left` evaluations among `open` parts, at most its own `untaken`.
 int share_of(int left, int open, std::size_t untaken) {
@@ -275,6 +282,7 @@ class SearchLoop::Run {
   // `running` while the run goes on.
   SearchStop stop_reason() {
     if (m_untaken == 0) return SearchStop::space_exhausted;
+    if (m_original_failures >= kOriginalFailuresToStop && !m_verified) return SearchStop::original_failed;
     if (m_opt.max_evals > 0 && selected() >= m_opt.max_evals) return SearchStop::evaluation_cap;
     // No measurement starts that would, at the pace so far, end past the
     // deadline, less what the run needs after the loop: the budget bounds
@@ -528,6 +536,8 @@ class SearchLoop::Run {
       ++m_parts[p].since_gain;
     }
     rec.at_s = m_loop.m_clock() - m_t0;
+    m_verified = m_verified || rec.verified();
+    m_original_failures = rec.status == Status::reference_failed ? m_original_failures + 1 : 0;
     m_outcome.evaluations.push_back(std::move(rec));
     const EvaluationRecord& kept = m_outcome.evaluations.back();
     m_result_of[m_index_of[kept.id]] = m_outcome.evaluations.size() - 1;
@@ -588,6 +598,8 @@ class SearchLoop::Run {
   double m_build_seconds = 0;    // their candidates' builds, together
   int m_builds_timed = 0;
   bool m_stopping = false;
+  bool m_verified = false;       // some evaluation verified
+  int m_original_failures = 0;   // evaluations in a row that ended reference_failed
 
   std::deque<int> m_free_devices;
   std::map<int, std::thread> m_running;

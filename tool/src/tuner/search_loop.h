@@ -63,9 +63,11 @@ struct LoopProgress {
 int evaluations_left_estimate(const LoopProgress& p);
 
 // Why a search stopped: every configuration taken, the evaluation cap, the
-// budget's deadline, or the policy's stop().
-enum class SearchStop { running, space_exhausted, evaluation_cap, deadline, policy };
-const char* search_stop_name(SearchStop s);  // "space exhausted", "evaluation cap", "deadline", "policy"
+// budget's deadline, the policy's stop(), or the original failing to judge
+// (reference_failed) on several candidates in a row with none verified.
+enum class SearchStop { running, space_exhausted, evaluation_cap, deadline, policy, original_failed };
+// "space exhausted", "evaluation cap", "deadline", "policy", "original failed"
+const char* search_stop_name(SearchStop s);
 
 struct LoopOutcome {
   std::vector<EvaluationRecord> evaluations;  // in completion order
