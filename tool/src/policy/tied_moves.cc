@@ -56,8 +56,9 @@ TiedMoves::TiedMoves(const std::vector<Ranks>& verified, const std::vector<Ranks
   if (!tied()) return;
   for (const Ranks& f : failed) {
     const Ranks* nearest = &verified.front();
+    int nearest_steps = steps(f, *nearest);
     for (const Ranks& v : verified)
-      if (steps(f, v) < steps(f, *nearest)) nearest = &v;
+      if (const int n = steps(f, v); n < nearest_steps) nearest = &v, nearest_steps = n;
     std::vector<double> r = residual(minus(f, *nearest));
     if (squared(r) < kZero) continue;  // within the span: a range's end, not a tie
     const bool known =
