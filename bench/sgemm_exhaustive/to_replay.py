@@ -4,6 +4,7 @@ policy replay` reads, so the default policy can be replayed on a landscape
 of SGEMM_CUDA as the one line sees it.
 
   to_replay.py SPACE.json LISTING.json SCREEN.jsonl KERNEL OUT.json [--suspect-tail] [--space-today]
+               [--times=TIME.jsonl[,TIME.jsonl...]]
 
 Each configuration of the kernel's space is one evaluation with the status
 the screen gave it (ok, wrong_result, out_of_bounds, crashed, launch_failed;
@@ -24,6 +25,13 @@ out of the recording (unknown), not counted as a failure.
 space.py set aside there (`never_ends`) because
 their loops never end, as the tool's own space does since it reads loop
 steps (tuner/counted_loops.h); without it they are timed_out tries.
+
+--times: `exhaustive.py time` files of the kernel: each configuration timed
+there takes its speedup at 4096 over the author's (the median of the
+author's timings in those files), and one that failed there (at a size the
+screen did not check) its failure; the others keep the screen's at 2048.
+The one line optimizes the largest recorded call, 4096 for the program,
+where single moves can rank otherwise than at 2048.
 """
 import json
 import statistics
@@ -82,12 +90,14 @@ def main():
         add(space["configs"][i], status_of.get(m["status"], m["status"]), m.get("us2048", 0), m.get("detail", ""))
     for config in [] if "--space-today" in sys.argv[6:] else space.get("never_ends", []):
         add(config, "timed_out", 0, "its load loops never end (a step of 0)")
+    timed = at_4096(sys.argv[6:], kernel, evaluations, space)
     ok = [e for e in evaluations if e["status"] == "ok"]
     best = max(ok, key=lambda e: e["speedup"]) if ok else None
     log = {
         "version": 1, "synthetic": False,
-        "note": "converted from bench/sgemm_exhaustive's screen by to_replay.py; times at 2048 (the screen's), "
-                "the original is the author's configuration",
+        "note": "converted from bench/sgemm_exhaustive's screen by to_replay.py; times at 2048 (the screen's)"
+                + (f", {timed} configurations at 4096 (exhaustive.py time)" if timed else "")
+                + ", the original is the author's configuration",
         "kernel": f"SGEMM_CUDA kernel {kernel} ({space['kernel']})", "source": "src/runner.cu",
         "state": "unclassified", "arch": "sm_90", "gpu": "NVIDIA H200", "date": "", "policy": "exhaustive",
         "metrics": {}, "tunables": tunables, "constraints": [], "flag_dimensions": [],
@@ -97,8 +107,38 @@ def main():
     }
     json.dump(log, open(out, "w"))
     left = f", {len(suspect)} suspect out_of_bounds left out" if suspect_tail else ""
-    print(f"{out}: {len(evaluations)} configurations, {len(ok)} verified, best {log['best_speedup']:.3f}x at 2048 "
-          f"({log['best']}){left}")
+    where = f"{timed} at 4096, the rest at 2048" if timed else "at 2048"
+    print(f"{out}: {len(evaluations)} configurations, {len(ok)} verified, best {log['best_speedup']:.3f}x ({where}; "
+          f"{log['best']}){left}")
+
+
+def at_4096(options, kernel, evaluations, space):
+    """Applies --times to `evaluations` (in space order from index 1); returns how many it set."""
+    files = [f for o in options if o.startswith("--times=") for f in o[len("--times="):].split(",") if f]
+    if not files:
+        return 0
+    rows = [m for f in files for m in map(json.loads, filter(str.strip, open(f)))
+            if m.get("kernel") == int(kernel) and m.get("i") is not None]
+    authors = [m["us4096"] for m in rows if m["i"] == 0 and m["status"] == "ok"]
+    if not authors:
+        sys.exit(f"kernel {kernel}: no timing of the author's configuration in {', '.join(files)}")
+    ref = statistics.median(authors)
+    by_config = {tuple(space["configs"][m["i"]]): m for m in rows if m["i"] != 0}
+    names, original = space["names"], space["configs"][0]
+    count = 0
+    for e in evaluations:
+        key = tuple(int(e["settings"].get(n, d)) for n, d in zip(names, original))
+        m = by_config.get(key)
+        if m is None:
+            continue
+        count += 1
+        e["reference_median_us"] = ref
+        if m["status"] == "ok":
+            e.update(status="ok", median_us=m["us4096"], speedup=ref / m["us4096"])
+        else:
+            e.update(status={"hang": "timed_out", "timing_failed": "crashed"}.get(m["status"], m["status"]),
+                     median_us=0, speedup=0, detail=m.get("detail", ""))
+    return count
 
 
 if __name__ == "__main__":
