@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include <nlohmann/json.hpp>
 
 #include "common/file_util.h"
@@ -112,6 +114,55 @@ TEST(Replay, TheTraceListsEachSeedsSelectionsInOrder) {
     EXPECT_EQ(picks[0][1], status_name(r.runs[i].outcome.evaluations[0].status));
     EXPECT_DOUBLE_EQ(t["seeds"][i]["best"].get<double>(), r.runs[i].best);
   }
+}
+
+// At a GPU's pace (one compile thread, 10-s builds, 1-s measurements) the
+// loop waits for builds on the virtual clock: the eight built (the
+// duplicate takes its twin's result) end no sooner than eight builds one
+// after another and a measurement, and each evaluation's time is the
+// clock's.
+TEST(Replay, APaceMakesTheLoopWaitForBuilds) {
+  ReplayOptions opt;
+  opt.seeds = 2;
+  opt.conditions = {1, 10, 1};
+  ReplayReport r = replay(synthetic(), kb::KnowledgeBase{}, default_policy, opt);
+  for (const SeedRun& s : r.runs) {
+    ASSERT_EQ(s.evaluations, 9);
+    EXPECT_NEAR(s.best, 1.269, 1e-9);
+    double last = 0;
+    for (const EvaluationRecord& e : s.outcome.evaluations) {
+      EXPECT_GE(e.at_s, last);
+      last = e.at_s;
+    }
+    EXPECT_GE(last, 8 * 10 + 1 - 1e-9);
+  }
+  ReplayReport at_once = replayed(1);
+  EXPECT_DOUBLE_EQ(at_once.runs[0].outcome.evaluations.back().at_s, 0);
+}
+
+// Noise moves what a seed measures, never what it is judged by: its best is
+// the recorded figure of the configuration it measured fastest, and a seed
+// draws the same noise each time.
+TEST(Replay, NoiseIsDrawnFromTheSeedAndTheBestIsARecordedFigure) {
+  const RunLog log = synthetic();
+  std::set<double> recorded;
+  for (const EvaluationRecord& e : log.evaluations) recorded.insert(e.speedup);
+  ReplayOptions opt;
+  opt.seeds = 3;
+  opt.conditions.noise = 0.2;
+  ReplayReport a = replay(log, kb::KnowledgeBase{}, default_policy, opt);
+  ReplayReport b = replay(log, kb::KnowledgeBase{}, default_policy, opt);
+  bool moved = false;
+  for (std::size_t i = 0; i < a.runs.size(); ++i) {
+    EXPECT_TRUE(recorded.count(a.runs[i].best) || a.runs[i].best == 1.0) << a.runs[i].best;
+    ASSERT_EQ(a.runs[i].outcome.evaluations.size(), b.runs[i].outcome.evaluations.size());
+    for (std::size_t k = 0; k < a.runs[i].outcome.evaluations.size(); ++k) {
+      const EvaluationRecord& e = a.runs[i].outcome.evaluations[k];
+      EXPECT_DOUBLE_EQ(e.speedup, b.runs[i].outcome.evaluations[k].speedup);
+      moved = moved || (e.status == Status::ok && !recorded.count(e.speedup));
+    }
+  }
+  EXPECT_TRUE(moved) << "no measurement carried noise";
 }
 
 // Issue 42: a mean of evaluations to the band is said only of seeds that

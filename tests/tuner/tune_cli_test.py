@@ -58,6 +58,15 @@ expect("replay without --results", run(["policy", "replay"]), 2, "--results is r
 expect("replay malformed results", run(["policy", "replay", "--results", harness]), 2, "malformed run log")
 expect("replay missing policy", run(["policy", "replay", "--results", os.path.join(data, "synthetic_recording.json"),
                                      "--policy", "/nonexistent.lua"]), 2, "no such policy")
+expect("replay pace without builders", run(["policy", "replay", "--results", os.path.join(data, "synthetic_recording.json"),
+                                            "--build-s", "10"]), 2, "need --builders")
+expect("replay negative build time", run(["policy", "replay", "--results", os.path.join(data, "synthetic_recording.json"),
+                                          "--builders", "4", "--build-s", "-1"]), 2, "must be >= 0")
+expect("replay noise out of range", run(["policy", "replay", "--results", os.path.join(data, "synthetic_recording.json"),
+                                         "--noise", "3"]), 2, "--noise must be in")
+expect("replay at a pace", run(["policy", "replay", "--results", os.path.join(data, "synthetic_recording.json"),
+                                "--builders", "2", "--build-s", "10", "--measure-s", "1", "--noise", "0.01"]), 0,
+       one_line=False)
 p = run(["policy", "replay", "--results", os.path.join(data, "synthetic_recording.json"), "--policy-seeds", "3", "--json"])
 expect("replay synthetic", p, 0, one_line=False)
 if p.returncode == 0:

@@ -32,6 +32,15 @@ evaluated.
   --json                print the report as JSON
   --trace FILE          write each seed's selections in order (id, status,
                         speedup, accepted) to FILE as JSON
+  --builders N          play the run at a GPU's pace: N compile threads, each
+  --build-s S           candidate's build S seconds and each measurement
+  --measure-s S         S seconds (default 0), on a virtual clock; the loop
+                        then measures what is built, as `tune` does (without
+                        --builders: the policy's picks in its order)
+  --noise X             each verified measurement's speedup times
+                        exp(X * N(0, 1)), drawn from the seed (a GPU's
+                        run-to-run spread); a seed's best is then the
+                        recorded figure of what it measured fastest
 
 Exit status: 0 done, 2 bad usage or unreadable input.
 )";
@@ -44,7 +53,8 @@ int policy_replay_command(const CommandArgs& argv, const std::string& self_exe) 
   (void)self_exe;
   return run_command("policy replay", kHelp, argv, [&]() -> int {
     refuse_renamed(argv, {{"--seeds", "now --policy-seeds (--seeds is the input seeds per size in every command)"}});
-    Args args(argv, {"--policy", "--results", "--kb", "--policy-seeds", "--max-evals", "--band", "--trace"},
+    Args args(argv, {"--policy", "--results", "--kb", "--policy-seeds", "--max-evals", "--band", "--trace",
+                     "--builders", "--build-s", "--measure-s", "--noise"},
               {"--json", "--learn"});
     std::string results = args.value("--results");
     if (results.empty()) throw UsageError("--results is required");
@@ -60,6 +70,14 @@ int policy_replay_command(const CommandArgs& argv, const std::string& self_exe) 
     ro.max_evals = static_cast<int>(max_evals);
     ro.band = args.number("--band", 0.05);
     if (ro.band < 0 || ro.band >= 1) throw UsageError("--band must be in [0, 1)");
+    const double builders = args.number("--builders", 0);
+    if (builders < 0 || builders != static_cast<int>(builders)) throw UsageError("--builders needs a whole number >= 0");
+    ro.conditions = {static_cast<int>(builders), args.number("--build-s", 0), args.number("--measure-s", 0),
+               args.number("--noise", 0)};
+    if (ro.conditions.noise < 0 || ro.conditions.noise > 1) throw UsageError("--noise must be in [0, 1]");
+    if (ro.conditions.build_s < 0 || ro.conditions.measure_s < 0) throw UsageError("--build-s and --measure-s must be >= 0");
+    if (!ro.conditions.builders && (!args.value("--build-s").empty() || !args.value("--measure-s").empty()))
+      throw UsageError("--build-s and --measure-s need --builders");
     if (policy_path != "default" && !std::filesystem::is_regular_file(policy_path))
       throw UsageError("no such policy file: " + policy_path);
 

@@ -1,24 +1,55 @@
 #include "tuner/replay.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <set>
 #include <nlohmann/json.hpp>
 
 #include "tuner/kb_bridge.h"
+#include "tuner/speculation.h"
 
 namespace kernelblaster::tuner {
 
-ReplayMeasurer::ReplayMeasurer(const RunLog& log) : m_original_hash(log.original_sass_hash) {
+ReplayMeasurer::ReplayMeasurer(const RunLog& log, const ReplayConditions& conditions)
+    : m_original_hash(log.original_sass_hash), m_conditions(conditions), m_draws(conditions.seed) {
   for (const EvaluationRecord& r : log.evaluations) m_recorded.emplace(r.id, r);
+  if (conditions.builders > 0) m_builds = std::make_unique<SimulatedBuilds>(conditions.builders, conditions.build_s);
 }
 
+void ReplayMeasurer::prepare(const Configuration& config) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  if (m_builds && !config.is_default()) m_builds->ask(config.id, m_now);
+}
+
+bool ReplayMeasurer::ready(const Configuration& config) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  return !m_builds || config.is_default() || m_builds->built_by(config.id, m_now);
+}
+
+double ReplayMeasurer::build_elapsed_s(const Configuration& config) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  return m_builds && !config.is_default() ? m_builds->elapsed(config.id, m_now) : 0.0;
+}
+
+// The hash is known once the build ends: the loop waits for it (as
+// EngineMeasurer's does).
 std::string ReplayMeasurer::machine_code(const Configuration& config) {
   if (config.is_default()) return m_original_hash;
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (m_builds) m_now = std::max(m_now, m_builds->ends(config.id, m_now));
+  }
   auto it = m_recorded.find(config.id);
   return it == m_recorded.end() ? "" : it->second.sass_hash;
 }
 
 CandidateResult ReplayMeasurer::measure(const Configuration& config, int) {
+  if (m_builds) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (!config.is_default()) m_now = std::max(m_now, m_builds->ends(config.id, m_now));
+    m_now += m_conditions.measure_s;
+  }
   CandidateResult m;
   auto it = m_recorded.find(config.id);
   if (it == m_recorded.end()) {
@@ -26,7 +57,24 @@ CandidateResult ReplayMeasurer::measure(const Configuration& config, int) {
     m.detail = "the recording has no result for " + config.id;
     return m;
   }
-  return it->second;  // the recorded result, without the log's own fields
+  m = it->second;  // the recorded result, without the log's own fields
+  if (m_conditions.noise > 0 && m.status == Status::ok) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    const double factor = std::exp(m_conditions.noise * std::normal_distribution<double>(0.0, 1.0)(m_draws));
+    m.speedup *= factor;
+    m.median_us /= factor;
+  }
+  return m;
+}
+
+double ReplayMeasurer::now() const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  return m_now;
+}
+
+void ReplayMeasurer::wait_until(double t) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  m_now = std::max(m_now, t);
 }
 
 ConfigSpace recorded_space(const RunLog& log) {
@@ -65,11 +113,51 @@ std::map<std::string, double> best_by_part(const std::map<std::string, std::stri
   return best;
 }
 
+// One seed's run of the loop against the recording, under the options'
+// conditions.
+LoopOutcome play_seed(const RunLog& log, const ConfigSpace& space, const std::vector<policy::KbEstimate>& estimates,
+                      policy::Policy& policy, const MakePolicy& make_policy, const ReplayOptions& options,
+                      std::uint64_t seed) {
+  ReplayConditions conditions = options.conditions;
+  conditions.seed = seed;
+  ReplayMeasurer measurer(log, conditions);
+  SearchLoop loop(space, estimates, measurer, policy, [&measurer] { return measurer.now(); });
+  LoopOptions lo;
+  lo.max_evals = options.max_evals;
+  lo.budget_s = 0;  // no deadline: a replay costs no GPU time
+  lo.seed = seed;
+  lo.facts = {log.kernel, log.state, log.arch, log.gpu, log.metrics};
+  lo.prefetch = 0;
+  if (conditions.builders > 0) {
+    lo.prefetch = prefetch_for_pool(conditions.builders);
+    // As tune does: guesses build while the original is built and measured.
+    bool guess_fell_back = false;
+    std::unique_ptr<policy::Policy> guesser = make_policy(&guess_fell_back);
+    speculate_builds(measurer, space, estimates, *guesser, lo, speculative_build_count(conditions.builders));
+    measurer.wait_until(conditions.build_s + conditions.measure_s);
+  }
+  return loop.run(lo);
+}
+
+// The run keeps what it measured fastest; with noise, that is judged by
+// its recorded figure: the seed's best, and when it came within `target`.
+void judge_best(SeedRun& run, const std::map<std::string, double>& recorded_speedup, double target) {
+  double best = 1.0, measured_best = 1.0;
+  if (best >= target) run.to_band = 0;
+  for (const EvaluationRecord& r : run.outcome.evaluations) {
+    if (r.accepted && r.speedup > measured_best) {
+      measured_best = r.speedup;
+      best = recorded_speedup.at(r.id);
+    }
+    if (run.to_band < 0 && best >= target) run.to_band = r.n;
+  }
+  run.best = best;
+}
+
 }  // namespace
 
 ReplayReport replay(const RunLog& log, const kb::KnowledgeBase& kb,
-                    const std::function<std::unique_ptr<policy::Policy>(bool* fell_back)>& make_policy,
-                    const ReplayOptions& options) {
+                    const MakePolicy& make_policy, const ReplayOptions& options) {
   ReplayReport report;
   report.kernel = log.kernel;
   report.band = options.band;
@@ -86,33 +174,21 @@ ReplayReport replay(const RunLog& log, const kb::KnowledgeBase& kb,
     for (const Configuration& c : space.configs) part_of[c.id] = c.part;
     report.recorded_best_by_part = best_by_part(part_of, log.evaluations, false);
   }
+  std::map<std::string, double> recorded_speedup;
+  for (const EvaluationRecord& r : log.evaluations) recorded_speedup.emplace(r.id, r.speedup);
   double sum_to_band = 0, sum_best = 0, sum_evaluated = 0;
   for (int i = 0; i < options.seeds; ++i) {
     SeedRun run;
     run.seed = options.first_seed + static_cast<std::uint64_t>(i);
     std::unique_ptr<policy::Policy> policy = make_policy(&run.fell_back);
     if (report.policy.empty()) report.policy = policy->name();
-    ReplayMeasurer measurer(log);
-    SearchLoop loop(space, estimates, measurer, *policy, [] { return 0.0; });
-    LoopOptions lo;
-    lo.max_evals = options.max_evals;
-    lo.budget_s = 0;  // no deadline: a replay costs no GPU time
-    lo.seed = run.seed;
-    lo.facts = {log.kernel, log.state, log.arch, log.gpu, log.metrics};
-    lo.prefetch = 0;
-    run.outcome = loop.run(lo);
+    run.outcome = play_seed(log, space, estimates, *policy, make_policy, options, run.seed);
     // A fallback can also happen during the run; the factory's flag says
     // whether the script loaded, the guarded policy whether it kept working.
     if (auto* g = dynamic_cast<policy::GuardedPolicy*>(policy.get()); g && g->fell_back()) run.fell_back = true;
     run.evaluations = static_cast<int>(run.outcome.evaluations.size());
     run.duplicates = run.outcome.duplicates;
-    double best = 1.0;
-    if (best >= target) run.to_band = 0;
-    for (const EvaluationRecord& r : run.outcome.evaluations) {
-      if (r.accepted && r.speedup > best) best = r.speedup;
-      if (run.to_band < 0 && best >= target) run.to_band = r.n;
-    }
-    run.best = best;
+    judge_best(run, recorded_speedup, target);
     if (parts > 1) {
       run.best_by_part = best_by_part(part_of, run.outcome.evaluations, true);
       bool every = true;
@@ -123,7 +199,7 @@ ReplayReport replay(const RunLog& log, const kb::KnowledgeBase& kb,
     report.fell_back = report.fell_back || run.fell_back;
     report.reached += run.to_band >= 0;
     sum_to_band += run.to_band >= 0 ? run.to_band : static_cast<double>(report.space_size);
-    sum_best += best;
+    sum_best += run.best;
     sum_evaluated += report.space_size ? static_cast<double>(run.evaluations) / report.space_size : 0.0;
     report.runs.push_back(std::move(run));
   }

@@ -608,6 +608,8 @@ class SearchLoop::Run {
   std::deque<Finished> m_finished;
 };
 
+int prefetch_for_pool(int pool_threads) { return std::max(2, pool_threads); }
+
 int evaluations_left_estimate(const LoopProgress& p) {
   int left = std::max(0, p.total - p.done);
   if (p.seconds_left < 0 || p.done <= 0 || p.elapsed_s <= 0) return left;

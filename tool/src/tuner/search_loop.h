@@ -99,6 +99,10 @@ class SearchLoop {
   std::function<double()> m_clock;
 };
 
+// The loop's prefetch for a compile pool of `pool_threads`: a pick for each
+// thread, at least two.
+int prefetch_for_pool(int pool_threads);
+
 // What a run can reach: the space, or the evaluation cap.
 int reachable(const ConfigSpace& space, const LoopOptions& opt);
 

@@ -518,7 +518,7 @@ LoopOptions loop_options(const TuneOptions& opt, const TuneSummary& sum, const C
   lo.max_evals = opt.max_evals;
   lo.budget_s = opt.budget_s;
   lo.devices = sum.devices;
-  lo.prefetch = std::max(2, pool.threads());
+  lo.prefetch = prefetch_for_pool(pool.threads());
   lo.seed = opt.seed;
   lo.facts.kernel = kernel;
   lo.facts.arch = cs.arch;
