@@ -2,7 +2,8 @@
 """The default policy replayed on recorded landscapes: per landscape and
 number of evaluations, the mean distance from the landscape's best (its
 recorded best over the mean of the seeds' bests; 1.000 is the best) and the
-seeds within the band (BAND, default 0.02) of it. No GPU.
+seeds within the band (BAND, default 0.02) of it; REPLAY_ARGS: more
+`policy replay` options (a GPU run's conditions). No GPU.
 
   replay_table.py KERNELBLASTER SEEDS EVALS... -- LANDSCAPE.json...
 """
@@ -15,7 +16,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 def replay(tool, land, seeds, evals):
     out = subprocess.run([tool, "policy", "replay", "--results", land, "--policy", "default", "--policy-seeds", seeds,
-                          "--max-evals", str(evals), "--band", os.environ.get("BAND", "0.02"), "--json"],
+                          "--max-evals", str(evals), "--band", os.environ.get("BAND", "0.02"), "--json"]
+                         + os.environ.get("REPLAY_ARGS", "").split(),
                          capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
 
