@@ -27,11 +27,15 @@ their loops never end, as the tool's own space does since it reads loop
 steps (tuner/counted_loops.h); without it they are timed_out tries.
 
 --times: `exhaustive.py time` files of the kernel: each configuration timed
-there takes its speedup at 4096 over the author's (the median of the
-author's timings in those files), and one that failed there (at a size the
-screen did not check) its failure; the others keep the screen's at 2048.
-The one line optimizes the largest recorded call, 4096 for the program,
-where single moves can rank otherwise than at 2048.
+there takes the geometric mean of its speedup at 2048 (the screen's) and
+at 4096 over the author's (the median of the author's timings in those
+files), and one that failed there (at a size the screen did not check) its
+failure; the others keep the screen's at 2048. That mean is what the one
+line optimizes: the harness it synthesizes for the program times the two
+largest recorded calls, 2048 and 4096, and a candidate's speedup is their
+geometric mean (on kernel 12's H200 run, 94 configurations measured both
+ways agree within 0.09%, median absolute deviation, against 0.24% for 4096
+alone), and single moves can rank otherwise there than at 2048 alone.
 """
 import json
 import statistics
@@ -90,13 +94,14 @@ def main():
         add(space["configs"][i], status_of.get(m["status"], m["status"]), m.get("us2048", 0), m.get("detail", ""))
     for config in [] if "--space-today" in sys.argv[6:] else space.get("never_ends", []):
         add(config, "timed_out", 0, "its load loops never end (a step of 0)")
-    timed = at_4096(sys.argv[6:], kernel, evaluations, space)
+    timed = with_4096(sys.argv[6:], kernel, evaluations, space)
     ok = [e for e in evaluations if e["status"] == "ok"]
     best = max(ok, key=lambda e: e["speedup"]) if ok else None
     log = {
         "version": 1, "synthetic": False,
         "note": "converted from bench/sgemm_exhaustive's screen by to_replay.py; times at 2048 (the screen's)"
-                + (f", {timed} configurations at 4096 (exhaustive.py time)" if timed else "")
+                + (f", {timed} configurations the geometric mean of 2048 and 4096 (exhaustive.py time)"
+                   if timed else "")
                 + ", the original is the author's configuration",
         "kernel": f"SGEMM_CUDA kernel {kernel} ({space['kernel']})", "source": "src/runner.cu",
         "state": "unclassified", "arch": "sm_90", "gpu": "NVIDIA H200", "date": "", "policy": "exhaustive",
@@ -107,12 +112,12 @@ def main():
     }
     json.dump(log, open(out, "w"))
     left = f", {len(suspect)} suspect out_of_bounds left out" if suspect_tail else ""
-    where = f"{timed} at 4096, the rest at 2048" if timed else "at 2048"
+    where = f"{timed} over 2048 and 4096, the rest at 2048" if timed else "at 2048"
     print(f"{out}: {len(evaluations)} configurations, {len(ok)} verified, best {log['best_speedup']:.3f}x ({where}; "
           f"{log['best']}){left}")
 
 
-def at_4096(options, kernel, evaluations, space):
+def with_4096(options, kernel, evaluations, space):
     """Applies --times to `evaluations` (in space order from index 1); returns how many it set."""
     files = [f for o in options if o.startswith("--times=") for f in o[len("--times="):].split(",") if f]
     if not files:
@@ -132,12 +137,13 @@ def at_4096(options, kernel, evaluations, space):
         if m is None:
             continue
         count += 1
-        e["reference_median_us"] = ref
-        if m["status"] == "ok":
-            e.update(status="ok", median_us=m["us4096"], speedup=ref / m["us4096"])
-        else:
+        if m["status"] != "ok":
             e.update(status={"hang": "timed_out", "timing_failed": "crashed"}.get(m["status"], m["status"]),
                      median_us=0, speedup=0, detail=m.get("detail", ""))
+        elif e["status"] == "ok":  # `time` takes only what the screen verified
+            e.update(median_us=(e["median_us"] * m["us4096"]) ** 0.5,
+                     reference_median_us=(e["reference_median_us"] * ref) ** 0.5,
+                     speedup=(e["speedup"] * ref / m["us4096"]) ** 0.5)
     return count
 
 
