@@ -168,6 +168,21 @@ def main():
         log = json.load(open(out))
         check(len(log["evaluations"]) == 23 and abs(log["best_speedup"] - 100.0 / 94.0) < 1e-9,
               "23 evaluations, the best index 6 at 100/94")
+        # Timed at 4096: the geometric mean with the screen's 2048, a
+        # configuration that failed there failed.
+        times = os.path.join(work, "time.jsonl")
+        with open(times, "w") as f:
+            for i, us in ((0, 100.0), (0, 104.0), (0, 96.0), (6, 50.0)):
+                f.write(json.dumps({"kernel": 9, "i": i, "status": "ok", "us4096": us}) + "\n")
+            f.write(json.dumps({"kernel": 9, "i": 8, "status": "timing_failed", "detail": "exit 3"}) + "\n")
+        out4096 = os.path.join(work, "replay4096.json")
+        r = run([sys.executable, os.path.join(HERE, "to_replay.py"), os.path.join(gen, "space.json"),
+                 os.path.join(work, "listing.json"), screen, "9", out4096, "--times=" + times])
+        timed = {e["n"]: e for e in json.load(open(out4096))["evaluations"]} if r.returncode == 0 else {}
+        check(r.returncode == 0 and abs(timed[6]["speedup"] - (100.0 / 94.0 * 2.0) ** 0.5) < 1e-9
+              and timed[8]["status"] == "crashed" and timed[8]["speedup"] == 0
+              and abs(timed[7]["speedup"] - 100.0 / 99.0) < 1e-9,
+              "to_replay --times: 2048 and 4096 combined, a failure at 4096 kept: " + r.stderr[-300:])
         if tool:
             r = run([tool, "policy", "replay", "--results", out, "--policy", "default", "--policy-seeds", "2",
                      "--max-evals", "10", "--json"])
