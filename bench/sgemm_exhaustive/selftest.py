@@ -7,6 +7,7 @@ its output. A GPU session's minutes should not go to a script's bug.
 
   selftest.py [KERNELBLASTER]     exit 0 when every check holds
 """
+import gzip
 import json
 import os
 import shutil
@@ -183,6 +184,20 @@ def main():
               and timed[8]["status"] == "crashed" and timed[8]["speedup"] == 0
               and abs(timed[7]["speedup"] - 100.0 / 99.0) < 1e-9,
               "to_replay --times: 2048 and 4096 combined, a failure at 4096 kept: " + r.stderr[-300:])
+        # A run's own figures where it measured: gzip read, verified ones only.
+        run_log = os.path.join(work, "run.log.json.gz")
+        with gzip.open(run_log, "wt") as f:
+            json.dump({"evaluations": [
+                {"settings": timed[7]["settings"], "status": "ok", "speedup": 1.5, "median_us": 66.0,
+                 "reference_median_us": 99.0},
+                {"settings": timed[10]["settings"], "status": "wrong_result", "speedup": 0, "median_us": 0,
+                 "reference_median_us": 99.0}]}, f)
+        r = run([sys.executable, os.path.join(HERE, "to_replay.py"), os.path.join(gen, "space.json"),
+                 os.path.join(work, "listing.json"), screen, "9", out4096, "--measured=" + run_log])
+        mine = {e["n"]: e for e in json.load(open(out4096))["evaluations"]} if r.returncode == 0 else {}
+        check(r.returncode == 0 and mine[7]["speedup"] == 1.5 and mine[10]["status"] == "ok"
+              and abs(mine[10]["speedup"] - 100.0 / 99.0) < 1e-12,
+              "to_replay --measured: a run's verified figure taken, its failures not: " + r.stderr[-300:])
         if tool:
             r = run([tool, "policy", "replay", "--results", out, "--policy", "default", "--policy-seeds", "2",
                      "--max-evals", "10", "--json"])

@@ -4,7 +4,7 @@ policy replay` reads, so the default policy can be replayed on a landscape
 of SGEMM_CUDA as the one line sees it.
 
   to_replay.py SPACE.json LISTING.json SCREEN.jsonl KERNEL OUT.json [--suspect-tail] [--space-today]
-               [--times=TIME.jsonl[,TIME.jsonl...]]
+               [--times=TIME.jsonl[,TIME.jsonl...]] [--measured=RUN.log.json[.gz]]
 
 Each configuration of the kernel's space is one evaluation with the status
 the screen gave it (ok, wrong_result, out_of_bounds, crashed, launch_failed;
@@ -36,7 +36,14 @@ largest recorded calls, 2048 and 4096, and a candidate's speedup is their
 geometric mean (on kernel 12's H200 run, 94 configurations measured both
 ways agree within 0.09%, median absolute deviation, against 0.24% for 4096
 alone), and single moves can rank otherwise there than at 2048 alone.
+
+--measured: a one-line run's log (`runner.cu.tuned.cu.log.json`, gzip or
+not): each configuration it verified takes the figure it measured, so a
+replay with that run's seed and pace (`policy replay --first-seed 0
+--builders 16 ...`) walks the run's own path where its figures and the
+landscape's differ by a tie.
 """
+import gzip
 import json
 import statistics
 import sys
@@ -95,6 +102,7 @@ def main():
     for config in [] if "--space-today" in sys.argv[6:] else space.get("never_ends", []):
         add(config, "timed_out", 0, "its load loops never end (a step of 0)")
     timed = with_4096(sys.argv[6:], kernel, evaluations, space)
+    measured = with_measured(sys.argv[6:], evaluations)
     ok = [e for e in evaluations if e["status"] == "ok"]
     best = max(ok, key=lambda e: e["speedup"]) if ok else None
     log = {
@@ -113,6 +121,7 @@ def main():
     json.dump(log, open(out, "w"))
     left = f", {len(suspect)} suspect out_of_bounds left out" if suspect_tail else ""
     where = f"{timed} over 2048 and 4096, the rest at 2048" if timed else "at 2048"
+    where += f"; {measured} as a run measured them" if measured else ""
     print(f"{out}: {len(evaluations)} configurations, {len(ok)} verified, best {log['best_speedup']:.3f}x ({where}; "
           f"{log['best']}){left}")
 
@@ -144,6 +153,24 @@ def with_4096(options, kernel, evaluations, space):
             e.update(median_us=(e["median_us"] * m["us4096"]) ** 0.5,
                      reference_median_us=(e["reference_median_us"] * ref) ** 0.5,
                      speedup=(e["speedup"] * ref / m["us4096"]) ** 0.5)
+    return count
+
+
+def with_measured(options, evaluations):
+    """Applies --measured to `evaluations`; returns how many it set."""
+    paths = [o[len("--measured="):] for o in options if o.startswith("--measured=")]
+    if not paths:
+        return 0
+    opener = gzip.open if paths[0].endswith(".gz") else open
+    with opener(paths[0], "rt") as f:
+        run = json.load(f)
+    seen = {tuple(sorted(r.get("settings", {}).items())): r for r in run["evaluations"] if r["status"] == "ok"}
+    count = 0
+    for e in evaluations:
+        r = seen.get(tuple(sorted(e["settings"].items())))
+        if r and e["status"] == "ok":
+            e.update(speedup=r["speedup"], median_us=r["median_us"], reference_median_us=r["reference_median_us"])
+            count += 1
     return count
 
 

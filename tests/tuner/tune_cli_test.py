@@ -62,6 +62,8 @@ expect("replay pace without builders", run(["policy", "replay", "--results", os.
                                             "--build-s", "10"]), 2, "need --builders")
 expect("replay negative build time", run(["policy", "replay", "--results", os.path.join(data, "synthetic_recording.json"),
                                           "--builders", "4", "--build-s", "-1"]), 2, "must be >= 0")
+expect("replay negative first seed", run(["policy", "replay", "--results", os.path.join(data, "synthetic_recording.json"),
+                                           "--first-seed", "-1"]), 2, "--first-seed needs")
 expect("replay noise out of range", run(["policy", "replay", "--results", os.path.join(data, "synthetic_recording.json"),
                                          "--noise", "3"]), 2, "--noise must be in")
 expect("replay at a pace", run(["policy", "replay", "--results", os.path.join(data, "synthetic_recording.json"),

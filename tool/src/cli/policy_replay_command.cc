@@ -27,6 +27,8 @@ evaluated.
   --learn               after the first seed, record what it evaluated into
                         --kb, as a tuning run would
   --policy-seeds N      policy seeds, 1..N (default 10)
+  --first-seed S        start there instead: S..S+N-1 (`tune`'s default
+                        seed is 0)
   --max-evals N         stop each run after N evaluations (default: none)
   --band X              "within X of the best" (default 0.05)
   --json                print the report as JSON
@@ -54,7 +56,7 @@ int policy_replay_command(const CommandArgs& argv, const std::string& self_exe) 
   return run_command("policy replay", kHelp, argv, [&]() -> int {
     refuse_renamed(argv, {{"--seeds", "now --policy-seeds (--seeds is the input seeds per size in every command)"}});
     Args args(argv, {"--policy", "--results", "--kb", "--policy-seeds", "--max-evals", "--band", "--trace",
-                     "--builders", "--build-s", "--measure-s", "--noise"},
+                     "--builders", "--build-s", "--measure-s", "--noise", "--first-seed"},
               {"--json", "--learn"});
     std::string results = args.value("--results");
     if (results.empty()) throw UsageError("--results is required");
@@ -67,6 +69,10 @@ int policy_replay_command(const CommandArgs& argv, const std::string& self_exe) 
     if (seeds < 1 || seeds != static_cast<int>(seeds)) throw UsageError("--policy-seeds needs a whole number >= 1");
     if (max_evals < 0 || max_evals != static_cast<int>(max_evals)) throw UsageError("--max-evals needs a whole number >= 0");
     ro.seeds = static_cast<int>(seeds);
+    const double first_seed = args.number("--first-seed", 1);
+    if (first_seed < 0 || first_seed != static_cast<std::uint64_t>(first_seed))
+      throw UsageError("--first-seed needs a whole number >= 0");
+    ro.first_seed = static_cast<std::uint64_t>(first_seed);
     ro.max_evals = static_cast<int>(max_evals);
     ro.band = args.number("--band", 0.05);
     if (ro.band < 0 || ro.band >= 1) throw UsageError("--band must be in [0, 1)");
