@@ -6,6 +6,7 @@
 # writes results/summary.{md,json}.
 #
 #   bench/kt_replay/run.sh [caches|convert|kt|ours|summary|all]
+#   POLICIES=default bench/kt_replay/run.sh ours   the built-in policy alone (after a change to it)
 #
 # Needs: BENCHMARK_HUB (a git dir or checkout of
 # AutoTuningAssociation/benchmark_hub), KT_SRC (Kernel Tuner's sources, tag
@@ -20,6 +21,7 @@ WORK=${WORK:-$ROOT/oss/kt_replay}
 TOOL=${TOOL:-$ROOT/build/tool/src/cli/kernelblaster}
 SEEDS=${SEEDS:-10}
 LUA_SEEDS=${LUA_SEEDS:-2}   # the shipped Lua policies: do they run at this size, and how well
+POLICIES=${POLICIES:-all}   # "default": the built-in policy only (seconds instead of 25 minutes)
 EVALS=${EVALS:-200}
 PY=${PY:-/usr/bin/python3}
 STEP=${1:-all}
@@ -46,7 +48,9 @@ kt() {
 }
 ours() {
   spaces | while IFS='|' read -r name _; do
-    for policy in default "$ROOT"/policies/*.lua; do
+    local policies=(default)
+    [ "$POLICIES" = default ] || policies+=("$ROOT"/policies/*.lua)
+    for policy in "${policies[@]}"; do
       p=$(basename "$policy" .lua)
       seeds=$SEEDS; [ "$policy" = default ] || seeds=$LUA_SEEDS
       /usr/bin/time -f "%e s %M KiB" -o "$WORK/$name.ours-$p.time" \

@@ -471,6 +471,17 @@ double GuidedSearch::tie_term(const TiedMoves& tied, std::size_t best, std::size
   return tied.within(move) ? weight : tied.like_a_failure(move) ? -weight : 0.0;
 }
 
+// The run's verified points as rank vectors, for the moves that lost
+// wherever they were made (losing_moves.h).
+LosingMoves GuidedSearch::losing_moves(const Observations& o) const {
+  std::vector<LosingMoves::Ranks> points;
+  std::vector<double> y;
+  if (m_options.losing_weight > 0)
+    for (const Measured& m : o.measured)
+      if (m.verified) points.push_back(m_points[m.point].rank), y.push_back(m.y);
+  return LosingMoves(points, y, std::max(1, m_options.losing_makings));
+}
+
 std::vector<std::string> GuidedSearch::model_picks(const Context& ctx) {
   const Observations o = observe(ctx);
   const std::vector<std::size_t> elite = elites(o);
@@ -481,13 +492,16 @@ std::vector<std::string> GuidedSearch::model_picks(const Context& ctx) {
   const TiedMoves tied =
       elite.empty() || m_options.tie_weight <= 0 || !failure_heavy(o) ? TiedMoves({}, {}) : tied_moves(o, elite);
   if (tied.tied()) offer_tied_moves(tied, elite.front(), o, pool);
+  const LosingMoves losing = losing_moves(o);
   for (std::size_t p : pool) {
     const double tie = elite.empty() ? 0.0 : tie_term(tied, elite.front(), p, o.spread);
+    const double lost =
+        elite.empty() ? 0.0 : m_options.losing_weight * losing.charge(m_points[elite.front()].rank, m_points[p].rank);
     // A move of a class that failed is never within reach: once the region
     // holds nothing else, the untried classes three steps away (SGEMM_CUDA's
     // kernel 8: BM, BN and BK together) score above the failed ones outside.
     const int reach = tie < 0 ? -1 : radius;
-    (elite.empty() || steps_between(elite.front(), p) <= reach ? scored : outside).push_back({score(p, o, near) + tie, p});
+    (elite.empty() || steps_between(elite.front(), p) <= reach ? scored : outside).push_back({score(p, o, near) + tie + lost, p});
   }
   // Nothing the pool offers within reach: the untried points nearest the
   // best join the far ones it offers (a tuned original's far corners crawl: 0.02x).
