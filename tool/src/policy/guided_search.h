@@ -27,7 +27,7 @@
 // several points and that lost every time is charged to the picks that
 // make it from the best (losing_moves.h): SGEMM_CUDA's kernel 12 replayed
 // from its H200 run, 17 -> 20 seeds of 20 within 2% at the run's 121
-// evaluations; kernel 10, 23 -> 30 of 30 at 200.
+// evaluations; kernel 10, 24 -> 30 of 30 at 200.
 //
 // Where most tries fail, the moves between verified points tell which
 // settings a hidden constraint ties together (tied_moves.h): moves they
