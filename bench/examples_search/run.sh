@@ -9,6 +9,9 @@
 #   bench/examples_search/run.sh probe   softmax and rmsnorm: the lockfile's winner and its parts measured
 #                                        in that order (a policy that picks them), nothing written: what each
 #                                        part is worth under today's judge
+#   bench/examples_search/run.sh look    each example's lockfile configuration measured and written
+#                                        through today's winner's look (--min-speedup 1.0): the
+#                                        written figure a retuned build is compared with
 # $EXAMPLES_TAG names the files (default "run").
 set -uo pipefail
 source "$(dirname "$0")/../clangroot.sh"
@@ -69,5 +72,16 @@ case "${1:-}" in
       tune_one "$e" --budget 120 --policy "$D/probe.lua" --min-speedup 100
     done 2>&1 | tee "$D/$TAG.probe.txt"
     ;;
-  *) echo "usage: $0 tune|probe" >&2; exit 2 ;;
+  look)
+    # The lockfile's configuration of each example, as its id in the space.
+    declare -A LOCKED=([vector_add]="VEC_BYTES=16,-Xptxas=-dlcm=cg"
+                       [softmax]="BLOCK_SIZE=128,VEC_BYTES=16,-use_fast_math"
+                       [rmsnorm]="BLOCK_SIZE=128,VEC_BYTES=16,-use_fast_math")
+    for e in ${EXAMPLES:-vector_add softmax rmsnorm}; do
+      probe_policy "${LOCKED[$e]}"
+      rm -f "/tmp/examples-kb-$TAG-$e.json"
+      tune_one "$e" --budget 60 --policy "$D/probe.lua" --min-speedup 1.0
+    done 2>&1 | tee "$D/$TAG.look.txt"
+    ;;
+  *) echo "usage: $0 tune|probe|look" >&2; exit 2 ;;
 esac

@@ -425,6 +425,38 @@ TEST(SearchLoop, MeasuresAnEarlierAskedBuildWhileTheNewPicksAllBuild) {
             (std::vector<std::string>{space.configs[0].id, space.configs[last].id, space.configs[last - 1].id}));
 }
 
+// Near the deadline, a pick whose build (1.5 s, under a measurement's 2 s,
+// so the loop would wait for it) cannot end in time gives way to a built
+// configuration an earlier pick list asked for: 2 + 1.5 + 2 s would pass
+// the 5-s budget, 2 + 2 s does not. With nothing built, the run stops.
+TEST(SearchLoop, MeasuresWhatIsBuiltWhenThePicksBuildCannotEndInTime) {
+  const auto measured_with = [](bool shelf) {
+    ConfigSpace space = small_space();
+    FakeMeasurer m;
+    FakeClock clock;
+    m.clock = &clock;
+    m.millis_per_measurement = 2000;
+    for (const Configuration& c : space.configs) {
+      kernelblaster::CandidateResult r = ok(1.0);
+      r.compile_s = 1.5;
+      m.results[c.id] = r;
+    }
+    const std::size_t last = space.configs.size() - 1;
+    m.building = {space.configs[last].id, space.configs[last - 1].id};
+    if (!shelf) m.building.insert(space.configs[1].id);
+    TurningPolicy p;
+    LoopOptions opt;
+    opt.prefetch = 1;
+    opt.budget_s = 5;
+    LoopOutcome out = run(space, m, p, clock, opt);
+    EXPECT_EQ(out.stop, SearchStop::deadline);
+    return m.measured;
+  };
+  const ConfigSpace space = small_space();
+  EXPECT_EQ(measured_with(true), (std::vector<std::string>{space.configs[0].id, space.configs[1].id}));
+  EXPECT_EQ(measured_with(false), (std::vector<std::string>{space.configs[0].id}));
+}
+
 // Outside the prefetch window nothing is taken out of the policy's order.
 TEST(SearchLoop, KeepsThePolicysOrderBeyondThePrefetchWindow) {
   ConfigSpace space = small_space();
