@@ -149,6 +149,26 @@ TEST(SearchLoop, KeepsTheReserveOnlyOnceThereIsAWinnerToLookAt) {
   EXPECT_EQ(with_first(1.5).evaluations.size(), 1u);  // a winner at once: 17.5 s kept from 10 s on
 }
 
+// The pace is a measurement's own time (its eval_s), not the wall time
+// that includes waiting for its build: measurements of 1 s that each
+// waited 2 s keep 2 s for the look, not 6, and the loop runs to 17 s.
+TEST(SearchLoop, PacesMeasurementsWithoutTheirWaitForABuild) {
+  const auto starts = [](double eval_s) {
+    return timed_run_with(3'000, [&](const ConfigSpace& space, FakeMeasurer& m, LoopOptions& opt) {
+             for (const Configuration& c : space.configs) {
+               kernelblaster::CandidateResult r = ok(1.0);
+               r.eval_s = eval_s;
+               m.results[c.id] = r;
+             }
+             opt.budget_s = 20;
+             opt.finish_paces = 2;
+           })
+        .evaluations.size();
+  };
+  EXPECT_EQ(starts(0), 4u);  // no eval_s: the wall time, 3 s, is the pace
+  EXPECT_EQ(starts(1), 6u);
+}
+
 // Before any measurement has ended, the expected first one (the original's
 // build and run) decides: one that cannot end within the budget never starts.
 TEST(SearchLoop, StartsNothingThatCannotEndWithinTheBudget) {
