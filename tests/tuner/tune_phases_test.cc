@@ -84,6 +84,7 @@ TEST(PhaseClock, EachEvaluationsPhasesTravelInTheRunLog) {
   EvaluationRecord timed, unbuilt;
   timed.id = "BLOCK_SIZE=128";
   timed.phases_s = {{"main candidate correctness", 0.8}, {"main candidate timing", 0.6}};
+  timed.build_wait_s = 3.1;  // the device idle while the loop waited for its build
   unbuilt.id = "BLOCK_SIZE=64";
   unbuilt.status = Status::compile_failed;
   log.evaluations = {timed, unbuilt};
@@ -92,6 +93,7 @@ TEST(PhaseClock, EachEvaluationsPhasesTravelInTheRunLog) {
   EXPECT_EQ(j.at("evaluations").at(1).count("phases_s"), 0u);
   RunLog back = run_log_from_json(j.dump(), "x.json");
   EXPECT_EQ(back.evaluations.at(0).phases_s, timed.phases_s);
+  EXPECT_DOUBLE_EQ(back.evaluations.at(0).build_wait_s, 3.1);
   EXPECT_TRUE(back.evaluations.at(1).phases_s.empty());
 }
 
@@ -104,6 +106,7 @@ TEST(TuneSummary, SaysWhereTheTimeWentAndWhatEachGpuReverified) {
   s.builds = 39;
   s.speculative_builds = 15;
   s.speculative_builds_used = 15;
+  s.search_stop = "build past deadline";
   s.reverification = {{0, 3, Status::ok, 1.06}, {1, 3, Status::ok, 1.05}};
   s.look_phases_s["guard"] = {{"main candidate correctness", 4.5}};
   nlohmann::json j = nlohmann::json::parse(tune_summary_to_json(s));
@@ -113,6 +116,7 @@ TEST(TuneSummary, SaysWhereTheTimeWentAndWhatEachGpuReverified) {
   EXPECT_EQ(j.at("speculative_builds").get<int>(), 15);
   EXPECT_EQ(j.at("speculative_builds_used").get<int>(), 15);
   EXPECT_EQ(j.at("builds").get<int>(), 39);
+  EXPECT_EQ(j.at("search_stop").get<std::string>(), "build past deadline");
   ASSERT_EQ(j.at("reverification").size(), 2u);
   EXPECT_EQ(j["reverification"][1].at("device").get<int>(), 1);
   EXPECT_EQ(j["reverification"][1].at("seeds").get<int>(), 3);

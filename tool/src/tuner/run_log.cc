@@ -25,7 +25,7 @@ json evaluation_json(const EvaluationRecord& r) {
           {"reference_median_us", r.reference_median_us}, {"compile_s", r.compile_s},
           {"eval_s", r.eval_s},           {"duplicate_of", r.duplicate_of},
           {"sass_hash", r.sass_hash},     {"device", r.device},
-          {"at_s", r.at_s},               {"accepted", r.accepted},
+          {"at_s", r.at_s},               {"accepted", r.accepted}, {"build_wait_s", r.build_wait_s},
           {"slower_kernel", r.slower_kernel}, {"slower_at_a_size", r.slower_at_a_size}};
   // Where its eval_s went (the evaluator's steps, each harness process's).
   if (!r.phases_s.empty()) j["phases_s"] = r.phases_s;
@@ -92,7 +92,7 @@ RunLog run_log_from_json(const std::string& text, const std::string& file) {
       read_fields(e, "n", r.n, "settings", r.settings, "flags", r.flags, "detail", r.detail, "speedup", r.speedup,
                   "median_us", r.median_us, "reference_median_us", r.reference_median_us, "compile_s", r.compile_s,
                   "eval_s", r.eval_s, "duplicate_of", r.duplicate_of, "sass_hash", r.sass_hash, "device", r.device,
-                  "at_s", r.at_s, "accepted", r.accepted, "slower_kernel", r.slower_kernel,
+                  "at_s", r.at_s, "accepted", r.accepted, "build_wait_s", r.build_wait_s, "slower_kernel", r.slower_kernel,
                   "slower_at_a_size", r.slower_at_a_size, "phases_s", r.phases_s);
       log.evaluations.push_back(std::move(r));
     }

@@ -23,6 +23,7 @@ struct EvaluationRecord : CandidateResult {
   std::string sass_hash;
   int device = -1;
   double at_s = 0;                              // seconds since the run began, at completion
+  double build_wait_s = 0;                      // the device idle while the loop waited for its build
   bool accepted = false;
 };
 

@@ -19,6 +19,7 @@ const char* search_stop_name(SearchStop s) {
     case SearchStop::space_exhausted: return "space exhausted";
     case SearchStop::evaluation_cap: return "evaluation cap";
     case SearchStop::deadline: return "deadline";
+    case SearchStop::build_past_deadline: return "build past deadline";
     case SearchStop::policy: return "policy";
     case SearchStop::original_failed: return "original failed";
   }
@@ -148,6 +149,7 @@ struct Finished {
   std::string hash;
   CandidateResult m;
   double started = 0;  // the loop's clock when its measurement began
+  double waited = 0;   // seconds the loop waited for its build after picking it
 };
 
 struct WaitingDuplicate {
@@ -421,7 +423,7 @@ class SearchLoop::Run {
     if (!build_fits(cfg)) {
       const std::optional<std::size_t> built = built_and_in_time(chosen);
       if (!built) {
-        m_outcome.stop = SearchStop::deadline;
+        m_outcome.stop = SearchStop::build_past_deadline;
         m_stopping = true;
         return;
       }
@@ -435,7 +437,9 @@ class SearchLoop::Run {
       m_loop.m_measurer.prepare(m_configs[chosen[k]]);
       if (!m_asked_once[chosen[k]]) m_asked_once[chosen[k]] = true, m_asked.push_back(chosen[k]);
     }
-    const std::string hash = m_loop.m_measurer.machine_code(m_configs[cfg]);
+    const double picked = m_loop.m_clock();
+    const std::string hash = m_loop.m_measurer.machine_code(m_configs[cfg]);  // waits for its build
+    const double waited = m_loop.m_clock() - picked;
     if (std::string key = dedup_key(m_configs[cfg], hash); !key.empty()) {
       if (auto owner = m_hash_owner.find(key); owner != m_hash_owner.end()) {
         settle_duplicate(WaitingDuplicate{cfg, n, hash}, owner->second);
@@ -443,7 +447,7 @@ class SearchLoop::Run {
       }
       m_hash_owner[key] = cfg;
     }
-    start_measurement(cfg, n, hash);
+    start_measurement(cfg, n, hash, waited);
   }
 
   // A duplicate takes its owner's result now, or when the owner's
@@ -455,12 +459,12 @@ class SearchLoop::Run {
     m_waiting[owner].push_back(d);
   }
 
-  void start_measurement(std::size_t cfg, int n, const std::string& hash) {
+  void start_measurement(std::size_t cfg, int n, const std::string& hash, double waited) {
     const int device = m_free_devices.front();
     m_free_devices.pop_front();
     const double started = m_loop.m_clock();
-    m_running[device] = std::thread([this, cfg, device, n, hash, started] {
-      Finished f{cfg, device, n, hash, {}, started};
+    m_running[device] = std::thread([this, cfg, device, n, hash, started, waited] {
+      Finished f{cfg, device, n, hash, {}, started, waited};
       try {
         f.m = m_loop.m_measurer.measure(m_configs[cfg], device);
       } catch (const std::exception& x) {
@@ -490,6 +494,7 @@ class SearchLoop::Run {
       static_cast<CandidateResult&>(rec) = f.m;
       if (!rec.verified()) rec.speedup = 0;
       rec.device = f.device;
+      rec.build_wait_s = f.waited;
       ++m_outcome.measured;
       // A measurement's own seconds: the wall time from its start, less
       // the wait for its build (the deadline counts builds apart,

@@ -65,8 +65,11 @@ int evaluations_left_estimate(const LoopProgress& p);
 // Why a search stopped: every configuration taken, the evaluation cap, the
 // budget's deadline, the policy's stop(), or the original failing to judge
 // (reference_failed) on several candidates in a row with none verified.
-enum class SearchStop { running, space_exhausted, evaluation_cap, deadline, policy, original_failed };
-// "space exhausted", "evaluation cap", "deadline", "policy", "original failed"
+// deadline: no measurement would end in time; build_past_deadline: one
+// would, but the pick's build would not, and nothing built was left to
+// measure instead.
+enum class SearchStop { running, space_exhausted, evaluation_cap, deadline, build_past_deadline, policy, original_failed };
+// "space exhausted", "evaluation cap", "deadline", "build past deadline", "policy", "original failed"
 const char* search_stop_name(SearchStop s);
 
 struct LoopOutcome {

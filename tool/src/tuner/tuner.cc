@@ -173,6 +173,7 @@ RunLog start_run_log(const std::string& kernel, const std::string& source, const
 void record_loop(const LoopOutcome& outcome, EngineMeasurer& measurer, const ConfigSpace& space,
                  const std::vector<std::string>& guesses, TuneSummary& sum, RunLog& log) {
   sum.evaluations = static_cast<int>(outcome.evaluations.size());
+  sum.search_stop = search_stop_name(outcome.stop);
   sum.duplicates = outcome.duplicates;
   for (const EvaluationRecord& r : outcome.evaluations)
     if (r.duplicate_of.empty()) ++sum.outcomes[r.status];
@@ -370,7 +371,8 @@ std::string harness_failure(const LoopOutcome& outcome) {
 bool concluded_without_a_winner(const LoopOutcome& outcome, PhaseClock& phases, TuneSummary& sum) {
   if (const std::string failure = harness_failure(outcome); !failure.empty()) {
     conclude(sum, TuneVerdict::not_measured, failure);
-  } else if (outcome.evaluations.empty() && outcome.stop == SearchStop::deadline) {
+  } else if (outcome.evaluations.empty() &&
+             (outcome.stop == SearchStop::deadline || outcome.stop == SearchStop::build_past_deadline)) {
     conclude(sum, TuneVerdict::no_gain,
              "the budget left no time to try a configuration (building and running the original took " +
                  std::to_string(static_cast<int>(first_measurement_estimate(phases.read()) + 0.5)) +
@@ -779,7 +781,7 @@ std::string tune_summary_to_json(const TuneSummary& s) {
       {"outcomes", outcomes_json(s)},
       {"duplicates", s.duplicates},             {"space_size", s.space_size}, {"space_valid", s.space_valid},
       {"seconds", s.seconds},                   {"phases_s", s.phases_s},
-      {"first_measurement_s", s.first_measurement_s}, {"builds", s.builds},
+      {"first_measurement_s", s.first_measurement_s}, {"builds", s.builds}, {"search_stop", s.search_stop},
       {"speculative_builds", s.speculative_builds}, {"speculative_builds_used", s.speculative_builds_used},
       {"reverification", reverification},       {"reference_median_us", s.reference_median_us},
       {"best_median_us", s.best_median_us},     {"gpu", s.gpu},

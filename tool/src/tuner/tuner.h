@@ -78,6 +78,7 @@ struct TuneSummary {
   std::map<std::string, std::map<std::string, double>> look_phases_s;
   double first_measurement_s = 0;             // from the search's start to its first measured result
   int builds = 0;                             // candidates compiled (or asked to be)
+  std::string search_stop;                    // why the search ended (search_stop_name)
   int speculative_builds = 0;                 // of those, started on a guess before the search
   int speculative_builds_used = 0;            // guesses the search then evaluated
   std::vector<ReverifyCheck> reverification;  // one per GPU; empty when there was no winner to check
