@@ -149,15 +149,17 @@ TEST(SearchLoop, KeepsTheReserveOnlyOnceThereIsAWinnerToLookAt) {
   EXPECT_EQ(with_first(1.5).evaluations.size(), 1u);  // a winner at once: 17.5 s kept from 10 s on
 }
 
-// The pace is a measurement's own time (its eval_s), not the wall time
-// that includes waiting for its build: measurements of 1 s that each
-// waited 2 s keep 2 s for the look, not 6, and the loop runs to 17 s.
-TEST(SearchLoop, PacesMeasurementsWithoutTheirWaitForABuild) {
-  const auto starts = [](double eval_s) {
+// The pace is a measurement's own time: what its evaluation timed
+// (eval_s), less the original's run where it made one. Measurements of 3 s
+// of which 1 s is the candidate's keep 2 s for the look, not 6, and the
+// loop runs to 17 s.
+TEST(SearchLoop, PacesMeasurementsByTheirOwnTime) {
+  const auto starts = [](double eval_s, double original_s = 0) {
     return timed_run_with(3'000, [&](const ConfigSpace& space, FakeMeasurer& m, LoopOptions& opt) {
              for (const Configuration& c : space.configs) {
                kernelblaster::CandidateResult r = ok(1.0);
                r.eval_s = eval_s;
+               if (original_s > 0) r.phases_s = {{"reference process", original_s - 0.1}, {"calibration", 0.1}};
                m.results[c.id] = r;
              }
              opt.budget_s = 20;
@@ -167,6 +169,8 @@ TEST(SearchLoop, PacesMeasurementsWithoutTheirWaitForABuild) {
   };
   EXPECT_EQ(starts(0), 4u);  // no eval_s: the wall time, 3 s, is the pace
   EXPECT_EQ(starts(1), 6u);
+  EXPECT_EQ(starts(3, 2), 6u);  // 3 s, 2 of them the original's run
+  EXPECT_EQ(starts(3, 2.9), 4u);  // phases that leave under a quarter: the whole
 }
 
 // Before any measurement has ended, the expected first one (the original's
@@ -443,6 +447,37 @@ TEST(SearchLoop, MeasuresAnEarlierAskedBuildWhileTheNewPicksAllBuild) {
             (std::vector<std::string>{space.configs[0].id, space.configs[1].id, space.configs[last].id}));
   EXPECT_EQ(measured_with_builds_of(0.5),
             (std::vector<std::string>{space.configs[0].id, space.configs[last].id, space.configs[last - 1].id}));
+}
+
+// Builds started before the loop (speculation.h) count as asked: while the
+// policy's next pick still builds, for longer than a measurement, the
+// device measures one of them instead of waiting.
+TEST(SearchLoop, MeasuresABuildStartedBeforeTheLoopWhileThePicksBuild) {
+  const auto second_measured = [](bool told) {
+    ConfigSpace space = small_space();
+    FakeMeasurer m;
+    FakeClock clock;
+    m.clock = &clock;
+    m.millis_per_measurement = 1000;
+    for (const Configuration& c : space.configs) {
+      kernelblaster::CandidateResult r = ok(1.0);
+      r.compile_s = 10;
+      m.results[c.id] = r;
+      m.building.insert(c.id);
+    }
+    const std::string ahead = space.configs.back().id;
+    m.building.erase(ahead);
+    InOrderPolicy p;
+    LoopOptions opt;
+    opt.prefetch = 1;
+    opt.max_evals = 2;
+    if (told) opt.built_ahead = {ahead};
+    run(space, m, p, clock, opt);
+    return m.measured.at(1);
+  };
+  const ConfigSpace space = small_space();
+  EXPECT_EQ(second_measured(true), space.configs.back().id);
+  EXPECT_EQ(second_measured(false), space.configs[1].id);  // waited for
 }
 
 // Near the deadline, a pick whose build (1.5 s, under a measurement's 2 s,

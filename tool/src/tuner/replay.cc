@@ -133,7 +133,8 @@ LoopOutcome play_seed(const RunLog& log, const ConfigSpace& space, const std::ve
     // As tune does: guesses build while the original is built and measured.
     bool guess_fell_back = false;
     std::unique_ptr<policy::Policy> guesser = make_policy(&guess_fell_back);
-    speculate_builds(measurer, space, estimates, *guesser, lo, speculative_build_count(conditions.builders));
+    lo.built_ahead =
+        speculate_builds(measurer, space, estimates, *guesser, lo, speculative_build_count(conditions.builders));
     measurer.wait_until(conditions.build_s + conditions.measure_s);
   }
   return loop.run(lo);

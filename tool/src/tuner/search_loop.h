@@ -41,6 +41,10 @@ struct LoopOptions {
   double look_from_speedup = 0;
   std::vector<int> devices = {0};       // one measurement at a time on each
   int prefetch = 4;                     // further picks of the policy prepared ahead
+  // Configurations (ids) whose builds started before the loop
+  // (speculation.h): counted as asked, so the device measures one of them
+  // once built rather than idle while the policy's picks all still build.
+  std::vector<std::string> built_ahead;
   double first_pace_s = 0;              // seconds a measurement is expected to take before one has
                                         // ended (the original's build and run); 0: unknown
   std::uint64_t seed = 0;

@@ -727,6 +727,7 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
     guesses = speculate_builds(measurer, ts.space, estimates_of(knowledge, "", cs.arch, ts.space),
                                *guesser.policy, lo, speculative_build_count(pool.threads()));
   }
+  lo.built_ahead = guesses;
 
   phases.next("reference_build");
   if (!build_original(measurer, phases, sum, ceilings_while_building(self_exe, gpu_of(opt)), say)) return sum;
