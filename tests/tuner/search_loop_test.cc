@@ -188,12 +188,9 @@ TEST(SearchLoop, StartsNothingThatCannotEndWithinTheBudget) {
 TEST(SearchLoop, CountsTheBuildStillToComeAgainstTheDeadline) {
   const auto with_builds = [](bool every_build_done) {
     return timed_run_with(2'000, [&](const ConfigSpace& space, FakeMeasurer& m, LoopOptions& opt) {
-      for (const Configuration& c : space.configs) {
-        kernelblaster::CandidateResult r = ok(1.0);
-        r.compile_s = 10;
-        m.results[c.id] = r;
-        if (!every_build_done) m.building.insert(c.id);
-      }
+      build_each_for(m, space, 10);
+      if (!every_build_done)
+        for (const Configuration& c : space.configs) m.building.insert(c.id);
       opt.budget_s = 15;
       opt.prefetch = 0;  // no build asked ahead: the next one starts when it is picked
     });
@@ -398,6 +395,19 @@ TEST(SearchLoop, MeasuresABuiltPickWhileThePolicysFirstStillBuilds) {
   EXPECT_EQ(none.measured[0], space.configs[0].id);
 }
 
+// The small space measured in `millis` each on a fake clock, each build
+// taking `compile_s`.
+struct TimedBuilds {
+  ConfigSpace space = small_space();
+  FakeClock clock;
+  FakeMeasurer m;
+  TimedBuilds(long long millis, double compile_s) {
+    m.clock = &clock;
+    m.millis_per_measurement = millis;
+    build_each_for(m, space, compile_s);
+  }
+};
+
 // In the policy's order at its first call, then in reverse: a walk whose
 // centre moved, whose new picks all start to build at once.
 class TurningPolicy final : public kernelblaster::policy::Policy {
@@ -422,16 +432,8 @@ class TurningPolicy final : public kernelblaster::policy::Policy {
 // build left, it waits for the pick.
 TEST(SearchLoop, MeasuresAnEarlierAskedBuildWhileTheNewPicksAllBuild) {
   const auto measured_with_builds_of = [](double compile_s) {
-    ConfigSpace space = small_space();
-    FakeMeasurer m;
-    FakeClock clock;
-    m.clock = &clock;
-    m.millis_per_measurement = 1000;
-    for (const Configuration& c : space.configs) {
-      kernelblaster::CandidateResult r = ok(1.0);
-      r.compile_s = compile_s;
-      m.results[c.id] = r;
-    }
+    TimedBuilds t(1000, compile_s);
+    auto& [space, clock, m] = t;
     const std::size_t last = space.configs.size() - 1;
     m.building = {space.configs[last].id, space.configs[last - 1].id};
     TurningPolicy p;
@@ -454,17 +456,9 @@ TEST(SearchLoop, MeasuresAnEarlierAskedBuildWhileTheNewPicksAllBuild) {
 // device measures one of them instead of waiting.
 TEST(SearchLoop, MeasuresABuildStartedBeforeTheLoopWhileThePicksBuild) {
   const auto second_measured = [](bool told) {
-    ConfigSpace space = small_space();
-    FakeMeasurer m;
-    FakeClock clock;
-    m.clock = &clock;
-    m.millis_per_measurement = 1000;
-    for (const Configuration& c : space.configs) {
-      kernelblaster::CandidateResult r = ok(1.0);
-      r.compile_s = 10;
-      m.results[c.id] = r;
-      m.building.insert(c.id);
-    }
+    TimedBuilds t(1000, 10);
+    auto& [space, clock, m] = t;
+    for (const Configuration& c : space.configs) m.building.insert(c.id);
     const std::string ahead = space.configs.back().id;
     m.building.erase(ahead);
     InOrderPolicy p;
@@ -486,16 +480,8 @@ TEST(SearchLoop, MeasuresABuildStartedBeforeTheLoopWhileThePicksBuild) {
 // the 5-s budget, 2 + 2 s does not. With nothing built, the run stops.
 TEST(SearchLoop, MeasuresWhatIsBuiltWhenThePicksBuildCannotEndInTime) {
   const auto measured_with = [](bool shelf) {
-    ConfigSpace space = small_space();
-    FakeMeasurer m;
-    FakeClock clock;
-    m.clock = &clock;
-    m.millis_per_measurement = 2000;
-    for (const Configuration& c : space.configs) {
-      kernelblaster::CandidateResult r = ok(1.0);
-      r.compile_s = 1.5;
-      m.results[c.id] = r;
-    }
+    TimedBuilds t(2000, 1.5);
+    auto& [space, clock, m] = t;
     const std::size_t last = space.configs.size() - 1;
     m.building = {space.configs[last].id, space.configs[last - 1].id};
     if (!shelf) m.building.insert(space.configs[1].id);
