@@ -140,6 +140,28 @@ TEST(Replay, APaceMakesTheLoopWaitForBuilds) {
   EXPECT_DOUBLE_EQ(at_once.runs[0].outcome.evaluations.back().at_s, 0);
 }
 
+// At a pace, each result says the build and measurement the replay played
+// (what `tune`'s measurer reports, and the loop's build estimates read),
+// and a budget on the virtual clock ends the search: with 10-s builds on
+// one thread, the search stops where a pick's build would end past 25 s.
+TEST(Replay, APaceReportsItsBuildsAndABudgetEndsTheSearch) {
+  ReplayOptions opt;
+  opt.seeds = 1;
+  opt.conditions = {1, 10, 1};
+  ReplayReport r = replay(synthetic(), kb::KnowledgeBase{}, default_policy, opt);
+  for (const EvaluationRecord& e : r.runs[0].outcome.evaluations)
+    if (e.duplicate_of.empty()) {
+      EXPECT_DOUBLE_EQ(e.compile_s, 10);
+      EXPECT_DOUBLE_EQ(e.eval_s, 1);
+    }
+  opt.conditions.budget_s = 25;
+  ReplayReport within = replay(synthetic(), kb::KnowledgeBase{}, default_policy, opt);
+  const LoopOutcome& o = within.runs[0].outcome;
+  EXPECT_EQ(o.stop, SearchStop::build_past_deadline);
+  EXPECT_LT(o.evaluations.size(), 9u);
+  for (const EvaluationRecord& e : o.evaluations) EXPECT_LE(e.at_s, 11 + 25 + 1e-9);
+}
+
 // Noise moves what a seed measures, never what it is judged by: its best is
 // the recorded figure of the configuration it measured fastest, and a seed
 // draws the same noise each time.

@@ -62,12 +62,17 @@ expect("replay pace without builders", run(["policy", "replay", "--results", os.
                                             "--build-s", "10"]), 2, "need --builders")
 expect("replay negative build time", run(["policy", "replay", "--results", os.path.join(data, "synthetic_recording.json"),
                                           "--builders", "4", "--build-s", "-1"]), 2, "must be >= 0")
+expect("replay budget without builders", run(["policy", "replay", "--results", os.path.join(data, "synthetic_recording.json"),
+                                              "--budget", "30"]), 2, "--budget needs --builders")
+expect("replay negative budget", run(["policy", "replay", "--results", os.path.join(data, "synthetic_recording.json"),
+                                      "--builders", "4", "--budget", "-1"]), 2, "--budget must be >= 0")
 expect("replay negative first seed", run(["policy", "replay", "--results", os.path.join(data, "synthetic_recording.json"),
                                            "--first-seed", "-1"]), 2, "--first-seed needs")
 expect("replay noise out of range", run(["policy", "replay", "--results", os.path.join(data, "synthetic_recording.json"),
                                          "--noise", "3"]), 2, "--noise must be in")
 expect("replay at a pace", run(["policy", "replay", "--results", os.path.join(data, "synthetic_recording.json"),
-                                "--builders", "2", "--build-s", "10", "--measure-s", "1", "--noise", "0.01"]), 0,
+                                "--builders", "2", "--build-s", "10", "--measure-s", "1", "--noise", "0.01",
+                                "--budget", "40"]), 0,
        one_line=False)
 p = run(["policy", "replay", "--results", os.path.join(data, "synthetic_recording.json"), "--policy-seeds", "3", "--json"])
 expect("replay synthetic", p, 0, one_line=False)

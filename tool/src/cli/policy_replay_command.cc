@@ -39,6 +39,10 @@ evaluated.
   --measure-s S         S seconds (default 0), on a virtual clock; the loop
                         then measures what is built, as `tune` does (without
                         --builders: the policy's picks in its order)
+  --budget S            with --builders, the search's seconds on the virtual
+                        clock (what a run's setup, the original's build and
+                        profile leave it): no measurement starts that would
+                        end past them (default: none)
   --noise X             each verified measurement's speedup times
                         exp(X * N(0, 1)), drawn from the seed (a GPU's
                         run-to-run spread); a seed's best is then the
@@ -56,7 +60,7 @@ int policy_replay_command(const CommandArgs& argv, const std::string& self_exe) 
   return run_command("policy replay", kHelp, argv, [&]() -> int {
     refuse_renamed(argv, {{"--seeds", "now --policy-seeds (--seeds is the input seeds per size in every command)"}});
     Args args(argv, {"--policy", "--results", "--kb", "--policy-seeds", "--max-evals", "--band", "--trace",
-                     "--builders", "--build-s", "--measure-s", "--noise", "--first-seed"},
+                     "--builders", "--build-s", "--measure-s", "--noise", "--first-seed", "--budget"},
               {"--json", "--learn"});
     std::string results = args.value("--results");
     if (results.empty()) throw UsageError("--results is required");
@@ -81,6 +85,9 @@ int policy_replay_command(const CommandArgs& argv, const std::string& self_exe) 
     ro.conditions = {static_cast<int>(builders), args.number("--build-s", 0), args.number("--measure-s", 0),
                args.number("--noise", 0)};
     if (ro.conditions.noise < 0 || ro.conditions.noise > 1) throw UsageError("--noise must be in [0, 1]");
+    ro.conditions.budget_s = args.number("--budget", 0);
+    if (ro.conditions.budget_s < 0) throw UsageError("--budget must be >= 0");
+    if (!ro.conditions.builders && ro.conditions.budget_s > 0) throw UsageError("--budget needs --builders");
     if (ro.conditions.build_s < 0 || ro.conditions.measure_s < 0) throw UsageError("--build-s and --measure-s must be >= 0");
     if (!ro.conditions.builders && (!args.value("--build-s").empty() || !args.value("--measure-s").empty()))
       throw UsageError("--build-s and --measure-s need --builders");

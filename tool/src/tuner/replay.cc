@@ -58,6 +58,14 @@ CandidateResult ReplayMeasurer::measure(const Configuration& config, int) {
     return m;
   }
   m = it->second;  // the recorded result, without the log's own fields
+  if (m_builds) {
+    // What the run's measurer reports of the build and measurement it
+    // played, not the recording's (none in a converted recording): the
+    // loop's build estimates (build_left_s) and pace read them.
+    m.compile_s = config.is_default() ? 0.0 : m_conditions.build_s;
+    m.eval_s = m_conditions.measure_s;
+    m.phases_s.clear();
+  }
   if (m_conditions.noise > 0 && m.status == Status::ok) {
     std::lock_guard<std::mutex> lock(m_mutex);
     const double factor = std::exp(m_conditions.noise * std::normal_distribution<double>(0.0, 1.0)(m_draws));
@@ -124,7 +132,7 @@ LoopOutcome play_seed(const RunLog& log, const ConfigSpace& space, const std::ve
   SearchLoop loop(space, estimates, measurer, policy, [&measurer] { return measurer.now(); });
   LoopOptions lo;
   lo.max_evals = options.max_evals;
-  lo.budget_s = 0;  // no deadline: a replay costs no GPU time
+  lo.budget_s = conditions.budget_s;  // none unless asked: a replay costs no GPU time
   lo.seed = seed;
   lo.facts = {log.kernel, log.state, log.arch, log.gpu, log.metrics};
   lo.prefetch = 0;

@@ -34,6 +34,10 @@ struct ReplayConditions {
   // H200's SGEMM timings), which a recording's single figure lacks.
   double noise = 0;
   std::uint64_t seed = 0;
+  // The search's seconds on the virtual clock (with builders): no
+  // measurement starts that would end past them, as `tune`'s loop does with
+  // what a run's setup, the original's build and profile left; 0: none.
+  double budget_s = 0;
 };
 
 // Answers with the recorded result of each configuration; one the recording
