@@ -162,7 +162,7 @@ std::shared_ptr<const ReferenceRun> original_side(const std::string& ref_bin, Ca
   auto run = std::make_shared<ReferenceRun>();
   run->out_dir = ref.out_dir;
   run->remove_dir = kept != nullptr;  // a kept run's directory goes with it; else with the work directory
-  phase("reference process");
+  phase(EvalResult::kReferenceProcessPhase);
   note_process(round.sandbox, ref.process);
   add_process_phases(round, phase.prefix() + "reference", ref);
   Verdict build_failure;
@@ -182,7 +182,7 @@ std::shared_ptr<const ReferenceRun> original_side(const std::string& ref_bin, Ca
     round.verdict = {Status::reference_failed, std::string("unreadable output of the original: ") + x.what()};
     return nullptr;
   }
-  phase("calibration");
+  phase(EvalResult::kCalibrationPhase);
   round.verdict = judge_reference(run->calibration);
   if (round.verdict.status != Status::ok) return nullptr;
   run->process = std::move(ref.process);

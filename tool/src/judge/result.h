@@ -130,6 +130,10 @@ struct EvalResult {
   // Where eval_seconds went, in order ("reference process", "calibration",
   // "candidate process", "judging"; a re-verification adds its own).
   std::vector<std::pair<std::string, double>> phase_seconds;
+  // The phases of the original's own run: made by the first evaluation of
+  // a search and reused by the others (a tuning loop's pace leaves them out).
+  static constexpr const char* kReferenceProcessPhase = "reference process";
+  static constexpr const char* kCalibrationPhase = "calibration";
   // Inside those processes: each one's own phases ("reference setup",
   // "candidate correctness", ...) and its start and exit.
   std::vector<std::pair<std::string, double>> process_phase_seconds;

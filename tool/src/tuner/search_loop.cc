@@ -11,6 +11,8 @@
 #include <set>
 #include <thread>
 
+#include "judge/result.h"
+
 namespace kernelblaster::tuner {
 
 const char* search_stop_name(SearchStop s) {
@@ -526,7 +528,7 @@ class SearchLoop::Run {
   static double own_seconds(const CandidateResult& m, double wall) {
     const double base = m.eval_s > 0 ? std::min(m.eval_s, wall) : wall;
     double rest = base;
-    for (const char* original : {"reference process", "calibration"})
+    for (const char* original : {EvalResult::kReferenceProcessPhase, EvalResult::kCalibrationPhase})
       if (auto it = m.phases_s.find(original); it != m.phases_s.end()) rest -= it->second;
     return rest > 0.25 * base ? rest : base;  // phases that do not add up: the whole
   }
