@@ -12,6 +12,9 @@
 #   bench/examples_search/run.sh look    each example's lockfile configuration measured and written
 #                                        through today's winner's look (--min-speedup 1.0): the
 #                                        written figure a retuned build is compared with
+#   bench/examples_search/run.sh grid    softmax and rmsnorm: BLOCK_SIZE 64-512 x VEC_BYTES 4-16, with and
+#                                        without -use_fast_math (24 points), measured in that order by the
+#                                        search's screen, nothing written: how the settings interact
 # $EXAMPLES_TAG names the files (default "run").
 set -uo pipefail
 source "$(dirname "$0")/../clangroot.sh"
@@ -83,5 +86,20 @@ case "${1:-}" in
       tune_one "$e" --budget 60 --policy "$D/probe.lua" --min-speedup 1.0
     done 2>&1 | tee "$D/$TAG.look.txt"
     ;;
-  *) echo "usage: $0 tune|probe|look" >&2; exit 2 ;;
+  grid)
+    ids=()
+    for b in 64 128 256 512; do
+      for v in 4 8 16; do
+        id="VEC_BYTES=$v"
+        [ "$b" != 256 ] && id="BLOCK_SIZE=$b,$id"  # 256 is the original's: ids name changed settings only
+        ids+=("$id" "$id,-use_fast_math")
+      done
+    done
+    probe_policy "${ids[@]}"
+    for e in ${EXAMPLES:-softmax rmsnorm}; do
+      rm -f "/tmp/examples-kb-$TAG-$e.json"
+      tune_one "$e" --budget 150 --policy "$D/probe.lua" --min-speedup 100
+    done 2>&1 | tee "$D/$TAG.grid.txt"
+    ;;
+  *) echo "usage: $0 tune|probe|look|grid" >&2; exit 2 ;;
 esac
