@@ -31,7 +31,7 @@ struct CandidateResult : Verdict {
   double speedup = 0;              // over the original (median based); 0 unless ok
   double median_us = 0;            // the candidate's, geometric mean over the timed sizes
   double reference_median_us = 0;  // the original's, same sizes
-  double compile_s = 0;            // building the candidate's program
+  double compile_s = 0;            // building the candidate's program (the tuner: until it is ready to run)
   double eval_s = 0;               // its evaluation
   double screen_share = 1;         // EvalResult::screen_share
   // The kernel it makes slower, as one line (EvalResult::slower_kernel):

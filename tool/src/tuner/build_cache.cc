@@ -26,21 +26,22 @@ std::shared_future<CandidateBuild> BuildCache::get(const Configuration& config) 
   CompilePool::Ticket ticket;
   auto started = std::make_shared<std::atomic<std::chrono::steady_clock::time_point>>();
   auto future = m_pool.submit([this, config, dir, started] {
-    started->store(std::chrono::steady_clock::now());
+    const std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+    started->store(start);
+    CandidateBuild b;
     if (m_closing) {
-      CandidateBuild b;
       b.outcome = build_not_attempted("the run ended");
       return b;
     }
     try {
-      return m_build(config, dir);
+      b = m_build(config, dir);
     } catch (const std::exception& x) {
       // An unwritable scratch directory is not the candidate's fault, but it
       // still must not take the run down: the build failed, say why.
-      CandidateBuild b;
       b.outcome = build_not_attempted(x.what());
-      return b;
     }
+    b.ready_s = seconds_since(start);
+    return b;
   }, &ticket);
   m_builds.emplace(config.id, Entry{future, std::move(ticket), std::move(started)});
   return future;

@@ -24,6 +24,13 @@ struct CandidateBuild {
   BuildOutcome outcome;
   std::string source_path;  // the candidate's source as written for the build
   std::string hash;         // of its machine code; empty: unknown
+  // From a pool thread's start to the program ready: the compile and link
+  // (outcome.seconds), any wait for the harness's shared object, the
+  // machine-code hash. What a pick whose build has started still waits for
+  // is this less BuildCache::elapsed_s: on an H200 (2026-11-30) the
+  // examples' builds were ready 3.4-3.9 s after their picks, with
+  // outcome.seconds 2.0-2.4 s, and the loop, misled, waited for them.
+  double ready_s = 0;
 };
 
 class BuildCache {
