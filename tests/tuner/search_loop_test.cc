@@ -133,6 +133,28 @@ TEST(SearchLoop, KeepsTheReserveAtThePaceOfFullChecks) {
   EXPECT_EQ(with_share(0.5).evaluations.size(), 5u);
 }
 
+// Runs after the loop that time nothing (memcheck, the edges' check) are
+// kept at a measurement's own pace, screened or not: two of them after
+// screens of 10 s keep 20 s, not the 40 s of two full checks, and the loop
+// measures at 0, 10, ..., 60 s.
+TEST(SearchLoop, KeepsUntimedRunsAtTheMeasurementsOwnPace) {
+  const auto with = [](double finish_paces, double finish_untimed) {
+    return timed_run_with(10'000, [&](const ConfigSpace& space, FakeMeasurer& m, LoopOptions& opt) {
+      for (const Configuration& c : space.configs) {
+        kernelblaster::CandidateResult r = ok(1.0);
+        r.screen_share = 0.5;
+        m.results[c.id] = r;
+      }
+      opt.budget_s = 100;
+      opt.finish_paces = finish_paces;
+      opt.finish_untimed = finish_untimed;
+    });
+  };
+  EXPECT_EQ(with(0, 2).evaluations.size(), 7u);
+  EXPECT_EQ(with(2, 0).evaluations.size(), 5u);
+  EXPECT_EQ(with(1, 1).evaluations.size(), 6u);  // 20 + 10 kept: measured at 0, ..., 50 s
+}
+
 // The reserve is for the look at a winner: with none above the bar yet,
 // the loop searches on (at most a measurement past the deadline less the
 // pace); once one is in hand, the reserve is kept again.

@@ -319,8 +319,8 @@ class SearchLoop::Run {
     const double pace = this->pace();
     const bool winner = m_opt.reserve_from_speedup <= 0 ||
                         (m_outcome.best >= 0 && m_best_speedup >= m_opt.reserve_from_speedup);
-    const double after =
-        paced && winner ? std::min(m_opt.finish_paces * full_pace() * looks_ahead(), 0.5 * m_opt.budget_s) : 0.0;
+    const double look = m_opt.finish_paces * full_pace() + m_opt.finish_untimed * pace;
+    const double after = paced && winner ? std::min(look * looks_ahead(), 0.5 * m_opt.budget_s) : 0.0;
     return pace + after;
   }
 

@@ -27,6 +27,13 @@ struct LoopOptions {
                                         // measurement has ended. A screened measurement
                                         // (CandidateResult::screen_share) counts as 1 / share of
                                         // its time here: the look runs what the screen left out.
+  double finish_untimed = 0;            // and runs after the loop that time nothing (memcheck, the
+                                        // check at branch edges), at a search measurement's own
+                                        // pace. Counted as full checks they took 4 of the 7 paces
+                                        // the examples kept and ran in 1 s (an H200, 2026-11-30:
+                                        // memcheck 0.5 s, edges 0.5 s; SGEMM_CUDA 1.3-2.9 s and
+                                        // 0.9-1.1 s at paces of about 2 s), and 30-s runs ended 5 s
+                                        // early. Same cap and conditions as finish_paces.
   // The reserve of finish_paces is kept once the best accepted speedup
   // reaches this (--min-speedup: a winner the run will look at); before,
   // the loop searches on, and a winner found late ends the run past the

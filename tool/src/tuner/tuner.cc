@@ -637,26 +637,30 @@ EvalRequest::Memcheck winner_memcheck(const Toolchain& tc) {
 // winner's re-verification (a main and a warm round) and, where groups are
 // judged alone, its whole-harness build and check follow the loop: about two
 // and five measurements' time (convolutionSeparable, SGEMM_CUDA on an H100);
-// a winner checked under compute-sanitizer two more; a harness with sizes
-// the search does not time one more, for the look at a winner kept as
-// written where it is slower (guarded_winner.h: its build overlaps the
-// winner's look); a winner checked at its launchers' branch edges
-// kEdgePaces more. Paces are full checks' (the search screens: search_loop.h),
-// and where groups are judged alone, each group with a gain has a look of
-// its own. These undercount where a look times many more sizes than the
-// search: SGEMM_CUDA's kernel 10 on an H200 (2026-11-29, measurements of
-// 2.9 s) spent 14.5 measurements' time on its look (memcheck 1.5 of them,
-// before the warm round stopped repeating the correctness runs) and 5 on
-// the guarded look; the cap at half the budget binds there anyway.
-constexpr double kEdgePaces = 2;  // kernels 5 and 6: 14 s at full checks of 5.7 s (an H200, 2026-11-30)
+// a harness with sizes the search does not time one more, for the look at a
+// winner kept as written where it is slower (guarded_winner.h: its build
+// overlaps the winner's look). Those paces are full checks' (the search
+// screens: search_loop.h), and where groups are judged alone, each group
+// with a gain has a look of its own. They undercount where a look times
+// many more sizes than the search: SGEMM_CUDA's kernel 10 on an H200
+// (2026-11-29, measurements of 2.9 s) spent 14.5 measurements' time on its
+// look and 5 on the guarded look; the cap at half the budget binds there
+// anyway. What times nothing is kept at a search measurement's own pace
+// (LoopOptions::finish_untimed): a winner checked under compute-sanitizer
+// kMemcheckPaces, one checked at its launchers' branch edges kEdgePaces (its
+// harness builds while the winner's look runs). On an H200 (2026-11-30)
+// memcheck took 0.5 s at the examples' paces of 1.2 s and 1.3-2.9 s at
+// SGEMM_CUDA's of about 2 s; the edges 0.5 and 0.9-1.1 s.
+constexpr double kMemcheckPaces = 1;
+constexpr double kEdgePaces = 0.5;
 void set_search_deadline(const TuneOptions& opt, const PhaseClock::Reading& before_search, const TuneSummary& sum,
                          bool memcheck, const EngineMeasurer& measurer, LoopOptions& lo) {
   const std::string harness = read_file(measurer.target().harness);
   const bool untimed_sizes = harness.find(".validation_size(") != std::string::npos;
   const bool edges = has_edges(harness, measurer.target().source_text);
   lo.budget_s = search_budget(opt.budget_s, before_search);
-  lo.finish_paces = (sum.focused_groups > 0 ? 5 : 2 + sum.launchers_alone) + (memcheck ? 2 : 0) +
-                    (untimed_sizes ? 1 : 0) + (edges ? kEdgePaces : 0);
+  lo.finish_paces = (sum.focused_groups > 0 ? 5 : 2 + sum.launchers_alone) + (untimed_sizes ? 1 : 0);
+  lo.finish_untimed = (memcheck ? kMemcheckPaces : 0) + (edges ? kEdgePaces : 0);
   // Groups judged alone may each hold a winner below the whole's best, and
   // each such group is looked at on its own.
   lo.reserve_from_speedup = sum.focused_groups > 0 ? 0 : opt.min_speedup;
