@@ -121,6 +121,34 @@ TEST(TuneSummary, SaysWhereTheTimeWentAndWhatEachGpuReverified) {
   EXPECT_EQ(j["reverification"][1].at("device").get<int>(), 1);
   EXPECT_EQ(j["reverification"][1].at("seeds").get<int>(), 3);
   EXPECT_DOUBLE_EQ(j["reverification"][1].at("speedup").get<double>(), 1.05);
+  EXPECT_FALSE(j["reverification"][1].contains("back_to_back_speedup"));  // no warm round: nothing to say
+}
+
+// A look's speedup says what it is made of: each timing round's (the lower
+// is the one kept) and the kept round's speedup at each size.
+TEST(TuneSummary, ALooksSpeedupSaysItsRoundsAndSizes) {
+  EvalResult r;
+  r.status = Status::ok;
+  r.speedup = 1.18;
+  r.flushed_speedup = 1.29;
+  r.back_to_back_speedup = 1.18;
+  kernelblaster::SizeTiming small, odd;
+  small.size = "small";
+  small.speedup = 1.02;
+  odd.size = "odd";
+  odd.speedup = 1.08;
+  odd.validation_only = true;
+  r.timing = {small, odd};
+  const CandidateResult c = candidate_result_of(r);
+  TuneSummary s;
+  s.reverification = {{0, 6, Status::ok, c.speedup, c.flushed_speedup, c.back_to_back_speedup, c.sizes}};
+  nlohmann::json j = nlohmann::json::parse(tune_summary_to_json(s)).at("reverification").at(0);
+  EXPECT_DOUBLE_EQ(j.at("flushed_speedup").get<double>(), 1.29);
+  EXPECT_DOUBLE_EQ(j.at("back_to_back_speedup").get<double>(), 1.18);
+  ASSERT_EQ(j.at("sizes").size(), 2u);
+  EXPECT_EQ(j["sizes"][0].at("size").get<std::string>(), "small");
+  EXPECT_DOUBLE_EQ(j["sizes"][0].at("speedup").get<double>(), 1.02);
+  EXPECT_TRUE(j["sizes"][1].at("validation_only").get<bool>());
 }
 
 // A look's result carries where its evaluation spent the seconds, the

@@ -42,6 +42,9 @@ struct CandidateResult : Verdict {
   std::string slower_at_a_size;
   // The call at the validation sizes a second look timed (EvalResult::other_sizes).
   std::string other_sizes;
+  // With back-to-back timing, each round's speedup (EvalResult's).
+  double flushed_speedup = 0;
+  double back_to_back_speedup = 0;
   // The call's speedup at each size timed, in the harness's order.
   std::vector<SizeSpeedup> sizes;
   // compute-sanitizer's memcheck on it, when asked (EvalResult::memcheck).

@@ -96,6 +96,11 @@ struct EvalResult {
   std::vector<OutputCalibration> calibration;
   std::vector<SizeTiming> timing;
   double speedup = 0;        // geometric mean over timed sizes; 0 when not measured
+  // With back-to-back timing (EvalRequest::back_to_back): each round's
+  // speedup, the flushed one and the back-to-back one; `speedup` is the
+  // lower. 0 when that round did not time.
+  double flushed_speedup = 0;
+  double back_to_back_speedup = 0;
   bool reverified = false;   // an implausible speedup was checked again
   // The first kernel the candidate makes slower over the timed sizes, in
   // any timing round (flushed, or back to back), as one line; empty when

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "judge/gpu_probe.h"
+#include "judge/candidate_result.h"
 #include "judge/result.h"
 #include "tuner/focused_winner.h"
 
@@ -46,6 +47,13 @@ struct ReverifyCheck {
   int seeds = 0;
   Status status = Status::ok;
   double speedup = 0;
+  // What the speedup is made of: each timing round's (the lower is kept)
+  // and the kept round's speedup at each size. The examples' written
+  // figures moved 6% between two days for one configuration (an H200,
+  // 2026-11-30), and the summary could not say where.
+  double flushed_speedup = 0;
+  double back_to_back_speedup = 0;
+  std::vector<SizeSpeedup> sizes;
 };
 
 // How a tune run ended; named only in its JSON summary.
