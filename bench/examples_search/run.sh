@@ -15,7 +15,8 @@
 #   bench/examples_search/run.sh grid    softmax and rmsnorm: BLOCK_SIZE 64-512 x VEC_BYTES 4-16, with and
 #                                        without -use_fast_math (24 points), measured in that order by the
 #                                        search's screen, nothing written: how the settings interact
-# $EXAMPLES_TAG names the files (default "run").
+# $EXAMPLES_TAG names the files (default "run"). EXAMPLES_KB=shared: the examples of a `tune` share one
+# KB, emptied when the stage starts, as the sources of one build do (each learns from those before it).
 set -uo pipefail
 source "$(dirname "$0")/../clangroot.sh"
 OUT=${OUT:-bench/out}
@@ -25,13 +26,17 @@ D=$OUT/examples-search
 mkdir -p "$D"
 E=examples/kernels
 
+kb_of() {  # example
+  if [ "${EXAMPLES_KB:-}" = shared ]; then echo "/tmp/examples-kb-$TAG.json"; else echo "/tmp/examples-kb-$TAG-$1.json"; fi
+}
+
 tune_one() {  # example, extra arguments
   local e=$1
   shift
   local s
   s=$(date +%s.%N)
   "$TOOL" tune --source $E/src/$e.cu --harness $E/harness/${e}_harness.cu -I $E/include --json \
-    --kb "/tmp/examples-kb-$TAG-$e.json" --log "$D/$TAG.$e.log.json" --out "/tmp/$TAG.$e.tuned.cu" "$@" \
+    --kb "$(kb_of "$e")" --log "$D/$TAG.$e.log.json" --out "/tmp/$TAG.$e.tuned.cu" "$@" \
     >"$D/$TAG.$e.json" 2>"$D/$TAG.$e.err"
   echo "$e: exit $? in $(python3 -c "import time; print(round(time.time() - $s, 1))") s"
   python3 bench/examples_search/summarize.py "$D/$TAG.$e.json" "$D/$TAG.$e.log.json"
@@ -62,10 +67,12 @@ LUA
 
 case "${1:-}" in
   tune)
+    rm -f "/tmp/examples-kb-$TAG.json"
     for e in ${EXAMPLES:-vector_add softmax rmsnorm}; do
       rm -f "/tmp/examples-kb-$TAG-$e.json"
       tune_one "$e" --budget "${EXAMPLES_BUDGET:-30}"
     done 2>&1 | tee "$D/$TAG.tune.txt"
+    [ "${EXAMPLES_KB:-}" = shared ] && cp "/tmp/examples-kb-$TAG.json" "$D/$TAG.kb.json"
     ;;
   probe)
     for e in softmax rmsnorm; do
