@@ -496,6 +496,35 @@ TEST(SearchLoop, MeasuresABuildStartedBeforeTheLoopWhileThePicksBuild) {
   EXPECT_EQ(second_measured(false), space.configs[1].id);  // waited for
 }
 
+// A guessed build the KB expects to lose in the original's state (the
+// guesses are asked before that state is known) is not measured in the
+// pick's stead: the loop waits for the pick. One it has no opinion of, or
+// expects to gain, is.
+TEST(SearchLoop, DoesNotFillTheDeviceWithAGuessTheKbExpectsToLose) {
+  const auto second_measured = [](double predicted) {
+    TimedBuilds t(1000, 10);
+    auto& [space, clock, m] = t;
+    for (const Configuration& c : space.configs) m.building.insert(c.id);
+    const std::string ahead = space.configs.back().id;
+    m.building.erase(ahead);
+    std::vector<kernelblaster::policy::KbEstimate> estimates(space.configs.size());
+    estimates.back().tries = 2;
+    estimates.back().predicted_speedup = predicted;
+    InOrderPolicy p;
+    LoopOptions opt;
+    opt.prefetch = 1;
+    opt.max_evals = 2;
+    opt.built_ahead = {ahead};
+    SearchLoop loop(space, estimates, m, p, [&clock] { return clock.now(); });
+    loop.run(opt);
+    return m.measured.at(1);
+  };
+  const ConfigSpace space = small_space();
+  EXPECT_EQ(second_measured(0.71), space.configs[1].id);  // waited for
+  EXPECT_EQ(second_measured(1.0), space.configs.back().id);
+  EXPECT_EQ(second_measured(1.2), space.configs.back().id);
+}
+
 // Near the deadline, a pick whose build (1.5 s, under a measurement's 2 s,
 // so the loop would wait for it) cannot end in time gives way to a built
 // configuration an earlier pick list asked for: 2 + 1.5 + 2 s would pass
