@@ -388,8 +388,8 @@ class SearchLoop::Run {
   // lose. The guesses are asked before the original's state is known, so
   // the KB's knowledge of that state does not shape them: on an H200
   // (2026-11-30) softmax, tuned after rmsnorm on one KB, spent two of its
-  // eleven measurements on guessed `BLOCK_SIZE=1024` and `512`, which the
-  // KB predicted at 0.71x and 0.88x.
+  // eleven measurements on guessed `BLOCK_SIZE=1024` and `512`, which
+  // rmsnorm's run had taught the KB to expect slower.
   std::optional<std::size_t> latest_built_ask() const {
     for (auto it = m_asked.rbegin(); it != m_asked.rend(); ++it)
       if (!m_taken[*it] && !expected_to_lose(*it) && m_loop.m_measurer.ready(m_configs[*it])) return *it;
