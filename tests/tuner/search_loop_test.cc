@@ -473,27 +473,34 @@ TEST(SearchLoop, MeasuresAnEarlierAskedBuildWhileTheNewPicksAllBuild) {
             (std::vector<std::string>{space.configs[0].id, space.configs[last].id, space.configs[last - 1].id}));
 }
 
+// The second configuration measured when every build but the last is
+// still compiling (10 s against 1-s measurements), told (or not) that the
+// last was built before the loop, with the KB's estimate of it.
+static std::string second_measured_beside_a_guess(bool told, kernelblaster::policy::KbEstimate of_guess = {}) {
+  TimedBuilds t(1000, 10);
+  auto& [space, clock, m] = t;
+  for (const Configuration& c : space.configs) m.building.insert(c.id);
+  const std::string ahead = space.configs.back().id;
+  m.building.erase(ahead);
+  std::vector<kernelblaster::policy::KbEstimate> estimates(space.configs.size());
+  estimates.back() = of_guess;
+  InOrderPolicy p;
+  LoopOptions opt;
+  opt.prefetch = 1;
+  opt.max_evals = 2;
+  if (told) opt.built_ahead = {ahead};
+  SearchLoop loop(space, estimates, m, p, [&clock] { return clock.now(); });
+  loop.run(opt);
+  return m.measured.at(1);
+}
+
 // Builds started before the loop (speculation.h) count as asked: while the
 // policy's next pick still builds, for longer than a measurement, the
 // device measures one of them instead of waiting.
 TEST(SearchLoop, MeasuresABuildStartedBeforeTheLoopWhileThePicksBuild) {
-  const auto second_measured = [](bool told) {
-    TimedBuilds t(1000, 10);
-    auto& [space, clock, m] = t;
-    for (const Configuration& c : space.configs) m.building.insert(c.id);
-    const std::string ahead = space.configs.back().id;
-    m.building.erase(ahead);
-    InOrderPolicy p;
-    LoopOptions opt;
-    opt.prefetch = 1;
-    opt.max_evals = 2;
-    if (told) opt.built_ahead = {ahead};
-    run(space, m, p, clock, opt);
-    return m.measured.at(1);
-  };
   const ConfigSpace space = small_space();
-  EXPECT_EQ(second_measured(true), space.configs.back().id);
-  EXPECT_EQ(second_measured(false), space.configs[1].id);  // waited for
+  EXPECT_EQ(second_measured_beside_a_guess(true), space.configs.back().id);
+  EXPECT_EQ(second_measured_beside_a_guess(false), space.configs[1].id);  // waited for
 }
 
 // A guessed build the KB expects to lose in the original's state (the
@@ -501,28 +508,16 @@ TEST(SearchLoop, MeasuresABuildStartedBeforeTheLoopWhileThePicksBuild) {
 // pick's stead: the loop waits for the pick. One it has no opinion of, or
 // expects to gain, is.
 TEST(SearchLoop, DoesNotFillTheDeviceWithAGuessTheKbExpectsToLose) {
-  const auto second_measured = [](double predicted) {
-    TimedBuilds t(1000, 10);
-    auto& [space, clock, m] = t;
-    for (const Configuration& c : space.configs) m.building.insert(c.id);
-    const std::string ahead = space.configs.back().id;
-    m.building.erase(ahead);
-    std::vector<kernelblaster::policy::KbEstimate> estimates(space.configs.size());
-    estimates.back().tries = 2;
-    estimates.back().predicted_speedup = predicted;
-    InOrderPolicy p;
-    LoopOptions opt;
-    opt.prefetch = 1;
-    opt.max_evals = 2;
-    opt.built_ahead = {ahead};
-    SearchLoop loop(space, estimates, m, p, [&clock] { return clock.now(); });
-    loop.run(opt);
-    return m.measured.at(1);
+  const auto with_prediction = [](double predicted) {
+    kernelblaster::policy::KbEstimate e;
+    e.tries = 2;
+    e.predicted_speedup = predicted;
+    return second_measured_beside_a_guess(true, e);
   };
   const ConfigSpace space = small_space();
-  EXPECT_EQ(second_measured(0.71), space.configs[1].id);  // waited for
-  EXPECT_EQ(second_measured(1.0), space.configs.back().id);
-  EXPECT_EQ(second_measured(1.2), space.configs.back().id);
+  EXPECT_EQ(with_prediction(0.71), space.configs[1].id);  // waited for
+  EXPECT_EQ(with_prediction(1.0), space.configs.back().id);
+  EXPECT_EQ(with_prediction(1.2), space.configs.back().id);
 }
 
 // Near the deadline, a pick whose build (1.5 s, under a measurement's 2 s,
