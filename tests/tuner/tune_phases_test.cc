@@ -107,7 +107,14 @@ TEST(TuneSummary, SaysWhereTheTimeWentAndWhatEachGpuReverified) {
   s.speculative_builds = 15;
   s.speculative_builds_used = 15;
   s.search_stop = "build past deadline";
-  s.reverification = {{0, 3, Status::ok, 1.06}, {1, 3, Status::ok, 1.05}};
+  const auto check = [](int device, double speedup) {
+    DeviceCheck c;
+    c.device = device;
+    c.seeds = 3;
+    c.result.speedup = speedup;
+    return c;
+  };
+  s.reverification = {check(0, 1.06), check(1, 1.05)};
   s.look_phases_s["guard"] = {{"main candidate correctness", 4.5}};
   nlohmann::json j = nlohmann::json::parse(tune_summary_to_json(s));
   EXPECT_DOUBLE_EQ(j.at("look_phases_s").at("guard").at("main candidate correctness").get<double>(), 4.5);
@@ -139,9 +146,8 @@ TEST(TuneSummary, ALooksSpeedupSaysItsRoundsAndSizes) {
   odd.speedup = 1.08;
   odd.validation_only = true;
   r.timing = {small, odd};
-  const CandidateResult c = candidate_result_of(r);
   TuneSummary s;
-  s.reverification = {{0, 6, Status::ok, c.speedup, c.flushed_speedup, c.back_to_back_speedup, c.sizes}};
+  s.reverification = {{0, 6, candidate_result_of(r)}};
   nlohmann::json j = nlohmann::json::parse(tune_summary_to_json(s)).at("reverification").at(0);
   EXPECT_DOUBLE_EQ(j.at("flushed_speedup").get<double>(), 1.29);
   EXPECT_DOUBLE_EQ(j.at("back_to_back_speedup").get<double>(), 1.18);

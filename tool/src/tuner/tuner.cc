@@ -217,8 +217,7 @@ void add_look_phases(TuneSummary& sum, const std::string& look, const CandidateR
 // A second look's checks, one per GPU, and where their seconds went.
 void record_look(TuneSummary& sum, const Reverification& again) {
   for (const DeviceCheck& c : again.checks) {
-    sum.reverification.push_back({c.device, c.seeds, c.result.status, c.result.speedup, c.result.flushed_speedup,
-                                  c.result.back_to_back_speedup, c.result.sizes});
+    sum.reverification.push_back(c);
     add_look_phases(sum, "reverify", c.result);
   }
 }
@@ -776,12 +775,13 @@ nlohmann::json outcomes_json(const TuneSummary& s) {
 
 std::string tune_summary_to_json(const TuneSummary& s) {
   nlohmann::json reverification = nlohmann::json::array();
-  for (const ReverifyCheck& c : s.reverification) {
+  for (const DeviceCheck& c : s.reverification) {
+    const CandidateResult& r = c.result;
     nlohmann::json check = {
-        {"device", c.device}, {"seeds", c.seeds}, {"status", status_name(c.status)}, {"speedup", c.speedup}};
-    if (c.flushed_speedup > 0) check["flushed_speedup"] = c.flushed_speedup;
-    if (c.back_to_back_speedup > 0) check["back_to_back_speedup"] = c.back_to_back_speedup;
-    for (const SizeSpeedup& z : c.sizes)
+        {"device", c.device}, {"seeds", c.seeds}, {"status", status_name(r.status)}, {"speedup", r.speedup}};
+    if (r.flushed_speedup > 0) check["flushed_speedup"] = r.flushed_speedup;
+    if (r.back_to_back_speedup > 0) check["back_to_back_speedup"] = r.back_to_back_speedup;
+    for (const SizeSpeedup& z : r.sizes)
       check["sizes"].push_back({{"size", z.size}, {"speedup", z.speedup}, {"validation_only", z.validation_only}});
     reverification.push_back(check);
   }

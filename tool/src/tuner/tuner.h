@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "judge/gpu_probe.h"
-#include "judge/candidate_result.h"
 #include "judge/result.h"
 #include "tuner/focused_winner.h"
+#include "tuner/reverify.h"
 
 namespace kernelblaster::tuner {
 
@@ -42,20 +42,6 @@ struct TuneOptions {
 };
 
 // One device's share of the winner's re-verification.
-struct ReverifyCheck {
-  int device = 0;
-  int seeds = 0;
-  Status status = Status::ok;
-  double speedup = 0;
-  // What the speedup is made of: each timing round's (the lower is kept)
-  // and the kept round's speedup at each size. The examples' written
-  // figures moved 6% between two days for one configuration (an H200,
-  // 2026-11-30), and the summary could not say where.
-  double flushed_speedup = 0;
-  double back_to_back_speedup = 0;
-  std::vector<SizeSpeedup> sizes;
-};
-
 // How a tune run ended; named only in its JSON summary.
 // not_measured: nothing could be measured (the original does not build or
 // run with its harness, the harness cannot be used, or nvcc cannot run): no
@@ -89,7 +75,12 @@ struct TuneSummary {
   std::string search_stop;                    // why the search ended (search_stop_name)
   int speculative_builds = 0;                 // of those, started on a guess before the search
   int speculative_builds_used = 0;            // guesses the search then evaluated
-  std::vector<ReverifyCheck> reverification;  // one per GPU; empty when there was no winner to check
+  // One per GPU; empty when there was no winner to check. The summary gives
+  // each one's speedup and what it is made of: each timing round's (the
+  // lower is kept) and the kept round's at each size. The examples' written
+  // figures moved 6% between two days for one configuration (an H200,
+  // 2026-11-30), and the summary could not say where.
+  std::vector<DeviceCheck> reverification;
   double reference_median_us = 0, best_median_us = 0;
   std::string gpu, arch, state = "unclassified", policy;
   bool fell_back_to_default = false;
