@@ -478,6 +478,18 @@ TEST_F(BuildStepTest, TheTunedLineSaysWhatTheWinnerSlowsAtSomeSizes) {
             "at 4 sizes");
 }
 
+// And kernels a loop of their own would not show faster (the cuda-samples
+// transpose: 1.10x in the harness, 1.006-1.037x by its own timing).
+TEST_F(BuildStepTest, TheTunedLineSaysWhichKernelsAreShorterThanTheirLaunch) {
+  m_gpu = testing::h200();
+  m_tune_outcome.launch_paced =
+      "at 1024x1024 the harness took 4.60 us to issue a launch, longer than copy now runs (4.06 to 3.58 us, 1.134x)";
+  EXPECT_EQ(run().line,
+            "kernelblaster: k.cu: tuned on NVIDIA H200 in 12 s: 1.40x, BLOCK=128, -use_fast_math; paced by its "
+            "launches: at 1024x1024 the harness took 4.60 us to issue a launch, longer than copy now runs (4.06 to "
+            "3.58 us, 1.134x)");
+}
+
 // And how those tries ended (issue 38: a line that says only "nothing beat
 // the original" hides that most tries were wrong results or crashes).
 TEST_F(BuildStepTest, TheLineSaysHowTheTriesEnded) {

@@ -166,9 +166,11 @@ TEST(ParseTuneJson, ReadsWhatMemcheckSaid) {
 TEST(ParseTuneJson, ReadsWhatTheWinnerDoesAtOtherSizes) {
   TuneOutcome out;
   parse_tune_json(R"j({"slower_at_a_size": "tile 0.973x at 2048, 1.030x over 2 sizes",
-                       "other_sizes": "0.942x (call3) to 0.966x (call0) at 4 sizes"})j", out);
+                       "other_sizes": "0.942x (call3) to 0.966x (call0) at 4 sizes",
+                       "launch_paced": "at 1024x1024 the harness took 4.60 us to issue a launch"})j", out);
   EXPECT_EQ(out.slower_at_a_size, "tile 0.973x at 2048, 1.030x over 2 sizes");
   EXPECT_EQ(out.other_sizes, "0.942x (call3) to 0.966x (call0) at 4 sizes");
+  EXPECT_EQ(out.launch_paced, "at 1024x1024 the harness took 4.60 us to issue a launch");
 }
 
 }  // namespace

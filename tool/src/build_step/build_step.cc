@@ -408,6 +408,7 @@ class BuildStepRun {
     const std::string memcheck = t.memcheck.empty() ? "" : "; " + t.memcheck;
     const std::string sizes = (t.slower_at_a_size.empty() ? "" : "; slower at one size: " + t.slower_at_a_size) +
                               (t.other_sizes.empty() ? "" : "; at the other recorded sizes: " + t.other_sizes) +
+                              (t.launch_paced.empty() ? "" : "; paced by its launches: " + t.launch_paced) +
                               (t.shape_guard.empty() ? "" : "; " + t.shape_guard) +
                               (t.edge_check.empty() ? "" : "; " + t.edge_check);
     return finish(BuildCause::tuned, r, m_lead + took + describe(r) + per_launcher + memcheck + sizes + store_note,

@@ -101,6 +101,7 @@ struct TuneOutcome {
   std::string memcheck;      // compute-sanitizer's memcheck on the winner, or why it did not run (its "memcheck")
   std::string slower_at_a_size;  // a kernel the winner slows at one recorded size only (its "slower_at_a_size")
   std::string other_sizes;       // the winner at the recorded sizes the search does not time (its "other_sizes")
+  std::string launch_paced;      // kernels now shorter than their launch (its "launch_paced")
   std::string shape_guard;       // where the launcher stays as written, or why not (its "shape_guard")
   std::string edge_check;        // the winner at its launchers' branch edges (its "edge_check")
 };

@@ -51,6 +51,7 @@ void parse_tune_json(const std::string& json_text, TuneOutcome& out) {
   if (j.contains("per_launcher") && j["per_launcher"].is_string()) out.per_launcher = j["per_launcher"].get<std::string>();
   if (j.contains("memcheck") && j["memcheck"].is_string()) out.memcheck = j["memcheck"].get<std::string>();
   for (auto [key, field] : {std::pair{"slower_at_a_size", &out.slower_at_a_size}, std::pair{"other_sizes", &out.other_sizes},
+                            std::pair{"launch_paced", &out.launch_paced},
                             std::pair{"shape_guard", &out.shape_guard}, std::pair{"edge_check", &out.edge_check}})
     if (j.contains(key) && j[key].is_string()) *field = j[key].get<std::string>();
   // Read into statuses on arrival: a name this tool does not know is left out.

@@ -37,6 +37,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RunReport, index, size, seed, ou
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(KernelTiming, name, median_ns, q1_ns, q3_ns)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingReport, size, method, runs, median_ns, q1_ns, q3_ns, min_ns,
                                                 event_median_ns, busy_median_ns, busy_q1_ns, busy_q3_ns, kernels_per_run,
+                                                issue_median_ns,
                                                 kernels, repeat_runs, repeat_median_ns,
                                                 untimed_runs, foreign_activities, untimed_detail, empty_runs,
                                                 unwritten_runs, unwritten_detail, unwritten_max, sm_clock_mhz, wall_s)

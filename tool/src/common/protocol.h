@@ -177,6 +177,10 @@ struct TimingReport {
   double busy_median_ns = 0;        // "cupti": time the GPU ran some of the run's work (no idle gaps)
   double busy_q1_ns = 0, busy_q3_ns = 0;
   double kernels_per_run = 0;       // median GPU activities per run
+  // The host's time to issue one call's launches (the calls of a run one
+  // after the other, no wait between), median over the fresh runs: where a
+  // kernel runs shorter than its launch takes, a loop of it waits on the host.
+  double issue_median_ns = 0;
   std::vector<KernelTiming> kernels;  // "cupti": each kernel of the call, in launch order
   int repeat_runs = 0;
   double repeat_median_ns = 0;      // same inputs every run (result-caching probe)

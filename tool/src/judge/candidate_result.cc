@@ -18,6 +18,7 @@ CandidateResult candidate_result_of(const EvalResult& r) {
     c.slower_kernel = r.slower_kernel;
     c.slower_at_a_size = r.slower_at_a_size;
     c.other_sizes = r.other_sizes;
+    c.launch_paced = r.launch_paced;
     c.flushed_speedup = r.flushed_speedup;
     c.back_to_back_speedup = r.back_to_back_speedup;
     for (const SizeTiming& t : r.timing)

@@ -42,6 +42,8 @@ struct CandidateResult : Verdict {
   std::string slower_at_a_size;
   // The call at the validation sizes a second look timed (EvalResult::other_sizes).
   std::string other_sizes;
+  // Kernels a loop of their own would not show faster (EvalResult::launch_paced).
+  std::string launch_paced;
   // With back-to-back timing, each round's speedup (EvalResult's).
   double flushed_speedup = 0;
   double back_to_back_speedup = 0;

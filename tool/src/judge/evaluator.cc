@@ -618,6 +618,8 @@ class EvaluationRun {
     // slower is said all the same.
     m_res.flushed_speedup = m_round.speedup;
     m_res.back_to_back_speedup = second.speedup;
+    m_res.launch_paced = launch_paced_text(second.timing);
+    if (!m_res.launch_paced.empty()) m_res.notes.push_back("paced by its launches: " + m_res.launch_paced);
     const bool second_kept = second.speedup < m_round.speedup;
     const std::string dropped = slower_kernel(second_kept ? m_round.timing : second.timing);
     if (!dropped.empty())

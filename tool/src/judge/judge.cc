@@ -557,6 +557,8 @@ std::vector<SizeTiming> compare_timing(const HarnessReport& ref, const HarnessRe
     s.min_us = c.min_ns / 1e3;
     s.event_median_us = c.event_median_ns / 1e3;
     s.kernels_per_run = c.kernels_per_run;
+    s.issue_us = c.issue_median_ns / 1e3;
+    if (r) s.reference_issue_us = r->issue_median_ns / 1e3;
     s.repeat_median_us = c.repeat_median_ns / 1e3;
     s.sm_clock_mhz = c.sm_clock_mhz;
     s.busy_median_us = c.busy_median_ns / 1e3;

@@ -1,5 +1,6 @@
 #include "judge/kernel_speeds.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "common/text.h"
@@ -114,6 +115,39 @@ std::string other_sizes_text(const std::vector<SizeTiming>& timing) {
   if (n == 1) return fixed_point(slowest->speedup, 3) + "x at " + slowest->size;
   return fixed_point(slowest->speedup, 3) + "x (" + slowest->size + ") to " + fixed_point(fastest->speedup, 3) +
          "x (" + fastest->size + ") at " + std::to_string(n) + " sizes";
+}
+
+std::string launch_paced_text(const std::vector<SizeTiming>& timing) {
+  std::string out;
+  std::size_t most = 0;
+  for (const SizeTiming& t : timing) {
+    if (t.validation_only || t.kernels.empty() || t.issue_us <= 0 || t.reference_issue_us <= 0) continue;
+    const double pace = std::min(t.issue_us, t.reference_issue_us) / static_cast<double>(t.kernels.size());
+    const KernelSpeed* worst = nullptr;
+    double worst_hidden = 1, worst_bound = 1;
+    std::size_t paced = 0;
+    for (const KernelSpeed& k : t.kernels) {
+      if (k.speedup < kPacedGain || k.median_us <= 0 || k.median_us >= pace) continue;
+      ++paced;
+      const double bound = std::max(pace, k.reference_median_us) / std::max(pace, k.median_us);
+      if (!worst || k.speedup / bound > worst_hidden) {
+        worst = &k;
+        worst_hidden = k.speedup / bound;
+        worst_bound = bound;
+      }
+    }
+    if (paced <= most) continue;
+    most = paced;
+    out = "at " + t.size + " the harness took " + fixed_point(pace, 2) + " us to issue a launch, longer than " +
+          worst->name + " now runs (" + fixed_point(worst->reference_median_us, 2) + " to " +
+          fixed_point(worst->median_us, 2) + " us, " + fixed_point(worst->speedup, 3) + "x)" +
+          (paced > 1 ? " and " + std::to_string(paced - 1) + " more of the call's " +
+                           std::to_string(t.kernels.size()) + " kernels"
+                     : "") +
+          ": a loop that launches one of them back to back is paced by its launches, not the kernel (a loop of " +
+          worst->name + " alone at that pace: at most " + fixed_point(worst_bound, 3) + "x)";
+  }
+  return out;
 }
 
 }  // namespace kernelblaster

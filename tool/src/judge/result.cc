@@ -28,7 +28,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelProfile, name, metrics)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelSpeed, name, median_us, reference_median_us, speedup, optimistic_speedup,
                                    slower)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SizeTiming, size, validation_only, method, runs, median_us, q1_us, q3_us, min_us, event_median_us,
-                                   kernels_per_run, repeat_median_us, sm_clock_mhz, reference_median_us, speedup,
+                                   kernels_per_run, issue_us, reference_issue_us, repeat_median_us, sm_clock_mhz, reference_median_us, speedup,
                                    busy_median_us, reference_busy_median_us,
                                    basis, cost_us, reference_cost_us, cost_q1_us, cost_q3_us,
                                    charged_idle_us, kernels)
@@ -64,6 +64,7 @@ std::string result_to_json(const EvalResult& r) {
       {"status", status_name(r.status)}, {"accepted", r.status == Status::ok}, {"detail", r.detail},
       {"speedup", r.speedup},            {"reverified", r.reverified},         {"device", r.device},
       {"slower_kernel", r.slower_kernel}, {"slower_at_a_size", r.slower_at_a_size}, {"other_sizes", r.other_sizes},
+      {"launch_paced", r.launch_paced},
       {"timing", r.timing},              {"checks", r.checks},                 {"calibration", r.calibration},
       {"notes", r.notes},                {"eval_seconds", r.eval_seconds},     {"compile_seconds", r.compile_seconds},
       {"prepare_seconds", r.prepare_seconds}, {"wall_seconds", r.wall_seconds}};
@@ -143,6 +144,7 @@ std::string result_to_text(const EvalResult& r) {
   if (!r.slower_kernel.empty()) out += "a kernel is slower: " + r.slower_kernel + " (the tuner keeps no such candidate)\n";
   if (!r.slower_at_a_size.empty()) out += "slower at one size: " + r.slower_at_a_size + "\n";
   if (!r.other_sizes.empty()) out += "at the validation sizes (not in the speedup): " + r.other_sizes + "\n";
+  if (!r.launch_paced.empty()) out += "paced by its launches: " + r.launch_paced + "\n";
   if (r.speedup > 0) {
     std::snprintf(line, sizeof line, "speedup: %.3fx%s\n", r.speedup, r.reverified ? " (re-verified)" : "");
     out += line;

@@ -44,6 +44,8 @@ struct SizeTiming {
   double event_median_us = 0;
   double busy_median_us = 0, reference_busy_median_us = 0;  // GPU busy time (TimingReport::busy_median_ns)
   double kernels_per_run = 0;
+  // The host's time to issue one call's launches (TimingReport::issue_median_ns), each side's.
+  double issue_us = 0, reference_issue_us = 0;
   double repeat_median_us = 0;
   double sm_clock_mhz = 0;
   double reference_median_us = 0;
@@ -113,6 +115,11 @@ struct EvalResult {
   // The call at the validation sizes, when a second look timed them
   // (judge/kernel_speeds.h other_sizes_text); empty when not timed.
   std::string other_sizes;
+  // Kernels the back-to-back round found faster but shorter than the
+  // host's time to launch one (judge/kernel_speeds.h launch_paced_text):
+  // a program launching one alone in a loop sees little of the gain. Said,
+  // no reason to refuse; empty when none or not timed back to back.
+  std::string launch_paced;
   std::string device;
   std::vector<std::string> notes;
   // What compute-sanitizer's memcheck said of the candidate, when asked

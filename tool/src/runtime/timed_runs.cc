@@ -107,7 +107,9 @@ void TimedLoop::run(const TimedRunHooks& hooks) {
   TimedWindow w;
   w.begin = m_tracer.active() ? m_tracer.now() : 0;
   cuda_check(cudaEventRecord(m_start_event, cudaStreamLegacy), "event record");
+  const auto issue_start = std::chrono::steady_clock::now();
   for (int c = 0; c < m_calls; ++c) hooks.call();
+  const double issue_ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - issue_start).count();
   cuda_check(cudaGetLastError(), "kernel launch");
   cuda_check(cudaEventRecord(m_stop_event, cudaStreamLegacy), "event record");
   cuda_check(cudaDeviceSynchronize(), "kernel execution");
@@ -116,7 +118,7 @@ void TimedLoop::run(const TimedRunHooks& hooks) {
   cuda_check(cudaEventElapsedTime(&ms, m_start_event, m_stop_event), "event time");
   w.event_ns = static_cast<double>(ms) * 1e6;  // the whole window: attribution compares it
 
-  if (step.phase != TimedPhase::warmup) m_windows.push_back({w, step.phase == TimedPhase::fresh});
+  if (step.phase != TimedPhase::warmup) m_windows.push_back({w, issue_ns, step.phase == TimedPhase::fresh});
   if (step.phase == TimedPhase::fresh) {
     if (hooks.unwritten) {
       std::int64_t left = hooks.unwritten();
@@ -170,14 +172,19 @@ TimingReport TimedLoop::finish() {
     out.method = "events";
     for (const Window& w : m_windows) (w.fresh ? fresh : repeat).push_back(w.window.event_ns / m_calls);
   }
+  std::vector<double> issue_ns;
   for (const Window& w : m_windows)
-    if (w.fresh) event_ns.push_back(w.window.event_ns / m_calls);
+    if (w.fresh) {
+      event_ns.push_back(w.window.event_ns / m_calls);
+      issue_ns.push_back(w.issue_ns / m_calls);
+    }
   Summary f = summarize(fresh);
   out.median_ns = f.median;
   out.q1_ns = f.q1;
   out.q3_ns = f.q3;
   out.min_ns = f.min;
   out.event_median_ns = summarize(event_ns).median;
+  out.issue_median_ns = summarize(issue_ns).median;
   if (!busy.empty()) {
     Summary b = summarize(busy);
     out.busy_median_ns = b.median;

@@ -117,6 +117,7 @@ class TimedLoop {
   std::chrono::steady_clock::time_point m_start, m_warm_start;
   struct Window {
     TimedWindow window;
+    double issue_ns = 0;  // the host's time to issue the run's calls
     bool fresh = true;
   };
   std::vector<Window> m_windows;

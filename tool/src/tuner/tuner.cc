@@ -236,6 +236,7 @@ void write_winner(const TuneOptions& opt, const std::string& plain, const Guarde
   if (guarded.kept) {
     sum.slower_at_a_size = guarded.look.slower_at_a_size;
     sum.other_sizes = guarded.look.other_sizes;
+    sum.launch_paced = guarded.look.launch_paced;
     if (!sum.launcher_groups.empty()) {
       sum.whole_speedup = guarded.look.speedup;
     } else {
@@ -312,6 +313,7 @@ void decide_focused(const TuneOptions& opt, const LoopOutcome& outcome, const Sp
     if (g.kept) {
       if (sum.slower_at_a_size.empty()) sum.slower_at_a_size = g.look.slower_at_a_size;
       if (sum.other_sizes.empty()) sum.other_sizes = g.look.other_sizes;
+      if (sum.launch_paced.empty()) sum.launch_paced = g.look.launch_paced;
     }
   phases.next("guard");
   const EdgeCheck edges = start_edge_check(measurer, w.config);  // built while the guarded look runs
@@ -447,6 +449,7 @@ void decide_winner(const TuneOptions& opt, const LoopOutcome& outcome, const Spa
   sum.slower_at_a_size =
       believed.result.slower_at_a_size.empty() ? best.slower_at_a_size : believed.result.slower_at_a_size;
   sum.other_sizes = believed.result.other_sizes;
+  sum.launch_paced = believed.result.launch_paced;
   for (const DeviceCheck& c : again.checks)
     if (!c.result.keepable())
       return conclude(sum, TuneVerdict::no_gain,
@@ -816,6 +819,7 @@ std::string tune_summary_to_json(const TuneSummary& s) {
   if (!s.memcheck.empty()) j["memcheck"] = s.memcheck;
   if (!s.slower_at_a_size.empty()) j["slower_at_a_size"] = s.slower_at_a_size;
   if (!s.other_sizes.empty()) j["other_sizes"] = s.other_sizes;
+  if (!s.launch_paced.empty()) j["launch_paced"] = s.launch_paced;
   if (!s.shape_guard.empty()) j["shape_guard"] = s.shape_guard;
   if (!s.edge_check.empty()) j["edge_check"] = s.edge_check;
   if (!s.look_phases_s.empty()) j["look_phases_s"] = s.look_phases_s;

@@ -105,6 +105,9 @@ struct TuneSummary {
   // The winner at the recorded sizes the search does not time, timed on its
   // second look (EvalResult::other_sizes): said, not a refusal.
   std::string other_sizes;
+  // Kernels the winner made faster that now run shorter than the host takes
+  // to launch one (EvalResult::launch_paced): said, not a refusal.
+  std::string launch_paced;
   // Where the winner's call was slower on its second look: the launcher
   // kept as written at those shapes, or why not (guarded_winner.h); "" when
   // it was slower at none.
