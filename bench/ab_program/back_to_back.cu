@@ -11,24 +11,7 @@
 #ifndef ROWS
 #define ROWS 16
 #endif
-constexpr int kTile = 32;
-
-__global__ void tiled_copy(float* out, const float* in, int width) {
-  int x = blockIdx.x * kTile + threadIdx.x;
-  int y = blockIdx.y * kTile + threadIdx.y;
-  for (int r = 0; r < kTile; r += ROWS) out[(y + r) * width + x] = in[(y + r) * width + x];
-}
-
-__global__ void tiled_transpose(float* out, const float* in, int width, int height) {
-  __shared__ float tile[kTile][kTile + 1];
-  int x = blockIdx.x * kTile + threadIdx.x;
-  int y = blockIdx.y * kTile + threadIdx.y;
-  for (int r = 0; r < kTile; r += ROWS) tile[threadIdx.y + r][threadIdx.x] = in[(y + r) * width + x];
-  __syncthreads();
-  x = blockIdx.y * kTile + threadIdx.x;
-  y = blockIdx.x * kTile + threadIdx.y;
-  for (int r = 0; r < kTile; r += ROWS) out[(y + r) * height + x] = tile[threadIdx.x][threadIdx.y + r];
-}
+#include "tile_kernels.cuh"
 
 template <typename Launch>
 void measure(const char* name, Launch launch) {
@@ -69,8 +52,8 @@ int main(int argc, char** argv) {
   cudaMalloc(&out, sizeof(float) * n * n);
   cudaMemset(in, 0, sizeof(float) * n * n);
   dim3 grid(n / kTile, n / kTile), block(kTile, ROWS);
-  measure("copy", [&] { tiled_copy<<<grid, block>>>(out, in, n); });
-  measure("transpose", [&] { tiled_transpose<<<grid, block>>>(out, in, n, n); });
+  measure("copy", [&] { tiled_copy<ROWS><<<grid, block>>>(out, in, n); });
+  measure("transpose", [&] { tiled_transpose<ROWS><<<grid, block>>>(out, in, n, n); });
   cudaError_t e = cudaDeviceSynchronize();
   if (e != cudaSuccess) {
     std::fprintf(stderr, "%s\n", cudaGetErrorString(e));

@@ -3,9 +3,10 @@
 // Issue 38's transpose target: the tuned cuda-samples transpose (8 rows a
 // block instead of 16) runs each kernel 10-25% faster in the harness, and the
 // sample's own figure, CUDA events around 100 back-to-back launches, moves
-// 1.006x. This program times the same kind of loop four ways, for two tile
-// kernels written here (a tile copy and a shared-memory transpose, 1024x1024
-// floats, 32x32 tiles) at 16 and 8 rows a block:
+// 1.006x. This program times the same kind of loop four ways, for the tile
+// kernels of bench/ab_program/tile_kernels.cuh (a tiled copy and a
+// shared-memory transpose, 1024x1024 floats, 32x32 tiles) at 16 and 8 rows
+// a block:
 //
 //   loop      events around 100 launches, as the sample times them
 //   host      the host's own time to issue those 100 launches (no wait)
@@ -27,6 +28,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include "../ab_program/tile_kernels.cuh"
+
 #define CHECK(x)                                                               \
   do {                                                                         \
     cudaError_t e_ = (x);                                                      \
@@ -36,28 +39,8 @@
     }                                                                          \
   } while (0)
 
-constexpr int kTile = 32;
 constexpr int kN = 1024;
 constexpr int kReps = 100;
-
-template <int Rows>
-__global__ void tile_copy(float* out, const float* in, int n) {
-  const int col = blockIdx.x * kTile + threadIdx.x;
-  const int row0 = blockIdx.y * kTile + threadIdx.y;
-  for (int r = 0; r < kTile; r += Rows) out[(row0 + r) * n + col] = in[(row0 + r) * n + col];
-}
-
-template <int Rows>
-__global__ void tile_transpose(float* out, const float* in, int n) {
-  __shared__ float tile[kTile][kTile + 1];
-  int col = blockIdx.x * kTile + threadIdx.x;
-  int row0 = blockIdx.y * kTile + threadIdx.y;
-  for (int r = 0; r < kTile; r += Rows) tile[threadIdx.y + r][threadIdx.x] = in[(row0 + r) * n + col];
-  __syncthreads();
-  col = blockIdx.y * kTile + threadIdx.x;
-  row0 = blockIdx.x * kTile + threadIdx.y;
-  for (int r = 0; r < kTile; r += Rows) out[(row0 + r) * n + col] = tile[threadIdx.x][threadIdx.y + r];
-}
 
 __global__ void empty_kernel(float*, const float*, int) {}
 
@@ -66,8 +49,6 @@ __global__ void spin(long long cycles) {
   while (clock64() - start < cycles) {
   }
 }
-
-using Kernel = void (*)(float*, const float*, int);
 
 struct Times {
   double loop_us, host_us, queued_us, alone_us;
@@ -78,19 +59,20 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-Times time_kernel(Kernel k, dim3 block, float* out, const float* in, long long spin_cycles) {
-  const dim3 grid(kN / kTile, kN / kTile);
+// `launch()` launches the kernel once.
+template <typename Launch>
+Times time_kernel(Launch launch, long long spin_cycles) {
   cudaEvent_t a, b;
   CHECK(cudaEventCreate(&a));
   CHECK(cudaEventCreate(&b));
   std::vector<double> loop, host, queued, alone;
   for (int trial = 0; trial < 15; ++trial) {
     // As the sample: one warm-up launch, then 100 timed back to back.
-    k<<<grid, block>>>(out, in, kN);
+    launch();
     CHECK(cudaEventRecord(a, 0));
     const auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < kReps; ++i) {
-      k<<<grid, block>>>(out, in, kN);
+      launch();
       CHECK(cudaGetLastError());
     }
     const auto t1 = std::chrono::steady_clock::now();
@@ -104,7 +86,7 @@ Times time_kernel(Kernel k, dim3 block, float* out, const float* in, long long s
     // Queued behind a spin: every launch is issued before the first runs.
     spin<<<1, 1>>>(spin_cycles);
     CHECK(cudaEventRecord(a, 0));
-    for (int i = 0; i < kReps; ++i) k<<<grid, block>>>(out, in, kN);
+    for (int i = 0; i < kReps; ++i) launch();
     CHECK(cudaEventRecord(b, 0));
     CHECK(cudaEventSynchronize(b));
     CHECK(cudaEventElapsedTime(&ms, a, b));
@@ -113,7 +95,7 @@ Times time_kernel(Kernel k, dim3 block, float* out, const float* in, long long s
   for (int i = 0; i < 200; ++i) {
     CHECK(cudaDeviceSynchronize());
     CHECK(cudaEventRecord(a, 0));
-    k<<<grid, block>>>(out, in, kN);
+    launch();
     CHECK(cudaEventRecord(b, 0));
     CHECK(cudaEventSynchronize(b));
     float ms = 0;
@@ -136,19 +118,25 @@ int main() {
   CHECK(cudaMalloc(&in, sizeof(float) * kN * kN));
   CHECK(cudaMalloc(&out, sizeof(float) * kN * kN));
   CHECK(cudaMemset(in, 0, sizeof(float) * kN * kN));
+  const dim3 grid(kN / kTile, kN / kTile), rows16(kTile, 16), rows8(kTile, 8);
   struct Case {
     const char* name;
-    Kernel k;
     int rows;
-  } cases[] = {{"empty", empty_kernel, 16},          {"empty", empty_kernel, 8},
-               {"copy", tile_copy<16>, 16},          {"copy", tile_copy<8>, 8},
-               {"transpose", tile_transpose<16>, 16}, {"transpose", tile_transpose<8>, 8}};
+    void (*launch)(dim3, dim3, float*, const float*);
+  } cases[] = {
+      {"empty", 16, [](dim3 g, dim3 b, float* o, const float* i) { empty_kernel<<<g, b>>>(o, i, kN); }},
+      {"empty", 8, [](dim3 g, dim3 b, float* o, const float* i) { empty_kernel<<<g, b>>>(o, i, kN); }},
+      {"copy", 16, [](dim3 g, dim3 b, float* o, const float* i) { tiled_copy<16><<<g, b>>>(o, i, kN); }},
+      {"copy", 8, [](dim3 g, dim3 b, float* o, const float* i) { tiled_copy<8><<<g, b>>>(o, i, kN); }},
+      {"transpose", 16, [](dim3 g, dim3 b, float* o, const float* i) { tiled_transpose<16><<<g, b>>>(o, i, kN, kN); }},
+      {"transpose", 8, [](dim3 g, dim3 b, float* o, const float* i) { tiled_transpose<8><<<g, b>>>(o, i, kN, kN); }}};
   std::printf("%-10s %5s %9s %9s %9s %9s  (us a launch, medians)\n", "kernel", "rows", "loop", "host", "queued",
               "alone");
   // Twice through, so the second pass shows the first's order did not matter.
   for (int pass = 0; pass < 2; ++pass)
     for (const Case& c : cases) {
-      const Times t = time_kernel(c.k, dim3(kTile, c.rows), out, in, spin_cycles);
+      const dim3 block = c.rows == 16 ? rows16 : rows8;
+      const Times t = time_kernel([&] { c.launch(grid, block, out, in); }, spin_cycles);
       std::printf("%-10s %5d %9.3f %9.3f %9.3f %9.3f\n", c.name, c.rows, t.loop_us, t.host_us, t.queued_us,
                   t.alone_us);
     }
