@@ -84,7 +84,9 @@ std::string other_sizes_text(const std::vector<SizeTiming>& timing);
 // whose gain a loop of it alone hides most, and how many more; empty when
 // none. A loop of that kernel alone at that pace is sped up by
 // max(pace, original) / max(pace, candidate) at most. Said, never a reason
-// to refuse.
+// to refuse. Not where the call's host time follows its GPU time (the
+// candidate's issue time fell by half the GPU time it saved or more): a
+// launcher that waits on the device in its call is not paced by launches.
 constexpr double kPacedGain = 1.02;
 std::string launch_paced_text(const std::vector<SizeTiming>& timing);
 
