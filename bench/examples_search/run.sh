@@ -17,6 +17,8 @@
 #                                        search's screen, nothing written: how the settings interact
 # $EXAMPLES_TAG names the files (default "run"). EXAMPLES_KB=shared: the examples of a `tune` share one
 # KB, emptied when the stage starts, as the sources of one build do (each learns from those before it).
+# EXAMPLES_START=lockfile: each `tune` starts from the lockfile's winner for this GPU (--start-from), as a
+# build re-tuning a source whose lockfile entry went stale does.
 set -uo pipefail
 source "$(dirname "$0")/../clangroot.sh"
 OUT=${OUT:-bench/out}
@@ -65,12 +67,26 @@ LUA
   } >"$D/probe.lua"
 }
 
+# The lockfile's winner for example $1 on this GPU, as --start-from takes it; empty: none.
+lockfile_start() {
+  python3 - "$E/kernelblaster.lock.json" "src/$1.cu" "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)" <<'P'
+import json, sys
+lock, source, gpu = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3].strip()
+for entry in lock.get("sources", {}).get(source, {}).values():
+    if entry.get("gpu", {}).get("name") == gpu and entry.get("improved"):
+        print(",".join([f"{k}={v}" for k, v in entry.get("config", {}).items()] + entry.get("flags", [])))
+        break
+P
+}
+
 case "${1:-}" in
   tune)
     rm -f "/tmp/examples-kb-$TAG.json"
     for e in ${EXAMPLES:-vector_add softmax rmsnorm}; do
       rm -f "/tmp/examples-kb-$TAG-$e.json"
-      tune_one "$e" --budget "${EXAMPLES_BUDGET:-30}"
+      start=()
+      [ "${EXAMPLES_START:-}" = lockfile ] && start=(--start-from "$(lockfile_start "$e")")
+      tune_one "$e" --budget "${EXAMPLES_BUDGET:-30}" "${start[@]}"
     done 2>&1 | tee "$D/$TAG.tune.txt"
     [ "${EXAMPLES_KB:-}" = shared ] && cp "/tmp/examples-kb-$TAG.json" "$D/$TAG.kb.json"
     ;;

@@ -244,6 +244,37 @@ TEST_F(BuildStepTest, LockfileIsUpdatedAppliedAndRefusedWhenStale) {
   EXPECT_EQ(slurp(m_req.rsp), "");
 }
 
+// A tuning starts from the lockfile's winner for this GPU, whatever its
+// key: an edit to the source makes the entry stale, and the re-tune
+// measures the old winner first (the softmax example's winner is a cross a
+// 30-s search finds only by luck). Nothing when the lockfile kept the original.
+TEST_F(BuildStepTest, ATuningStartsFromTheLockfilesWinner) {
+  m_gpu = testing::h200();
+  std::vector<std::string> starts;
+  m_env.tune = [&](const TuneRequest& tr) {
+    starts.push_back(tr.start_from);
+    TuneOutcome t = m_tune_outcome;
+    t.tuned_text = "#define BLOCK 128\n#line 1 \"" + tr.source + "\"\n" + slurp(tr.source);
+    return t;
+  };
+  m_req.update_lockfile = true;
+  run();  // no lockfile yet
+  std::ofstream(m_source, std::ios::app) << "// edited\n";
+  run();  // its entry is stale now
+  m_req.mode = Mode::tune;
+  run();  // TUNE: the entry is current, and still a start
+  ASSERT_EQ(starts.size(), 3u);
+  EXPECT_EQ(starts[0], "");
+  EXPECT_EQ(starts[1], "BLOCK=128,-use_fast_math");
+  EXPECT_EQ(starts[2], "BLOCK=128,-use_fast_math");
+
+  m_tune_outcome.end = TuneEnd::no_gain;
+  run();  // the entry now keeps the original
+  run();
+  ASSERT_EQ(starts.size(), 5u);
+  EXPECT_EQ(starts[4], "");
+}
+
 TEST_F(BuildStepTest, MinSpeedupFiltersResults) {
   m_gpu = testing::h200();
   run();

@@ -559,6 +559,21 @@ TEST(SearchLoop, KeepsThePolicysOrderBeyondThePrefetchWindow) {
   EXPECT_EQ(m.measured[0], space.configs[0].id);
 }
 
+// The source's last winner (LoopOptions::first_picks, TuneOptions::
+// start_from) is measured before the policy's picks, and the policy's
+// order follows; an id the space does not hold is passed over.
+TEST(SearchLoop, MeasuresTheLastWinnerFirst) {
+  ConfigSpace space = small_space();
+  FakeMeasurer m;
+  InOrderPolicy p;
+  FakeClock clock;
+  LoopOptions opt;
+  opt.max_evals = 3;
+  opt.first_picks = {"not-in-this-space", space.configs[2].id};
+  run(space, m, p, clock, opt);
+  EXPECT_EQ(m.measured, (std::vector<std::string>{space.configs[2].id, space.configs[0].id, space.configs[1].id}));
+}
+
 // Each result's progress carries the time used and left; the estimate of
 // evaluations left is what the pace fits into the budget, at most what the
 // space leaves.

@@ -162,6 +162,18 @@ TEST(Speculation, CompletesThePolicysPicksInSpaceOrderUpToTheCap) {
   EXPECT_TRUE(speculate_builds(m, space, {}, guesser, lo, 0).empty());
 }
 
+// The last winner the run measures first is the first guess built.
+TEST(Speculation, TheLastWinnerIsGuessedFirst) {
+  ConfigSpace space = small_space();
+  FakeMeasurer m;
+  FixedPolicy guesser;
+  guesser.ids = {space.configs[5].id};
+  LoopOptions lo;
+  lo.first_picks = {space.configs[3].id};
+  EXPECT_EQ(speculate_builds(m, space, {}, guesser, lo, 2),
+            (std::vector<std::string>{space.configs[3].id, space.configs[5].id}));
+}
+
 TEST(Speculation, APolicyThatThrowsLeavesTheSpaceOrder) {
   ConfigSpace space = small_space();
   FakeMeasurer m;

@@ -44,6 +44,8 @@ expect("tune bad --devices", run(["tune", "--source", src, "--harness", harness,
 expect("tune bad --budget", run(["tune", "--source", src, "--harness", harness, "--budget", "-1"]), 2, "--budget")
 expect("tune bad --max-evals", run(["tune", "--source", src, "--harness", harness, "--max-evals", "1.5"]), 2,
        "--max-evals")
+expect("tune bad --start-from", run(["tune", "--source", src, "--harness", harness, "--start-from", "BLOCK_SIZE"]), 2,
+       "--start-from: `BLOCK_SIZE` is neither NAME=VALUE nor an nvcc flag")
 expect("tune missing source", run(["tune", "--source", "/nonexistent.cu", "--harness", harness]), 2, "no such file")
 no_gpu = {"CUDA_VISIBLE_DEVICES": ""}
 out = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"kb_tune_cli_{os.getpid()}.cu")

@@ -10,6 +10,7 @@
 #include "build_step/build_record.h"
 #include "build_step/content_key.h"
 #include "build_step/lockfile.h"
+#include "common/text.h"
 #include "build_step/result_json.h"
 #include "build_step/results_cache.h"
 #include "common/sha256.h"
@@ -270,6 +271,26 @@ class BuildStepRun {
     return std::nullopt;
   }
 
+  // The lockfile's winner for this source on this GPU, whatever its key
+  // (an edit since, MODE TUNE): the tuning measures it first, so a winner
+  // a short budget finds only by luck is not lost to an unrelated edit.
+  // Nothing when there is none, it kept the original, or the lockfile
+  // cannot be read (look_up said so).
+  std::string last_winner() const {
+    if (m_req.lockfile.empty() || m_rep.selector.empty()) return "";
+    try {
+      const Lockfile lock = read_lockfile(m_req.lockfile);
+      const std::optional<TunedResult> entry = select_entry(lock, m_source_name, m_rep.selector);
+      if (!entry || !entry->improved) return "";
+      std::vector<std::string> items;
+      for (const auto& [name, value] : entry->config) items.push_back(name + "=" + value);
+      items.insert(items.end(), entry->flags.begin(), entry->flags.end());
+      return joined(items, ",");
+    } catch (const std::exception&) {
+      return "";  // look_up named the unreadable lockfile in the line; a tuning from scratch is no failure
+    }
+  }
+
   // On a local miss, the remote storage's entry for this GPU and key, kept
   // in the local cache too; what went wrong with the server leads the line.
   // A machine without the GPU asks for it by the fingerprint id TARGET_GPU
@@ -379,7 +400,8 @@ class BuildStepRun {
     }
     fs::path tuned_out = fs::path(m_req.stamp.empty() ? m_req.out : m_req.stamp).replace_extension(".tuned.cu");
     TuneRequest tr{m_req.source, m_req.harness, m_req.manifest, tuned_out.string(), m_req.policy, m_req.kb,
-                   m_req.budget_s, m_req.min_speedup, m_req.rewriter, !m_req.unharnessed.empty()};
+                   m_req.budget_s, m_req.min_speedup, m_req.rewriter, !m_req.unharnessed.empty(),
+                   last_winner()};
     TuneOutcome t = m_env.tune ? m_env.tune(tr) : TuneOutcome{};
     m_rep.origin = ResultOrigin::tuning;
     if (t.end == TuneEnd::no_gpu || t.end == TuneEnd::failed) {

@@ -78,6 +78,10 @@ struct TuneRequest {
   double min_speedup = 0;  // 0: not passed, the tuner's default
   std::string rewriter;    // BuildRequest::rewriter
   bool partial_harness = false;  // BuildRequest::unharnessed is set
+  // The source's last winner on this GPU, as the lockfile holds it (its
+  // entry's key may be stale): measured first ("NAME=VALUE,...,-flag",
+  // tuner/start_from.h); empty: none.
+  std::string start_from;
 };
 
 // How a tuning ended, as the build step reads it; the tuner's exit status

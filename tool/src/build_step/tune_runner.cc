@@ -179,6 +179,7 @@ std::vector<std::string> tune_command(const std::string& tool, const TuneRequest
   if (!req.policy.empty()) argv.insert(argv.end(), {"--policy", req.policy});
   if (!req.kb.empty()) argv.insert(argv.end(), {"--kb", req.kb});
   if (req.partial_harness) argv.push_back("--partial-harness");
+  if (!req.start_from.empty()) argv.insert(argv.end(), {"--start-from", req.start_from});
   return argv;
 }
 

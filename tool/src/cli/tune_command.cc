@@ -2,12 +2,14 @@
 
 #include <cstdio>
 #include <sstream>
+#include <stdexcept>
 
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "common/file_util.h"
 #include "judge/gpu_probe.h"
 #include "tuner/space_decl.h"
+#include "tuner/start_from.h"
 #include "tuner/tune_listing.h"
 #include "tuner/tuner.h"
 
@@ -37,6 +39,10 @@ writes it to --out. Progress goes to stderr.
                         KERNELBLASTER_KB or ~/.cache/kernelblaster/kb.json)
   --min-speedup X       write only a winner at least this fast (default 1.02)
   --seed N              seed of the policy's choices (default 0)
+  --start-from CONFIG   measure this configuration first ("NAME=VALUE,...,-flag",
+                        a run log's configuration id; the build passes the
+                        source's last winner on this GPU from its lockfile);
+                        one the space no longer holds is said and left
   --devices 0,1         GPUs to measure on, one measurement each at a time
                         (default: every visible GPU)
   --no-flags            tune the declared tunables only, no nvcc flags
@@ -115,7 +121,7 @@ TuneCall parse_call(const CommandArgs& argv) {
   TuneCall c;
   Args args(argv,
             {"--source", "--harness", "--manifest", "-I", "-D", "--arch", "--out", "--log", "--budget",
-             "--max-evals", "--policy", "--kb", "--min-speedup", "--seed", "--devices", "--name"},
+             "--max-evals", "--policy", "--kb", "--min-speedup", "--seed", "--devices", "--name", "--start-from"},
             {"--no-flags", "--partial-harness", "--quiet", "--json", "--list"});
   c.json = args.flag("--json");
   c.list = args.flag("--list");
@@ -140,6 +146,12 @@ TuneCall parse_call(const CommandArgs& argv) {
   c.opt.partial_harness = args.flag("--partial-harness");
   c.opt.quiet = args.flag("--quiet");
   c.opt.name = args.value("--name");
+  c.opt.start_from = args.value("--start-from");
+  try {
+    (void)tuner::parse_start_from(c.opt.start_from);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--start-from: ") + e.what());
+  }
   if (c.opt.budget_s <= 0) throw UsageError("--budget must be positive");
   if (max_evals < 0 || max_evals != static_cast<int>(max_evals)) throw UsageError("--max-evals needs a whole number >= 0");
   if (seed < 0 || seed != static_cast<double>(static_cast<std::uint64_t>(seed)))

@@ -351,6 +351,12 @@ class SearchLoop::Run {
   std::vector<std::size_t> picks() {
     std::vector<std::size_t> out;
     const std::size_t usable = static_cast<std::size_t>(std::max(0, m_opt.prefetch)) + 1;
+    for (const std::string& id : m_opt.first_picks) {
+      auto it = m_index_of.find(id);
+      if (it != m_index_of.end() && !m_taken[it->second] && m_part_of[it->second] == m_turn)
+        out.push_back(it->second);
+    }
+    if (!out.empty()) return out;  // the policy is asked once they are taken
     for (const std::string& id : m_loop.m_policy.select(context(m_turn))) {
       auto it = m_index_of.find(id);
       if (it != m_index_of.end() && !m_taken[it->second] && m_part_of[it->second] == m_turn &&

@@ -52,6 +52,11 @@ struct LoopOptions {
   // (speculation.h): counted as asked, so the device measures one of them
   // once built rather than idle while the policy's picks all still build.
   std::vector<std::string> built_ahead;
+  // Configurations (ids) measured before the policy's picks, in this order:
+  // the source's last winner on this GPU (TuneOptions::start_from). A
+  // re-tune after an edit that keeps the old winner valid measures it
+  // first, and keeps it unless something beats it.
+  std::vector<std::string> first_picks;
   double first_pace_s = 0;              // seconds a measurement is expected to take before one has
                                         // ended (the original's build and run); 0: unknown
   std::uint64_t seed = 0;

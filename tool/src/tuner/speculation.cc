@@ -22,6 +22,7 @@ std::vector<std::string> speculate_builds(Measurer& measurer, const ConfigSpace&
     if (by_id.count(id) && std::find(picks.begin(), picks.end(), id) == picks.end()) picks.push_back(id);
   };
   // The loop picks for each part in turn (search_loop.cc): the guesses too.
+  for (const std::string& id : options.first_picks) take(id);  // measured first: built first
   std::vector<std::vector<std::string>> guesses;
   std::size_t longest = 0;
   for (const policy::Context& ctx : contexts) {

@@ -33,6 +33,7 @@
 #include "tuner/search_loop.h"
 #include "tuner/source_space.h"
 #include "tuner/speculation.h"
+#include "tuner/start_from.h"
 #include "tuner/tune_phases.h"
 
 namespace fs = std::filesystem;
@@ -518,8 +519,10 @@ EngineTarget engine_target(const TuneOptions& opt, const std::string& source, co
 }
 
 LoopOptions loop_options(const TuneOptions& opt, const TuneSummary& sum, const CompilePool& pool,
-                         const std::string& kernel, const CompileSettings& cs, const GpuInfo& gpu) {
+                         const std::string& kernel, const CompileSettings& cs, const GpuInfo& gpu,
+                         std::vector<std::string> first_picks) {
   LoopOptions lo;
+  lo.first_picks = std::move(first_picks);
   lo.max_evals = opt.max_evals;
   lo.budget_s = opt.budget_s;
   lo.devices = sum.devices;
@@ -529,6 +532,26 @@ LoopOptions loop_options(const TuneOptions& opt, const TuneSummary& sum, const C
   lo.facts.arch = cs.arch;
   lo.facts.gpu = gpu.name;
   return lo;
+}
+
+// The configuration the run measures first (TuneOptions::start_from), as a
+// first pick; one today's space does not hold is said and left.
+std::vector<std::string> start_picks(const std::string& spec, const ConfigSpace& space, const Say& say) {
+  if (spec.empty()) return {};
+  std::optional<std::string> id;
+  try {
+    id = find_start(space, parse_start_from(spec));
+  } catch (const std::invalid_argument& e) {
+    say("not starting from " + quoted_excerpt(spec, 200) + ": " + e.what());
+    return {};
+  }
+  if (!id) {
+    say("the last winner " + quoted_excerpt(spec, 200) + " is not in this space (a tunable, value or flag the source no "
+        "longer has, or the original itself): starting afresh");
+    return {};
+  }
+  say("starting from the last winner: " + *id);
+  return {*id};
 }
 
 // The [tune] line after each evaluation: done/total, the best so far, and a
@@ -721,7 +744,7 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   PolicyChoice choice = choose_policy(opt.policy, log_line);
   RunLog log = start_run_log(kernel, source, cs, gpu, ts, choice.name);
   sum.policy = choice.name;
-  LoopOptions lo = loop_options(opt, sum, pool, kernel, cs, gpu);
+  LoopOptions lo = loop_options(opt, sum, pool, kernel, cs, gpu, start_picks(opt.start_from, ts.space, say));
 
   // The GPU work before the search (the original's profile, which decides
   // the state the policy sees) leaves the CPU pool idle: start compiling

@@ -39,6 +39,10 @@ struct TuneOptions {
   int seeds = 3;                 // per measurement
   double budget_ms = 300;        // timed runs per size per measurement
   double run_timeout_s = 60;
+  // A configuration to measure first ("NAME=VALUE,...,-flag": start_from.h),
+  // the source's last winner on this GPU; empty: none. One not in today's
+  // space is said and left.
+  std::string start_from;
 };
 
 // One device's share of the winner's re-verification.
