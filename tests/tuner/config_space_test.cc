@@ -16,16 +16,7 @@ namespace {
 
 SpaceDecl decl_of(const std::string& text) { return parse_directives(text, "k.cu", "sm_90"); }
 
-const char* kTwo = R"(// kernelblaster: tunable BLOCK_SIZE 64 128 256 512 1024
-#ifndef BLOCK_SIZE
-#define BLOCK_SIZE 256
-#endif
-// kernelblaster: tunable ITEMS 1 2 4 8
-#ifndef ITEMS
-#define ITEMS 1
-#endif
-// kernelblaster: constraint BLOCK_SIZE * ITEMS <= 2048
-)";
+const char* const kTwo = kernelblaster::tuner::testing::kTwoTunables;
 
 }  // namespace
 

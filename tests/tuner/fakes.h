@@ -19,6 +19,19 @@ namespace kernelblaster::tuner::testing {
 
 // BLOCK_SIZE in {64,128,256*,512,1024} and fast math on/off: 9 candidates,
 // in enumeration order.
+// Two tunables and a constraint: BLOCK_SIZE in {64..1024}, 256 written;
+// ITEMS in {1,2,4,8}, 1 written; BLOCK_SIZE * ITEMS <= 2048.
+inline constexpr const char* kTwoTunables = R"(// kernelblaster: tunable BLOCK_SIZE 64 128 256 512 1024
+#ifndef BLOCK_SIZE
+#define BLOCK_SIZE 256
+#endif
+// kernelblaster: tunable ITEMS 1 2 4 8
+#ifndef ITEMS
+#define ITEMS 1
+#endif
+// kernelblaster: constraint BLOCK_SIZE * ITEMS <= 2048
+)";
+
 inline ConfigSpace small_space() {
   SpaceDecl d = parse_directives(
       "// kernelblaster: tunable BLOCK_SIZE 64 128 256 512 1024\n#ifndef BLOCK_SIZE\n#define BLOCK_SIZE 256\n#endif\n"

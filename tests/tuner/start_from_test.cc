@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "fakes.h"
 #include "tuner/directives.h"
 #include "tuner/flag_space.h"
 
@@ -11,19 +12,8 @@ using namespace kernelblaster::tuner;
 
 namespace {
 
-const char* kTwo = R"(// kernelblaster: tunable BLOCK_SIZE 64 128 256 512 1024
-#ifndef BLOCK_SIZE
-#define BLOCK_SIZE 256
-#endif
-// kernelblaster: tunable ITEMS 1 2 4 8
-#ifndef ITEMS
-#define ITEMS 1
-#endif
-// kernelblaster: constraint BLOCK_SIZE * ITEMS <= 2048
-)";
-
 ConfigSpace two_with_flags() {
-  return enumerate_space(parse_directives(kTwo, "k.cu", "sm_90"), default_flag_dimensions("sm_90"));
+  return enumerate_space(parse_directives(kernelblaster::tuner::testing::kTwoTunables, "k.cu", "sm_90"), default_flag_dimensions("sm_90"));
 }
 
 }  // namespace
