@@ -255,8 +255,7 @@ class BuildStepRun {
     if ((found = from_remote())) return found;
     if (m_req.lockfile.empty()) return std::nullopt;
     try {
-      Lockfile lock = read_lockfile(m_req.lockfile);
-      if (auto entry = select_entry(lock, m_source_name, m_rep.selector)) {
+      if (const std::optional<TunedResult>& entry = lock_entry()) {
         if (entry->key == m_rep.key) {
           m_rep.origin = ResultOrigin::lockfile;
           return entry;
@@ -271,16 +270,23 @@ class BuildStepRun {
     return std::nullopt;
   }
 
+  // The lockfile's entry for this source and GPU, whatever its key, read
+  // once: the lookup and the tuning's start both want it. Throws what
+  // read_lockfile throws (and reads again next time).
+  const std::optional<TunedResult>& lock_entry() {
+    if (!m_lock_entry) m_lock_entry = select_entry(read_lockfile(m_req.lockfile), m_source_name, m_rep.selector);
+    return *m_lock_entry;
+  }
+
   // The lockfile's winner for this source on this GPU, whatever its key
   // (an edit since, MODE TUNE): the tuning measures it first, so a winner
   // a short budget finds only by luck is not lost to an unrelated edit.
   // Nothing when there is none, it kept the original, or the lockfile
   // cannot be read (look_up said so).
-  std::string last_winner() const {
+  std::string last_winner() {
     if (m_req.lockfile.empty() || m_rep.selector.empty()) return "";
     try {
-      const Lockfile lock = read_lockfile(m_req.lockfile);
-      const std::optional<TunedResult> entry = select_entry(lock, m_source_name, m_rep.selector);
+      const std::optional<TunedResult>& entry = lock_entry();
       if (!entry || !entry->improved) return "";
       std::vector<std::string> items;
       for (const auto& [name, value] : entry->config) items.push_back(name + "=" + value);
@@ -465,6 +471,7 @@ class BuildStepRun {
   std::optional<GpuFingerprint> m_gpu;
   bool m_local = false, m_gpu_broken = false;
   std::string m_no_gpu, m_target_label, m_source_name;
+  std::optional<std::optional<TunedResult>> m_lock_entry;  // lock_entry(), once read
   std::string m_lead;  // an unreadable cache entry, a stale or unreadable lockfile, a waited-for build that ended
                        // without a result
 };

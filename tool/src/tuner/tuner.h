@@ -45,7 +45,6 @@ struct TuneOptions {
   std::string start_from;
 };
 
-// One device's share of the winner's re-verification.
 // How a tune run ended; named only in its JSON summary.
 // not_measured: nothing could be measured (the original does not build or
 // run with its harness, the harness cannot be used, or nvcc cannot run): no
