@@ -26,6 +26,12 @@ TEST(KernelSpeeds, ATemplateKernelIsTheSameKernelWhateverItsArguments) {
   EXPECT_EQ(kernel_base_name("_Z14transposeNaivePfS_ii"), "transposeNaive");
   EXPECT_EQ(kernel_base_name("_ZN2ns6reduceEPKfPfi"), "ns::reduce");
   EXPECT_EQ(kernel_base_name("not_mangled"), "not_mangled");
+  // In an unnamed namespace, as the examples' kernels are: the name was ""
+  // (every such kernel then passed for every other, and lines named none).
+  EXPECT_EQ(kernel_base_name("_ZN12_GLOBAL__N_119softmax_rows_kernelILi4EEEvPKfPfi"),
+            "(anonymous namespace)::softmax_rows_kernel");
+  EXPECT_NE(kernel_base_name("_ZN12_GLOBAL__N_114rmsnorm_kernelILi4EEEvPKfS2_Pffi"),
+            kernel_base_name("_ZN12_GLOBAL__N_119softmax_rows_kernelILi4EEEvPKfPfi"));
 }
 
 TEST(KernelSpeeds, EachKernelIsComparedAtItsPlace) {

@@ -17,9 +17,27 @@ std::string kernel_base_name(const std::string& name) {
     if (depth == 0) flat += c;
     if (c == '>' && depth > 0) --depth;
   }
-  flat = flat.substr(0, flat.find('('));
-  const std::size_t space = flat.rfind(' ');
-  return space == std::string::npos ? flat : flat.substr(space + 1);
+  // The parameter list is the parenthesis group that ends the name; the
+  // return type ends at the last space outside parentheses. A kernel in an
+  // unnamed namespace ("void (anonymous namespace)::f(float*)") keeps its
+  // qualifier, where cutting at the first '(' and the last space gave "".
+  if (!flat.empty() && flat.back() == ')') {
+    int open = 0;
+    for (std::size_t i = flat.size(); i-- > 0;) {
+      open += flat[i] == ')' ? 1 : flat[i] == '(' ? -1 : 0;
+      if (open == 0) {
+        flat.resize(i);
+        break;
+      }
+    }
+  }
+  std::size_t name_at = 0;
+  int parens = 0;
+  for (std::size_t i = 0; i < flat.size(); ++i) {
+    parens += flat[i] == '(' ? 1 : flat[i] == ')' ? -1 : 0;
+    if (flat[i] == ' ' && parens == 0) name_at = i + 1;
+  }
+  return flat.substr(name_at);
 }
 
 std::vector<KernelSpeed> kernel_speeds(const TimingReport& ref, const TimingReport& cand) {
