@@ -90,7 +90,7 @@ case "$stage" in
           ctest*) ctest --test-dir $b --output-on-failure 2>&1 | grep -vE "^(Test project|$)" ;;
         esac
         echo "$step: $(( ($(date +%s%N) - s) / 1000000 )) ms"
-        [ "$step" = ctest1 ] && { echo "recorded lines:"; cat $b/kernelblaster_generated/scale/capture/scale_shift.calls.jsonl; }
+        [ "$step" = ctest1 ] && { echo "recorded lines:"; cat $b/kernelblaster_generated/calls.jsonl; }
       done
       cp $b/kernelblaster_generated/scale/harness/scale_shift_harness.cu "$d/" 2>/dev/null
       cp $b/kernelblaster_generated/scale/src/scale_shift.cu "$d/scale_shift.compiled.cu"

@@ -107,9 +107,13 @@ kernelblaster_optimize(<target>
   reads `kernelblaster_generated/record_kernel_launches.cmake`; the gates
   take the recorder out) or a program runs through
   `kernelblaster_generated/record`. Where libclang reads the source's host
-  launchers, a recording shim in the source's place also records their
-  calls into `capture/<stem>.calls.jsonl` (`KERNELBLASTER_CAPTURE_FILE=off`
-  records nothing). The next build synthesizes a harness from both
+  launchers and the build could tune next (a GPU, `MODE` AUTO or TUNE), a
+  recording shim in the source's place also records their calls into
+  `kernelblaster_generated/calls/<target>/<stem>.calls.jsonl`, only under
+  that helper or ctest (which set `KERNELBLASTER_CAPTURE_DIR`; the shim
+  holds no path): anywhere else it calls the
+  original at its own speed, and a build with no GPU or in `MODE APPLY`
+  compiles the original. The next build synthesizes a harness from both
   (`harness/<stem>_harness.cu` there), tunes, and compiles the tuned copy.
   `cmake --build . --target kernelblaster_harness_export` copies
   synthesized harnesses into `HARNESS_DIR` for review and commit.
@@ -640,7 +644,10 @@ function(_kernelblaster_pair_sources who target out)
         if(_CAPTURE_TESTS)
           list(APPEND _pairs_capture "${_gen}/capture/calls.jsonl")
         else()
-          list(APPEND _pairs_capture "${_gen}/capture/${_stem}.calls.jsonl")
+          # The shim records into calls/<target>/<stem>.calls.jsonl where
+          # the environment names the directory (kernelblaster_generated/
+          # record, ctest): only its name is compiled in.
+          list(APPEND _pairs_capture "${CMAKE_BINARY_DIR}/kernelblaster_generated/calls/${target}/${_stem}.calls.jsonl")
         endif()
       else()
         get_filename_component(_name "${_s}" NAME)
@@ -818,6 +825,9 @@ function(_kernelblaster_add_source_step target _s _h _cap)
     list(APPEND _per_source --capture "${_cap}")
     if(_CAPTURE_TESTS)
       list(APPEND _per_source --capture-on-request)
+    else()
+      get_filename_component(_stem "${_s}" NAME_WE)
+      list(APPEND _per_source --capture-name "${target}/${_stem}")
     endif()
     # The synthesized harness is no byproduct: until calls are recorded
     # there is none, and a declared output that is missing would run the
@@ -903,7 +913,7 @@ function(_kernelblaster_add_gates target source out min_speedup)
   endif()
   set_tests_properties(kernelblaster.${target}.${_name}.correctness kernelblaster.${target}.${_name}.speed PROPERTIES
     LABELS "kernelblaster;gpu" SKIP_RETURN_CODE 77 ${_gpu_share} TIMEOUT 1800
-    ENVIRONMENT_MODIFICATION "CUDA_INJECTION64_PATH=unset:;KERNELBLASTER_KERNEL_CAPTURE_DIR=unset:")
+    ENVIRONMENT_MODIFICATION "CUDA_INJECTION64_PATH=unset:;KERNELBLASTER_KERNEL_CAPTURE_DIR=unset:;KERNELBLASTER_CAPTURE_FILE=unset:;KERNELBLASTER_CAPTURE_DIR=unset:")
 endfunction()
 
 # Where a source has no harness (a `captures` entry other than "-"): the
@@ -914,38 +924,45 @@ function(_kernelblaster_recording_setup target who gen recorder launches)
   set(_gen "${gen}")
   set(_recorder "${recorder}")
   set(_launches "${launches}")
-  _kernelblaster_target_settings(${target} NO_TESTS CAPTURE_TESTS)
+  _kernelblaster_target_settings(${target} NO_TESTS CAPTURE_TESTS MODE)
   # A program run by hand records through kernelblaster_generated/record,
-  # which runs it with the kernel recorder.
+  # which runs it with the kernel recorder and names the file the recording
+  # shims append to: outside it (and ctest), nothing records.
   set(_recording ${_pairs_capture})
   list(FILTER _recording EXCLUDE REGEX "^-$")
+  if(_MODE STREQUAL "APPLY")
+    set(_recording "")  # MODE APPLY neither tunes nor records: its sources compile as written
+  endif()
   set(_record_helper "${CMAKE_BINARY_DIR}/kernelblaster_generated/record")
+  set(_calls "${CMAKE_BINARY_DIR}/kernelblaster_generated/calls")
   get_property(_helper_written GLOBAL PROPERTY _KERNELBLASTER_RECORD_HELPER)
-  if(_recording AND _recorder AND NOT _helper_written)
+  if(_recording AND NOT _helper_written)
     set_property(GLOBAL PROPERTY _KERNELBLASTER_RECORD_HELPER TRUE)
+    set(_inject "")
+    if(_recorder)
+      set(_inject "CUDA_INJECTION64_PATH='${_recorder}' KERNELBLASTER_KERNEL_CAPTURE_DIR='${_launches}' ")
+    endif()
     file(GENERATE OUTPUT "${_record_helper}" CONTENT
-      "#!/bin/sh\n# Written by kernelblaster_optimize(): runs a program with the kernel recorder, so that the next\n\
-# build can synthesize harnesses from its kernel launches. Usage: ${_record_helper} ./program args...\n\
-CUDA_INJECTION64_PATH='${_recorder}' KERNELBLASTER_KERNEL_CAPTURE_DIR='${_launches}' exec \"$@\"\n"
+      "#!/bin/sh\n# Written by kernelblaster_optimize(): runs a program with the kernel recorder and the\n\
+# recording shims on, so that the next build can synthesize harnesses from what it ran.\n\
+# Usage: ${_record_helper} ./program args...\n\
+${_inject}KERNELBLASTER_CAPTURE_DIR='${_calls}' exec \"$@\"\n"
       FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
   endif()
   # add_test() does nothing without enable_testing(): said, once per target.
   if(NOT _NO_TESTS AND NOT CMAKE_TESTING_ENABLED)
     string(CONCAT _line "kernelblaster: ${target}: the project does not call enable_testing(), so no correctness or "
       "speed gates are registered (call it before the end of this directory, or pass NO_TESTS to say none are wanted)")
-    if(_recording AND _recorder AND NOT _CAPTURE_TESTS)
+    if(_recording AND NOT _CAPTURE_TESTS)
       file(RELATIVE_PATH _helper_rel "${CMAKE_BINARY_DIR}" "${_record_helper}")
-      string(APPEND _line "; a program run as '${_helper_rel} ./program args' records its kernel launches")
-    elseif(_recording AND NOT _CAPTURE_TESTS)
-      string(APPEND _line "; a source without a harness records the calls of any program that runs it")
+      string(APPEND _line "; a program run as '${_helper_rel} ./program args' records what the next build needs")
     endif()
     message(STATUS "${_line}.")
   endif()
 
   # The named tests record: the shims record only where the environment
   # names the file.
-  set(_recorded ${_pairs_capture})
-  list(FILTER _recorded EXCLUDE REGEX "^-$")
+  set(_recorded ${_recording})
   foreach(_t IN LISTS _CAPTURE_TESTS)
     if(NOT TEST "${_t}")
       message(FATAL_ERROR "${_who}: CAPTURE_TESTS names '${_t}', which is no test of this directory "
@@ -963,13 +980,17 @@ CUDA_INJECTION64_PATH='${_recorder}' KERNELBLASTER_KERNEL_CAPTURE_DIR='${_launch
   # script at the top of the build tree that puts the recorder in its own
   # environment, which every test inherits (the gates take it out again).
   get_property(_injected GLOBAL PROPERTY _KERNELBLASTER_RECORD_TESTS)
-  if(_recorded AND _recorder AND NOT _CAPTURE_TESTS AND NOT _injected)
+  if(_recorded AND NOT _CAPTURE_TESTS AND NOT _injected)
     set_property(GLOBAL PROPERTY _KERNELBLASTER_RECORD_TESTS TRUE)
     set(_script "${CMAKE_BINARY_DIR}/kernelblaster_generated/record_kernel_launches.cmake")
-    file(GENERATE OUTPUT "${_script}" CONTENT
-      "# Written by kernelblaster_optimize(): every test records its kernel launches.\n\
-set(ENV{CUDA_INJECTION64_PATH} [==[${_recorder}]==])\n\
+    set(_inject "")
+    if(_recorder)
+      set(_inject "set(ENV{CUDA_INJECTION64_PATH} [==[${_recorder}]==])\n\
 set(ENV{KERNELBLASTER_KERNEL_CAPTURE_DIR} [==[${_launches}]==])\n")
+    endif()
+    file(GENERATE OUTPUT "${_script}" CONTENT
+      "# Written by kernelblaster_optimize(): every test records its kernel launches and launcher calls.\n\
+${_inject}set(ENV{KERNELBLASTER_CAPTURE_DIR} [==[${CMAKE_BINARY_DIR}/kernelblaster_generated/calls]==])\n")
     set_property(DIRECTORY "${CMAKE_SOURCE_DIR}" APPEND PROPERTY TEST_INCLUDE_FILES "${_script}")
   endif()
 endfunction()

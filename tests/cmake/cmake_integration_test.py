@@ -6,6 +6,7 @@ usage: cmake_integration_test.py CASE --source-dir DIR --prefix DIR --tool EXE -
 CASE: errors | subdirectory | find_package | configure_time | makefiles | awkward | noharness | llm
 """
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -455,6 +456,24 @@ def case_awkward():
     print("ok: an unreadable manifest is one line and the original, not a failed build")
 
 
+def pretend_gpu(cache_dir, present=True):
+    """The build steps using `cache_dir` see an NVIDIA H200 (their GPU memo,
+    build_step/gpu_memo.h), so a build here decides as one on a GPU machine
+    would, up to the tuning itself; present=False takes it away again."""
+    boot = open("/proc/sys/kernel/random/boot_id").read().rstrip("\n ")
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    digest = hashlib.sha256()
+    for field in (boot, "unset" if visible is None else "=" + visible, "0"):
+        digest.update(("%d:" % len(field.encode())).encode() + field.encode())
+    memo = os.path.join(cache_dir, "gpu-" + digest.hexdigest()[:32] + ".json")
+    if present:
+        os.makedirs(cache_dir, exist_ok=True)
+        with open(memo, "w") as f:
+            json.dump({"name": "NVIDIA H200", "compute_capability": "9.0", "sm_count": 132, "driver_major": 580}, f)
+    elif os.path.exists(memo):
+        os.remove(memo)
+
+
 def recorded_line(shim_text, source, n):
     """One line as the recording runtime appends it for a call with n elements."""
     launcher = json.loads(re.search(r'R"KBCAPTURE\((.*?)\)KBCAPTURE"', shim_text).group(1))
@@ -485,25 +504,41 @@ def case_noharness():
                              "-DKERNELBLASTER_EXECUTABLE=" + ARGS.tool]}
     for via, extra in vias.items():
         b = os.path.join(ARGS.work, "build-" + via)
+        cache = os.path.join(ARGS.work, "cache-" + via)
         shutil.rmtree(b, ignore_errors=True)
+        shutil.rmtree(cache, ignore_errors=True)
         shutil.rmtree(os.path.join(src, "harness"), ignore_errors=True)
-        p = run(["cmake", "-S", src, "-B", b, "-G", ARGS.generator, "-DCMAKE_BUILD_TYPE=Release"] + extra)
+        p = run(["cmake", "-S", src, "-B", b, "-G", ARGS.generator, "-DCMAKE_BUILD_TYPE=Release",
+                 "-DKERNELBLASTER_CACHE_DIR=" + cache] + extra)
         lines = [l for l in p.stdout.splitlines() if "kernelblaster: scale:" in l]
         if len(lines) != 1 or not re.search(line, lines[0]):
             print(p.stdout)
             fail("%s: the configure does not say, in one line, that scale_shift.cu has no harness and is captured" % via)
+        # Issue 72: a build with no GPU compiles the original, shim or not:
+        # the user's binary runs as written and holds no build-tree path.
+        out = run(["cmake", "--build", b, "--target", "app"]).stdout
+        expect_lines(out, {"scale_shift.cu": r"no GPU, no cached result for sm_90 and no harness yet \(a build on a "
+                                             r"machine with the GPU records\); using the original$"})
+        compiled = open(os.path.join(b, "kernelblaster_generated", "scale", "src", "scale_shift.cu")).read()
+        if "kb_capture_original" in compiled or not compiled.startswith("#line 1 "):
+            fail("%s: a build with no GPU compiled the shim:\n%s" % (via, compiled[:400]))
+        pretend_gpu(cache)
+        os.utime(os.path.join(src, "src", "scale_shift.cu"))
         out = run(["cmake", "--build", b, "--target", "app"]).stdout
         expect_lines(out, {"scale_shift.cu": r"no harness yet: recording the calls of scale_shift into .*"
-                                             r"scale_shift\.calls\.jsonl and the launches of scale_shift_kernel "
-                                             r"\(a shim compiled in the original's place"})
+                                             r"kernelblaster_generated/calls/scale/scale_shift\.calls\.jsonl and the "
+                                             r"launches of scale_shift_kernel \(a shim compiled in the original's place"})
         early = run(["cmake", "--build", b, "--target", "kernelblaster_harness_export"], ok=False)
         if early.returncode != 0 or "nothing to export for scale_shift_harness.cu yet" not in early.stdout:
             print(early.stdout)
             fail("%s: kernelblaster_harness_export before any harness should say so and succeed" % via)
         gen = os.path.join(b, "kernelblaster_generated", "scale")
         compiled = open(os.path.join(gen, "src", "scale_shift.cu")).read()
-        if "kb_capture_original_scale_shift" not in compiled or "KERNELBLASTER_CAPTURE_DEFAULT_FILE" not in compiled:
+        if "kb_capture_original_scale_shift" not in compiled:
             fail("%s: the compiled copy is not the recording shim:\n%s" % (via, compiled[:600]))
+        if "KERNELBLASTER_CAPTURE_DEFAULT_FILE" in compiled or b in compiled.replace(os.path.join(b, "kernelblaster_generated", "scale", "src"), ""):
+            fail("%s: the shim holds a path of the build tree (it must record only where the environment says):\n%s"
+                 % (via, compiled[:600]))
         if not os.path.exists(os.path.join(gen, "src", "kernelblaster_capture_include", "kernelblaster", "capture.h")):
             fail("%s: the shim's runtime header was not written beside it" % via)
         if not os.path.exists(os.path.join(b, "app")):
@@ -512,12 +547,15 @@ def case_noharness():
         # the recorder into its environment); the gates take it out.
         script = os.path.join(b, "kernelblaster_generated", "record_kernel_launches.cmake")
         if script not in open(os.path.join(b, "CTestTestfile.cmake")).read() or \
-                "set(ENV{CUDA_INJECTION64_PATH}" not in open(script).read():
-            fail("%s: ctest does not put the kernel recorder in the tests' environment" % via)
+                "set(ENV{CUDA_INJECTION64_PATH}" not in open(script).read() or \
+                "set(ENV{KERNELBLASTER_CAPTURE_DIR} [==[%s]==])" % os.path.join(b, "kernelblaster_generated", "calls") \
+                not in open(script).read():
+            fail("%s: ctest does not put the kernel recorder and the calls file in the tests' environment" % via)
         shown = json.loads(run(["ctest", "--test-dir", b, "--show-only=json-v1"]).stdout)["tests"]
         for t in shown:
             mods = [v for prop in t.get("properties", []) if prop["name"] == "ENVIRONMENT_MODIFICATION" for v in prop["value"]]
-            if t["name"].startswith("kernelblaster.") != ("CUDA_INJECTION64_PATH=unset:" in mods):
+            if t["name"].startswith("kernelblaster.") != ("CUDA_INJECTION64_PATH=unset:" in mods and
+                                                        "KERNELBLASTER_CAPTURE_DIR=unset:" in mods):
                 fail("%s: %s: the recorder should be taken out of the gates' environment only: %s" % (via, t["name"], mods))
         listed = run(["ctest", "--test-dir", b, "-N"]).stdout
         if "kernelblaster.scale.scale_shift.cu.correctness" not in listed:
@@ -527,9 +565,10 @@ def case_noharness():
             print(gate.stdout)
             fail("%s: the gates do not skip while there is no harness" % via)
         # A run recorded two call shapes (the app and its odd-size test).
-        with open(os.path.join(gen, "capture", "scale_shift.calls.jsonl"), "a") as f:
+        with open(os.path.join(b, "kernelblaster_generated", "calls", "scale", "scale_shift.calls.jsonl"), "a") as f:
             f.write(recorded_line(compiled, source, 1 << 20))
             f.write(recorded_line(compiled, source, 4099))
+        pretend_gpu(cache, False)  # no tuning here: the GPU is pretended
         out = run(["cmake", "--build", b, "--target", "app"]).stdout
         expect_lines(out, {"scale_shift.cu": r"harness synthesized from 2 recorded calls of scale_shift; "
                                              r"no GPU and no cached result for sm_90; using the original$"})
@@ -561,11 +600,27 @@ def case_noharness():
     if kb_lines(out) or os.path.exists(os.path.join(b, "kernelblaster_generated", "scale", "src")):
         fail("NO_CAPTURE: the build ran the tool for a source with no harness:\n" + out)
     print("ok: NO_CAPTURE compiles the original and says so")
+    # The builds below decide as on a GPU machine (a pretended H200).
+    on_gpu = vias["find_package"] + ["-DKERNELBLASTER_CACHE_DIR=" + os.path.join(ARGS.work, "cache-gpu")]
+    pretend_gpu(os.path.join(ARGS.work, "cache-gpu"))
+    # MODE APPLY neither records nor tunes: the original is compiled, and no
+    # test or helper records.
+    b = os.path.join(ARGS.work, "build-apply")
+    shutil.rmtree(b, ignore_errors=True)
+    run(["cmake", "-S", src, "-B", b, "-G", ARGS.generator, "-DKERNELBLASTER_MODE=APPLY"] + on_gpu)
+    out = run(["cmake", "--build", b, "--target", "app"]).stdout
+    expect_lines(out, {"scale_shift.cu": r"no cached or locked result for NVIDIA H200 and no harness yet \(MODE APPLY "
+                                         r"neither records nor tunes\); using the original$"})
+    compiled = open(os.path.join(b, "kernelblaster_generated", "scale", "src", "scale_shift.cu")).read()
+    if "kb_capture_original" in compiled or os.path.exists(os.path.join(b, "kernelblaster_generated", "record")) or \
+            os.path.exists(os.path.join(b, "kernelblaster_generated", "record_kernel_launches.cmake")):
+        fail("MODE APPLY compiled the shim or set up recording")
+    print("ok: MODE APPLY compiles the original, and nothing records")
     # CAPTURE_TESTS: the named test records (its environment names the
     # file), the shim records nothing without it; a wrong name is an error.
     b = os.path.join(ARGS.work, "build-capture-tests")
     shutil.rmtree(b, ignore_errors=True)
-    p = run(["cmake", "-S", src, "-B", b, "-G", ARGS.generator, "-DKBNOH_CAPTURE_TESTS=app_odd_size"] + vias["find_package"])
+    p = run(["cmake", "-S", src, "-B", b, "-G", ARGS.generator, "-DKBNOH_CAPTURE_TESTS=app_odd_size"] + on_gpu)
     if "the tests app_odd_size record the launches of its kernels" not in p.stdout:
         print(p.stdout)
         fail("CAPTURE_TESTS: the configure line does not name the tests that record")
@@ -596,7 +651,7 @@ def case_noharness():
     # recorded (issue 27), and the line says why.
     b = os.path.join(ARGS.work, "build-broken-shim")
     shutil.rmtree(b, ignore_errors=True)
-    run(["cmake", "-S", src, "-B", b, "-G", ARGS.generator, "-DKBNOH_BREAK_SHIM=ON"] + vias["find_package"])
+    run(["cmake", "-S", src, "-B", b, "-G", ARGS.generator, "-DKBNOH_BREAK_SHIM=ON"] + on_gpu)
     out = run(["cmake", "--build", b, "--target", "app"]).stdout
     expect_lines(out, {"scale_shift.cu": r"no harness yet: the recording shim does not compile \(.*error.*\), so the "
                                          r"launches of the kernels are recorded into .*kernel_launches \(the original "
@@ -627,8 +682,8 @@ def case_noharness():
     shutil.rmtree(b, ignore_errors=True)
     p = run(["cmake", "-S", src, "-B", b, "-G", ARGS.generator, "-DKBNOH_NO_TESTING=ON"] + vias["find_package"])
     said = [l for l in p.stdout.splitlines() if "does not call enable_testing()" in l]
-    if (len(said) != 1 or "a program run as 'kernelblaster_generated/record ./program args' records its kernel "
-            "launches" not in said[0] or "speed gates are registered" not in said[0]):
+    if (len(said) != 1 or "a program run as 'kernelblaster_generated/record ./program args' records what the next "
+            "build needs" not in said[0] or "speed gates are registered" not in said[0]):
         print(p.stdout)
         fail("without enable_testing() the configure does not say, in one line, that the gates are off")
     helper = open(os.path.join(b, "kernelblaster_generated", "record")).read()
@@ -637,9 +692,10 @@ def case_noharness():
         fail("the record helper is not an executable that injects the recorder:\n" + helper)
     # It runs what it is given, with the recorder's environment.
     seen = run([os.path.join(b, "kernelblaster_generated", "record"), "sh", "-c",
-                "echo $KERNELBLASTER_KERNEL_CAPTURE_DIR"]).stdout.strip()
-    if seen != os.path.join(b, "kernelblaster_generated", "kernel_launches"):
-        fail("the record helper does not name the launches directory: %r" % seen)
+                "echo $KERNELBLASTER_KERNEL_CAPTURE_DIR $KERNELBLASTER_CAPTURE_DIR"]).stdout.strip()
+    if seen != os.path.join(b, "kernelblaster_generated", "kernel_launches") + " " + \
+            os.path.join(b, "kernelblaster_generated", "calls"):
+        fail("the record helper does not name the launches directory and the calls directory: %r" % seen)
     print("ok: without enable_testing() one configure line says the gates are off and how calls are recorded")
 
 def launchers_in(shim_text):
@@ -682,15 +738,18 @@ def case_imagelib():
     shutil.rmtree(src, ignore_errors=True)
     shutil.copytree(os.path.join(ARGS.source_dir, "tests", "cmake", "projects", "imagelib"), src)
     b = os.path.join(ARGS.work, "build")
+    cache = os.path.join(ARGS.work, "cache-imagelib")
     shutil.rmtree(b, ignore_errors=True)
-    via = ["-DCMAKE_PREFIX_PATH=" + ARGS.prefix]
+    shutil.rmtree(cache, ignore_errors=True)
+    pretend_gpu(cache)  # the shim is compiled where a build could tune next
+    via = ["-DCMAKE_PREFIX_PATH=" + ARGS.prefix, "-DKERNELBLASTER_CACHE_DIR=" + cache]
     p = run(["cmake", "-S", src, "-B", b, "-G", ARGS.generator] + via)
     if not re.search(r"kernelblaster: imagelib: no harness for adjust\.cu, filters\.cu", p.stdout):
         print(p.stdout)
         fail("imagelib: the configure does not say that both sources are recorded")
     out = run(["cmake", "--build", b]).stdout
     gen = os.path.join(b, "kernelblaster_generated")
-    captures = {stem: os.path.join(gen, "imagelib", "capture", stem + ".calls.jsonl") for stem in ("adjust", "filters")}
+    captures = {stem: os.path.join(gen, "calls", "imagelib", stem + ".calls.jsonl") for stem in ("adjust", "filters")}
     expect_lines(out, {
         "adjust.cu": r"no harness yet: recording the calls of brighten, mean_brightness into .*adjust\.calls\.jsonl",
         "filters.cu": r"no harness yet: recording the calls of box_blur, threshold, invert into .*filters\.calls\.jsonl",
@@ -718,6 +777,7 @@ def case_imagelib():
         for w in (640, 1920):
             f.write(recorded_call(filters_src, filters["box_blur"], {"width": w, "height": 480}, w * 480))
             f.write(recorded_call(filters_src, filters["threshold"], {"n": w * 480}, w * 480))
+    pretend_gpu(cache, False)  # no tuning here: the GPU was pretended
     out = run(["cmake", "--build", b]).stdout
     expect_lines(out, {
         "adjust.cu": r"harness synthesized from 4 recorded calls of brighten, mean_brightness; no GPU and no cached "
@@ -761,8 +821,12 @@ def case_sgemmlike():
     shutil.rmtree(src, ignore_errors=True)
     shutil.copytree(os.path.join(ARGS.source_dir, "tests", "cmake", "projects", "sgemmlike"), src)
     b = os.path.join(ARGS.work, "build")
+    cache = os.path.join(ARGS.work, "cache-sgemmlike")
     shutil.rmtree(b, ignore_errors=True)
-    run(["cmake", "-S", src, "-B", b, "-G", ARGS.generator, "-DCMAKE_PREFIX_PATH=" + ARGS.prefix])
+    shutil.rmtree(cache, ignore_errors=True)
+    pretend_gpu(cache)  # the shim is compiled where a build could tune next
+    via = ["-DCMAKE_PREFIX_PATH=" + ARGS.prefix, "-DKERNELBLASTER_CACHE_DIR=" + cache]
+    run(["cmake", "-S", src, "-B", b, "-G", ARGS.generator] + via)
     out = run(["cmake", "--build", b]).stdout
     expect_lines(out, {
         "sgemm.cu": r"no harness, and neither a kernel nor a kernel launch in it: nothing to record; using the original$",
@@ -777,7 +841,8 @@ def case_sgemmlike():
     launchers = launchers_in(shim)
     print("ok: sgemmlike: the shim compiles; main(), the printer and the cuBLAS wrapper are no launchers")
     runner = os.path.realpath(os.path.join(src, "src", "runner.cu"))
-    capture = os.path.join(gen, "capture", "runner.calls.jsonl")
+    capture = os.path.join(b, "kernelblaster_generated", "calls", "sgemm", "runner.calls.jsonl")
+    pretend_gpu(cache, False)  # no tuning here: the GPU was pretended
 
     def record(kernel, n):
         dims = {"kernel_num": kernel, "M": n, "N": n, "K": n}
@@ -821,8 +886,10 @@ def case_sgemmlike():
     # with the kernels' real names from the compiled object.
     b = os.path.join(ARGS.work, "build-kernels")
     shutil.rmtree(b, ignore_errors=True)
-    run(["cmake", "-S", src, "-B", b, "-G", ARGS.generator, "-DCMAKE_PREFIX_PATH=" + ARGS.prefix])
+    pretend_gpu(cache)
+    run(["cmake", "-S", src, "-B", b, "-G", ARGS.generator] + via)
     out = run(["cmake", "--build", b]).stdout
+    pretend_gpu(cache, False)
     expect_lines(out, {"runner.cu": r"no harness yet: recording the calls of run_sgemm_naive, run_sgemm_tiled, "
                                     r"run_kernel into .*runner\.calls\.jsonl and the launches of sgemm_naive, "
                                     r"sgemm_tiled \(a shim compiled",
@@ -993,7 +1060,8 @@ def case_nested():
         print(p.stdout)
         fail("a project whose subdirectories each find KernelBlaster does not configure")
     out = run(["cmake", "--build", b]).stdout
-    expect_lines(out, {"scale.cu": r"no harness yet: recording", "shift.cu": r"no harness yet: recording"})
+    expect_lines(out, {"scale.cu": r"no GPU, no cached result for sm_90 and no harness yet",
+                       "shift.cu": r"no GPU, no cached result for sm_90 and no harness yet"})
     if not os.path.exists(os.path.join(b, "kernelblaster_report.html")):
         fail("no build report at the top of the build tree")
     print("ok: find_package in two subdirectories configures, builds and reports")

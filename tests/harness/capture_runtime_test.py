@@ -2,9 +2,11 @@
 """The capture runtime (tool/include/kernelblaster/capture.h) in a program
 that links the recording shims of two sources, as a library with two .cu
 files is linked into its tests: each source's calls must land in its own
-file (issue 27: with one function-local static, the first shim's file took
-every source's calls). Built with nvcc, run without a GPU: the CUDA calls
-fail quietly, the lines are still written.
+file under KERNELBLASTER_CAPTURE_DIR (issue 27: with one function-local
+static, the first shim's file took every source's calls), and nothing is
+recorded without the environment (issue 72: the shims hold no path, and a
+program run plainly runs at its own speed). Built with nvcc, run without a
+GPU: the CUDA calls fail quietly, the lines are still written.
 
   capture_runtime_test.py NVCC INCLUDE_DIR WORK_DIR
 """
@@ -14,11 +16,11 @@ import shutil
 import subprocess
 import sys
 
-SHIM = """#define KERNELBLASTER_CAPTURE_DEFAULT_FILE "{file}"
+SHIM = """#define KERNELBLASTER_CAPTURE_NAME "lib/{name}"
 #include <kernelblaster/capture.h>
 void {name}(float* x, unsigned char* mask, int n) {{
   kernelblaster::capture::Call kb_call("{name}.cu", R"KBCAPTURE({{"name": "{name}"}})KBCAPTURE",
-                                       KERNELBLASTER_CAPTURE_DEFAULT_FILE);
+                                       KERNELBLASTER_CAPTURE_NAME);
   kb_call.buffer(x, 4);
   kb_call.buffer(mask, 1);
   kb_call.value(static_cast<long long>(n));
@@ -43,10 +45,12 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     files = {}
+    calls = os.path.join(work, "calls")
+    os.makedirs(os.path.join(calls, "lib"))
     for name in ("first", "second"):
-        files[name] = os.path.join(work, name + ".calls.jsonl")
+        files[name] = os.path.join(calls, "lib", name + ".calls.jsonl")
         with open(os.path.join(work, name + ".cu"), "w") as f:
-            f.write(SHIM.format(name=name, file=files[name]))
+            f.write(SHIM.format(name=name))
     with open(os.path.join(work, "main.cu"), "w") as f:
         f.write(MAIN)
     exe = os.path.join(work, "app")
@@ -62,11 +66,20 @@ def main():
         sys.exit("FAIL: the two shims do not build into one program")
     env = dict(os.environ)
     env.pop("KERNELBLASTER_CAPTURE_FILE", None)
+    env.pop("KERNELBLASTER_CAPTURE_DIR", None)
+    subprocess.run([exe], env=env, timeout=120, check=True)
+    failures = []
+    if os.listdir(os.path.join(calls, "lib")):
+        failures.append("the program recorded without the environment naming where")
+    else:
+        print("ok   nothing is recorded where the environment names no file or directory")
+    if calls.encode() in open(exe, "rb").read():
+        failures.append("the program holds the calls directory's path")
+    env["KERNELBLASTER_CAPTURE_DIR"] = calls
     run = subprocess.run([exe], capture_output=True, text=True, env=env, timeout=120)
     if run.returncode != 0:
         print(run.stdout, run.stderr)
         sys.exit(f"FAIL: the program exited {run.returncode}")
-    failures = []
     for name, path in files.items():
         lines = [json.loads(l) for l in open(path)] if os.path.exists(path) else []
         sources = sorted({l["source"] for l in lines})

@@ -197,14 +197,17 @@ TEST_F(CaptureStepTest, DryRunWritesNothing) {
   EXPECT_FALSE(fs::exists(step.harness));
 }
 
-TEST_F(CaptureStepTest, WithoutRecordedCallsTheShimRecordsIntoTheLinesFile) {
+// The shim records only where the environment names the file
+// (kernelblaster_generated/record, ctest: issue 72): it compiles no path in.
+TEST_F(CaptureStepTest, WithoutRecordedCallsTheShimRecordsOnlyWhereTheEnvironmentSays) {
   if (!have_parser()) GTEST_SKIP() << "built without libclang";
   record("garbage\n");
   CaptureOutcome o = prepare_capture_step(step);
   ASSERT_EQ(o.state, CaptureOutcome::State::recording) << o.note;
   EXPECT_TRUE(has(o.note, "recording the calls of first, second into " + step.lines)) << o.note;
-  EXPECT_TRUE(has(o.shim_text, "#define KERNELBLASTER_CAPTURE_DEFAULT_FILE \"" +
-                                   fs::absolute(step.lines).lexically_normal().string() + "\""));
+  EXPECT_FALSE(has(o.shim_text, "KERNELBLASTER_CAPTURE_DEFAULT_FILE"));
+  EXPECT_FALSE(has(o.shim_text, fs::path(step.lines).parent_path().string()));
+  EXPECT_TRUE(has(o.shim_text, "nullptr);"));  // Call's default file: none
   EXPECT_TRUE(has(o.shim_text, "kb_capture_original_first"));
   // The shim holds the source (definitions renamed in place): its own
   // directory for its quoted includes.
@@ -212,7 +215,9 @@ TEST_F(CaptureStepTest, WithoutRecordedCallsTheShimRecordsIntoTheLinesFile) {
   ASSERT_EQ(o.shim_flags.size(), 2u);
   EXPECT_EQ(o.shim_flags[0], "-I" + fs::absolute(step.runtime_dir).lexically_normal().string());
   EXPECT_EQ(o.shim_flags[1], "-I" + dir.string());
-  EXPECT_TRUE(has(slurp(fs::path(step.runtime_dir) / "kernelblaster" / "capture.h"), "KERNELBLASTER_CAPTURE_DEFAULT_FILE"));
+  EXPECT_TRUE(has(slurp(fs::path(step.runtime_dir) / "kernelblaster" / "capture.h"), "KERNELBLASTER_CAPTURE_DIR"));
+  step.name = "lib/two";  // the CMake module's: a name under KERNELBLASTER_CAPTURE_DIR, no path
+  EXPECT_TRUE(has(prepare_capture_step(step).shim_text, "#define KERNELBLASTER_CAPTURE_NAME \"lib/two\""));
   EXPECT_FALSE(fs::exists(step.harness));
 }
 

@@ -2,11 +2,12 @@
 // shim `kernelblaster capture shim` writes for a source defines the
 // launcher, records the call with kernelblaster::capture::Call, and calls
 // the original (renamed). Nothing is recorded unless KERNELBLASTER_CAPTURE_FILE
-// names the file to append to (`kernelblaster capture -- <command>` sets it),
-// or the shim was compiled with a default file (the CMake module's);
-// then the first call of each distinct shape (its scalars and buffer
+// names the file to append to (`kernelblaster capture -- <command>`,
+// `kernelblaster_generated/record` and the project's tests under ctest set
+// it; capture_file() below), and then the first call of each distinct shape (its scalars and buffer
 // extents) is recorded as one JSON line, and later calls of a recorded shape
-// cost one extent query per buffer. A line is {"source", "launcher", "args"}
+// cost one extent query per buffer. Where nothing is recorded, a call costs
+// a test of one flag: no allocation, no query, no synchronization. A line is {"source", "launcher", "args"}
 // as harness/capture.h reads them (`kernelblaster capture` gathers the lines
 // into one capture file per launcher): each buffer's extent in elements (from the start of the pointer to the end
 // of its allocation), whether the call changed it (a device-side checksum
@@ -63,20 +64,39 @@ __global__ void range_kernel(const T* p, std::size_t n, long long* lo, long long
   atomicMax(hi, b);
 }
 
-// The file a source's recorded calls are appended to:
-// KERNELBLASTER_CAPTURE_FILE (the same for every source of the program),
-// else the source's own default, the file its build compiled into its shim
-// (the CMake module's shims pass KERNELBLASTER_CAPTURE_DEFAULT_FILE, defined
-// in the shim, to Call): each source of a program records into its own
-// file, however many shims are linked into it. "off" (or "0") records
-// nothing.
-inline const char* capture_file(const char* default_file) {
-  static const char* const env = [] {
+// The file a source's recorded calls are appended to, or "" for none:
+// KERNELBLASTER_CAPTURE_FILE (the same for every source of the program;
+// each line names its source), else, for a shim compiled with a name (the
+// CMake module's: "<target>/<stem>"), <KERNELBLASTER_CAPTURE_DIR>/<name>.calls.jsonl.
+// Neither set: nothing is recorded, so a program built with the shim runs
+// at its own speed, and no path of the build tree is compiled into it.
+// "off" (or "0") records nothing.
+inline std::string capture_file(const char* name) {
+  static const char* const file = [] {
     const char* v = std::getenv("KERNELBLASTER_CAPTURE_FILE");
     return v && *v ? v : nullptr;
   }();
-  if (env) return std::string(env) == "off" || std::string(env) == "0" ? nullptr : env;
-  return default_file && *default_file ? default_file : nullptr;
+  static const char* const dir = [] {
+    const char* v = std::getenv("KERNELBLASTER_CAPTURE_DIR");
+    return v && *v ? v : nullptr;
+  }();
+  if (file) return std::string(file) == "off" || std::string(file) == "0" ? "" : file;
+  if (dir && name && *name) return std::string(dir) + "/" + name + ".calls.jsonl";
+  return "";
+}
+
+// Whether capture_file(name) names a file, without making it: what a call
+// tests when nothing records.
+inline bool capturing(const char* name) {
+  static const bool file = [] {
+    const char* v = std::getenv("KERNELBLASTER_CAPTURE_FILE");
+    return v && *v && std::string(v) != "off" && std::string(v) != "0";
+  }();
+  static const bool dir = [] {
+    const char* v = std::getenv("KERNELBLASTER_CAPTURE_DIR");
+    return v && *v;
+  }();
+  return file || (dir && name && *name);
 }
 
 // Recorded lines stop being appended once the file holds this much: a
@@ -158,10 +178,11 @@ inline std::string json_string(const std::string& s) {
 class Call {
  public:
   // `launcher` is the launcher as capture JSON (harness/capture.h "launcher");
-  // `default_file`, where the source records when the environment says
-  // nothing (its shim's own; null: nowhere).
-  Call(const char* source, const char* launcher, const char* default_file = nullptr)
-      : m_file(detail::capture_file(default_file)), m_on(m_file != nullptr), m_source(source), m_launcher(launcher) {}
+  // `name`, the shim's file name under KERNELBLASTER_CAPTURE_DIR (null: none).
+  Call(const char* source, const char* launcher, const char* name = nullptr)
+      : m_name(name), m_on(detail::capturing(name)), m_source(source), m_launcher(launcher) {}
+  Call(const Call&) = delete;
+  Call& operator=(const Call&) = delete;
 
   // Before the call, in parameter order.
   template <class T>
@@ -189,7 +210,7 @@ class Call {
   // (the first of its shape); if so, checksums and ranges are taken now.
   void begin() {
     if (!m_on) return;
-    std::string shape = m_source + "|" + m_launcher;
+    std::string shape = std::string(m_source) + "|" + m_launcher;
     for (const Arg& a : m_args) shape += "|" + (a.kind == Arg::buffer ? std::to_string(a.bytes) : a.text);
     static std::mutex mu;
     static std::set<std::string> seen;
@@ -231,7 +252,8 @@ class Call {
       }
     }
     line += "]}\n";
-    int fd = ::open(m_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    const std::string file = detail::capture_file(m_name);
+    int fd = file.empty() ? -1 : ::open(file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0) return;
     ::flock(fd, LOCK_EX);
     struct stat st {};
@@ -290,10 +312,11 @@ class Call {
     }
   }
 
-  const char* m_file;
+  const char* m_name;
   bool m_on;
   bool m_record = false;
-  std::string m_source, m_launcher;
+  const char* m_source;    // the shim's string literals: nothing is copied unless a call is recorded
+  const char* m_launcher;
   std::vector<Arg> m_args;
 };
 

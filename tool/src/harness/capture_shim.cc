@@ -28,10 +28,10 @@ std::string launcher_json(const Launcher& l) {
 
 namespace {
 
-// `default_file`: the expression the shim passes as the source's own capture
-// file ("nullptr" when it records only where the environment says).
+// `name`: the expression the shim passes as the source's name under
+// KERNELBLASTER_CAPTURE_DIR ("nullptr" when it has none).
 void write_definition(std::ostringstream& t, const Launcher& l, const std::string& source_path,
-                      const std::string& default_file) {
+                      const std::string& name) {
   const std::string renamed = "kb_capture_original_" + l.name;
   for (const std::string& ns : l.namespaces) t << "namespace " << ns << " {\n";
   t << (l.extern_c ? "extern \"C\" " : "") << l.return_type << " " << l.name << "(";
@@ -42,7 +42,7 @@ void write_definition(std::ostringstream& t, const Launcher& l, const std::strin
   // The source's own default file goes with each call (capture.h): with
   // several shims in one program, each records into its own.
   t << "  kernelblaster::capture::Call kb_call(" << nlohmann::json(source_path).dump() << ", R\"KBCAPTURE("
-    << launcher_json(l) << ")KBCAPTURE\", " << default_file << ");\n";
+    << launcher_json(l) << ")KBCAPTURE\", " << name << ");\n";
   for (const LauncherParam& p : l.params) {
     switch (p.kind) {
       case ParamKind::buffer: {
@@ -111,11 +111,12 @@ std::string renamed_in_place(const std::vector<Launcher>& launchers, const std::
 }  // namespace
 
 std::string capture_shim(const std::vector<Launcher>& launchers, const std::string& source_path,
-                         const std::string& default_file, const std::string& source_text) {
+                         const std::string& name, const std::string& source_text) {
   std::ostringstream t;
   t << "// Recording shim for " << source_path << ", written by kernelblaster.\n"
        "// Compiled in the source's place, it records each call of its launchers when\n"
-    << (default_file.empty() ? "// KERNELBLASTER_CAPTURE_FILE is set" : "// KERNELBLASTER_CAPTURE_FILE is not \"off\"")
+    << (name.empty() ? "// KERNELBLASTER_CAPTURE_FILE is set"
+                     : "// KERNELBLASTER_CAPTURE_FILE or KERNELBLASTER_CAPTURE_DIR is set")
     << " (kernelblaster/capture.h) and calls the originals.\n";
   const std::string renamed = source_text.empty() ? "" : renamed_in_place(launchers, source_text);
   if (!renamed.empty()) {
@@ -135,12 +136,11 @@ std::string capture_shim(const std::vector<Launcher>& launchers, const std::stri
     t << "#include " << nlohmann::json(source_path).dump() << "\n";
     for (const Launcher& l : launchers) t << "#undef " << l.name << "\n";
   }
-  if (!default_file.empty())
-    t << "#define KERNELBLASTER_CAPTURE_DEFAULT_FILE " << nlohmann::json(default_file).dump() << "\n";
+  if (!name.empty()) t << "#define KERNELBLASTER_CAPTURE_NAME " << nlohmann::json(name).dump() << "\n";
   t << "#include <kernelblaster/capture.h>\n";
   for (const Launcher& l : launchers) {
     t << "\n";
-    write_definition(t, l, source_path, default_file.empty() ? "nullptr" : "KERNELBLASTER_CAPTURE_DEFAULT_FILE");
+    write_definition(t, l, source_path, name.empty() ? "nullptr" : "KERNELBLASTER_CAPTURE_NAME");
   }
   return t.str();
 }
