@@ -356,13 +356,20 @@ namespace {
 // A source with no harness compiles the recording shim; the line promises a
 // harness after the next run of the tests only where that is true.
 TEST_F(BuildStepTest, ARecordingLineSaysWhatMustHappenForAHarness) {
+  m_gpu = testing::h200();
   m_req.harness.clear();
   m_req.recording_shim = "// shim\n";
   m_req.harness_note = "recording the calls of scale into calls.jsonl";
   BuildReport r = run();
   EXPECT_EQ(r.cause, BuildCause::recording);
   EXPECT_NE(r.line.find("the next build synthesizes a harness from what they recorded"), std::string::npos) << r.line;
-  EXPECT_NE(r.line.find("(a shim compiled in the original's place, calling it)"), std::string::npos) << r.line;
+  EXPECT_NE(r.line.find("(a shim compiled in the original's place, calling it; it records only under "
+                        "kernelblaster_generated/record or ctest)"),
+            std::string::npos)
+      << r.line;
+  EXPECT_NE(r.line.find("run the project's tests (ctest) or its programs through kernelblaster_generated/record"),
+            std::string::npos)
+      << r.line;
   EXPECT_EQ(slurp(m_req.out), "// shim\n");
   m_req.recording_next = "the 2 calls recorded so far passed buffers that are not device memory, so they give no "
                          "harness: run the project's tests or programs on a machine with a GPU";
@@ -373,6 +380,7 @@ TEST_F(BuildStepTest, ARecordingLineSaysWhatMustHappenForAHarness) {
 
 // The kernel recorder records while the original is compiled as it is.
 TEST_F(BuildStepTest, RecordingKernelLaunchesCompilesTheOriginal) {
+  m_gpu = testing::h200();
   m_req.harness.clear();
   m_req.recording_kernels = true;
   m_req.harness_note = "recording the launches of k into launches/";
@@ -381,6 +389,68 @@ TEST_F(BuildStepTest, RecordingKernelLaunchesCompilesTheOriginal) {
   EXPECT_NE(r.line.find("recording the launches of k into launches/ (the original compiled as it is)"), std::string::npos)
       << r.line;
   EXPECT_EQ(slurp(m_req.out).rfind("#line 1 ", 0), 0u) << "the original behind its #line";
+}
+
+// Issue 72: the shim costs a program nothing where no build could tune
+// next. Without a GPU, on another GPU than the target, and in MODE APPLY,
+// the original is compiled and the line says why; the shim's compile is
+// not even tried there.
+TEST_F(BuildStepTest, OnlyABuildThatCouldTuneNextCompilesTheShim) {
+  m_req.harness.clear();
+  m_req.recording_shim = "// shim\n";
+  m_req.harness_note = "recording the calls of scale into calls.jsonl";
+  int shim_checks = 0;
+  m_env.shim_compile_error = [&](const BuildRequest&) {
+    ++shim_checks;
+    return std::string();
+  };
+  BuildReport r = run();
+  EXPECT_EQ(r.cause, BuildCause::no_gpu);
+  EXPECT_EQ(r.action, BuildAction::original);
+  EXPECT_EQ(r.line, "kernelblaster: k.cu: no GPU, no cached result for sm_90 and no harness yet (a build on a machine "
+                    "with the GPU records); using the original");
+  EXPECT_EQ(slurp(m_req.out), "#line 1 \"" + m_source + "\"\n" + slurp(m_source));
+  m_gpu = testing::h200();
+  m_req.mode = Mode::apply;
+  r = run();
+  EXPECT_EQ(r.cause, BuildCause::apply_without_result);
+  EXPECT_EQ(r.line, "kernelblaster: k.cu: no cached or locked result for NVIDIA H200 and no harness yet (MODE APPLY "
+                    "neither records nor tunes); using the original");
+  EXPECT_EQ(slurp(m_req.out).rfind("#line 1 ", 0), 0u);
+  m_req.mode = Mode::automatic;
+  m_req.target_gpu = "NVIDIA A100-SXM4-80GB";
+  EXPECT_EQ(run().cause, BuildCause::other_gpu);
+  EXPECT_EQ(shim_checks, 0);
+  m_req.target_gpu.clear();
+  r = run();
+  EXPECT_EQ(r.cause, BuildCause::recording);
+  EXPECT_EQ(slurp(m_req.out), "// shim\n");
+  EXPECT_EQ(shim_checks, 1);
+  EXPECT_NE(r.line.find("it records only under kernelblaster_generated/record or ctest"), std::string::npos) << r.line;
+}
+
+// A shim that does not compile with the target's settings never reaches
+// it: the kernel recorder records the original's launches, or, with no
+// recorder, the original is compiled and the line says why.
+TEST_F(BuildStepTest, AShimThatDoesNotCompileGivesTheOriginal) {
+  m_gpu = testing::h200();
+  m_req.harness.clear();
+  m_req.recording_shim = "// shim\n";
+  m_req.harness_note = "recording the calls of scale into calls.jsonl";
+  m_env.shim_compile_error = [](const BuildRequest&) { return std::string("shim.cu(3): error: no such type"); };
+  BuildReport r = run();
+  EXPECT_EQ(r.cause, BuildCause::no_harness);
+  EXPECT_EQ(r.line, "kernelblaster: k.cu: no harness, and the recording shim does not compile (shim.cu(3): error: no "
+                    "such type); using the original");
+  m_req.recording_kernels = true;
+  m_req.kernel_records = "launches/";
+  r = run();
+  EXPECT_EQ(r.cause, BuildCause::recording);
+  EXPECT_NE(r.line.find("the recording shim does not compile (shim.cu(3): error: no such type), so the launches of the "
+                        "kernels are recorded into launches/ (the original compiled as it is)"),
+            std::string::npos)
+      << r.line;
+  EXPECT_EQ(slurp(m_req.out).rfind("#line 1 ", 0), 0u);
 }
 
 }  // namespace
@@ -565,6 +635,84 @@ TEST(TriedBreakdown, VerifiedFirstThenTheMostFrequent) {
   EXPECT_EQ(tried_breakdown({}, 0), "");
   EXPECT_EQ(tried_breakdown({{Status::crashed, 2}}, 3), "3 duplicate, 2 crashed");
   EXPECT_EQ(tried_breakdown({{Status::ok, 1}, {Status::compile_failed, 1}}, 0), "1 verified, 1 compile failed");
+}
+
+// Issue 72: a search the budget did not finish goes on in the next build.
+// The tuner gets a state directory of the cache per key and GPU; the best
+// so far is cached (and applied), the line says how far the search is, the
+// depfile names a file never made so the build tool runs the step again,
+// and the next build resumes rather than applying, until the search is over.
+TEST_F(BuildStepTest, ASearchThatGoesOnIsResumedByTheNextBuild) {
+  m_gpu = testing::h200();
+  std::vector<TuneRequest> asked;
+  m_env.tune = [&](const TuneRequest& tr) {
+    asked.push_back(tr);
+    TuneOutcome t = m_tune_outcome;
+    t.tuned_text = "#define BLOCK 128\n#line 1 \"" + tr.source + "\"\n" + slurp(tr.source);
+    return t;
+  };
+  m_tune_outcome.space_valid = 24802;
+  m_tune_outcome.evaluations = m_tune_outcome.evaluations_now = 12;
+  m_tune_outcome.builds_searched = 1;
+  m_tune_outcome.continues = true;
+  m_tune_outcome.original_config = {{"BLOCK", "256"}};
+  m_tune_outcome.preparation_s = 31;
+  m_tune_outcome.phases_s = {{"setup", 1}, {"reference_build", 18}, {"profile", 12}};
+  m_tune_outcome.outcomes = {{Status::ok, 10}, {Status::crashed, 2}};
+  BuildReport first = run();
+  EXPECT_EQ(first.line,
+            "kernelblaster: k.cu: tuned on NVIDIA H200 in 12 s (12 of 24802 configurations measured so far, 12 in this "
+            "build: 10 verified, 2 crashed): 1.40x, BLOCK=128, -use_fast_math; preparing the original took 31 s of the "
+            "60 s budget (its build 18 s, its profile 12 s, reading the space 1 s), kept for the next build; continues "
+            "next build");
+  ASSERT_EQ(asked.size(), 1u);
+  ResultsCache cache(m_req.cache_dir, 1 << 20);
+  EXPECT_EQ(asked[0].state_dir, cache.tuning_dir(*m_gpu, first.key));
+  EXPECT_FALSE(asked[0].fresh_search);
+  EXPECT_NE(slurp(m_req.depfile).find(m_req.stamp + kSearchGoesOn), std::string::npos) << slurp(m_req.depfile);
+  ASSERT_TRUE(cache.find(*m_gpu, first.key));
+  EXPECT_TRUE(cache.find(*m_gpu, first.key)->search_open);
+
+  // A build without the GPU applies the best so far.
+  m_gpu.reset();
+  m_req.target_gpu = "NVIDIA H200";
+  EXPECT_EQ(run().action, BuildAction::applied);
+  EXPECT_EQ(asked.size(), 1u);
+
+  // The next build on the GPU resumes; where the search ends, the result
+  // is final: applied from then on, and the depfile no longer asks for a run.
+  m_gpu = testing::h200();
+  m_req.target_gpu.clear();
+  m_tune_outcome.evaluations = 53;
+  m_tune_outcome.evaluations_now = 41;
+  m_tune_outcome.builds_searched = 2;
+  m_tune_outcome.continues = false;
+  m_tune_outcome.preparation_s = 0.4;
+  BuildReport second = run();
+  ASSERT_EQ(asked.size(), 2u);
+  EXPECT_EQ(second.line, "kernelblaster: k.cu: tuned on NVIDIA H200 in 12 s (53 of 24802 configurations measured so "
+                         "far, 41 in this build: 10 verified, 2 crashed): 1.40x, BLOCK=128, -use_fast_math");
+  EXPECT_EQ(slurp(m_req.depfile).find(kSearchGoesOn), std::string::npos);
+  EXPECT_EQ(run().origin, ResultOrigin::cache);
+  EXPECT_EQ(asked.size(), 2u);
+  // MODE TUNE starts the search afresh.
+  m_req.mode = Mode::tune;
+  run();
+  ASSERT_EQ(asked.size(), 3u);
+  EXPECT_TRUE(asked[2].fresh_search);
+}
+
+// A resumed search whose tuner fails keeps the best so far.
+TEST_F(BuildStepTest, AResumedSearchThatFailsKeepsItsBestSoFar) {
+  m_gpu = testing::h200();
+  m_tune_outcome.continues = true;
+  run();
+  m_tune_outcome.end = TuneEnd::failed;
+  m_tune_outcome.error = "kernelblaster tune exit 2";
+  BuildReport r = run();
+  EXPECT_EQ(r.action, BuildAction::applied);
+  EXPECT_EQ(r.line, "kernelblaster: k.cu: tuning failed (kernelblaster tune exit 2); applied tuned result for NVIDIA "
+                    "H200 from the cache, the search's best so far (1.40x, BLOCK=128, -use_fast_math)");
 }
 
 // A source whose one evaluation does not fit the budget: the line gives the

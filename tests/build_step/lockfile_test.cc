@@ -43,6 +43,16 @@ TEST(Lockfile, WriteReadRoundTrip) {
   EXPECT_EQ(r.flags, std::vector<std::string>{"-use_fast_math"});
   EXPECT_EQ(r.gpu.name, "NVIDIA H200");
   EXPECT_EQ(r.gpu.sm_count, 132);
+  // What the build line needs to name only what changed comes back too.
+  TunedResult moved = entry("src/c.cu", testing::h200(), "k4");
+  moved.config = {{"BLOCK_SIZE", "64"}, {"TILE", "32"}};
+  moved.original = {{"BLOCK_SIZE", "256"}, {"TILE", "32"}};
+  moved.kernels = {{"scale", 1.31}};
+  update_lockfile(path, moved);
+  const TunedResult back = read_lockfile(path).sources["src/c.cu"][testing::h200().id()];
+  EXPECT_EQ(back.original, moved.original);
+  EXPECT_EQ(back.kernels, moved.kernels);
+  lock = read_lockfile(path);
   // Stable output: writing what was read gives the same bytes.
   EXPECT_EQ(serialize_lockfile(read_lockfile(path)), serialize_lockfile(lock));
 }

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 #include <vector>
 
@@ -108,6 +110,25 @@ TEST(ResultsCache, EvictsLeastRecentlyUsedBeyondTheCap) {
   EXPECT_FALSE(fs::exists(cache.entry_path(testing::h200(), "b")));
   EXPECT_TRUE(fs::exists(cache.entry_path(testing::h200(), "c")));
   EXPECT_TRUE(fs::exists(cache.entry_path(testing::h200(), "d")));
+}
+
+// A search's state between builds counts in the cap as one entry, last
+// used when its state was written, and goes whole.
+TEST(ResultsCache, EvictsATuningDirectoryWhole) {
+  testing::TestDir d;
+  ResultsCache cache(d.path("c"), 4096);
+  const fs::path tuning = cache.tuning_dir(testing::h200(), "old");
+  fs::create_directories(tuning / "builds");
+  std::ofstream(tuning / "search.json") << "{}";
+  std::ofstream(tuning / "builds" / "program") << std::string(3000, 'x');
+  fs::last_write_time(tuning / "search.json", fs::file_time_type::clock::now() - std::chrono::seconds(600));
+  cache.store(result("a"));
+  EXPECT_TRUE(fs::exists(tuning));  // within the cap
+  std::ofstream(tuning / "builds" / "object") << std::string(3000, 'x');
+  cache.store(result("b"));
+  EXPECT_FALSE(fs::exists(tuning));  // over it: the least recently used goes, whole
+  EXPECT_TRUE(fs::exists(cache.entry_path(testing::h200(), "a")));
+  EXPECT_TRUE(fs::exists(cache.entry_path(testing::h200(), "b")));
 }
 
 TEST(ResultsCache, ConcurrentWritersLeaveWholeEntries) {

@@ -46,6 +46,26 @@ TEST(TunedResult, Describe) {
   EXPECT_EQ(describe(r), "1.41x, BLOCK_SIZE=128, -use_fast_math");
 }
 
+TEST(TunedResult, TheLineNamesOnlyWhatChangedAndTheKernelsItMoved) {
+  TunedResult r;
+  r.speedup = 1.076;
+  r.config = {{"K5_BK", "32"}, {"K5_TM", "16"}, {"K10_BM", "128"}, {"K10_BN", "128"}};
+  r.original = {{"K5_BK", "8"}, {"K5_TM", "8"}, {"K10_BM", "128"}, {"K10_BN", "128"}};
+  r.flags = {"-use_fast_math"};
+  r.kernels = {{"sgemm2DBlocktiling", 1.283}, {"sgemmWarptiling", 1.004}, {"sgemmVectorize", 0.995},
+               {"sgemm1DBlocktiling", 0.97}};
+  EXPECT_EQ(changed_settings(r), (std::vector<std::string>{"K5_BK=32", "K5_TM=16"}));
+  EXPECT_EQ(describe_change(r),
+            "1.08x, K5_BK=32, K5_TM=16, -use_fast_math; sgemm1DBlocktiling 0.97x, sgemm2DBlocktiling 1.28x, "
+            "2 other kernels unchanged");
+  // The report and the lockfile keep the whole configuration.
+  EXPECT_EQ(describe(r), "1.08x, K10_BM=128, K10_BN=128, K5_BK=32, K5_TM=16, -use_fast_math");
+  // A result that does not know the source's values names every setting.
+  r.original.clear();
+  r.kernels.clear();
+  EXPECT_EQ(describe_change(r), describe(r));
+}
+
 TEST(TunedResult, WhatARestrictAssumesIsSaid) {
   TunedResult r;
   r.speedup = 1.2;

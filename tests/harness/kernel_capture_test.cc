@@ -14,6 +14,8 @@
 #include "recorder/kernel_signature.h"
 #include "recorder/launch_line.h"
 #include "harness/capture_harness.h"
+#include "harness/capture_shim.h"
+#include "harness/launcher_state.h"
 #include "harness/capture_step.h"
 #include "harness/harness_coverage.h"
 #include "harness/kernel_names.h"
@@ -252,6 +254,126 @@ TEST_F(KernelCaptureTest, AKernelOfTheSameNameInAnotherProgramIsLeftOutAndOverlo
   EXPECT_TRUE(kernel_parameter_counts("__global__ void other(int a) {}", "k").empty());
   EXPECT_EQ(kernel_parameter_counts("__global__ void k(Pair<int, float>* p, int n) {}", "k"),
             std::vector<std::size_t>{2});  // a comma inside template arguments separates nothing
+}
+
+// A histogram as sample code writes it (issue 72): its scratch buffer is a
+// file-scope pointer an init function allocates, and the launcher reads
+// it. Called alone from its recorded arguments it would launch on a null
+// buffer, and the original would crash under its harness.
+const char* const kHistogram =
+    "static unsigned int* d_partial;\n"
+    "static const int kBins = 64;\n"
+    "__global__ void partial_kernel(unsigned int* partial, const unsigned int* data, int n) {\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) atomicAdd(&partial[data[i] % kBins], 1u); }\n"
+    "__global__ void merge_kernel(unsigned int* hist, const unsigned int* partial, int count) {\n"
+    "  hist[threadIdx.x] = partial[threadIdx.x] + count; }\n"
+    "void init_histogram() { cudaMalloc((void**)&d_partial, kBins * sizeof(unsigned int)); }\n"
+    "void close_histogram() { cudaFree(d_partial); }\n"
+    "void histogram(unsigned int* d_hist, void* d_data, unsigned int bytes) {\n"
+    "  partial_kernel<<<16, 256>>>(d_partial, (unsigned int*)d_data, bytes / 4);\n"
+    "  merge_kernel<<<1, kBins>>>(d_hist, d_partial, 16);\n"
+    "}\n";
+
+Launcher launcher_named(const std::string& text, const std::string& name) {
+  Launcher l;
+  l.name = name;
+  l.name_offset = text.find("void " + name + "(") + 5;
+  l.end_offset = text.find("\n}\n", l.name_offset) + 2;
+  return l;
+}
+
+TEST(LauncherState, ALauncherReadingWhatAnotherFunctionSetsIsNamed) {
+  EXPECT_EQ(state_set_elsewhere(kHistogram, launcher_named(kHistogram, "histogram")),
+            "reads d_partial, which init_histogram sets");
+  // A launcher that sets its state itself, reads only constants, or whose
+  // parameter hides the variable needs nothing from another function.
+  const std::string lazy = std::string(kHistogram).replace(
+      std::string(kHistogram).find("  partial_kernel<<<"), 0, "  if (!d_partial) cudaMalloc(&d_partial, 256);\n");
+  EXPECT_EQ(state_set_elsewhere(lazy, launcher_named(lazy, "histogram")), "");
+  const std::string constants = "namespace {\nconst int kBlock = 256;\nint g_calls = 0;\n}\n"
+                                "void count() { g_calls = 1; }\n"
+                                "void run(float* p, int n) {\n  k<<<n / kBlock, kBlock>>>(p, n);\n}\n";
+  EXPECT_EQ(state_set_elsewhere(constants, launcher_named(constants, "run")), "");
+  Launcher hidden = launcher_named(kHistogram, "histogram");
+  hidden.params.push_back({"d_partial", "unsigned int *", "unsigned int *", ParamKind::buffer, true, "u32", ""});
+  EXPECT_EQ(state_set_elsewhere(kHistogram, hidden), "");
+  const std::string in_namespace = "namespace img {\nfloat* g_lut;\nvoid setup() { cudaMalloc(&g_lut, 1024); }\n"
+                                   "void apply(float* p, int n) {\n  k<<<1, 32>>>(p, g_lut, n);\n}\n}\n";
+  EXPECT_EQ(state_set_elsewhere(in_namespace, launcher_named(in_namespace, "apply")), "reads g_lut, which setup sets");
+}
+
+// Its recorded calls give no harness; its kernels' recorded launches do,
+// and the line says why the launcher is not replayed.
+TEST_F(KernelCaptureTest, ALauncherThatNeedsStateSetElsewhereIsReplayedByItsKernels) {
+  if (!have_parser()) GTEST_SKIP() << "built without libclang";
+  const fs::path source = dir / "histogram.cu";
+  std::ofstream(source) << kHistogram;
+  CaptureStep step;
+  step.source = source.string();
+  step.harness = (dir / "gen" / "histogram_harness.cu").string();
+  step.lines = (dir / "gen" / "calls.jsonl").string();
+  step.runtime_dir = (dir / "gen" / "runtime").string();
+  const SourceScan scan = scan_source(source.string(), {});
+  ASSERT_EQ(scan.launchers.size(), 1u);
+  fs::create_directories(dir / "gen");
+  std::ofstream(step.lines) << R"({"source": )" << nlohmann::json(fs::absolute(source).lexically_normal().string()).dump()
+                            << R"(, "launcher": )" << launcher_json(scan.launchers[0])
+                            << R"(, "args": [{"elements": 64, "written": true}, {"elements": 4096, "written": false},)"
+                            << R"( {"value": "16384"}]})" << "\n";
+  CaptureOutcome o = prepare_capture_step(step);  // no kernel recorder
+  EXPECT_EQ(o.state, CaptureOutcome::State::unavailable);
+  EXPECT_EQ(o.note, "no harness: histogram is not replayed: it reads d_partial, which init_histogram sets, which its "
+                    "recorded arguments do not give (the kernel recorder would record its kernels' launches; this "
+                    "build has none)");
+  step.kernel_records = (dir / "launches").string();
+  record(launch("_Z14partial_kernelPjPKji", "partial_kernel(unsigned int*, const unsigned int*, int)", 16, 256,
+                {buffer(0x5000, 256, true), buffer(0x6000, 16384, false), scalar(4096)}));
+  record(launch("_Z12merge_kernelPjPKji", "merge_kernel(unsigned int*, const unsigned int*, int)", 1, 64,
+                {buffer(0x7000, 256, true), buffer(0x5000, 256, false), scalar(16)}));
+  o = prepare_capture_step(step);
+  ASSERT_EQ(o.state, CaptureOutcome::State::harness_ready) << o.note;
+  EXPECT_TRUE(has(o.note, "histogram is not replayed: it reads d_partial, which init_histogram sets")) << o.note;
+  EXPECT_TRUE(o.launchers_replayed.empty());
+  EXPECT_TRUE(o.unverified.empty());
+  std::ifstream in(step.harness);
+  const std::string text((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_TRUE(has(text, "kernel_symbol(\"_Z14partial_kernelPjPKji\")"));
+  EXPECT_TRUE(has(text, "kernel_symbol(\"_Z12merge_kernelPjPKji\")"));
+}
+
+// Whatever the cause, an original that failed under the harness replaying
+// a launcher's calls is not replayed by that launcher again (the build
+// step says so: cli/build_command.cc), until the source changes.
+TEST_F(KernelCaptureTest, ALauncherTheOriginalFailedUnderIsReplayedByItsKernelsUntilTheSourceChanges) {
+  if (!have_parser()) GTEST_SKIP() << "built without libclang";
+  const fs::path source = dir / "app.cu";
+  std::ofstream(source) << "__global__ void fill(unsigned char* p, int n) { int i = threadIdx.x; if (i < n) p[i] = 1; }\n"
+                           "void run_fill(unsigned char* p, int n) {\n  fill<<<1, 256>>>(p, n);\n}\n";
+  CaptureStep step;
+  step.source = source.string();
+  step.harness = (dir / "gen" / "app_harness.cu").string();
+  step.lines = (dir / "gen" / "calls.jsonl").string();
+  step.runtime_dir = (dir / "gen" / "runtime").string();
+  step.kernel_records = (dir / "launches").string();
+  const SourceScan scan = scan_source(source.string(), {});
+  ASSERT_EQ(scan.launchers.size(), 1u);
+  fs::create_directories(dir / "gen");
+  std::ofstream(step.lines) << R"({"source": )" << nlohmann::json(fs::absolute(source).lexically_normal().string()).dump()
+                            << R"(, "launcher": )" << launcher_json(scan.launchers[0])
+                            << R"(, "args": [{"elements": 256, "written": true}, {"value": "256"}]})" << "\n";
+  record(launch("_Z4fillPhi", "fill(unsigned char*, int)", 1, 256, {buffer(0x5000, 256, true), scalar(256)}));
+  CaptureOutcome o = prepare_capture_step(step);
+  ASSERT_EQ(o.state, CaptureOutcome::State::harness_ready) << o.note;
+  EXPECT_EQ(o.launchers_replayed, std::vector<std::string>{"run_fill"});
+  refuse_launchers(step, o.launchers_replayed, "the original fails with its harness: illegal address in run 0");
+  o = prepare_capture_step(step);
+  ASSERT_EQ(o.state, CaptureOutcome::State::harness_ready) << o.note;
+  EXPECT_TRUE(o.launchers_replayed.empty());
+  EXPECT_TRUE(has(o.note, "run_fill is not replayed: the original failed under its recorded calls (the original fails "
+                          "with its harness: illegal address in run 0)"))
+      << o.note;
+  std::ofstream(source, std::ios::app) << "// edited\n";
+  EXPECT_EQ(prepare_capture_step(step).launchers_replayed, std::vector<std::string>{"run_fill"});
 }
 
 TEST(KernelNames, DefinitionsAreReadFromTextWithoutAParser) {

@@ -131,6 +131,37 @@ TEST(HarnessObjects, AHarnessThatDoesNotCompileFailsEachBuildWithItsError) {
   EXPECT_EQ(count_with(log_lines(run.dir), "-c "), 1) << "compiled once, the source never";
 }
 
+// Issue 72: the original's harness object and program are kept in a
+// store across runs of one content key. A second run with another scratch
+// directory runs no nvcc for them; a changed harness or source is built
+// again.
+TEST(BuildStore, ASecondRunTakesTheOriginalsBuildsFromTheStore) {
+  LoggedBuilds run("kb-build-store", "h.cu");
+  const BuildStore store((run.dir / "store").string(), (run.dir / "run1").string());
+  HarnessObjects objects1((run.dir / "run1" / "objects").string(), &store);
+  BuildOutcome b = build_harness(run.tc, {}, run.harness, run.source, (run.dir / "run1" / "ref").string(), 30,
+                                 &objects1, &store);
+  ASSERT_TRUE(b.ok) << b.first_error;
+  const int compiles = count_with(log_lines(run.dir), "-c ");
+  EXPECT_EQ(compiles, 2);  // the harness and the source
+  const BuildStore again((run.dir / "store").string(), (run.dir / "run2").string());
+  HarnessObjects objects2((run.dir / "run2" / "objects").string(), &again);
+  b = build_harness(run.tc, {}, run.harness, run.source, (run.dir / "run2" / "ref").string(), 30, &objects2, &again);
+  ASSERT_TRUE(b.ok) << b.first_error;
+  EXPECT_TRUE(fs::exists(b.binary));
+  EXPECT_EQ(count_with(log_lines(run.dir), "-c "), compiles) << "nothing compiled again";
+  // A candidate's build takes the kept harness object: only its source compiles.
+  b = build_harness(run.tc, {}, run.harness, run.source, (run.dir / "run2" / "cand").string(), 30, &objects2);
+  ASSERT_TRUE(b.ok) << b.first_error;
+  EXPECT_EQ(count_with(log_lines(run.dir), "-c " + run.harness), 1);
+  // A changed source is another program.
+  std::ofstream(run.source) << "// the source, edited\n";
+  const BuildStore third((run.dir / "store").string(), (run.dir / "run3").string());
+  b = build_harness(run.tc, {}, run.harness, run.source, (run.dir / "run3" / "ref").string(), 30, nullptr, &third);
+  ASSERT_TRUE(b.ok) << b.first_error;
+  EXPECT_GT(count_with(log_lines(run.dir), run.source), 2);
+}
+
 }  // namespace
 }  // namespace kernelblaster
 

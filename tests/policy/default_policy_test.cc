@@ -151,5 +151,33 @@ TEST(DefaultPolicy, AcceptsImprovementsAndStopsWhenEmpty) {
   EXPECT_TRUE(p->select(samples[3].ctx).empty());
 }
 
+// Issue 72: the stopping rule a search spanning builds ends by. A part has
+// converged once its best has not risen by more than kConvergedGain in as
+// many tries again as it took to find it, at least kConvergedTries; ties
+// and rises within the noise count as none, and a run with no original
+// (the optimize loop's techniques) never converges by it.
+TEST(DefaultPolicy, ConvergesOnceItsBestHasNotRisenForLongEnough) {
+  Context ctx;
+  ctx.original = {{"BLOCK_SIZE", "256"}};
+  ctx.actions.push_back({});
+  auto tries = [&](int n, double speedup, bool accepted) {
+    for (int i = 0; i < n; ++i)
+      ctx.history.push_back({"c" + std::to_string(ctx.history.size()), AttemptEnd::verified, Status::ok, speedup, 10,
+                             accepted, "", {}});
+  };
+  tries(kConvergedTries - 1, 0.9, false);
+  EXPECT_FALSE(converged(ctx));
+  tries(1, 0.95, false);
+  EXPECT_TRUE(converged(ctx));  // nothing beat the original in kConvergedTries tries
+  EXPECT_EQ(make_default_policy()->stop(ctx), true);
+  tries(1, 1.2, true);  // a rise at try 51: 51 more are needed
+  tries(kConvergedTries, 1.201, true);  // within the noise: no rise
+  EXPECT_FALSE(converged(ctx));
+  tries(1, 0.9, false);
+  EXPECT_TRUE(converged(ctx));
+  ctx.original.clear();
+  EXPECT_FALSE(converged(ctx));
+}
+
 }  // namespace
 }  // namespace kernelblaster::policy

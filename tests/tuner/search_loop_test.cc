@@ -680,3 +680,54 @@ TEST(SearchLoop, ThePolicyStopsOnePartAtATime) {
   EXPECT_EQ(m.measured, (std::vector<std::string>{"A=2", "B=2"}));
   EXPECT_EQ(out.stop, SearchStop::policy);
 }
+
+// Issue 72: a search resumed from earlier runs (LoopOptions::earlier)
+// measures none of their configurations again; the policy sees them as its
+// history, the best among them stands until something beats it, and a new
+// configuration with an earlier one's machine code takes its result.
+TEST(SearchLoop, ResumesFromEarlierRunsWithoutMeasuringThemAgain) {
+  ConfigSpace space = small_space();
+  // configs[0]'s flag variant: the same tunable values, so the same machine
+  // code is the same candidate.
+  std::size_t twin = 0;
+  for (std::size_t i = 1; i < space.configs.size(); ++i)
+    if (space.configs[i].values == space.configs[0].values) twin = i;
+  ASSERT_GT(twin, 0u);
+  const std::size_t other = twin == 1 ? 2 : 1;
+  FakeMeasurer m;
+  m.hashes[space.configs[twin].id] = "sass-a";
+  m.results[space.configs[4].id] = ok(1.1);
+  InOrderPolicy p;
+  FakeClock clock;
+  LoopOptions opt;
+  EvaluationRecord fast;
+  static_cast<kernelblaster::CandidateResult&>(fast) = ok(1.3);
+  fast.id = space.configs[0].id;
+  fast.n = 1;
+  fast.sass_hash = "sass-a";
+  EvaluationRecord wrong;
+  static_cast<kernelblaster::CandidateResult&>(wrong) = failed(Status::wrong_result, "y[1] off");
+  wrong.id = space.configs[other].id;
+  wrong.n = 2;
+  EvaluationRecord gone = fast;  // of a configuration this space no longer holds: left out
+  gone.id = "BLOCK_SIZE=48";
+  opt.earlier = {fast, wrong, gone};
+  LoopOutcome out = run(space, m, p, clock, opt);
+  EXPECT_EQ(out.earlier, 2);
+  EXPECT_EQ(out.evaluations.size(), 9u);
+  EXPECT_EQ(out.measured, 6);  // 9 less the 2 earlier and the duplicate of one of them
+  for (const std::string& id : m.measured) {
+    EXPECT_NE(id, space.configs[0].id);
+    EXPECT_NE(id, space.configs[other].id);
+    EXPECT_NE(id, space.configs[twin].id);
+  }
+  EXPECT_EQ(out.evaluations[0].id, space.configs[0].id);
+  ASSERT_GE(out.best, 0);
+  EXPECT_EQ(out.evaluations[out.best].id, space.configs[0].id);  // 1.3 stands over the new 1.1
+  ASSERT_FALSE(p.seen.empty());
+  EXPECT_EQ(p.seen.front().history.size(), 2u);
+  EXPECT_EQ(p.seen.front().best_speedup, 1.3);
+  EXPECT_EQ(out.evaluations[2].n, 3);  // numbering goes on
+  for (const EvaluationRecord& r : out.evaluations)
+    if (r.id == space.configs[twin].id) EXPECT_EQ(r.duplicate_of, space.configs[0].id);
+}

@@ -71,3 +71,51 @@ TEST(TuneRun, ReportsItsPhasesAndCompilesEachCandidateOnce) {
   std::error_code ec;
   fs::remove_all(dir, ec);
 }
+
+// Issue 72: a run with a state directory keeps what it measured and the
+// original's build; the next run takes both, measures only what is new,
+// and builds no original again. --fresh-search starts the search afresh.
+TEST(TuneRun, ASecondRunResumesTheSearchAndReusesTheOriginalsBuild) {
+  fs::path dir = fs::temp_directory_path() / ("kb_tune_resume_test_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  tuner::TuneOptions opt;
+  opt.source = std::string(KERNELBLASTER_EXAMPLES_DIR) + "/src/vector_add.cu";
+  opt.harness = std::string(KERNELBLASTER_EXAMPLES_DIR) + "/harness/vector_add_harness.cu";
+  opt.include_dirs = {std::string(KERNELBLASTER_EXAMPLES_DIR) + "/include"};
+  opt.no_flags = true;
+  opt.max_evals = 2;
+  opt.quiet = true;
+  opt.policy = std::string(KERNELBLASTER_POLICIES_DIR) + "/exhaustive.lua";
+  opt.kb = (dir / "kb.json").string();
+  opt.state_dir = (dir / "state").string();
+  TwoClaimedGpus probe;
+  const tuner::TuneSummary first = tuner::run_tune(opt, "/nonexistent/kernelblaster", probe, nullptr);
+  ASSERT_EQ(first.evaluations, 2) << first.reason;
+  EXPECT_EQ(first.builds_searched, 1);
+  ASSERT_TRUE(fs::exists(dir / "state" / "search.json"));
+  ASSERT_TRUE(fs::exists(dir / "state" / "builds"));
+  EXPECT_FALSE(fs::is_empty(dir / "state" / "builds"));  // the original's harness object and program
+
+  opt.max_evals = 3;
+  opt.log = (dir / "log.json").string();
+  const tuner::TuneSummary second = tuner::run_tune(opt, "/nonexistent/kernelblaster", probe, nullptr);
+  EXPECT_EQ(second.evaluations, 3) << second.reason;
+  EXPECT_EQ(second.evaluations_now, 1);
+  EXPECT_EQ(second.builds_searched, 2);
+  // The original's program came from the first run: no nvcc for it.
+  EXPECT_LT(second.phases_s.at("reference_build"), 0.5 * first.phases_s.at("reference_build"));
+  EXPECT_LT(second.phases_s.at("reference_build"), 1.0);
+  // The run log holds this run's evaluation alone (the KB learns it once).
+  nlohmann::json log = nlohmann::json::parse(read_file(opt.log));
+  EXPECT_EQ(log["evaluations"].size(), 1u);
+
+  opt.fresh_search = true;
+  opt.max_evals = 1;
+  const tuner::TuneSummary fresh = tuner::run_tune(opt, "/nonexistent/kernelblaster", probe, nullptr);
+  EXPECT_EQ(fresh.evaluations, 1);
+  EXPECT_EQ(fresh.evaluations_now, 1);
+  EXPECT_EQ(fresh.builds_searched, 1);
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+}

@@ -58,6 +58,8 @@ TunedResult result_from_tuning(const TuneOutcome& t, const BuildRequest& req, co
     absorb_tuned_text(r, t.tuned_text, fs::absolute(req.source).lexically_normal().string(), original_text);
     r.flags = t.flags;
     r.config = t.config;
+    r.original = t.original_config;
+    r.kernels = t.kernel_speedups;
     r.speedup = t.speedup;
     r.reverified = true;  // the tuner keeps only a winner that held on its second look
   }
@@ -163,7 +165,7 @@ class BuildStepRun {
         m_original_path(fs::absolute(req.source).lexically_normal().string()),
         m_name(fs::path(req.source).filename().string()), m_prefix("kernelblaster: " + m_name + ": "),
         m_lockfile_name(req.lockfile.empty() ? "" : fs::path(req.lockfile).filename().string()),
-        m_cache(req.cache_dir, req.cache_max_bytes) {}
+        m_harness_note(req.harness_note), m_cache(req.cache_dir, req.cache_max_bytes) {}
 
   BuildReport run() {
     write_depfile();
@@ -184,13 +186,20 @@ class BuildStepRun {
   }
 
  private:
-  void write_depfile() {
-    std::vector<std::string> search_dirs = m_req.include_dirs;
-    m_rep.headers = scan_includes(m_req.source, search_dirs, m_env.skip_include_prefixes);
+  // The headers the source includes, for the key and the depfile. A search
+  // that goes on (`continues`) adds a file that never exists: the build
+  // tool then runs the step again next build, which resumes the search.
+  void write_depfile(bool continues = false) {
+    if (!continues) {
+      std::vector<std::string> search_dirs = m_req.include_dirs;
+      m_rep.headers = scan_includes(m_req.source, search_dirs, m_env.skip_include_prefixes);
+    }
     if (m_req.depfile.empty() || m_req.dry_run) return;
+    const std::string target = m_req.stamp.empty() ? m_req.out : m_req.stamp;
     std::vector<std::string> deps = {m_original_path};
     deps.insert(deps.end(), m_rep.headers.begin(), m_rep.headers.end());
-    write_if_changed(m_req.depfile, make_depfile(m_req.stamp.empty() ? m_req.out : m_req.stamp, deps));
+    if (continues) deps.push_back(target + kSearchGoesOn);
+    write_if_changed(m_req.depfile, make_depfile(target, deps));
   }
 
   // The content key; the reason when there can be none (nvcc gives no version).
@@ -247,6 +256,10 @@ class BuildStepRun {
     std::string unreadable;
     std::optional<TunedResult> found = m_local ? m_cache.find(*m_gpu, m_rep.key, &unreadable)
                                                : m_cache.find_for(m_rep.selector, m_rep.key, &unreadable);
+    if (found && found->search_open && resumes()) {
+      m_open = found;  // the best so far: the search goes on, and this stands if it cannot
+      return std::nullopt;
+    }
     if (found) {
       m_rep.origin = ResultOrigin::cache;
       return found;
@@ -268,6 +281,13 @@ class BuildStepRun {
       m_lead += std::string("cannot use the lockfile: ") + e.what() + "; ";
     }
     return std::nullopt;
+  }
+
+  // Whether this build goes on with an open search of its key (the cache's
+  // result is the best so far): where it could tune.
+  bool resumes() const {
+    return m_local && m_req.mode != Mode::apply && !m_req.dry_run && m_req.no_harness.empty() &&
+           m_req.recording_shim.empty() && !m_req.recording_kernels;
   }
 
   // The lockfile's entry for this source and GPU, whatever its key, read
@@ -330,7 +350,7 @@ class BuildStepRun {
     m_rep.result = r;
     m_rep.action = use ? (m_rep.origin == ResultOrigin::tuning ? BuildAction::tuned : BuildAction::applied)
                        : BuildAction::original;
-    m_rep.line = m_prefix + m_req.harness_note + why;
+    m_rep.line = m_prefix + m_harness_note + why;
     m_rep.strict_failure = m_req.strict && !use && !verified_outcome;
     write_outputs(text, flags);
     return m_rep;
@@ -344,33 +364,70 @@ class BuildStepRun {
   }
 
   // A known result, from `where`: applied, or the original where it is none.
-  BuildReport use_known(const TunedResult& known, const std::string& where) {
+  // `lead`: what the line says first (why a tuning's result is not used).
+  BuildReport use_known(const TunedResult& known, const std::string& where, const std::string& lead = "") {
     const std::string when = known.measured_at.empty() ? "" : " measured " + known.measured_at.substr(0, 10);
     if (!known.improved)
-      return finish(BuildCause::no_gain, known, "nothing beat the original on " + gpu_label(known.gpu) + " (" + where + when + "); using the original", true);
+      return finish(BuildCause::no_gain, known, lead + "nothing beat the original on " + gpu_label(known.gpu) + " (" + where + when + "); using the original", true);
     if (known.speedup < m_req.min_speedup) {
       char buf[64];
       std::snprintf(buf, sizeof buf, "%.2fx is below MIN_SPEEDUP %.2f", known.speedup, m_req.min_speedup);
-      return finish(BuildCause::below_min_speedup, std::nullopt, "the result for " + gpu_label(known.gpu) + " in " + where + " is " + buf + "; using the original", true);
+      return finish(BuildCause::below_min_speedup, std::nullopt, lead + "the result for " + gpu_label(known.gpu) + " in " + where + " is " + buf + "; using the original", true);
     }
-    return finish(BuildCause::applied, known, "applied tuned result for " + gpu_label(known.gpu) + " from " + where + " (" + describe(known) + ")", true);
+    return finish(BuildCause::applied, known, lead + "applied tuned result for " + gpu_label(known.gpu) + " from " + where + " (" + describe_change(known) + ")", true);
   }
 
-  // No harness (nothing recorded yet): the recording shim, or the original
-  // while the kernel recorder records, wherever it runs.
+  // No harness (nothing recorded yet). Only a build that could tune next
+  // (a GPU here that is the target, MODE AUTO or TUNE) compiles the
+  // recording shim; anywhere else the original, so a binary built without a
+  // GPU or in MODE APPLY runs as the user wrote it. The kernel recorder
+  // records the original's launches wherever a program runs under it.
   BuildReport record() {
-    const bool shim = !m_req.recording_shim.empty();
+    if (!m_local || m_req.mode == Mode::apply) return without_recording();
+    std::string shim_error;
+    if (!m_req.recording_shim.empty() && m_env.shim_compile_error) shim_error = m_env.shim_compile_error(m_req);
+    if (!shim_error.empty() && !m_req.recording_kernels) {
+      m_harness_note.clear();
+      return finish(BuildCause::no_harness, std::nullopt,
+                    m_lead + "no harness, and the recording shim does not compile (" + shim_error + "); using the original",
+                    false);
+    }
+    const bool shim = !m_req.recording_shim.empty() && shim_error.empty();
+    const std::string note = shim_error.empty() ? m_req.harness_note
+                                                : "the recording shim does not compile (" + shim_error +
+                                                      "), so the launches of the kernels are recorded into " +
+                                                      m_req.kernel_records;
     m_rep.cause = BuildCause::recording;
     m_rep.action = BuildAction::recording;
-    m_rep.line = m_prefix + m_lead + "no harness yet: " + m_req.harness_note +
-                 (shim ? " (a shim compiled in the original's place, calling it); " : " (the original compiled as it is); ") +
-                 (m_req.recording_next.empty() ? "run the project's tests or programs on a GPU, and the next build "
-                                                 "synthesizes a harness from what they recorded" + std::string(m_local ? " and tunes" : "")
+    m_rep.line = m_prefix + m_lead + "no harness yet: " + note +
+                 (shim ? " (a shim compiled in the original's place, calling it; it records only under "
+                         "kernelblaster_generated/record or ctest); "
+                       : " (the original compiled as it is); ") +
+                 (m_req.recording_next.empty() ? "run the project's tests (ctest) or its programs through "
+                                                 "kernelblaster_generated/record, and the next build synthesizes a "
+                                                 "harness from what they recorded and tunes"
                                                : m_req.recording_next);
     m_rep.strict_failure = m_req.strict;
     write_outputs(shim ? m_req.recording_shim : render_original(m_original_path, m_original_text),
                   shim ? m_req.recording_flags : std::vector<std::string>{});
     return m_rep;
+  }
+
+  // No harness yet, on a build that will not tune: the original, and why.
+  BuildReport without_recording() {
+    m_harness_note.clear();  // what would have recorded: nothing does
+    const std::string why = m_req.mode == Mode::apply
+                                ? "no cached or locked result for " + m_target_label +
+                                      " and no harness yet (MODE APPLY neither records nor tunes)"
+                            : m_gpu ? "this machine's GPU (" + gpu_label(*m_gpu) + ") is not the target " +
+                                          m_req.target_gpu + ", no result for it is cached or locked, and no harness yet"
+                                    : m_no_gpu + ", no cached result for " + m_target_label +
+                                          " and no harness yet (a build on a machine with the GPU records)";
+    const BuildCause cause = m_req.mode == Mode::apply ? BuildCause::apply_without_result
+                             : m_gpu                    ? BuildCause::other_gpu
+                             : m_gpu_broken             ? BuildCause::gpu_unusable
+                                                        : BuildCause::no_gpu;
+    return finish(cause, std::nullopt, m_lead + why + "; using the original", false);
   }
 
   // Why this build does not tune (the original then), or nothing when it does.
@@ -407,30 +464,39 @@ class BuildStepRun {
     fs::path tuned_out = fs::path(m_req.stamp.empty() ? m_req.out : m_req.stamp).replace_extension(".tuned.cu");
     TuneRequest tr{m_req.source, m_req.harness, m_req.manifest, tuned_out.string(), m_req.policy, m_req.kb,
                    m_req.budget_s, m_req.min_speedup, m_req.rewriter, !m_req.unharnessed.empty(),
-                   last_winner()};
+                   last_winner(), m_cache.tuning_dir(*m_gpu, m_rep.key), m_req.mode == Mode::tune};
     TuneOutcome t = m_env.tune ? m_env.tune(tr) : TuneOutcome{};
     m_rep.origin = ResultOrigin::tuning;
     if (t.end == TuneEnd::no_gpu || t.end == TuneEnd::failed) {
       std::string reason = (t.rewrite_note.empty() ? "" : t.rewrite_note + "; ") +
                            (t.end == TuneEnd::no_gpu ? "the tuner found no GPU" : "tuning failed (" + t.error + ")");
+      m_rep.harness_failed = t.end == TuneEnd::failed && t.harness_failed;
+      m_rep.tuning_error = t.error;
+      if (m_open) {  // the search's best so far stands
+        m_rep.origin = ResultOrigin::cache;
+        return use_known(*m_open, "the cache, the search's best so far", m_lead + reason + "; ");
+      }
       return finish(BuildCause::tuning_failed, std::nullopt, m_lead + reason + "; using the original", false);
     }
     TunedResult r = result_from_tuning(t, m_req, m_source_name, m_rep.key, *m_gpu, m_original_text, m_env.tool_version);
+    r.search_open = t.continues;
     // Nothing tried (one evaluation did not fit the budget) is not "nothing
-    // beat the original": it is not kept, so a larger BUDGET tries again.
+    // beat the original": it is not kept, so a larger BUDGET tries again;
+    // a search that goes on keeps it open, and the next build resumes it.
     const bool none_tried = !r.improved && t.evaluations == 0 && t.space_valid > 0 && !t.reason.empty();
-    const std::string store_note = none_tried ? "; not cached, so the next build tries again" : keep(r);
-    const std::string ended = tried_breakdown(t.outcomes, t.duplicates);
-    const std::string tried = t.space_valid > 0 ? " (" + std::to_string(t.evaluations) + " of " +
-                                                      std::to_string(t.space_valid) + " configurations tried" +
-                                                      (ended.empty() ? "" : ": " + ended) + ")"
-                                                : "";
+    const std::string store_note =
+        none_tried && !t.continues ? "; not cached, so the next build tries again" : keep(r);
+    if (t.continues) write_depfile(true);
     const std::string took = (t.rewrite_note.empty() ? "" : t.rewrite_note + "; ") + "tuned on " + gpu_label(*m_gpu) +
-                             " in " + one_decimal_seconds(t.seconds) + tried + ": ";
+                             " in " + one_decimal_seconds(t.seconds) + tried_text(t) + ": ";
+    const std::string goes_on = preparation_note(t) + (t.continues ? "; continues next build" : "");
     if (!r.improved)
       return finish(BuildCause::no_gain, r,
-                    m_lead + took + (none_tried ? t.reason : "nothing beat the original" + why_no_gain(t.reason)) +
-                        "; using the original" + store_note,
+                    m_lead + took +
+                        (none_tried ? t.reason
+                                    : "nothing beat the original" + std::string(t.continues ? " yet" : "") +
+                                          why_no_gain(t.reason)) +
+                        "; using the original" + goes_on + store_note,
                     true);
     const std::string per_launcher = t.per_launcher.empty() ? "" : " (per launcher: " + t.per_launcher + ")";
     const std::string memcheck = t.memcheck.empty() ? "" : "; " + t.memcheck;
@@ -439,8 +505,33 @@ class BuildStepRun {
                               (t.launch_paced.empty() ? "" : "; paced by its launches: " + t.launch_paced) +
                               (t.shape_guard.empty() ? "" : "; " + t.shape_guard) +
                               (t.edge_check.empty() ? "" : "; " + t.edge_check);
-    return finish(BuildCause::tuned, r, m_lead + took + describe(r) + per_launcher + memcheck + sizes + store_note,
-                  true);
+    return finish(BuildCause::tuned, r,
+                  m_lead + took + describe_change(r) + per_launcher + memcheck + sizes + goes_on + store_note, true);
+  }
+
+  // " (41 of 24802 configurations measured so far, 12 in this build: 30
+  // verified, 11 crashed)", or "tried" where no search went on before.
+  static std::string tried_text(const TuneOutcome& t) {
+    if (t.space_valid <= 0) return "";
+    const std::string ended = tried_breakdown(t.outcomes, t.duplicates);
+    const bool spans = t.continues || t.builds_searched > 1;
+    return " (" + std::to_string(t.evaluations) + " of " + std::to_string(t.space_valid) + " configurations " +
+           (spans ? "measured so far, " + std::to_string(t.evaluations_now) + " in this build" : std::string("tried")) +
+           (ended.empty() ? "" : ": " + ended) + ")";
+  }
+
+  // What preparing the original (its build and profile, the space) took,
+  // where it was a tenth of the budget or more: "" otherwise.
+  std::string preparation_note(const TuneOutcome& t) const {
+    if (t.preparation_s < 0.1 * m_req.budget_s || t.preparation_s <= 0) return "";
+    std::vector<std::string> parts;
+    for (const auto& [phase, what] : {std::pair{"reference_build", "its build"}, std::pair{"profile", "its profile"},
+                                      std::pair{"setup", "reading the space"}})
+      if (auto it = t.phases_s.find(phase); it != t.phases_s.end() && it->second >= 0.5)
+        parts.push_back(std::string(what) + " " + one_decimal_seconds(it->second));
+    return "; preparing the original took " + one_decimal_seconds(t.preparation_s) + " of the " +
+           one_decimal_seconds(m_req.budget_s) + " budget" + (parts.empty() ? "" : " (" + joined(parts) + ")") +
+           (t.continues ? ", kept for the next build" : "");
   }
 
   // The tuning's result into the cache (and the lockfile when asked); a
@@ -466,12 +557,14 @@ class BuildStepRun {
   const BuildRequest& m_req;
   const BuildEnvironment& m_env;
   const std::string m_original_text, m_original_path, m_name, m_prefix, m_lockfile_name;
+  std::string m_harness_note;  // leads the line: how the harness came to be ("" for a user's, or where none is used)
   ResultsCache m_cache;
   BuildReport m_rep;
   std::optional<GpuFingerprint> m_gpu;
   bool m_local = false, m_gpu_broken = false;
   std::string m_no_gpu, m_target_label, m_source_name;
   std::optional<std::optional<TunedResult>> m_lock_entry;  // lock_entry(), once read
+  std::optional<TunedResult> m_open;  // the cache's result of a search that goes on (resumes())
   std::string m_lead;  // an unreadable cache entry, a stale or unreadable lockfile, a waited-for build that ended
                        // without a result
 };

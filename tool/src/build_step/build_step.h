@@ -63,6 +63,7 @@ struct BuildRequest {
   std::string recording_shim;                // compiled instead of the original until its calls are recorded
   std::vector<std::string> recording_flags;  // the nvcc flags the shim needs
   bool recording_kernels = false;            // the kernel recorder records meanwhile (no shim: the original is compiled)
+  std::string kernel_records;                // with recording_kernels: where the kernel recorder writes
   std::string no_harness;                    // why neither a harness nor a shim: the original is compiled
   std::string harness_note;                  // how the harness came to be, leading the line ("" for a user's)
   // The synthesized harness runs only part of the source: what it leaves
@@ -82,6 +83,10 @@ struct TuneRequest {
   // entry's key may be stale): measured first ("NAME=VALUE,...,-flag",
   // tuner/start_from.h); empty: none.
   std::string start_from;
+  // Where the search's state is kept between builds (ResultsCache::tuning_dir:
+  // tuner/search_state.h); empty: none. fresh_search: not resumed (MODE TUNE).
+  std::string state_dir;
+  bool fresh_search = false;
 };
 
 // How a tuning ended, as the build step reads it; the tuner's exit status
@@ -93,10 +98,18 @@ struct TuneOutcome {
   std::string error;  // why, when it failed
   std::string tuned_text;
   std::map<std::string, std::string> config;
+  std::map<std::string, std::string> original_config;  // the source's own values (its summary's "original_config")
+  std::map<std::string, double> kernel_speedups;       // the winner's, kernel by kernel (its "kernel_speedups")
   std::vector<std::string> flags;
   double speedup = 1, seconds = 0;
   double reference_median_us = 0, median_us = 0, q1_us = 0, q3_us = 0;
-  long long evaluations = 0, space_valid = 0;  // configurations tried, and valid (0: not said)
+  long long evaluations = 0, space_valid = 0;  // configurations tried (so far, over the builds), and valid (0: not said)
+  long long evaluations_now = 0;               // of them, in this build
+  bool continues = false;    // the search is not over: the next build on this GPU resumes it
+  bool harness_failed = false;  // the original failed with its harness on every try (its "harness_failed")
+  long long builds_searched = 0;  // builds its search has spanned, this one included (its "builds_searched")
+  double preparation_s = 0;  // the tuner's seconds before its search (its "preparation_s")
+  std::map<std::string, double> phases_s;  // where its seconds went (its "phases_s")
   std::map<Status, long long> outcomes;  // how the tries that ran ended (its summary's "outcomes", read into statuses)
   long long duplicates = 0;              // tries with the machine code of an earlier one (its "duplicate")
   std::string rewrite_note;  // what the LLM rewrite did, for the build line (empty: none was asked for)
@@ -127,6 +140,10 @@ struct BuildEnvironment {
   std::string tool_version;
   std::string kb_version;
   std::vector<std::string> skip_include_prefixes;  // the CUDA toolkit's headers
+  // Whether the recording shim compiles with the target's settings: empty
+  // when it does, else the compiler's first line. Asked only where the shim
+  // would be compiled (a GPU here, MODE AUTO or TUNE). Optional: taken to compile.
+  std::function<std::string(const BuildRequest&)> shim_compile_error;
   // A line to show now, before the step's own (waiting for another build). Optional.
   std::function<void(const std::string& line)> say;
   // Results shared with other machines (remote_storage.h): asked on a local
@@ -181,8 +198,16 @@ struct BuildReport {
   bool strict_failure = false;  // no verified result and --strict
   BuildCause cause = BuildCause::no_gpu;
   bool stale_lockfile = false;  // a lockfile entry for the GPU was there but did not match
+  // The tuning failed because the original failed with its harness (or the
+  // harness could not be used): a synthesized harness may be made another way.
+  bool harness_failed = false;
+  std::string tuning_error;     // the tuning's failure, as the line gives it
   std::optional<TunedResult> result;
 };
+
+// What the depfile of a step whose search goes on lists after its target's
+// name: a file never made, so the build tool runs the step again.
+inline constexpr const char* kSearchGoesOn = ".search-goes-on";
 
 // Throws std::runtime_error only when the original source cannot be read
 // (the build fails anyway then); every other problem ends in the original

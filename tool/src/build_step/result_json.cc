@@ -49,8 +49,11 @@ nlohmann::json result_to_json(const TunedResult& r) {
   nlohmann::json defines = nlohmann::json::array();
   for (const auto& [name, value] : r.defines) defines.push_back({name, value});
   j["defines"] = defines;
+  if (!r.original.empty()) j["original"] = r.original;
+  if (!r.kernels.empty()) j["kernels"] = r.kernels;
   if (r.reverified) j["reverified"] = true;
   if (r.evaluations > 0) j["evaluations"] = r.evaluations;
+  if (r.search_open) j["search_open"] = true;
   if (!r.prelude.empty()) j["prelude"] = r.prelude;
   if (!r.text.empty()) j["text"] = r.text;
   return j;
@@ -69,6 +72,12 @@ TunedResult result_from_json(const nlohmann::json& j, const std::string& where) 
     if (j.contains("config") && j.at("config").is_object())
       for (const auto& [name, value] : j.at("config").items())
         r.config[name] = value.is_string() ? value.get<std::string>() : value.dump();
+    if (j.contains("original") && j.at("original").is_object())
+      for (const auto& [name, value] : j.at("original").items())
+        r.original[name] = value.is_string() ? value.get<std::string>() : value.dump();
+    if (j.contains("kernels") && j.at("kernels").is_object())
+      for (const auto& [name, value] : j.at("kernels").items())
+        if (value.is_number()) r.kernels[name] = value.get<double>();
     if (j.contains("defines"))
       for (const auto& d : j.at("defines")) r.defines.emplace_back(d.at(0).get<std::string>(), d.at(1).get<std::string>());
     r.speedup = j.value("speedup", 1.0);
@@ -80,6 +89,7 @@ TunedResult result_from_json(const nlohmann::json& j, const std::string& where) 
     r.measured_at = j.value("measured_at", "");
     r.reverified = j.value("reverified", false);
     r.evaluations = j.value("evaluations", 0LL);
+    r.search_open = j.value("search_open", false);
     r.tool_version = j.value("tool_version", "");
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(where + ": malformed result: " + e.what());

@@ -42,6 +42,10 @@ std::string ResultsCache::entry_path(const GpuFingerprint& gpu, const std::strin
   return (fs::path(m_dir) / gpu.id() / (key + ".json")).string();
 }
 
+std::string ResultsCache::tuning_dir(const GpuFingerprint& gpu, const std::string& key) const {
+  return (fs::path(m_dir) / gpu.id() / "tuning" / key).string();
+}
+
 std::optional<TunedResult> ResultsCache::find(const GpuFingerprint& gpu, const std::string& key,
                                               std::string* unreadable) const {
   fs::path path = entry_path(gpu, key);
@@ -112,18 +116,28 @@ void ResultsCache::evict_locked() {
   std::vector<Entry> entries;
   std::uint64_t total = 0;
   std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(m_dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    const fs::path& p = it->path();
-    if (!it->is_regular_file(ec) || p.extension() != ".json" || p.filename() == "gpu.json") continue;
-    Entry e{p, it->last_write_time(ec), it->file_size(ec)};
-    total += e.bytes;
-    entries.push_back(std::move(e));
+  for (const auto& gpu : fs::directory_iterator(m_dir, ec)) {
+    if (!gpu.is_directory(ec)) continue;
+    for (const auto& it : fs::directory_iterator(gpu.path(), ec)) {
+      const fs::path& p = it.path();
+      if (it.is_regular_file(ec) && p.extension() == ".json" && p.filename() != "gpu.json")
+        entries.push_back({p, it.last_write_time(ec), it.file_size(ec)});
+    }
+    for (const auto& tuning : fs::directory_iterator(gpu.path() / "tuning", ec)) {
+      Entry e{tuning.path(), fs::last_write_time(tuning.path() / "search.json", ec), 0};
+      if (ec) e.used = fs::file_time_type::min();  // a state never written: the first to go
+      for (auto f = fs::recursive_directory_iterator(tuning.path(), ec); !ec && f != fs::recursive_directory_iterator();
+           f.increment(ec))
+        if (f->is_regular_file(ec)) e.bytes += f->file_size(ec);
+      entries.push_back(std::move(e));
+    }
   }
+  for (const Entry& e : entries) total += e.bytes;
   if (total <= m_max_bytes) return;
   std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.used < b.used; });
   for (const Entry& e : entries) {
     if (total <= m_max_bytes) break;
-    if (fs::remove(e.path, ec)) total -= e.bytes;
+    if (fs::remove_all(e.path, ec) > 0) total -= e.bytes;
   }
 }
 

@@ -1,10 +1,13 @@
 // The results cache: one JSON file per (GPU fingerprint, content key),
 //   <dir>/<fingerprint id>/gpu.json     the fingerprint, for lookups by name
 //   <dir>/<fingerprint id>/<key>.json   a TunedResult
+//   <dir>/<fingerprint id>/tuning/<key>/ the search's state between builds
+//                                        (tuner/search_state.h)
 //   <dir>/.lock                         writers hold it (flock)
 // Entries are written atomically (temp file, rename); readers never lock and
 // see a whole entry or none. A hit refreshes the entry's mtime, and a store
-// evicts the least recently used entries beyond the size cap.
+// evicts the least recently used entries (and tuning directories) beyond
+// the size cap.
 #pragma once
 
 #include <cstdint>
@@ -38,6 +41,10 @@ class ResultsCache {
 
   const std::string& dir() const { return m_dir; }
   std::string entry_path(const GpuFingerprint& gpu, const std::string& key) const;
+  // Where the tuning of `key` on `gpu` keeps its search between builds. It
+  // counts in the cap, as one entry last used when its search.json was
+  // written, and is evicted whole.
+  std::string tuning_dir(const GpuFingerprint& gpu, const std::string& key) const;
 
   // KERNELBLASTER_CACHE_DIR, else ${XDG_CACHE_HOME:-~/.cache}/kernelblaster/results.
   static std::string default_dir();

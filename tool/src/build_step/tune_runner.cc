@@ -38,10 +38,24 @@ void parse_tune_json(const std::string& json_text, TuneOutcome& out) {
   if (j.contains("config") && j["config"].is_object())
     for (const auto& [name, value] : j["config"].items())
       out.config[name] = value.is_string() ? value.get<std::string>() : value.dump();
+  if (j.contains("original_config") && j["original_config"].is_object())
+    for (const auto& [name, value] : j["original_config"].items())
+      out.original_config[name] = value.is_string() ? value.get<std::string>() : value.dump();
+  if (j.contains("kernel_speedups") && j["kernel_speedups"].is_object())
+    for (const auto& [name, value] : j["kernel_speedups"].items())
+      if (value.is_number()) out.kernel_speedups[name] = value.get<double>();
   if (j.contains("flags") && j["flags"].is_array())
     for (const auto& f : j["flags"])
       if (f.is_string()) out.flags.push_back(f.get<std::string>());
   out.evaluations = static_cast<long long>(number_at(j, {"evaluations"}));
+  out.evaluations_now = static_cast<long long>(number_at(j, {"evaluations_now", "evaluations"}));
+  out.preparation_s = number_at(j, {"preparation_s"});
+  out.builds_searched = static_cast<long long>(number_at(j, {"builds_searched"}));
+  if (j.contains("continues") && j["continues"].is_boolean()) out.continues = j["continues"].get<bool>();
+  if (j.contains("harness_failed") && j["harness_failed"].is_boolean()) out.harness_failed = j["harness_failed"].get<bool>();
+  if (j.contains("phases_s") && j["phases_s"].is_object())
+    for (const auto& [name, value] : j["phases_s"].items())
+      if (value.is_number()) out.phases_s[name] = value.get<double>();
   out.space_valid = static_cast<long long>(number_at(j, {"space_valid", "space_size"}));
   out.reference_median_us = number_at(j, {"reference_median_us"});
   out.median_us = number_at(j, {"best_median_us", "median_us"});
@@ -180,6 +194,8 @@ std::vector<std::string> tune_command(const std::string& tool, const TuneRequest
   if (!req.kb.empty()) argv.insert(argv.end(), {"--kb", req.kb});
   if (req.partial_harness) argv.push_back("--partial-harness");
   if (!req.start_from.empty()) argv.insert(argv.end(), {"--start-from", req.start_from});
+  if (!req.state_dir.empty()) argv.insert(argv.end(), {"--state-dir", req.state_dir});
+  if (!req.state_dir.empty() && req.fresh_search) argv.push_back("--fresh-search");
   return argv;
 }
 

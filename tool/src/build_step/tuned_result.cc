@@ -3,6 +3,7 @@
 #include "common/rewrite_tunables.h"
 #include "common/text.h"
 
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 
@@ -113,6 +114,45 @@ std::string describe(const TunedResult& r) {
   std::string out = speedup_text(r.speedup);
   for (const std::string& s : settings_text(r)) out += ", " + s;
   for (const auto& f : r.flags) out += ", " + f;
+  if (const std::string a = assumptions(r); !a.empty()) out += " (" + a + ")";
+  return out;
+}
+
+std::vector<std::string> changed_settings(const TunedResult& r) {
+  if (r.original.empty()) return settings_text(r);
+  std::vector<std::string> out;
+  for (const auto& [name, value] : r.config) {
+    auto was = r.original.find(name);
+    if (was != r.original.end() && was->second == value) continue;
+    if (value == "0" && is_rewrite_tunable(name)) continue;
+    out.push_back(name + "=" + value);
+  }
+  return out;
+}
+
+std::string kernels_text(const TunedResult& r) {
+  // Within 1% either way is no change the line need name.
+  constexpr double kMoved = 0.01;
+  std::string out;
+  int unchanged = 0;
+  for (const auto& [name, speedup] : r.kernels) {
+    if (std::abs(speedup - 1.0) <= kMoved) {
+      ++unchanged;
+      continue;
+    }
+    out += (out.empty() ? "" : ", ") + name + " " + speedup_text(speedup);
+  }
+  if (out.empty()) return "";
+  if (unchanged > 0)
+    out += ", " + std::to_string(unchanged) + (unchanged == 1 ? " other kernel" : " other kernels") + " unchanged";
+  return out;
+}
+
+std::string describe_change(const TunedResult& r) {
+  std::string out = speedup_text(r.speedup);
+  for (const std::string& s : changed_settings(r)) out += ", " + s;
+  for (const auto& f : r.flags) out += ", " + f;
+  if (const std::string k = kernels_text(r); !k.empty()) out += "; " + k;
   if (const std::string a = assumptions(r); !a.empty()) out += " (" + a + ")";
   return out;
 }

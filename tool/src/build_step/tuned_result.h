@@ -34,6 +34,10 @@ struct TunedResult {
   std::string text;
   std::vector<std::string> flags;           // nvcc flags the tuned source needs
   std::map<std::string, std::string> config;  // the tuner's settings, for people
+  // The source's own value of every tunable of `config` (absent in results
+  // older than it: then every setting counts as changed).
+  std::map<std::string, std::string> original;
+  std::map<std::string, double> kernels;  // each kernel's speedup in the winner's look (may be empty)
   double speedup = 1;
   double reference_median_us = 0;
   double median_us = 0, q1_us = 0, q3_us = 0;  // the tuned source's timing
@@ -43,6 +47,10 @@ struct TunedResult {
   // Absent in results older than both: false, 0.
   bool reverified = false;
   long long evaluations = 0;
+  // The search that found it goes on: the best verified so far, which a
+  // build on this GPU resumes from the results cache (tuner/search_state.h)
+  // while any build applies it. Absent in older results: false.
+  bool search_open = false;
   GpuFingerprint gpu;
   std::string measured_at;   // ISO 8601, UTC
   std::string tool_version;
@@ -66,6 +74,17 @@ void absorb_tuned_text(TunedResult& r, const std::string& tuned_text, const std:
 // its buffers never overlap, as they did in every recorded launch.
 std::string assumptions(const TunedResult& r);
 std::string describe(const TunedResult& r);
+// What a build line says of r: its speedup, the settings and flags that
+// differ from the source's own, and the kernels it moved ("1.08x, BM=64,
+// -use_fast_math; sgemm5 1.28x, 9 other kernels unchanged"). The full
+// configuration is describe()'s, for the report and the lockfile.
+std::string describe_change(const TunedResult& r);
+// The settings of r that differ from the source's own ("NAME=VALUE"), or
+// all of settings_text(r) where r does not know the source's values.
+std::vector<std::string> changed_settings(const TunedResult& r);
+// "sgemm5 1.28x, sgemm6 0.99x, 9 other kernels unchanged": the kernels the
+// winner moved by more than 1% either way; "" when r has no kernel figures.
+std::string kernels_text(const TunedResult& r);
 // The settings a line names, "NAME=VALUE" in order (the definitions, else
 // the configuration), without the rewrites left off (value 0: the code as
 // written).

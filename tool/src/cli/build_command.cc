@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "build_step/build_stats.h"
 #include "build_step/build_step.h"
@@ -47,8 +48,12 @@ source, or --strict without a verified result.
                         project's runs recorded; from them a harness is
                         synthesized (written to --harness), and until there
                         are some, a recording shim is compiled instead of S
-  --capture-on-request  the shim records only where KERNELBLASTER_CAPTURE_FILE
-                        names FILE (CAPTURE_TESTS), not in every run
+  --capture-name NAME   the shim's file under KERNELBLASTER_CAPTURE_DIR
+                        (NAME.calls.jsonl: FILE); without it, the shim records
+                        only where KERNELBLASTER_CAPTURE_FILE is set
+  --capture-on-request  the calls are recorded only while the CAPTURE_TESTS run
+                        (said in the line; the shim records wherever
+                        KERNELBLASTER_CAPTURE_FILE is set, and nowhere else)
   --allow-unverified    tune with a synthesized harness even where some of the
                         source's kernels run in no recorded call
   --out FILE            the source to compile
@@ -161,7 +166,7 @@ std::string report_json(const build_step::BuildReport& rep, const build_step::Bu
 // What the command line asks for.
 struct BuildCall {
   build_step::BuildRequest req;
-  std::string capture, kernel_records;
+  std::string capture, capture_name, kernel_records;
   std::string remote_storage;  // --remote-storage, else KERNELBLASTER_REMOTE_STORAGE
   bool capture_on_request = false, allow_unverified = false, json = false;
 };
@@ -200,7 +205,7 @@ BuildCall parse_call(const CommandArgs& argv) {
   bool& allow_unverified = c.allow_unverified;
   bool& json = c.json;
   Args args(argv,
-            {"--manifest", "--source", "--harness", "--capture", "--kernel-records", "--out", "--rsp", "--stamp", "--depfile", "--mode", "--cache-dir",
+            {"--manifest", "--source", "--harness", "--capture", "--capture-name", "--kernel-records", "--out", "--rsp", "--stamp", "--depfile", "--mode", "--cache-dir",
              "--lockfile", "--target-gpu", "--budget", "--min-speedup", "--policy", "--kb", "--remote-storage"},
             {"--strict", "--update-lockfile", "--lockfile-fragment", "--dry-run", "--json", "--capture-on-request",
              "--allow-unverified"});
@@ -238,30 +243,36 @@ BuildCall parse_call(const CommandArgs& argv) {
   read_target_settings(req);
   capture = args.value("--capture");
   kernel_records = args.value("--kernel-records");
+  c.capture_name = args.value("--capture-name");
   capture_on_request = args.flag("--capture-on-request");
   allow_unverified = args.flag("--allow-unverified");
   return c;
 }
 
-// No harness of the user's: one synthesized from recorded calls, or the
-// recording shim meanwhile (harness/capture_step.h).
-void prepare_capture(BuildCall& c, const std::string& self_exe) {
-  build_step::BuildRequest& req = c.req;
-  const std::string& capture = c.capture;
-  const std::string& kernel_records = c.kernel_records;
-  const bool capture_on_request = c.capture_on_request;
-  const bool allow_unverified = c.allow_unverified;
+harness::CaptureStep capture_step_of(const BuildCall& c) {
+  const build_step::BuildRequest& req = c.req;
   harness::CaptureStep step;
   step.source = req.source;
   step.harness = req.harness;
-  step.lines = capture;
-  step.kernel_records = kernel_records;
+  step.lines = c.capture;
+  step.name = c.capture_name;
+  step.kernel_records = c.kernel_records;
   step.runtime_dir = (fs::path(req.out).parent_path() / "kernelblaster_capture_include").string();
   step.include_dirs = req.include_dirs;
   step.definitions = req.definitions;
   step.dry_run = req.dry_run;
-  step.on_request = capture_on_request;
-  harness::CaptureOutcome o = harness::prepare_capture_step(step);
+  step.on_request = c.capture_on_request;
+  return step;
+}
+
+// No harness of the user's: one synthesized from recorded calls, or the
+// recording shim meanwhile (harness/capture_step.h). Returns what the
+// capture step decided.
+harness::CaptureOutcome prepare_capture(BuildCall& c) {
+  build_step::BuildRequest& req = c.req;
+  const std::string& kernel_records = c.kernel_records;
+  const bool allow_unverified = c.allow_unverified;
+  harness::CaptureOutcome o = harness::prepare_capture_step(capture_step_of(c));
   const std::string unverified = joined(o.unverified);
   const std::string what = o.unverified_kind + (o.unverified.size() == 1 ? " " : "s ") + unverified;
   if (o.state == harness::CaptureOutcome::State::harness_ready && !o.unverified.empty() && !allow_unverified) {
@@ -283,21 +294,11 @@ void prepare_capture(BuildCall& c, const std::string& self_exe) {
     req.recording_kernels = !kernel_records.empty();
     req.harness_note = o.note;
     req.recording_next = o.next;
-    if (!req.dry_run && !req.recording_shim.empty()) {
-      if (std::string why = shim_compile_error(find_toolchain(self_exe), req); !why.empty()) {
-        req.recording_shim.clear();
-        req.recording_flags.clear();
-        if (req.recording_kernels) {
-          req.harness_note = "the recording shim does not compile (" + why + "), so the launches of the kernels are recorded into " + kernel_records;
-        } else {
-          req.harness_note.clear();
-          req.no_harness = "no harness, and the recording shim does not compile (" + why + ")";
-        }
-      }
-    }
+    req.kernel_records = kernel_records;
   } else {
     req.no_harness = o.note;
   }
+  return o;
 }
 
 // What the build step needs of this machine: the GPU (remembered per cache),
@@ -308,6 +309,7 @@ build_step::BuildEnvironment build_environment(const build_step::BuildRequest& r
   env.probe_gpu = [cache_dir = req.cache_dir](std::string* why) { return build_step::probe_gpu_remembered(cache_dir, 0, why); };
   env.gpu_device_present = [] { return !nvidia_device_node().empty(); };
   env.tune = [self_exe](const build_step::TuneRequest& tr) { return build_step::run_tuner(self_exe, tr); };
+  env.shim_compile_error = [tc](const build_step::BuildRequest& r) { return r.dry_run ? std::string() : shim_compile_error(tc, r); };
   env.say = [](const std::string& line) {
     std::printf("%s\n", line.c_str());
     std::fflush(stdout);
@@ -362,9 +364,37 @@ static std::vector<std::string> refused_inputs(const build_step::BuildRequest& r
 
 // The step once the call is read: capture, the harness warning, refused
 // inputs, the decision, its line. Exit status as build_command's.
+// An original that fails under its synthesized harness is the tool's
+// fault, never the user's: the launchers that harness called are not
+// replayed again (until the source changes), their kernels' recorded
+// launches are, and the step runs once more with that harness. The line
+// says so first. Nothing when no launcher was replayed or no other harness
+// can be made.
+static std::optional<build_step::BuildReport> replay_kernels_instead(BuildCall& c, const harness::CaptureOutcome& first,
+                                                                     const build_step::BuildReport& rep,
+                                                                     const build_step::BuildEnvironment& env) {
+  if (!rep.harness_failed || first.launchers_replayed.empty() || c.req.dry_run) return std::nullopt;
+  harness::refuse_launchers(capture_step_of(c), first.launchers_replayed, rep.tuning_error);
+  const std::string lead = "the original failed under the harness replaying the recorded calls of " +
+                           joined(first.launchers_replayed) + " (" + rep.tuning_error + ")";
+  c.req.unharnessed.clear();
+  c.req.harness_note.clear();
+  c.req.no_harness.clear();
+  const harness::CaptureOutcome again = prepare_capture(c);
+  if (again.state != harness::CaptureOutcome::State::harness_ready) {
+    c.req.no_harness = lead + "; " + again.note;
+    c.req.harness_note.clear();
+  } else {
+    c.req.harness_note = lead + ", so its kernels' recorded launches are replayed instead; " + c.req.harness_note;
+  }
+  return build_step::run_build_step(c.req, env);
+}
+
 static int run_build(BuildCall& c, const std::string& self_exe) {
   build_step::BuildRequest& req = c.req;
-  if (!c.capture.empty() && req.mode != build_step::Mode::off && req.unusable_manifest.empty()) prepare_capture(c, self_exe);
+  harness::CaptureOutcome captured;
+  if (!c.capture.empty() && req.mode != build_step::Mode::off && req.unusable_manifest.empty())
+    captured = prepare_capture(c);
 
   // A harness of the user's that runs nothing of its source is a warning:
   // the tuning would measure nothing the source compiles.
@@ -390,6 +420,7 @@ static int run_build(BuildCall& c, const std::string& self_exe) {
   }
   // Throws only when the original cannot be read (run_command says it in one line, exit 2).
   build_step::BuildReport rep = build_step::run_build_step(req, env);
+  if (std::optional<build_step::BuildReport> again = replay_kernels_instead(c, captured, rep, env)) rep = *again;
   count_step(req, rep);
   std::printf("%s\n", c.json ? report_json(rep, req).c_str() : rep.line.c_str());
   std::fflush(stdout);

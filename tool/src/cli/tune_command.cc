@@ -43,6 +43,14 @@ writes it to --out. Progress goes to stderr.
                         a run log's configuration id; the build passes the
                         source's last winner on this GPU from its lockfile);
                         one the space no longer holds is said and left
+  --state-dir DIR       keep the search's state in DIR and resume it: what was
+                        measured (never measured again), the original's build
+                        and profile, the last winner's look; the summary says
+                        whether the search is over ("continues"). The build
+                        passes a directory of the results cache per source,
+                        content key and GPU
+  --fresh-search        with --state-dir: start the search afresh (MODE TUNE),
+                        keeping the original's builds
   --devices 0,1         GPUs to measure on, one measurement each at a time
                         (default: every visible GPU)
   --no-flags            tune the declared tunables only, no nvcc flags
@@ -121,8 +129,9 @@ TuneCall parse_call(const CommandArgs& argv) {
   TuneCall c;
   Args args(argv,
             {"--source", "--harness", "--manifest", "-I", "-D", "--arch", "--out", "--log", "--budget",
-             "--max-evals", "--policy", "--kb", "--min-speedup", "--seed", "--devices", "--name", "--start-from"},
-            {"--no-flags", "--partial-harness", "--quiet", "--json", "--list"});
+             "--max-evals", "--policy", "--kb", "--min-speedup", "--seed", "--devices", "--name", "--start-from",
+             "--state-dir"},
+            {"--no-flags", "--partial-harness", "--quiet", "--json", "--list", "--fresh-search"});
   c.json = args.flag("--json");
   c.list = args.flag("--list");
   c.opt.source = args.value("--source");
@@ -147,6 +156,9 @@ TuneCall parse_call(const CommandArgs& argv) {
   c.opt.quiet = args.flag("--quiet");
   c.opt.name = args.value("--name");
   c.opt.start_from = args.value("--start-from");
+  c.opt.state_dir = args.value("--state-dir");
+  c.opt.fresh_search = args.flag("--fresh-search");
+  if (c.opt.fresh_search && c.opt.state_dir.empty()) throw UsageError("--fresh-search needs --state-dir");
   try {
     (void)tuner::parse_start_from(c.opt.start_from);
   } catch (const std::invalid_argument& e) {

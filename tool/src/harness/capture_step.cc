@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "common/file_util.h"
+#include "common/fnv.h"
 #include "common/text.h"
 #include "harness/capture_gather.h"
 #include "harness/capture_harness.h"
@@ -14,6 +16,7 @@
 #include "harness/kernel_capture.h"
 #include "harness/kernel_names.h"
 #include "harness/launcher_scan.h"
+#include "harness/launcher_state.h"
 
 namespace fs = std::filesystem;
 
@@ -149,7 +152,21 @@ struct HarnessPlan {
   bool launches_recorded = false;  // the kernel recorder recorded some kernel (of any source)
 };
 
-void plan_launchers(const std::map<std::string, Capture>& recorded, const ReadSource& src, HarnessPlan& plan) {
+// The launchers an earlier build found the original failing under
+// (refuse_launchers), with why; none once the source has changed.
+std::map<std::string, std::string> refused_launchers(const CaptureStep& step, const std::string& text) {
+  std::map<std::string, std::string> out;
+  std::string kept;
+  if (!read_file_if_present(refused_launchers_path(step.harness), &kept)) return out;
+  const nlohmann::json j = nlohmann::json::parse(kept, nullptr, false);
+  if (!j.is_object() || j.value("source_fnv", std::string()) != std::to_string(fnv1a_64(text))) return out;
+  for (const auto& name : j.value("launchers", nlohmann::json::array()))
+    if (name.is_string()) out[name.get<std::string>()] = j.value("why", std::string());
+  return out;
+}
+
+void plan_launchers(const std::map<std::string, Capture>& recorded, const ReadSource& src, const std::string& text,
+                    const std::map<std::string, std::string>& refused, HarnessPlan& plan) {
   auto add = [&](const Capture& c, const Launcher* scanned_as) {
     plan.captures.push_back(c);
     plan.definitions.emplace_back();
@@ -163,8 +180,17 @@ void plan_launchers(const std::map<std::string, Capture>& recorded, const ReadSo
   }
   for (const Launcher& l : src.scan.launchers) {
     auto it = recorded.find(l.name);
-    if (it != recorded.end() && replayable(l)) add(it->second, &l);
-    else if (it == recorded.end()) plan.never_called.push_back(l.name);
+    if (it == recorded.end()) {
+      plan.never_called.push_back(l.name);
+    } else if (auto no = refused.find(l.name); no != refused.end()) {
+      plan.notes.push_back(l.name + " is not replayed: the original failed under its recorded calls (" + no->second + ")");
+    } else if (const std::string state = state_set_elsewhere(text, l); !state.empty()) {
+      // Called alone it would find its state unset: its kernels' recorded
+      // launches stand in for it where the kernel recorder has them.
+      plan.notes.push_back(l.name + " is not replayed: it " + state + ", which its recorded arguments do not give");
+    } else if (replayable(l)) {
+      add(it->second, &l);
+    }
   }
 }
 
@@ -267,9 +293,11 @@ CaptureOutcome waiting_outcome(const CaptureStep& step, const ReadSource& src, c
   std::string names;
   for (const Launcher& l : scan.launchers) names += (names.empty() ? "" : ", ") + l.name;
   if (shim) {
-    out.shim_text = capture_shim(scan.launchers, source,
-                                 step.on_request ? "" : fs::absolute(step.lines).lexically_normal().string(),
-                                 read_file(source));
+    // No path is compiled in, only the source's name: the shim records only
+    // where the environment names a file or directory
+    // (kernelblaster_generated/record, ctest), so a program built with it
+    // runs at its own speed anywhere else and holds no build-tree path.
+    out.shim_text = capture_shim(scan.launchers, source, step.name, read_file(source));
     out.shim_flags = {"-I" + fs::absolute(step.runtime_dir).lexically_normal().string(),
                       "-I" + fs::path(source).parent_path().string()};
     out.note = "recording the calls of " + names + " into " + step.lines;
@@ -296,6 +324,19 @@ CaptureOutcome waiting_outcome(const CaptureStep& step, const ReadSource& src, c
 
 }  // namespace
 
+std::string refused_launchers_path(const std::string& harness) { return harness + ".refused.json"; }
+
+void refuse_launchers(const CaptureStep& step, const std::vector<std::string>& launchers, const std::string& why) {
+  std::string text;
+  read_file_if_present(fs::absolute(step.source).lexically_normal().string(), &text);
+  const nlohmann::json j = {{"source_fnv", std::to_string(fnv1a_64(text))}, {"launchers", launchers}, {"why", why}};
+  try {
+    write_file_atomic(refused_launchers_path(step.harness), j.dump(1) + "\n");
+  } catch (const std::exception&) {
+    // Not kept: the next build synthesizes the same harness and finds the same failure.
+  }
+}
+
 CaptureOutcome prepare_capture_step(const CaptureStep& step) {
   const std::string source = fs::absolute(step.source).lexically_normal().string();
   const ReadSource src = read_source(step, source);  // the source as it is now
@@ -307,13 +348,20 @@ CaptureOutcome prepare_capture_step(const CaptureStep& step) {
   // One harness runs every kernel the records reach: a tuning changes the
   // whole file, so every kernel it touches must run.
   HarnessPlan plan;
-  plan_launchers(recorded, src, plan);
+  std::string text;
+  read_file_if_present(source, &text);
+  plan_launchers(recorded, src, text, refused_launchers(step, text), plan);
   plan_kernels(step, src, source, plan);
   if (plan.captures.empty()) {
     if (!recorded.empty()) {
       CaptureOutcome out;
-      out.note = "no harness: the launchers recorded take arguments a recorded call cannot give a harness (" +
-                 unreplayable_params(src.scan) + ")";
+      out.note = plan.notes.empty() ? "no harness: the launchers recorded take arguments a recorded call cannot give "
+                                      "a harness (" + unreplayable_params(src.scan) + ")"
+                                    : "no harness: " + joined(plan.notes, "; ") +
+                                          (step.kernel_records.empty()
+                                               ? " (the kernel recorder would record its kernels' launches; this "
+                                                 "build has none)"
+                                               : ", and no launch of its kernels was recorded");
       return out;
     }
     return waiting_outcome(step, src, source, g, stale_note);
@@ -333,6 +381,8 @@ CaptureOutcome prepare_capture_step(const CaptureStep& step) {
     HarnessDraft d = synthesize_harness(plan.captures, plan.definitions);
     if (!step.dry_run) write_if_changed(step.harness, d.text);
     out.state = CaptureOutcome::State::harness_ready;
+    for (std::size_t i = 0; i < plan.captures.size(); ++i)
+      if (plan.definitions[i].empty()) out.launchers_replayed.push_back(plan.captures[i].launcher.name);
     out.note = harness_origin(plan) + stale_note + "; ";
     if (!plan.notes.empty()) out.note += plan.notes.front() + (plan.notes.size() > 1 ? " (and " + plural(plan.notes.size() - 1, "more") + ")" : "") + "; ";
   } catch (const std::exception& x) {

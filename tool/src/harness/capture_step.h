@@ -14,11 +14,15 @@ struct CaptureStep {
   std::string source;   // the original
   std::string harness;  // where the synthesized harness is written
   std::string lines;    // the recorded-calls file the shim appends to
+  // The shim's name under KERNELBLASTER_CAPTURE_DIR ("<target>/<stem>": `lines`
+  // is that file); empty: it records only where KERNELBLASTER_CAPTURE_FILE is set.
+  std::string name;
   std::string kernel_records;  // the kernel recorder's directory (tool/src/recorder); empty: none
   std::string runtime_dir;  // where kernelblaster/capture.h is written for the shim
   std::vector<std::string> include_dirs, definitions;  // the target's, for reading the source
   bool dry_run = false;     // decide, write nothing
-  bool on_request = false;  // the shim records only where KERNELBLASTER_CAPTURE_FILE is set (else: into `lines` always)
+  bool on_request = false;  // only the CAPTURE_TESTS record (said in the note); the shim records wherever
+                            // KERNELBLASTER_CAPTURE_FILE is set, and nowhere else
 };
 
 struct CaptureOutcome {
@@ -39,9 +43,18 @@ struct CaptureOutcome {
   // which launcher reaches which kernel, the launchers ("launcher").
   std::vector<std::string> unverified;
   std::string unverified_kind;
+  std::vector<std::string> launchers_replayed;  // harness_ready: the recorded launchers the harness calls
   std::string unverified_why;  // e.g. "invert was never called while calls were recorded"
 };
 
 CaptureOutcome prepare_capture_step(const CaptureStep& step);
+
+// Where a source's harness says which of its launchers must not be replayed
+// (refuse_launchers): beside the synthesized harness.
+std::string refused_launchers_path(const std::string& harness);
+// The original failed under the synthesized harness that calls `launchers`
+// (`why`: the tuner's reason): the next synthesis replays their kernels'
+// recorded launches instead, until the source changes. Best effort.
+void refuse_launchers(const CaptureStep& step, const std::vector<std::string>& launchers, const std::string& why);
 
 }  // namespace kernelblaster::harness

@@ -13,6 +13,7 @@
 #include "common/kernel_replay.h"
 #include "common/file_util.h"
 #include "common/include_scan.h"
+#include "common/sha256.h"
 #include "judge/manifest.h"
 #include "kernelblaster/build_paths.h"
 
@@ -172,6 +173,60 @@ BuildOutcome build_not_attempted(const std::string& why) {
   return b;
 }
 
+std::string BuildStore::digest(const std::vector<std::string>& words) const {
+  Sha256 h;
+  for (std::string w : words) {
+    if (!m_scratch.empty())
+      for (std::size_t at = w.find(m_scratch); at != std::string::npos; at = w.find(m_scratch, at + 1))
+        w.replace(at, m_scratch.size(), "<scratch>");
+    h.field(w);
+  }
+  return h.hex();
+}
+
+bool BuildStore::take(const std::string& digest, const std::string& to) const {
+  if (!keeps()) return false;
+  std::error_code ec;
+  const fs::path kept = fs::path(m_dir) / digest;
+  if (!fs::is_regular_file(kept, ec)) return false;
+  fs::create_directories(fs::path(to).parent_path(), ec);
+  fs::copy_file(kept, to, fs::copy_options::overwrite_existing, ec);
+  if (ec) return false;
+  fs::last_write_time(kept, fs::file_time_type::clock::now(), ec);  // used: the cache's eviction keeps it
+  return true;
+}
+
+void BuildStore::keep(const std::string& digest, const std::string& from) const {
+  if (!keeps()) return;
+  std::error_code ec;
+  fs::create_directories(m_dir, ec);
+  const fs::path kept = fs::path(m_dir) / digest;
+  const fs::path part = fs::path(m_dir) / (digest + ".part" + std::to_string(::getpid()));
+  fs::copy_file(from, part, fs::copy_options::overwrite_existing, ec);
+  if (!ec) fs::rename(part, kept, ec);
+  if (ec) fs::remove(part, ec);
+}
+
+namespace {
+
+// What a harness's build read besides its options: its text and the
+// project headers it includes, and the harness runtime it links.
+std::vector<std::string> harness_inputs(const Toolchain& tc, const CompileSettings& cs, const std::string& harness,
+                                        const std::string& text) {
+  std::vector<std::string> words = {harness, text};
+  for (const std::string& h : scan_includes(harness, cs.include_dirs)) {
+    std::string header;
+    words.push_back(h);
+    words.push_back(read_file_if_present(h, &header) ? header : "(unreadable)");
+  }
+  std::error_code ec;
+  words.push_back(tc.harness_lib + " " + std::to_string(fs::file_size(tc.harness_lib, ec)) + " " +
+                  std::to_string(fs::last_write_time(tc.harness_lib, ec).time_since_epoch().count()));
+  return words;
+}
+
+}  // namespace
+
 BuildOutcome HarnessObjects::object(const Toolchain& tc, const CompileSettings& cs, const std::string& harness,
                                    double timeout_s) {
   const std::string path = fs::absolute(harness).string();
@@ -200,21 +255,66 @@ BuildOutcome HarnessObjects::object(const Toolchain& tc, const CompileSettings& 
     fs::create_directories(dir);
     BuildOutcome b;
     b.binary = dir + "/harness.o";
+    std::string kept;
+    if (m_store && m_store->keeps()) {
+      std::vector<std::string> words = cmd;
+      const std::vector<std::string> inputs = harness_inputs(tc, cs, path, text);
+      words.insert(words.end(), inputs.begin(), inputs.end());
+      words.push_back("harness object");
+      kept = m_store->digest(words);
+      if (m_store->take(kept, b.binary)) {
+        b.ok = true;
+        mine.set_value(b);
+        return found.get();
+      }
+    }
     cmd.insert(cmd.end(), {"-c", path, "-o", b.binary});
-    mine.set_value(run_nvcc(tc, cmd, dir, timeout_s, b));
+    b = run_nvcc(tc, cmd, dir, timeout_s, b);
+    if (b.ok && !kept.empty()) m_store->keep(kept, b.binary);
+    mine.set_value(b);
   } catch (const std::exception& x) {
     mine.set_value(build_not_attempted(std::string("the harness's object: ") + x.what()));
   }
   return found.get();
 }
 
+namespace {
+
+// The digest of a harness program in `store`: its options, its harness's
+// inputs, the kernel source's path and text, what it links.
+std::string program_digest(const BuildStore& store, const Toolchain& tc, const CompileSettings& cs,
+                           const std::string& harness_path, const std::string& source) {
+  std::vector<std::string> words = compile_options(tc, cs, "-lineinfo");
+  std::string text, source_text;
+  read_file_if_present(harness_path, &text);
+  const std::vector<std::string> inputs = harness_inputs(tc, cs, harness_path, text);
+  words.insert(words.end(), inputs.begin(), inputs.end());
+  read_file_if_present(source, &source_text);
+  words.insert(words.end(), {source, source_text, "program"});
+  append_link(words, tc, cs, harness_path, "");
+  return store.digest(words);
+}
+
+}  // namespace
+
 BuildOutcome build_harness(const Toolchain& tc, const CompileSettings& cs, const std::string& harness,
                            const std::string& kernel_source, const std::string& scratch_dir, double timeout_s,
-                           HarnessObjects* objects) {
+                           HarnessObjects* objects, const BuildStore* store) {
   BuildOutcome b;
   fs::create_directories(scratch_dir);
   b.binary = (fs::path(scratch_dir) / "harness").string();
   const std::string harness_path = fs::absolute(harness).string(), source = fs::absolute(kernel_source).string();
+  if (store && store->keeps()) {
+    const std::string kept = program_digest(*store, tc, cs, harness_path, source);
+    if (store->take(kept, b.binary)) {
+      fs::permissions(b.binary, fs::perms::owner_exec | fs::perms::group_exec, fs::perm_options::add);
+      b.ok = true;
+      return b;
+    }
+    b = build_harness(tc, cs, harness, kernel_source, scratch_dir, timeout_s, objects);
+    if (b.ok) store->keep(kept, b.binary);
+    return b;
+  }
   if (!objects)
     return run_nvcc(tc, harness_build_command(tc, cs, harness_path, source, b.binary), scratch_dir, timeout_s, b);
   BuildOutcome shared = objects->object(tc, cs, harness_path, timeout_s);

@@ -89,6 +89,29 @@ struct BuildOutcome {
 // `why` as its first error.
 BuildOutcome build_not_attempted(const std::string& why);
 
+// Built files kept across tuning runs of one source: the original's harness
+// objects and programs, each under a digest of everything its build read
+// (the options, the harness, the headers it includes, the source text, the
+// harness runtime), so a later run of the same content key
+// (tuner/search_state.h) builds none of them again. A store with no
+// directory keeps nothing. Writes are atomic; a store that cannot be
+// written is one that keeps nothing.
+class BuildStore {
+ public:
+  BuildStore() = default;
+  // `scratch_dir`: the run's own directory, taken out of every digest (a
+  // harness written there has another path each run).
+  BuildStore(std::string dir, std::string scratch_dir) : m_dir(std::move(dir)), m_scratch(std::move(scratch_dir)) {}
+  bool keeps() const { return !m_dir.empty(); }
+  std::string digest(const std::vector<std::string>& words) const;
+  // Copies the file kept under `digest` to `to`; false when none is kept.
+  bool take(const std::string& digest, const std::string& to) const;
+  void keep(const std::string& digest, const std::string& from) const;
+
+ private:
+  std::string m_dir, m_scratch;
+};
+
 // A run's harness compiled once for each set of compile options, so that a
 // candidate's build is its own source's compile and a link. On the
 // development machine, softmax's candidate build took 2.96 s as one nvcc of
@@ -102,22 +125,25 @@ BuildOutcome build_not_attempted(const std::string& why);
 // Thread-safe: the first caller of a key compiles it, the others wait.
 class HarnessObjects {
  public:
-  explicit HarnessObjects(std::string dir) : m_dir(std::move(dir)) {}
+  // With a `store` that keeps, an object an earlier run compiled is taken from it.
+  explicit HarnessObjects(std::string dir, const BuildStore* store = nullptr) : m_dir(std::move(dir)), m_store(store) {}
   // `binary` is the object, or the outcome says why the harness did not compile.
   BuildOutcome object(const Toolchain& tc, const CompileSettings& cs, const std::string& harness, double timeout_s);
 
  private:
   std::string m_dir;
+  const BuildStore* m_store;
   std::mutex m_mutex;
   std::map<std::string, std::shared_future<BuildOutcome>> m_objects;
 };
 
 // `objects` given: its object of the harness, the source compiled alone, and
 // the two linked as harness_build_command links them. Without it: one nvcc
-// for both.
+// for both. With a `store` that keeps, the program is taken from it where
+// an earlier run built it, and kept there once built (the original's).
 BuildOutcome build_harness(const Toolchain& tc, const CompileSettings& cs, const std::string& harness,
                            const std::string& kernel_source, const std::string& scratch_dir, double timeout_s,
-                           HarnessObjects* objects = nullptr);
+                           HarnessObjects* objects = nullptr, const BuildStore* store = nullptr);
 
 // `kernel_source` alone compiled to an object (`binary` names it), with the
 // settings a harness build uses: what judge/object_bound.h reads.

@@ -1,5 +1,6 @@
 #include "judge/candidate_result.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "judge/kernel_speeds.h"
@@ -24,6 +25,11 @@ CandidateResult candidate_result_of(const EvalResult& r) {
     for (const SizeTiming& t : r.timing)
       if (t.speedup > 0) c.sizes.push_back({t.size, t.speedup, t.validation_only});
   }
+  if (r.status == Status::ok)
+    for (const KernelOverSizes& k : kernels_over_sizes(r.timing)) {
+      auto [at, fresh] = c.kernel_speedups.emplace(k.name, k.speedup);
+      if (!fresh) at->second = std::min(at->second, k.speedup);
+    }
   if (!c.slower_kernel.empty())
     for (const KernelOverSizes& k : kernels_over_sizes(r.timing))
       if (k.slower && (c.slowed_kernel_speedup == 0 || k.speedup < c.slowed_kernel_speedup))

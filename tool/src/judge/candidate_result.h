@@ -49,6 +49,10 @@ struct CandidateResult : Verdict {
   double back_to_back_speedup = 0;
   // The call's speedup at each size timed, in the harness's order.
   std::vector<SizeSpeedup> sizes;
+  // Each kernel's speedup over the timed sizes (kernels_over_sizes), by its
+  // name; a kernel launched twice in the call is named once, its lower
+  // speedup kept. Empty when the calls could not be compared kernel by kernel.
+  std::map<std::string, double> kernel_speedups;
   // compute-sanitizer's memcheck on it, when asked (EvalResult::memcheck).
   std::string memcheck;
   // Where the evaluation's seconds went: its steps and each harness

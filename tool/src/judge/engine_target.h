@@ -22,6 +22,7 @@ struct EngineTarget {
   std::vector<std::string> harness_macros;
   CompileSettings compile;   // arch resolved; include dirs absolute, the source's own directory among them
   std::string work_dir;      // scratch root of this run, absolute
+  std::string build_store;   // where the original's builds are kept across runs (BuildStore); "" none
   std::string lock_dir;
   int seeds = 3;
   double budget_ms = 300;

@@ -48,9 +48,10 @@ class DefaultPolicy final : public Policy {
     return result.verified() && result.speedup > ctx.best_speedup;
   }
 
-  // Nothing left to try ends the search; otherwise the budget decides.
+  // Nothing left to try ends the search, and so does convergence;
+  // otherwise the budget decides.
   std::optional<bool> stop(const Context& ctx) override {
-    if (ctx.actions.empty()) return true;
+    if (ctx.actions.empty() || converged(ctx)) return true;
     return std::nullopt;
   }
 
@@ -100,6 +101,20 @@ std::vector<std::string> weighted_random_order(const Context& ctx) {
   ids.reserve(keyed.size());
   for (const Keyed& k : keyed) ids.push_back(*k.id);
   return ids;
+}
+
+bool converged(const Context& ctx) {
+  if (ctx.original.empty()) return false;
+  double best = 1.0;
+  std::size_t rose_at = 0;  // tries up to and including the last rise
+  for (std::size_t i = 0; i < ctx.history.size(); ++i) {
+    const HistoryEntry& h = ctx.history[i];
+    if (!h.accepted || !h.verified()) continue;
+    if (h.worth() > best * (1 + kConvergedGain)) rose_at = i + 1;
+    best = std::max(best, h.worth());
+  }
+  const std::size_t since = ctx.history.size() - rose_at;
+  return since >= std::max<std::size_t>(kConvergedTries, rose_at);
 }
 
 std::unique_ptr<Policy> make_default_policy() { return std::make_unique<DefaultPolicy>(); }

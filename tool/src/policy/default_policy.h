@@ -16,6 +16,17 @@ namespace kernelblaster::policy {
 
 std::unique_ptr<Policy> make_default_policy();
 
+// The default policy's stopping rule, where a search has an original (the
+// tuner's; an optimize loop's techniques never converge by it): a part of
+// the search has converged once its best has not risen by more than
+// kConvergedGain over the last max(kConvergedTries, the tries before its
+// last rise) tries: as many tries again as it took to find its best, at
+// least kConvergedTries. A search may span builds (tuner/search_state.h),
+// so the tries are counted over its whole history, not one build's.
+constexpr int kConvergedTries = 50;
+constexpr double kConvergedGain = 0.005;
+bool converged(const Context& ctx);
+
 // The default policy's pieces, for tools that want the same behaviour:
 //   weight(a) = max(0.02, ((predicted_speedup / best - 1) + 0.1) * reliability)
 //   reliability = (tries - failed + 1) / (tries + 1)

@@ -19,7 +19,8 @@ namespace kernelblaster::tuner {
 EngineMeasurer::EngineMeasurer(Toolchain toolchain, GpuProbe& probe, CompilePool& pool, SassHasher* hasher,
                                EngineTarget target)
     : m_toolchain(std::move(toolchain)),
-      m_harness_objects(target.work_dir + "/harness-objects"),
+      m_store(target.build_store, target.work_dir),
+      m_harness_objects(target.work_dir + "/harness-objects", &m_store),
       m_probe(probe),
       m_hasher(hasher),
       m_target(std::move(target)),
@@ -42,7 +43,7 @@ EngineMeasurer::~EngineMeasurer() {
 bool EngineMeasurer::build_reference(std::string* why) {
   std::string dir = m_target.work_dir + "/reference";
   BuildOutcome b = build_harness(m_toolchain, m_target.compile, m_target.harness, m_target.source, dir,
-                                 m_target.build_timeout_s, &m_harness_objects);
+                                 m_target.build_timeout_s, &m_harness_objects, &m_store);
   if (!b.ok) {
     if (why) *why = b.first_error;
     return false;
@@ -94,9 +95,10 @@ std::shared_future<BuildOutcome> EngineMeasurer::reference_for(std::uint64_t mas
   // By value: the job owes nothing to this object but the harness objects,
   // which outlive it (the destructor waits for it).
   auto future = m_pool.submit([tc = m_toolchain, cs, harness = m_target.harness, source = m_target.source,
-                               dir = dir.str(), timeout = m_target.build_timeout_s, objects = &m_harness_objects] {
+                               dir = dir.str(), timeout = m_target.build_timeout_s, objects = &m_harness_objects,
+                               store = &m_store] {
     try {
-      return build_harness(tc, cs, harness, source, dir, timeout, objects);
+      return build_harness(tc, cs, harness, source, dir, timeout, objects, store);
     } catch (const std::exception& x) {
       return build_not_attempted(x.what());
     }

@@ -108,6 +108,8 @@ class EngineMeasurer final : public Measurer {
                             bool memcheck = false, const std::vector<std::string>& untimed = {});
 
   Toolchain m_toolchain;
+  // The original's builds kept across runs of one content key (EngineTarget::build_store).
+  BuildStore m_store;
   // The harness compiled once per set of options, each candidate its source's compile and a link.
   HarnessObjects m_harness_objects;
   GpuProbe& m_probe;

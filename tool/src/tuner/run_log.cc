@@ -17,7 +17,9 @@ json tunable_json(const Tunable& t) {
   return j;
 }
 
-json evaluation_json(const EvaluationRecord& r) {
+}  // namespace
+
+json evaluation_to_json(const EvaluationRecord& r) {
   json j = {{"n", r.n},                     {"id", r.id},
           {"settings", r.settings},       {"flags", r.flags},
           {"status", status_name(r.status)}, {"detail", r.detail},
@@ -31,14 +33,26 @@ json evaluation_json(const EvaluationRecord& r) {
   if (!r.phases_s.empty()) j["phases_s"] = r.phases_s;
   return j;
 }
-}  // namespace
+
+EvaluationRecord evaluation_from_json(const json& e) {
+  EvaluationRecord r;
+  r.id = e.at("id").get<std::string>();
+  const std::string status = e.at("status").get<std::string>();
+  if (!status_from_name(status, &r.status)) throw std::runtime_error("unknown status '" + status + "'");
+  read_fields(e, "n", r.n, "settings", r.settings, "flags", r.flags, "detail", r.detail, "speedup", r.speedup,
+              "median_us", r.median_us, "reference_median_us", r.reference_median_us, "compile_s", r.compile_s,
+              "eval_s", r.eval_s, "duplicate_of", r.duplicate_of, "sass_hash", r.sass_hash, "device", r.device,
+              "at_s", r.at_s, "accepted", r.accepted, "build_wait_s", r.build_wait_s, "slower_kernel", r.slower_kernel,
+              "slower_at_a_size", r.slower_at_a_size, "phases_s", r.phases_s);
+  return r;
+}
 
 std::string run_log_to_json(const RunLog& log) {
   json tunables = json::array(), flag_dimensions = json::array(), evaluations = json::array();
   for (const Tunable& t : log.tunables) tunables.push_back(tunable_json(t));
   for (const FlagDimension& f : log.flag_dimensions)
     flag_dimensions.push_back({{"name", f.name}, {"technique", f.technique}, {"values", f.values}});
-  for (const EvaluationRecord& r : log.evaluations) evaluations.push_back(evaluation_json(r));
+  for (const EvaluationRecord& r : log.evaluations) evaluations.push_back(evaluation_to_json(r));
   json j = {{"version", log.version},           {"kernel", log.kernel},
             {"source", log.source},             {"state", log.state},
             {"arch", log.arch},                 {"gpu", log.gpu},
@@ -84,18 +98,7 @@ RunLog run_log_from_json(const std::string& text, const std::string& file) {
                 "best_speedup", log.best_speedup, "phases_s", log.phases_s);
     if (!j.contains("evaluations") || !j["evaluations"].is_array())
       throw SpaceError(file + ": a run log needs a list 'evaluations'");
-    for (const json& e : j["evaluations"]) {
-      EvaluationRecord r;
-      r.id = e.at("id").get<std::string>();
-      const std::string status = e.at("status").get<std::string>();
-      if (!status_from_name(status, &r.status)) throw std::runtime_error("unknown status '" + status + "'");
-      read_fields(e, "n", r.n, "settings", r.settings, "flags", r.flags, "detail", r.detail, "speedup", r.speedup,
-                  "median_us", r.median_us, "reference_median_us", r.reference_median_us, "compile_s", r.compile_s,
-                  "eval_s", r.eval_s, "duplicate_of", r.duplicate_of, "sass_hash", r.sass_hash, "device", r.device,
-                  "at_s", r.at_s, "accepted", r.accepted, "build_wait_s", r.build_wait_s, "slower_kernel", r.slower_kernel,
-                  "slower_at_a_size", r.slower_at_a_size, "phases_s", r.phases_s);
-      log.evaluations.push_back(std::move(r));
-    }
+    for (const json& e : j["evaluations"]) log.evaluations.push_back(evaluation_from_json(e));
   } catch (const json::exception& e) {
     throw SpaceError(file + ": malformed run log: " + e.what());
   }

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "judge/candidate_result.h"
 #include "tuner/space_decl.h"
 
@@ -55,6 +57,11 @@ struct RunLog {
 };
 
 std::string run_log_to_json(const RunLog& log);
+// One evaluation as the log holds it, and back (the search state keeps
+// them too: search_state.h). Reading throws nlohmann::json::exception for a
+// missing field and std::runtime_error for an unknown status.
+nlohmann::json evaluation_to_json(const EvaluationRecord& r);
+EvaluationRecord evaluation_from_json(const nlohmann::json& e);
 // Throws SpaceError "file: reason" for a malformed log.
 RunLog run_log_from_json(const std::string& text, const std::string& file);
 

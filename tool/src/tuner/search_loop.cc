@@ -217,6 +217,7 @@ class SearchLoop::Run {
   }
 
   LoopOutcome run() {
+    take_earlier();
     for (;;) {
       while (!m_stopping && !m_free_devices.empty()) {
         if (const SearchStop why = stop_reason(); why != SearchStop::running) {
@@ -230,7 +231,25 @@ class SearchLoop::Run {
       collect();
     }
     m_outcome.seconds = m_loop.m_clock() - m_t0;
+    m_outcome.pace_s = m_outcome.measured > 0 ? m_measure_seconds / m_outcome.measured : 0.0;
     return std::move(m_outcome);
+  }
+
+  // The earlier runs' evaluations, concluded as they ended then: the
+  // policy's history, each part's best, the machine code measured. None of
+  // them is selected or measured again.
+  void take_earlier() {
+    m_replaying = true;
+    for (const EvaluationRecord& e : m_opt.earlier) {
+      auto it = m_index_of.find(e.id);
+      if (it == m_index_of.end() || m_taken[it->second]) continue;
+      take(it->second);
+      if (std::string key = dedup_key(m_configs[it->second], e.sass_hash); !key.empty() && e.duplicate_of.empty())
+        m_hash_owner.emplace(key, it->second);
+      conclude(e);
+      ++m_outcome.earlier;
+    }
+    m_replaying = false;
   }
 
  private:
@@ -601,7 +620,7 @@ class SearchLoop::Run {
     } else {
       ++m_parts[p].since_gain;
     }
-    rec.at_s = m_loop.m_clock() - m_t0;
+    if (!m_replaying) rec.at_s = m_loop.m_clock() - m_t0;
     m_verified = m_verified || rec.verified();
     m_original_failures = rec.status == Status::reference_failed ? m_original_failures + 1 : 0;
     m_outcome.evaluations.push_back(std::move(rec));
@@ -611,7 +630,7 @@ class SearchLoop::Run {
       m_best_speedup = kept.speedup;
       m_outcome.best = static_cast<int>(m_outcome.evaluations.size() - 1);
     }
-    report_progress(kept);
+    if (!m_replaying) report_progress(kept);
   }
 
   void report_progress(const EvaluationRecord& last) const {
@@ -664,6 +683,7 @@ class SearchLoop::Run {
   double m_build_seconds = 0;    // their candidates' builds, together
   int m_builds_timed = 0;
   bool m_stopping = false;
+  bool m_replaying = false;      // concluding the earlier runs' evaluations (take_earlier)
   bool m_verified = false;       // some evaluation verified
   int m_original_failures = 0;   // evaluations in a row that ended reference_failed
 

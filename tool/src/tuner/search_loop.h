@@ -57,6 +57,11 @@ struct LoopOptions {
   // re-tune after an edit that keeps the old winner valid measures it
   // first, and keeps it unless something beats it.
   std::vector<std::string> first_picks;
+  // Evaluations of earlier runs of this search (search_state.h), in their
+  // order: taken, told to the policy as its history, their machine code
+  // known; none is measured again. One of a configuration the space no
+  // longer holds is left out. The outcome lists them first.
+  std::vector<EvaluationRecord> earlier;
   double first_pace_s = 0;              // seconds a measurement is expected to take before one has
                                         // ended (the original's build and run); 0: unknown
   std::uint64_t seed = 0;
@@ -89,7 +94,8 @@ enum class SearchStop { running, space_exhausted, evaluation_cap, deadline, buil
 const char* search_stop_name(SearchStop s);
 
 struct LoopOutcome {
-  std::vector<EvaluationRecord> evaluations;  // in completion order
+  std::vector<EvaluationRecord> evaluations;  // in completion order, the earlier runs' first
+  int earlier = 0;                            // of them, from earlier runs (LoopOptions::earlier)
   int best = -1;                              // index into evaluations; -1: none verified and accepted
   // The fastest verified evaluation faster than the original as a whole
   // but never kept because it made a kernel slower
@@ -99,6 +105,7 @@ struct LoopOutcome {
   int measured = 0;
   SearchStop stop = SearchStop::running;  // why the loop stopped (search_stop_name: its name in JSON)
   double seconds = 0;
+  double pace_s = 0;  // a measurement's own seconds, on average over this run's (0: none measured)
 };
 
 class SearchLoop {

@@ -17,12 +17,16 @@ std::vector<std::string> speculate_builds(Measurer& measurer, const ConfigSpace&
   if (count <= 0) return picks;
   std::map<std::string, const Configuration*> by_id;
   for (const Configuration& c : space.configs) by_id[c.id] = &c;
+  for (const EvaluationRecord& e : options.earlier) by_id.erase(e.id);  // measured by an earlier run
   auto take = [&](const std::string& id) {
     if (static_cast<int>(picks.size()) >= count) return;
     if (by_id.count(id) && std::find(picks.begin(), picks.end(), id) == picks.end()) picks.push_back(id);
   };
   // The loop picks for each part in turn (search_loop.cc): the guesses too.
   for (const std::string& id : options.first_picks) take(id);  // measured first: built first
+  // A resumed search's policy picks from its history, which these contexts
+  // lack: its first picks come from the loop, prepared as it starts.
+  if (!options.earlier.empty()) count = static_cast<int>(picks.size());
   std::vector<std::vector<std::string>> guesses;
   std::size_t longest = 0;
   for (const policy::Context& ctx : contexts) {

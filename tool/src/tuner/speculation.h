@@ -27,7 +27,8 @@ namespace kernelblaster::tuner {
 // fewer, each prepared on
 // `measurer`. At most what the run can reach (the evaluation cap). Returns
 // their ids in the order prepared. A policy that throws leaves the space's
-// order.
+// order. A resumed search (options.earlier) guesses only its first picks
+// that no earlier run measured.
 std::vector<std::string> speculate_builds(Measurer& measurer, const ConfigSpace& space,
                                           const std::vector<policy::KbEstimate>& estimates,
                                           policy::Policy& guesser, const LoopOptions& options, int count);

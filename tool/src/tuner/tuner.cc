@@ -28,6 +28,7 @@
 #include "tuner/kb_bridge.h"
 #include "tuner/manifest_space.h"
 #include "tuner/policy_choice.h"
+#include "tuner/resume.h"
 #include "tuner/reverify.h"
 #include "tuner/run_log.h"
 #include "tuner/search_loop.h"
@@ -170,23 +171,26 @@ RunLog start_run_log(const std::string& kernel, const std::string& source, const
   return log;
 }
 
-// What the loop did, into the summary and the log.
+// What the loop did, into the summary and the log. The summary counts the
+// earlier runs' evaluations of a resumed search too; the log (and the KB
+// learning from it) this run's alone.
 void record_loop(const LoopOutcome& outcome, EngineMeasurer& measurer, const ConfigSpace& space,
                  const std::vector<std::string>& guesses, TuneSummary& sum, RunLog& log) {
   sum.evaluations = static_cast<int>(outcome.evaluations.size());
+  sum.evaluations_now = sum.evaluations - outcome.earlier;
   sum.search_stop = search_stop_name(outcome.stop);
-  sum.duplicates = outcome.duplicates;
   for (const EvaluationRecord& r : outcome.evaluations)
     if (r.duplicate_of.empty()) ++sum.outcomes[r.status];
-  log.evaluations = outcome.evaluations;
-  for (const EvaluationRecord& r : outcome.evaluations)
+    else ++sum.duplicates;
+  log.evaluations.assign(outcome.evaluations.begin() + outcome.earlier, outcome.evaluations.end());
+  for (const EvaluationRecord& r : log.evaluations)
     if (r.reference_median_us > 0 && r.duplicate_of.empty()) {
       log.reference_median_us = r.reference_median_us;
       break;
     }
   log.original_sass_hash = measurer.machine_code(space.original);
   sum.reference_median_us = log.reference_median_us;
-  for (const EvaluationRecord& r : outcome.evaluations)
+  for (const EvaluationRecord& r : log.evaluations)
     if (r.device >= 0) {
       sum.first_measurement_s = r.at_s;
       break;
@@ -235,6 +239,7 @@ void write_winner(const TuneOptions& opt, const std::string& plain, const Guarde
   add_look_phases(sum, "guard", guarded.look);
   if (guarded.below_floor) return conclude(sum, TuneVerdict::no_gain, "the winner " + id + " is " + guarded.line);
   if (guarded.kept) {
+    if (!guarded.look.kernel_speedups.empty()) sum.kernel_speedups = guarded.look.kernel_speedups;
     sum.slower_at_a_size = guarded.look.slower_at_a_size;
     sum.other_sizes = guarded.look.other_sizes;
     sum.launch_paced = guarded.look.launch_paced;
@@ -312,6 +317,7 @@ void decide_focused(const TuneOptions& opt, const LoopOutcome& outcome, const Sp
   sum.memcheck = joined(memchecks, "; ");
   for (const GroupResult& g : w.groups)
     if (g.kept) {
+      sum.kernel_speedups.insert(g.look.kernel_speedups.begin(), g.look.kernel_speedups.end());
       if (sum.slower_at_a_size.empty()) sum.slower_at_a_size = g.look.slower_at_a_size;
       if (sum.other_sizes.empty()) sum.other_sizes = g.look.other_sizes;
       if (sum.launch_paced.empty()) sum.launch_paced = g.look.launch_paced;
@@ -371,15 +377,16 @@ std::string harness_failure(const LoopOutcome& outcome) {
 
 // The verdicts that need no look at a winner: the harness failing, no time
 // for a try, nothing verified that beat the original. True when concluded.
-bool concluded_without_a_winner(const LoopOutcome& outcome, PhaseClock& phases, TuneSummary& sum) {
+bool concluded_without_a_winner(const LoopOutcome& outcome, PhaseClock& phases, bool state_kept, TuneSummary& sum) {
   if (const std::string failure = harness_failure(outcome); !failure.empty()) {
     conclude(sum, TuneVerdict::not_measured, failure);
+    sum.harness_failed = true;
   } else if (outcome.evaluations.empty() &&
              (outcome.stop == SearchStop::deadline || outcome.stop == SearchStop::build_past_deadline)) {
     conclude(sum, TuneVerdict::no_gain,
              "the budget left no time to try a configuration (building and running the original took " +
-                 std::to_string(static_cast<int>(first_measurement_estimate(phases.read()) + 0.5)) +
-                 " s); raise BUDGET");
+                 std::to_string(static_cast<int>(first_measurement_estimate(phases.read()) + 0.5)) + " s)" +
+                 (state_kept ? "" : "; raise BUDGET"));
   } else if (outcome.best < 0 && outcome.best_slowing >= 0) {
     const EvaluationRecord& s = outcome.evaluations[static_cast<std::size_t>(outcome.best_slowing)];
     conclude(sum, TuneVerdict::no_gain,
@@ -403,7 +410,7 @@ bool concluded_without_a_winner(const LoopOutcome& outcome, PhaseClock& phases, 
 void decide_winner(const TuneOptions& opt, const LoopOutcome& outcome, const SpaceDecl& decl,
                    EngineMeasurer& measurer, const std::string& kernel, const Say& say, PhaseClock& phases,
                    TuneSummary& sum, RunLog& log, std::vector<Settings> failed = {}) {
-  if (concluded_without_a_winner(outcome, phases, sum)) return;
+  if (concluded_without_a_winner(outcome, phases, !opt.state_dir.empty(), sum)) return;
   if (measurer.focus().active() &&
       has_group_gain(outcome.evaluations, decl.tunables, measurer.focus(), opt.min_speedup))
     return decide_focused(opt, outcome, decl, measurer, kernel, say, phases, sum, log);
@@ -451,6 +458,7 @@ void decide_winner(const TuneOptions& opt, const LoopOutcome& outcome, const Spa
       believed.result.slower_at_a_size.empty() ? best.slower_at_a_size : believed.result.slower_at_a_size;
   sum.other_sizes = believed.result.other_sizes;
   sum.launch_paced = believed.result.launch_paced;
+  sum.kernel_speedups = believed.result.kernel_speedups;
   for (const DeviceCheck& c : again.checks)
     if (!c.result.keepable())
       return conclude(sum, TuneVerdict::no_gain,
@@ -627,7 +635,13 @@ bool build_original(EngineMeasurer& measurer, PhaseClock& phases, TuneSummary& s
 // when the profile gave nothing (the state stays unclassified).
 void classify_original(const Toolchain& tc, GpuProbe& probe, const EngineTarget& target,
                        const EngineMeasurer& measurer, const kb::KnowledgeBase& knowledge, const TuneOptions& opt,
-                       const std::string& kernel, const Say& say, TuneSummary& sum, RunLog& log) {
+                       const std::string& kernel, const Say& say, TuneSummary& sum, RunLog& log,
+                       const std::optional<SearchState>& earlier) {
+  if (earlier && !earlier->metrics.empty()) {  // profiled by an earlier run of the search: the same original
+    log.metrics = earlier->metrics;
+    log.state = sum.state = earlier->state;
+    return;
+  }
   std::string why_no_profile;
   log.metrics = original_metrics(tc, probe, target, measurer.reference_binary(), sum.devices.front(), &why_no_profile);
   if (log.metrics.empty() && !opt.quiet)
@@ -680,7 +694,7 @@ EvalRequest::Memcheck winner_memcheck(const Toolchain& tc) {
 constexpr double kMemcheckPaces = 1;
 constexpr double kEdgePaces = 0.5;
 void set_search_deadline(const TuneOptions& opt, const PhaseClock::Reading& before_search, const TuneSummary& sum,
-                         bool memcheck, const EngineMeasurer& measurer, LoopOptions& lo) {
+                         bool memcheck, const EngineMeasurer& measurer, const Resumed& resumed, LoopOptions& lo) {
   const std::string harness = read_file(measurer.target().harness);
   const bool untimed_sizes = harness.find(".validation_size(") != std::string::npos;
   const bool edges = has_edges(harness, measurer.target().source_text);
@@ -691,12 +705,75 @@ void set_search_deadline(const TuneOptions& opt, const PhaseClock::Reading& befo
   // each such group is looked at on its own.
   lo.reserve_from_speedup = sum.focused_groups > 0 ? 0 : opt.min_speedup;
   lo.look_from_speedup = sum.focused_groups > 0 ? opt.min_speedup : 0;
+  // A resumed search whose earlier best was looked at keeps time for a
+  // look only once something passes it (resume.h).
+  if (const double looked = looked_up_to(resumed, opt.min_speedup); looked > 0 && sum.focused_groups == 0)
+    lo.reserve_from_speedup = std::max(lo.reserve_from_speedup, looked * (1 + 1e-9));
   lo.first_pace_s = first_measurement_estimate(before_search);
+  // The original's build and profile kept from an earlier run took no time
+  // here: a measurement's pace is the earlier run's.
+  if (resumed.state && resumed.state->pace_s > lo.first_pace_s) lo.first_pace_s = resumed.state->pace_s;
 }
 
 }  // namespace
 
 static int gpu_of(const TuneOptions& opt) { return opt.devices.empty() ? 0 : opt.devices.front(); }
+
+namespace {
+
+// What run_tune sets up before its search, in one place: the space, the
+// engine over it, the policy, the log, the loop's options.
+struct TuneSetup {
+  std::string source, kernel;
+  GpuInfo gpu;
+  CompileSettings cs;
+  TuneSpace ts;
+  Resumed resumed;
+};
+
+// The setup's first part: the GPU, the space, the search's earlier state.
+// False with the summary concluded when there is no GPU or nothing to tune.
+bool set_up(const TuneOptions& opt, GpuProbe& probe, const Say& say, TuneSetup& t, TuneSummary& sum) {
+  for (const std::string* p : {&opt.source, &opt.harness})
+    if (!fs::is_regular_file(*p)) throw std::runtime_error("no such file: " + *p);
+  t.source = fs::absolute(opt.source).lexically_normal().string();
+  const std::string text = read_file(t.source);
+  // The name the lines, the log and the KB's notes use: the user's source,
+  // also when the file tuned is a rewrite of it (--name).
+  t.kernel = opt.name.empty() ? fs::path(t.source).filename().string() : opt.name;
+  t.gpu = probe.probe(opt.devices.empty() ? 0 : opt.devices.front());
+  if (!take_devices(opt, probe, t.gpu, sum)) return false;
+  t.cs = compile_settings(opt, t.gpu, t.source);
+  sum.arch = t.cs.arch;
+  t.ts = tune_space(opt, text, t.source, t.cs, t.kernel, say);
+  sum.space_size = static_cast<int>(t.ts.space.configs.size());
+  sum.original_config = t.ts.space.original.values;
+  sum.space_valid = t.ts.space.valid > 0 ? static_cast<long long>(t.ts.space.valid) - 1 : 0;
+  if (t.ts.space.configs.empty()) {
+    conclude(sum, TuneVerdict::no_gain, nothing_to_tune(opt, t.kernel));
+    return false;
+  }
+  t.resumed = resume_search(opt, space_digest(t.ts.space, t.ts.harness_text.empty() ? read_file(opt.harness)
+                                                                                     : t.ts.harness_text));
+  if (!t.resumed.note.empty()) say("[tune] " + t.kernel + ": " + t.resumed.note);
+  if (t.resumed.state)
+    say("[tune] " + t.kernel + ": resuming the search of " + std::to_string(t.resumed.state->builds) +
+        " earlier run(s): " + std::to_string(t.resumed.state->evaluations.size()) + " configuration(s) measured");
+  return true;
+}
+
+// The phases after the loop: the verdict (the earlier look's where nothing
+// new is to be looked at), the KB's learning, the log, the state kept.
+void conclude_run(const TuneOptions& opt, const LoopOutcome& outcome, const TuneSetup& t, EngineMeasurer& measurer,
+                  const std::string& kb_path, const Say& say, PhaseClock& phases, TuneSummary& sum, RunLog& log,
+                  Resumed& resumed) {
+  if (!reuse_look(resumed, outcome, opt, sum))
+    decide_winner(opt, outcome, t.ts.decl, measurer, t.kernel, say, phases, sum, log);
+  learn_and_log(opt, kb_path, say, phases, sum, log);
+  remember_search(resumed, outcome, log, opt, sum.seconds, sum, say);
+}
+
+}  // namespace
 
 TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuProbe& probe,
                      void (*log_line)(const std::string&)) {
@@ -707,44 +784,27 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   TuneSummary sum;
   sum.source = opt.source;
   sum.out = opt.out;
-  for (const std::string* p : {&opt.source, &opt.harness})
-    if (!fs::is_regular_file(*p)) throw std::runtime_error("no such file: " + *p);
-  const std::string source = fs::absolute(opt.source).lexically_normal().string();
-  const std::string text = read_file(source);
-  // The name the lines, the log and the KB's notes use: the user's source,
-  // also when the file tuned is a rewrite of it (--name).
-  const std::string kernel = opt.name.empty() ? fs::path(source).filename().string() : opt.name;
-
-  const GpuInfo gpu = probe.probe(gpu_of(opt));
-  if (!take_devices(opt, probe, gpu, sum)) return sum;
-
-  const CompileSettings cs = compile_settings(opt, gpu, source);
-  sum.arch = cs.arch;
-  const TuneSpace ts = tune_space(opt, text, source, cs, kernel, say);
-  sum.space_size = static_cast<int>(ts.space.configs.size());
-  sum.space_valid = ts.space.valid > 0 ? static_cast<long long>(ts.space.valid) - 1 : 0;
-  if (ts.space.configs.empty()) {
-    conclude(sum, TuneVerdict::no_gain, nothing_to_tune(opt, kernel));
-    return sum;
-  }
+  TuneSetup t;
+  if (!set_up(opt, probe, say, t, sum)) return sum;
   const std::string kb_path = !opt.kb.empty() ? opt.kb : kb::default_user_kb_path();
   const kb::KnowledgeBase knowledge = load_knowledge(kb_path, self_exe, say);
 
   // Scratch space and the engine.
   const WorkDir scratch("kernelblaster-tune");
-  const std::string& tmpl = scratch.path();
-  const EngineTarget target = engine_target(opt, source, ts, cs, tmpl);
+  EngineTarget target = engine_target(opt, t.source, t.ts, t.cs, scratch.path());
+  target.build_store = t.resumed.builds_dir();
   Toolchain tc = find_toolchain(self_exe);
   CompilePool pool;
   CuobjdumpSassHasher hasher(tc);
   EngineMeasurer measurer(tc, probe, pool, &hasher, target);
   const EvalRequest::Memcheck memcheck = winner_memcheck(tc);
   measurer.memcheck(memcheck);
-  focus_groups(opt, target, ts, kernel, say, measurer, sum);
+  focus_groups(opt, target, t.ts, t.kernel, say, measurer, sum);
   PolicyChoice choice = choose_policy(opt.policy, log_line);
-  RunLog log = start_run_log(kernel, source, cs, gpu, ts, choice.name);
+  RunLog log = start_run_log(t.kernel, t.source, t.cs, t.gpu, t.ts, choice.name);
   sum.policy = choice.name;
-  LoopOptions lo = loop_options(opt, sum, pool, kernel, cs, gpu, start_picks(opt.start_from, ts.space, say));
+  LoopOptions lo = loop_options(opt, sum, pool, t.kernel, t.cs, t.gpu, start_picks(opt.start_from, t.ts.space, say));
+  if (t.resumed.state) lo.earlier = t.resumed.state->evaluations;
 
   // The GPU work before the search (the original's profile, which decides
   // the state the policy sees) leaves the CPU pool idle: start compiling
@@ -754,7 +814,7 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   std::vector<std::string> guesses;
   {
     PolicyChoice guesser = choose_policy(opt.policy, nullptr);
-    guesses = speculate_builds(measurer, ts.space, estimates_of(knowledge, "", cs.arch, ts.space),
+    guesses = speculate_builds(measurer, t.ts.space, estimates_of(knowledge, "", t.cs.arch, t.ts.space),
                                *guesser.policy, lo, speculative_build_count(pool.threads()));
   }
   lo.built_ahead = guesses;
@@ -763,20 +823,20 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   if (!build_original(measurer, phases, sum, ceilings_while_building(self_exe, gpu_of(opt)), say)) return sum;
 
   phases.next("profile");
-  classify_original(tc, probe, target, measurer, knowledge, opt, kernel, say, sum, log);
+  classify_original(tc, probe, target, measurer, knowledge, opt, t.kernel, say, sum, log, t.resumed.state);
   lo.facts.state = log.state;
   lo.facts.metrics = log.metrics;
 
-  set_search_deadline(opt, phases.read(), sum, !memcheck.tool.empty(), measurer, lo);
+  set_search_deadline(opt, phases.read(), sum, !memcheck.tool.empty(), measurer, t.resumed, lo);
+  sum.preparation_s = phases.read().total;
   phases.next("loop");
-  SearchLoop loop(ts.space, estimates_of(knowledge, log.state, cs.arch, ts.space), measurer, *choice.policy,
+  SearchLoop loop(t.ts.space, estimates_of(knowledge, log.state, t.cs.arch, t.ts.space), measurer, *choice.policy,
                   steady_seconds);
-  const LoopOutcome outcome = loop.run(lo, progress_lines(opt, kernel, say));
+  const LoopOutcome outcome = loop.run(lo, progress_lines(opt, t.kernel, say));
   sum.fell_back_to_default = choice.fell_back();
   if (sum.fell_back_to_default) sum.policy_failure = choice.failed_to_load ? choice.failure : choice.guarded->failure();
-  record_loop(outcome, measurer, ts.space, guesses, sum, log);
-  decide_winner(opt, outcome, ts.decl, measurer, kernel, say, phases, sum, log);
-  learn_and_log(opt, kb_path, say, phases, sum, log);
+  record_loop(outcome, measurer, t.ts.space, guesses, sum, log);
+  conclude_run(opt, outcome, t, measurer, kb_path, say, phases, sum, log, t.resumed);
   return sum;
 }
 
@@ -814,9 +874,11 @@ std::string tune_summary_to_json(const TuneSummary& s) {
   nlohmann::json j = {
       {"status", tune_verdict_name(s.status)},  {"source", s.source},
       {"out", s.exit_code == 0 ? s.out : ""},   {"speedup", s.speedup},
-      {"search_speedup", s.search_speedup},     {"config", s.config},
+      {"search_speedup", s.search_speedup},     {"config", s.config}, {"original_config", s.original_config},
       {"flags", s.flags},                       {"evaluations", s.evaluations},
-      {"outcomes", outcomes_json(s)},
+      {"outcomes", outcomes_json(s)}, {"evaluations_now", s.evaluations_now},
+      {"builds_searched", s.builds_searched}, {"continues", s.continues}, {"preparation_s", s.preparation_s},
+      {"harness_failed", s.harness_failed},
       {"duplicates", s.duplicates},             {"space_size", s.space_size}, {"space_valid", s.space_valid},
       {"seconds", s.seconds},                   {"phases_s", s.phases_s},
       {"first_measurement_s", s.first_measurement_s}, {"builds", s.builds}, {"search_stop", s.search_stop},
@@ -846,6 +908,7 @@ std::string tune_summary_to_json(const TuneSummary& s) {
   if (!s.shape_guard.empty()) j["shape_guard"] = s.shape_guard;
   if (!s.edge_check.empty()) j["edge_check"] = s.edge_check;
   if (!s.look_phases_s.empty()) j["look_phases_s"] = s.look_phases_s;
+  if (!s.kernel_speedups.empty()) j["kernel_speedups"] = s.kernel_speedups;
   if (!s.reason.empty()) j["reason"] = s.reason;
   return j.dump(2);
 }

@@ -39,6 +39,12 @@ struct TuneOptions {
   int seeds = 3;                 // per measurement
   double budget_ms = 300;        // timed runs per size per measurement
   double run_timeout_s = 60;
+  // Where the search's state is kept between runs of this source on this
+  // GPU (search_state.h: the results cache's tuning/<key>); empty: nothing
+  // kept, each run starts afresh. With fresh_search, an earlier state is
+  // not resumed (MODE TUNE), but the original's kept builds are used.
+  std::string state_dir;
+  bool fresh_search = false;
   // A configuration to measure first ("NAME=VALUE,...,-flag": start_from.h),
   // the source's last winner on this GPU; empty: none. One not in today's
   // space is said and left.
@@ -62,8 +68,25 @@ struct TuneSummary {
   double speedup = 0;            // re-verified, over the original (the lowest over the GPUs)
   double search_speedup = 0;     // what the search measured
   std::map<std::string, std::string> config;  // every tunable of the winner
+  std::map<std::string, std::string> original_config;  // every tunable as the source has it
+  // Each kernel's speedup in the winner's look (CandidateResult::kernel_speedups);
+  // composed winners: each kept group's kernels from its own look.
+  std::map<std::string, double> kernel_speedups;
   std::vector<std::string> flags;             // nvcc flags the tuned source needs ("-arch=sm_90a" included)
+  // Configurations measured so far, earlier runs of a resumed search
+  // included (search_state.h), and of them in this run; `outcomes` and
+  // `duplicates` count them all.
   int evaluations = 0, duplicates = 0, space_size = 0;
+  int evaluations_now = 0;
+  int builds_searched = 0;  // runs that searched this state, this one included (0: none kept)
+  bool continues = false;   // the search is not over: the next run resumes it
+  // Every evaluation found the original failing with its harness, or the
+  // harness unusable (a not_measured run): the harness is at fault, not a
+  // candidate (a synthesized one may be made another way: harness/capture_step.h).
+  bool harness_failed = false;
+  // Seconds this run spent before its search (the space, the original's
+  // build and profile): the build line names them past a tenth of the budget.
+  double preparation_s = 0;
   // How the tries ended, by outcome name ("ok", "wrong_result", "crashed",
   // ...; "duplicate": the machine code of one already measured).
   std::map<Status, int> outcomes;  // how the tries that ran ended (duplicates apart); named in the JSON
