@@ -1,6 +1,7 @@
 #include "tuner/discovery.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -291,7 +292,6 @@ TEST(LiteralBlocks, AVariableTheLaunchNamesIsReplacedWhereItIsSet) {
 TEST(LiteralBlocks, LiteralsTheKernelDependsOnAreLeftAlone) {
   for (std::string src : {
            std::string("__global__ void k(float* y) { __shared__ float s[256]; }\nvoid l(float* y) { k<<<1, 256>>>(y); }\n"),
-           std::string("__global__ void __launch_bounds__(256) k(float* y) {}\nvoid l(float* y) { k<<<1, 256>>>(y); }\n"),
            std::string("void l(float* y) { k<<<1, 100>>>(y); k<<<1, 2048>>>(y); }\n"),
            std::string("void l(float* y, int t) { int threads = 256; if (t) threads = 512; k<<<1, threads>>>(y); }\n"),
            std::string("// k<<<1, 256>>>(y);\nvoid l(float* y) {}\n"),
@@ -302,6 +302,47 @@ TEST(LiteralBlocks, LiteralsTheKernelDependsOnAreLeftAlone) {
   }
   std::string off = "// kernelblaster: discover off\nvoid l(float* y) { k<<<1, 256>>>(y); }\n";
   EXPECT_TRUE(prepare_literal_blocks(off, "k.cu", parse_directives(off, "k.cu", "sm_90")).tunables.empty());
+}
+
+// Issue 72: a kernel's __launch_bounds__, wherever it is declared (here, or
+// in a header the source includes), bounds its block: no value above it is
+// in the space, the smaller ones are.
+TEST(LiteralBlocks, TheKernelsLaunchBoundsCapTheBlock) {
+  const std::string here = "__global__ void __launch_bounds__(256) k(float* y) {}\nvoid l(float* y) { k<<<1, 256>>>(y); }\n";
+  PreparedSource p = prepare_literal_blocks(here, "k.cu", parse_directives(here, "k.cu", "sm_90"));
+  ASSERT_EQ(p.tunables.size(), 1u);
+  EXPECT_EQ(p.tunables[0].values, (std::vector<std::string>{"256", "32", "64", "128"}));
+  const fs::path dir = fs::temp_directory_path() / ("kb_launch_bounds_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "k.h") << "#pragma once\n#define THREADS 128\n"
+                                "__global__ void __launch_bounds__(THREADS) price(float* y, int n);\n";
+  const std::string src = "#include \"k.h\"\n__global__ void price(float* y, int n) { y[threadIdx.x] = n; }\n"
+                          "int main() { float* y; cudaMalloc(&y, 4096); price<<<32, 128>>>(y, 1); }\n";
+  std::ofstream(dir / "k.cu") << src;
+  p = prepare_literal_blocks(src, (dir / "k.cu").string(), parse_directives(src, "k.cu", "sm_90"));
+  fs::remove_all(dir);
+  ASSERT_EQ(p.tunables.size(), 2u);  // the block, and the grid-stride count of blocks
+  EXPECT_EQ(p.tunables[0].name, "KERNELBLASTER_BLOCK_L3");
+  EXPECT_EQ(p.tunables[0].values, (std::vector<std::string>{"128", "32", "64"}));
+  EXPECT_EQ(p.tunables[1].name, "KERNELBLASTER_GRID_L3");
+  EXPECT_EQ(p.tunables[1].values, (std::vector<std::string>{"32", "8", "16", "64", "128"}));
+  EXPECT_NE(p.text.find("price<<<KERNELBLASTER_GRID_L3, KERNELBLASTER_BLOCK_L3>>>"), std::string::npos) << p.text;
+}
+
+// A grid that divides by a multiple of the literal block (`n / 512` beside
+// a block of 256) moves with it, so the grid keeps its threads.
+TEST(LiteralBlocks, AGridDividingByAMultipleOfTheBlockMovesWithIt) {
+  const std::string src = "__global__ void merge(unsigned* k, unsigned s) {}\n"
+                          "void sort(unsigned* k, unsigned n) {\n"
+                          "  merge<<<n / 512, 256>>>(k, 1);\n  merge<<<(n + 1023) / 1024, 256>>>(k, 2);\n}\n";
+  PreparedSource p = prepare_literal_blocks(src, "k.cu", parse_directives(src, "k.cu", "sm_90"));
+  ASSERT_GE(p.tunables.size(), 1u);
+  EXPECT_NE(p.text.find("merge<<<n / (2 * KERNELBLASTER_BLOCK_L3), KERNELBLASTER_BLOCK_L3>>>"), std::string::npos)
+      << p.text;
+  EXPECT_NE(p.text.find("merge<<<(n + (4 * KERNELBLASTER_BLOCK_L4 - 1)) / (4 * KERNELBLASTER_BLOCK_L4), "
+                        "KERNELBLASTER_BLOCK_L4>>>"),
+            std::string::npos)
+      << p.text;
 }
 
 namespace kernelblaster::tuner {

@@ -561,3 +561,95 @@ void launch(const float* a, float* out, int k_total) {
   EXPECT_TRUE(rule.holds({{name["BM"], 64}, {name["BK"], 8}, {name["TM"], 4}}));
   EXPECT_FALSE(rule.holds({{name["BM"], 64}, {name["BK"], 32}, {name["TM"], 4}}));
 }
+
+namespace {
+
+// A stencil as samples write it (issue 72): its block's shape in a project
+// header, `#pragma once`, which the kernel's own header includes too; the
+// launcher sets its block member by member and clamps a run-time block size.
+struct StencilProject {
+  fs::path dir = fs::temp_directory_path() / ("kb_header_knobs_" + std::to_string(::getpid()));
+  std::string source = (dir / "stencil.cu").string();
+  std::string text;
+  StencilProject() {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    std::ofstream(dir / "stencil.h") << "#pragma once\n#define k_blockDimX 32\n#define k_blockDimMaxY 16\n"
+                                        "#define RADIUS 4\n#define GRID_N 512\n"
+                                        "#define k_blockSizeMax (k_blockDimX * k_blockDimMaxY)\n";
+    std::ofstream(dir / "stencil_kernel.cuh")
+        << "#pragma once\n#include \"stencil.h\"\n"
+           "__global__ void stencil_kernel(float* out, const float* in, int dimx, int dimy) {\n"
+           "  __shared__ float tile[k_blockDimMaxY + 2 * RADIUS][k_blockDimX + 2 * RADIUS];\n"
+           "  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;\n"
+           "  tile[threadIdx.y + RADIUS][threadIdx.x + RADIUS] = in[y * dimx + x];\n"
+           "  __syncthreads();\n"
+           "  if (x < GRID_N) out[y * dimx + x] = tile[threadIdx.y + RADIUS][threadIdx.x + RADIUS];\n}\n";
+    text = "#include <algorithm>\n#include \"stencil.h\"\n#include \"stencil_kernel.cuh\"\n#include \"missing.h\"\n"
+           "void run_stencil(float* out, const float* in, int dimx, int dimy, int user_block) {\n"
+           "  float* scratch;\n  cudaMalloc(&scratch, GRID_N * sizeof(float));\n"
+           "  user_block = std::min(user_block, k_blockSizeMax);\n"
+           "  dim3 dimBlock, dimGrid;\n  dimBlock.x = k_blockDimX;\n"
+           "  dimBlock.y = (user_block / k_blockDimX) < k_blockDimMaxY ? user_block / k_blockDimX : k_blockDimMaxY;\n"
+           "  dimGrid.x = (dimx + dimBlock.x - 1) / dimBlock.x;\n  dimGrid.y = (dimy + dimBlock.y - 1) / dimBlock.y;\n"
+           "  stencil_kernel<<<dimGrid, dimBlock>>>(out, in, dimx, dimy);\n}\n";
+    std::ofstream(source) << text;
+  }
+  ~StencilProject() { fs::remove_all(dir); }
+};
+
+std::string all_notes(const LaunchTunables& l) {
+  std::string all;
+  for (const std::string& n : l.notes) all += n + "\n";
+  return all;
+}
+
+}  // namespace
+
+// Issue 72: knobs kept in a project header are found, said with their
+// header, and tuned through a copy that takes the headers' text in the
+// includes' places; a header value the host sizes data with is not one; a
+// header found nowhere and an include directory that does not exist are said.
+TEST(LaunchTunables, KnobsInAProjectHeaderAreFoundWithTheirHeader) {
+  StencilProject p;
+  const LaunchTunables l =
+      find_launch_tunables(p.text, p.source, parse_directives(p.text, p.source, "sm_90"), {"/no/such/include"});
+  const FoundTunable* x = named(l, "k_blockDimX");
+  ASSERT_TRUE(x) << all_notes(l);
+  EXPECT_EQ(x->header, (p.dir / "stencil.h").string());
+  EXPECT_EQ(x->line, 2);
+  EXPECT_TRUE(named(l, "k_blockDimMaxY"));
+  EXPECT_FALSE(named(l, "GRID_N"));  // sizes a cudaMalloc: the problem's size
+  const std::string notes = all_notes(l);
+  EXPECT_NE(notes.find("GRID_N sizes the program's data (cudaMalloc at line 7)"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("\"missing.h\" (included at line 4) was not found"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("the include directory /no/such/include does not exist"), std::string::npos) << notes;
+  ASSERT_EQ(l.sites.size(), 1u);
+  EXPECT_TRUE(has_constraint(l.sites[0], "<= 49152")) << ::testing::PrintToString(l.sites[0].constraints);
+  // Every definition of a tuned knob in the copy is under #ifndef: the
+  // kernel's header, which includes stencil.h again, reads the candidate's value.
+  std::size_t defines = 0;
+  for (std::size_t at = l.text.find("#define k_blockDimX "); at != std::string::npos;
+       at = l.text.find("#define k_blockDimX ", at + 1), ++defines)
+    EXPECT_EQ(l.text.rfind("#ifndef k_blockDimX\n", at), at - std::string("#ifndef k_blockDimX\n").size());
+  EXPECT_GE(defines, 1u);
+  EXPECT_EQ(l.text.find("#include \"stencil.h\""), std::string::npos);
+  EXPECT_NE(l.text.find("#include <algorithm>"), std::string::npos);  // system headers stay includes
+  const std::string listing = listing_text(list_tunables({p.text, p.source, "sm_90", "", {}, {}}));
+  EXPECT_NE(listing.find("k_blockDimX = 32  [define k_blockDimX, stencil.h line 2]"), std::string::npos) << listing;
+}
+
+TEST(LaunchTunables, TheCopyWithAHeadersKnobCompilesToTheOriginalsCodeAtItsDefaults) {
+  if (!fs::exists(test_support::kNvcc)) GTEST_SKIP() << "no nvcc";
+  StencilProject p;
+  std::ofstream(p.source, std::ios::trunc) << std::string(p.text).replace(p.text.find("#include \"missing.h\"\n"), 21, "");
+  const std::string text = std::string(p.text).replace(p.text.find("#include \"missing.h\"\n"), 21, "");
+  const LaunchTunables l = find_launch_tunables(text, p.source, parse_directives(text, p.source, "sm_90"), {});
+  std::ofstream(p.dir / "copy.cu") << l.text;
+  std::ofstream(p.dir / "other.cu") << "#define k_blockDimX 64\n" + l.text;
+  const std::string a = test_support::cubin_of(p.dir, "stencil"), b = test_support::cubin_of(p.dir, "copy"),
+                    c = test_support::cubin_of(p.dir, "other");
+  EXPECT_FALSE(a.empty());
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+}

@@ -132,6 +132,30 @@ int line_at(const std::string& text, std::size_t pos) {
   return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(pos), '\n'));
 }
 
+int line_as_written(const std::string& text, std::size_t pos, std::string* file) {
+  int line = 1;
+  std::size_t start = 0;
+  while (start < text.size() && start <= pos) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos || end >= pos) break;
+    const std::string l = trim(text.substr(start, end - start));
+    int next = line + 1;
+    if (l.rfind("#line ", 0) == 0) {
+      const std::size_t quote = l.find('"');
+      const long long n = integer_literal(trim(l.substr(6, quote == std::string::npos ? std::string::npos : quote - 6)));
+      if (n > 0) next = static_cast<int>(n);
+      if (file && quote != std::string::npos) {
+        std::string named;
+        for (std::size_t i = quote + 1; i < l.size() && l[i] != '"'; ++i) named += l[i] == '\\' && i + 1 < l.size() ? l[++i] : l[i];
+        *file = named;
+      }
+    }
+    line = next;
+    start = end + 1;
+  }
+  return line;
+}
+
 std::string without_preprocessor_lines(std::string code) {
   std::size_t start = 0;
   for (std::size_t i = 0; i <= code.size(); ++i)

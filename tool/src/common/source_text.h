@@ -61,6 +61,10 @@ std::string word_before(const std::string& code, std::size_t pos, std::size_t* b
 
 // The 1-based line of offset `pos`.
 int line_at(const std::string& text, std::size_t pos);
+// The line `pos` is on as a compiler numbers it: the `#line N "file"`
+// directives before it count (a tuned copy keeps the user's numbering);
+// `file` (when given) gets the file the last one named, "" before any.
+int line_as_written(const std::string& text, std::size_t pos, std::string* file = nullptr);
 
 // Preprocessor lines blanked (offsets kept): they are not code.
 std::string without_preprocessor_lines(std::string code);

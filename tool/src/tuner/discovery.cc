@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <set>
@@ -10,6 +11,7 @@
 
 #include "common/source_lines.h"
 #include "tuner/candidate_source.h"
+#include "tuner/launch_reading.h"
 #include "common/source_text.h"
 
 namespace kernelblaster::tuner {
@@ -472,7 +474,6 @@ bool multiplies_block_index(const std::string& code, Span s) {
 std::string tied_literals(const std::string& code) {
   std::string tied;
   for (std::size_t p : word_positions(code, "__shared__")) tied += code.substr(p, code.find(';', p) - p) + "\n";
-  for (const std::string& b : launch_bounds(code)) tied += b + "\n";
   return tied;
 }
 
@@ -484,17 +485,34 @@ std::string tied_literals(const std::string& code) {
 struct Link {
   Span span;
   bool minus_one = false;  // `value - 1`, as in (n + 255) / 256
+  long long factor = 1;    // a multiple of the block the grid divides by: `n / 512` with a block of 256
 };
 struct LiteralGroup {
   long long value = 0;
   std::vector<Link> links;
   bool readable = true;
+  long long bound = 0;  // the launched kernel's __launch_bounds__ (0: none): no block above it
 };
+
+// Whether the literal at `s` is a divisor (`... / 512`), or `512 - 1` of
+// a rounding up (`(n + 511) / 512`).
+bool divides(const std::string& code, Span s, bool minus_one) {
+  std::size_t b = s.begin;
+  while (b > 0 && (code[b - 1] == ' ' || code[b - 1] == '\t')) --b;
+  return b > 0 && code[b - 1] == (minus_one ? '+' : '/');
+}
 
 void add_tokens(const std::string& code, LiteralGroup& g, Span where, bool with_minus_one) {
   for (const Span& s : number_tokens(code, where, g.value)) g.links.push_back({s, false});
   if (with_minus_one)
     for (const Span& s : number_tokens(code, where, g.value - 1)) g.links.push_back({s, true});
+  if (!with_minus_one) return;  // the grid's alone: a block's multiple there sizes the grid with it
+  for (long long factor : {2LL, 4LL, 8LL}) {
+    for (const Span& s : number_tokens(code, where, g.value * factor))
+      if (divides(code, s, false)) g.links.push_back({s, false, factor});
+    for (const Span& s : number_tokens(code, where, g.value * factor - 1))
+      if (divides(code, s, true)) g.links.push_back({s, true, factor});
+  }
 }
 
 // The grid: spelled out in the launch, or where its variable is set, and
@@ -536,6 +554,7 @@ void link_kernel(const std::string& code, std::size_t launch_at, LiteralGroup& g
 // A launch whose block size is a literal (in the launch, or the sole
 // definition of the name it uses) joins that literal's group.
 void read_launch(const std::string& code, const std::string& tied, const LaunchSpans& launch,
+                 const std::vector<std::string>& headers, const std::map<std::string, std::string>& known,
                  std::map<std::size_t, LiteralGroup>* groups) {
   const std::vector<Span>& args = launch.args;
   if (args.size() < 2) return;
@@ -549,7 +568,60 @@ void read_launch(const std::string& code, const std::string& tied, const LaunchS
   if (!number_tokens(tied, {0, tied.size()}, value).empty()) return;
   LiteralGroup& g = (*groups)[literal.begin];
   g.value = value;
+  std::vector<const std::string*> texts = {&code};
+  for (const std::string& h : headers) texts.push_back(&h);
+  const long long bound = reading::launch_bound(texts, launched_kernel(code, launch.at), known);
+  if (bound > 0 && (g.bound == 0 || bound < g.bound)) g.bound = bound;
+  if (bound > 0 && value > bound) g.readable = false;  // the original over its own bound: not ours to read
   if (link_grid(code, args[0], arg, g)) link_kernel(code, launch.at, g);
+}
+
+// Where a literal of the copy was written: "L33" for line 33 of the source,
+// "sort_common_h_L12" for a project header flattened into the copy
+// (header_defines.h), and "file:line" for a tunable's origin.
+struct WrittenAt {
+  std::string tag, origin;
+};
+WrittenAt written_at(const std::string& text, std::size_t at, const std::string& file) {
+  std::string in;
+  const int line = line_as_written(text, at, &in);
+  const std::string source = std::filesystem::absolute(file).lexically_normal().string();
+  if (in.empty() || in == source || in == file) return {"L" + std::to_string(line), file + ":" + std::to_string(line)};
+  std::string stem = std::filesystem::path(in).filename().string();
+  for (char& c : stem)
+    if (!is_identifier_char(c)) c = '_';
+  return {stem + "_L" + std::to_string(line), in + ":" + std::to_string(line)};
+}
+
+// A launch whose grid is an integer literal (`<<<128, 256>>>`, a grid-stride
+// kernel's block count): the literal becomes a tunable, a quarter to four
+// times it. One that sizes __shared__ memory too is left alone.
+void literal_grids(const std::string& code, const std::string& text, const std::string& file, const std::string& tied,
+                   std::set<std::string>& names, std::vector<Edit>& edits, PreparedSource& out) {
+  for (const LaunchSpans& launch : launch_arg_spans(code)) {
+    if (launch.args.size() < 2) continue;
+    const Span grid = launch.args[0];
+    const long long value = integer_literal(code.substr(grid.begin, grid.end - grid.begin));
+    if (value < 2 || !number_tokens(tied, {0, tied.size()}, value).empty()) continue;
+    const WrittenAt where = written_at(text, grid.begin, file);
+    const std::string name = "KERNELBLASTER_GRID_" + where.tag;
+    if (!names.insert(name).second) continue;
+    Span literal = grid;
+    while (literal.begin < literal.end && !std::isdigit(static_cast<unsigned char>(code[literal.begin]))) ++literal.begin;
+    while (literal.end > literal.begin && !is_identifier_char(code[literal.end - 1])) --literal.end;
+    edits.push_back({literal, name});
+    std::set<long long> counts;
+    for (long long quarters : {1LL, 2LL, 4LL, 8LL, 16LL})
+      if ((value * quarters) % 4 == 0 && value * quarters / 4 >= 1) counts.insert(value * quarters / 4);
+    Tunable t;
+    t.name = name;
+    t.default_value = std::to_string(value);
+    t.values = values_list(counts, value);
+    t.technique = "grid_size_adaptation";
+    t.origin = where.origin + " (discovered: literal grid size)";
+    out.summary.push_back(name + " (literal grid size " + std::to_string(value) + ": " + range_phrase(t.values) + ")");
+    out.tunables.push_back(std::move(t));
+  }
 }
 
 // The literal at `at` and its links, each to become `name`.
@@ -559,9 +631,11 @@ void add_edits(const std::string& code, std::size_t at, const LiteralGroup& g, c
   while (literal.end < code.size() && is_identifier_char(code[literal.end])) ++literal.end;
   edits->push_back({literal, name});
   std::set<std::size_t> linked;  // a launch's grid may be read twice (two launches, one variable)
-  for (const Link& l : g.links)
-    if (l.span.begin != at && linked.insert(l.span.begin).second)
-      edits->push_back({l.span, l.minus_one ? "(" + name + " - 1)" : name});
+  for (const Link& l : g.links) {
+    if (l.span.begin == at || !linked.insert(l.span.begin).second) continue;
+    const std::string times = l.factor > 1 ? std::to_string(l.factor) + " * " + name : name;
+    edits->push_back({l.span, l.minus_one || l.factor > 1 ? "(" + times + (l.minus_one ? " - 1)" : ")") : name});
+  }
 }
 
 // The text with the edits made, the tunables' defaults defined above it,
@@ -579,31 +653,46 @@ std::string rewritten(const std::string& text, const std::string& file, std::vec
 
 }  // namespace
 
-PreparedSource prepare_literal_blocks(const std::string& text, const std::string& file, const SpaceDecl& declared) {
+PreparedSource prepare_literal_blocks(const std::string& text, const std::string& file, const SpaceDecl& declared,
+                                      const std::vector<std::string>& include_dirs) {
   PreparedSource out;
   out.text = text;
   if (!declared.discover) return out;
   const std::string code = without_preprocessor_lines(code_only(text));
   const std::string tied = tied_literals(code);
+  std::vector<std::string> headers;
+  std::map<std::string, std::string> known;  // what a __launch_bounds__ may name
+  reading::add_known_constants(text, &known);
+  for (const std::string& h : reading::included_texts(text, std::filesystem::path(file).parent_path(), include_dirs)) {
+    reading::add_known_constants(h, &known);
+    headers.push_back(without_preprocessor_lines(code_only(h)));
+  }
   std::map<std::size_t, LiteralGroup> groups;  // by the literal's position
-  for (const LaunchSpans& launch : launch_arg_spans(code)) read_launch(code, tied, launch, &groups);
+  for (const LaunchSpans& launch : launch_arg_spans(code)) read_launch(code, tied, launch, headers, known, &groups);
   std::vector<Edit> edits;
   std::set<std::string> names;
   for (const Tunable& t : declared.tunables) names.insert(t.name);
   for (const auto& [at, g] : groups) {
     if (!g.readable) continue;
-    const std::string name = "KERNELBLASTER_BLOCK_L" + std::to_string(line_at(text, at));
+    const WrittenAt where = written_at(text, at, file);
+    const std::string name = "KERNELBLASTER_BLOCK_" + where.tag;
     if (!names.insert(name).second) continue;
     add_edits(code, at, g, name, &edits);
     Tunable t;
     t.name = name;
     t.default_value = std::to_string(g.value);
-    t.values = values_list({32, 64, 128, 256, 512, 1024}, g.value);
+    std::set<long long> sizes;
+    for (long long v : {32, 64, 128, 256, 512, 1024})
+      if (g.bound == 0 || v <= g.bound) sizes.insert(v);
+    t.values = values_list(sizes, g.value);
     t.technique = "block_size_adaptation";
-    t.origin = file + ":" + std::to_string(line_at(text, at)) + " (discovered: literal block size)";
-    out.summary.push_back(name + " (literal block size " + std::to_string(g.value) + ": 32..1024)");
+    t.origin = where.origin + " (discovered: literal block size)";
+    out.summary.push_back(name + " (literal block size " + std::to_string(g.value) + ": 32.." +
+                          std::to_string(g.bound > 0 ? g.bound : kMaxThreadsPerBlock) +
+                          (g.bound > 0 ? ", its kernel's __launch_bounds__" : "") + ")");
     out.tunables.push_back(std::move(t));
   }
+  literal_grids(code, text, file, tied, names, edits, out);
   if (!edits.empty()) out.text = rewritten(text, file, edits, out.tunables);
   return out;
 }

@@ -40,14 +40,19 @@ struct Discovery {
 // (and, in the same launch's grid, the literal and literal - 1) is replaced
 // by KERNELBLASTER_BLOCK_L<line>, defined to the literal under #ifndef at the top, so
 // the copy compiles to what the original does until a candidate overrides
-// it. A literal that also sizes __shared__ memory or __launch_bounds__, or
-// is not a multiple of 32 within 32..1024, is left alone.
+// it. A literal that also sizes __shared__ memory, or is not a multiple of
+// 32 within 32..1024, is left alone.
 struct PreparedSource {
   std::string text;               // the copy candidates are made from (== the original when nothing was found)
   std::vector<Tunable> tunables;  // one per replaced literal
   std::vector<std::string> summary;
 };
-PreparedSource prepare_literal_blocks(const std::string& text, const std::string& file, const SpaceDecl& declared);
+// A kernel declared with `__launch_bounds__(N)` (here or in a header the
+// source includes, found in `include_dirs`) gets no block above N. A block
+// that is a multiple's divisor in the grid (`n / 512` beside a block of
+// 256) moves with it: the grid keeps its threads.
+PreparedSource prepare_literal_blocks(const std::string& text, const std::string& file, const SpaceDecl& declared,
+                                      const std::vector<std::string>& include_dirs = {});
 
 // What `text` offers beyond `declared` (a source's directives and manifest).
 Discovery discover_tunables(const std::string& text, const std::string& file, const SpaceDecl& declared);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <set>
@@ -65,6 +66,7 @@ struct Rewriter {
   KernelRewrites out;
   const SpaceDecl& declared;
   const std::vector<LaunchSite>& sites;
+  std::vector<std::string> header_codes;  // the headers the text includes, code only
 
   Rewriter(const std::string& t, const std::string& f, const SpaceDecl& d, const std::vector<LaunchSite>& s)
       : text(t), file(f), code(without_preprocessor_lines(code_only(t))), blocks(reading::blocks_of(code)),
@@ -145,13 +147,29 @@ struct Rewriter {
     return block;
   }
 
+  // Whether a declaration of `kernel` (here or in a header) has __launch_bounds__ of its own.
+  bool bounded_elsewhere(const std::string& kernel) const {
+    std::vector<const std::string*> codes = {&code};
+    for (const std::string& h : header_codes) codes.push_back(&h);
+    for (const std::string* c : codes)
+      for (std::size_t p : word_positions(*c, "__launch_bounds__")) {
+        const std::size_t open = c->find('(', p);
+        const std::size_t close = open == std::string::npos ? open : matching(*c, open, '(', ')');
+        const std::size_t paren = close == std::string::npos ? close : c->find('(', close + 1);
+        if (paren == std::string::npos) continue;
+        const std::vector<std::string> ids = identifiers(c->substr(close + 1, paren - close - 1));
+        if (!ids.empty() && ids.back() == kernel) return true;
+      }
+    return false;
+  }
+
   void bound_kernels(const Env& env, const std::set<std::string>& tunables) {
     const std::vector<reading::LaunchRead> launches = reading::read_launches(code, text, blocks);
     int found = 0;
     for (const Block& b : blocks) {
       if (!b.function || !b.device) continue;
       const std::size_t name_at = b.name_at;
-      if (!mentions(b.head, "__global__") || mentions(b.head, "__launch_bounds__")) continue;
+      if (!mentions(b.head, "__global__") || mentions(b.head, "__launch_bounds__") || bounded_elsewhere(b.name)) continue;
       const std::string block = fixed_block(b.name, launches, env, tunables);
       if (block.empty()) continue;
       const std::string name = unique_name(kBoundsPrefix + b.name, &taken);
@@ -257,27 +275,13 @@ std::string restricted_kernel(const Tunable& t) {
   return is_restrict_rewrite(t) ? t.name.substr(kRestrictPrefix.size()) : "";
 }
 
-int logical_line(const std::string& text, std::size_t pos) {
-  int line = 1;
-  std::size_t start = 0;
-  while (start < text.size() && start <= pos) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string::npos || end >= pos) break;
-    const std::string l = reading::trim_all(text.substr(start, end - start));
-    int next = line + 1;
-    if (l.rfind("#line ", 0) == 0) {
-      const long long n = integer_literal(reading::trim_all(l.substr(6, l.find('"') == std::string::npos ? std::string::npos : l.find('"') - 6)));
-      if (n > 0) next = static_cast<int>(n);
-    }
-    line = next;
-    start = end + 1;
-  }
-  return line;
-}
+int logical_line(const std::string& text, std::size_t pos) { return line_as_written(text, pos); }
 
 KernelRewrites prepare_kernel_rewrites(const std::string& text, const std::string& file, const SpaceDecl& declared,
-                                      const std::vector<LaunchSite>& sites) {
+                                      const std::vector<LaunchSite>& sites, const std::vector<std::string>& include_dirs) {
   Rewriter r(text, file, declared, sites);
+  for (const std::string& h : reading::included_texts(text, std::filesystem::path(file).parent_path(), include_dirs))
+    r.header_codes.push_back(without_preprocessor_lines(code_only(h)));
   for (const Tunable& t : declared.tunables) r.taken.insert(t.name);
   if (!declared.discover) {
     r.out.text = text;

@@ -56,9 +56,12 @@ struct KernelRewrites {
 
 // `text` may be a copy other preparations made (with `#line` directives):
 // lines are named as the original file numbers them.
-// `sites`: the launch sites launch_tunables.h found (their groups).
+// `sites`: the launch sites launch_tunables.h found (their groups). A kernel
+// declared with `__launch_bounds__` anywhere (in `text`, or in a header it
+// includes, found in `include_dirs`) gets no launch bounds rewrite.
 KernelRewrites prepare_kernel_rewrites(const std::string& text, const std::string& file, const SpaceDecl& declared,
-                                      const std::vector<LaunchSite>& sites = {});
+                                      const std::vector<LaunchSite>& sites = {},
+                                      const std::vector<std::string>& include_dirs = {});
 
 // Whether `t` is one of these rewrites (they change no launch's shape).
 bool is_kernel_rewrite(const Tunable& t);

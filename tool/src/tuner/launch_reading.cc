@@ -50,13 +50,34 @@ std::vector<std::string> words_before(const std::string& code, std::size_t p) {
   return words;
 }
 
+// `name.x = e;` (and .y, .z) inside `region`: each e. A dim3 set member by
+// member (`dimBlock.x = k_blockDimX;`) is shaped by what its members are set to.
+std::vector<std::string> member_settings_in(const std::string& code, Span region, const std::string& name) {
+  std::vector<std::string> out;
+  const std::string part = code.substr(region.begin, region.end - region.begin);
+  for (std::size_t p : word_positions(part, name)) {
+    std::size_t q = p + name.size();
+    if (q + 1 >= part.size() || part[q] != '.' || std::string("xyz").find(part[q + 1]) == std::string::npos) continue;
+    q += 2;
+    if (q < part.size() && is_identifier_char(part[q])) continue;
+    while (q < part.size() && (part[q] == ' ' || part[q] == '\t')) ++q;
+    if (q + 1 >= part.size() || part[q] != '=' || part[q + 1] == '=') continue;
+    const std::size_t semi = part.find(';', q);
+    if (semi != std::string::npos) out.push_back(part.substr(q + 1, semi - q - 1));
+  }
+  return out;
+}
+
 std::string shape_of(const std::string& code, Span region, const std::string& expr, int depth) {
   std::string all = expr;
   if (depth == 0) return all;
   std::set<std::string> seen;
   for (const std::string& id : identifiers(expr))
-    if (seen.insert(id).second)
+    if (seen.insert(id).second) {
       for (const std::string& s : settings_in(code, region, id)) all += " ; " + shape_of(code, region, s, depth - 1);
+      for (const std::string& s : member_settings_in(code, region, id))
+        all += " ; " + shape_of(code, region, s, depth - 1);
+    }
   return all;
 }
 
@@ -463,6 +484,28 @@ std::string host_data_use(const std::string& code, const std::string& name) {
       return "new[] at line " + std::to_string(line_of(p));
   }
   return "";
+}
+
+long long launch_bound(const std::vector<const std::string*>& codes, const std::string& name,
+                       const std::map<std::string, std::string>& known) {
+  if (name.empty()) return 0;
+  for (const std::string* code : codes)
+    for (std::size_t p : word_positions(*code, "__launch_bounds__")) {
+      const std::size_t open = code->find('(', p);
+      const std::size_t close = open == std::string::npos ? open : matching(*code, open, '(', ')');
+      if (close == std::string::npos) continue;
+      // The kernel it bounds: the first name after it that opens a parameter list.
+      const std::size_t paren = code->find('(', close + 1);
+      const std::size_t stop = code->find_first_of(";{}", close + 1);
+      if (paren == std::string::npos || (stop != std::string::npos && stop < paren)) continue;
+      const std::vector<std::string> ids = identifiers(code->substr(close + 1, paren - close - 1));
+      if (ids.empty() || ids.back() != name) continue;
+      const std::string first = trim_all(split_top(code->substr(open + 1, close - open - 1), ',').front());
+      long long v = integer_literal(first);
+      if (auto k = known.find(first); v <= 0 && k != known.end()) v = integer_literal(k->second);
+      if (v > 0) return v;
+    }
+  return 0;
 }
 
 // Bytes of the static `__shared__` arrays of a kernel body, as an expression.

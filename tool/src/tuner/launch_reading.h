@@ -122,6 +122,11 @@ std::vector<std::string> first_arguments(const std::string& body, const std::str
 // 87" (lines of `code`); "" when nowhere. Such a value is the problem's size
 // (the data the launches are given), never a choice a candidate may change.
 std::string host_data_use(const std::string& code, const std::string& name);
+// The most threads a block of kernel `name` may have by its
+// `__launch_bounds__` in any of `codes` (its first argument, a literal or a
+// name `known` gives: add_known_constants); 0 when none says.
+long long launch_bound(const std::vector<const std::string*>& codes, const std::string& name,
+                       const std::map<std::string, std::string>& known);
 // Bytes of the static `__shared__` arrays of a kernel body, as an expression ("" when unknown).
 std::string shared_bytes(const std::string& body);
 

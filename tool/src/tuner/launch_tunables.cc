@@ -15,6 +15,7 @@
 #include "tuner/candidate_source.h"
 #include "tuner/config_space.h"
 #include "tuner/discovery.h"
+#include "tuner/header_defines.h"
 #include "tuner/counted_loops.h"
 #include "tuner/launch_reading.h"
 #include "tuner/vector_alignment.h"
@@ -29,7 +30,7 @@ class Finder {
  public:
   Finder(const std::string& text, const std::string& file, const SpaceDecl& declared,
          const std::vector<std::string>& include_dirs)
-      : m_text(text), m_file(file), m_code(without_preprocessor_lines(code_only(text))) {
+      : m_text(text), m_file(file), m_code(without_preprocessor_lines(code_only(text))), m_include_dirs(include_dirs) {
     for (const Tunable& t : declared.tunables) m_taken.insert(t.name);
     m_blocks = blocks_of(m_code);
     m_launches = read_launches(m_code, text, m_blocks);
@@ -37,10 +38,14 @@ class Finder {
     for (const std::string& h : m_headers) add_known_constants(h, &m_known);
     m_header_code.reserve(m_headers.size());
     for (const std::string& h : m_headers) m_header_code.push_back(without_preprocessor_lines(code_only(h)));
+    std::vector<std::string> unread;
+    m_included = project_headers(text, file, include_dirs, &unread);
+    m_notes.insert(unread.begin(), unread.end());
   }
 
   LaunchTunables run() {
     find_defines();
+    find_header_defines();
     find_constants();
     find_template_literals();
     add_known_constants(m_text, &m_known);
@@ -56,18 +61,72 @@ class Finder {
     std::set<std::size_t> sites;
   };
 
+  // Whether the launch's shape, or the kernel it launches (here or in a
+  // header the source includes), reads `name`.
   bool site_reads(const LaunchRead& l, const std::string& name) const {
     if (mentions(l.shape_text, name)) return true;
     KernelText k;
-    return kernel_text(m_code, l.site.kernel, &k) && mentions(k.body, name);
+    if (kernel_text(m_code, l.site.kernel, &k)) return mentions(k.body, name);
+    for (const std::string& h : m_header_code)
+      if (kernel_text(h, l.site.kernel, &k)) return mentions(k.body, name);
+    return false;
+  }
+
+  // Whether a kernel or device function of the source or of its headers reads `name`.
+  bool device_code_reads(const std::string& name) const {
+    for (const Block& b : m_blocks)
+      if (b.function && b.device && mentions(m_code.substr(b.span.begin, b.span.end - b.span.begin), name))
+        return true;
+    for (const std::string& h : m_header_code)
+      for (const Block& b : blocks_of(h))
+        if (b.function && b.device && mentions(h.substr(b.span.begin, b.span.end - b.span.begin), name)) return true;
+    return false;
   }
 
   // A value the host's allocations or copies are sized with is the
-  // problem's size: left as written, with a note.
+  // problem's size: left as written, with a note. So is one a constant or
+  // macro so used is defined from (`const int OPT_SZ = OPT_N * sizeof(float)`).
   bool sizes_host_data(const std::string& name) {
-    const std::string use = host_data_use(m_code, name);
+    const std::string use = data_use(name, 3);
     if (!use.empty()) m_notes.insert(name + " sizes the program's data (" + use + "): the problem's size, left as written");
     return !use.empty();
+  }
+
+  std::string data_use(const std::string& name, int depth) const {
+    const std::string use = host_data_use(m_code, name);
+    if (!use.empty() || depth == 0) return use;
+    for (const std::string& derived : defined_from(name))
+      if (const std::string through = data_use(derived, depth - 1); !through.empty())
+        return through + " through " + derived;
+    return "";
+  }
+
+  // The constants and macros of the source and its headers defined from `name`.
+  std::vector<std::string> defined_from(const std::string& name) const {
+    std::vector<std::string> out;
+    for (std::size_t p : word_positions(m_code, name)) {
+      const std::size_t start = m_code.find_last_of(";{}", p);
+      const std::string before = m_code.substr(start == std::string::npos ? 0 : start + 1,
+                                               p - (start == std::string::npos ? 0 : start + 1));
+      const std::size_t eq = before.find('=');
+      if (eq == std::string::npos || eq == 0 || (eq + 1 < before.size() && before[eq + 1] == '=') ||
+          std::string("<>!=").find(before[eq - 1]) != std::string::npos)
+        continue;
+      const std::vector<std::string> ids = identifiers(before.substr(0, eq));
+      if (!ids.empty() && ids.back() != name) out.push_back(ids.back());
+    }
+    std::vector<const std::string*> texts = {&m_text};
+    for (const std::string& h : m_headers) texts.push_back(&h);
+    for (const std::string* t : texts)
+      for (const std::string& line : lines_of(*t)) {
+        const auto [directive, rest] = preprocessor_line(line);
+        std::istringstream words(rest);
+        std::string defined;
+        if (directive == "define" && (words >> defined) && defined.find('(') == std::string::npos &&
+            defined != name && mentions(rest.substr(rest.find(defined) + defined.size()), name))
+          out.push_back(defined);
+      }
+    return out;
   }
 
   void find_defines() {
@@ -103,6 +162,32 @@ class Finder {
       // line_directive ends in a newline; the original line's own newline follows: drop one.
       f.edits.back().with.pop_back();
       add(std::move(f));
+    }
+  }
+
+  // Plain integer #defines of the project headers the source includes
+  // itself (header_defines.h) that a launch or a kernel reads: the copy
+  // takes the header's text in its include's place (finish()).
+  void find_header_defines() {
+    for (const ProjectHeader& h : m_included) {
+      std::set<std::string> guarded;
+      for (const PlainDefine& d : plain_integer_defines(lines_inside_guard(h.text), &guarded)) {
+        if (m_taken.count(d.name) || names_the_warp_size(d.name, d.value)) continue;
+        Found f;
+        for (std::size_t i = 0; i < m_launches.size(); ++i)
+          if (site_reads(m_launches[i], d.name)) f.sites.insert(i);
+        if (f.sites.empty() && !device_code_reads(d.name)) continue;
+        if (sizes_host_data(d.name)) continue;
+        bool block_size = false;
+        for (std::size_t s : f.sites) block_size = block_size || bare_block(m_code, m_launches[s], d.name);
+        f.t.tunable.name = f.t.written_as = d.name;
+        f.t.tunable.default_value = std::to_string(d.value);
+        f.t.tunable.values = values_around(d.value, block_size);
+        f.t.kind = "define";
+        f.t.line = d.line;
+        f.t.header = h.path;
+        add(std::move(f));
+      }
     }
   }
 
@@ -353,8 +438,8 @@ class Finder {
     limit_groups();
     for (Found& f : m_found) {
       f.t.tunable.technique = infer_technique(f.t.written_as);
-      f.t.tunable.origin = m_file + ":" + std::to_string(f.t.line) + " (discovered: " + f.t.kind + " " +
-                           f.t.written_as + ")";
+      f.t.tunable.origin = (f.t.header.empty() ? m_file : f.t.header) + ":" + std::to_string(f.t.line) +
+                           " (discovered: " + f.t.kind + " " + f.t.written_as + ")";
       for (std::size_t s : f.sites) m_launches[s].site.tunables.push_back(f.t.tunable.name);
     }
   }
@@ -474,6 +559,11 @@ class Finder {
     }
     if (!product.empty() && !(dims.size() == 1 && is_identifier(trim_all(dims[0]))))  // a bare name: its values keep the limit
       add_constraint(l, product + " <= " + std::to_string(kMaxThreadsPerBlock), env, tunables, "block");
+    // The kernel's own __launch_bounds__, wherever it is declared: no block above it.
+    std::vector<const std::string*> codes = {&m_code};
+    for (const std::string& h : m_header_code) codes.push_back(&h);
+    if (const long long bound = launch_bound(codes, l.site.kernel, m_known); bound > 0 && !product.empty())
+      add_constraint(l, product + " <= " + std::to_string(bound), env, tunables, "block");
     kernel_constraints(l, env, tunables);
   }
 
@@ -596,6 +686,21 @@ class Finder {
     LaunchTunables out;
     std::vector<Edit> edits;
     std::string head;
+    // Defines of headers tuned: the project headers' texts in their
+    // includes' places, those defines under #ifndef (header_defines.h).
+    std::map<std::string, std::set<int>> guarded;  // header -> its tuned defines' lines
+    for (const Found& f : m_found)
+      if (!f.t.header.empty()) guarded[f.t.header].insert(f.t.line);
+    if (!guarded.empty()) {
+      std::string why;
+      std::vector<Edit> flat = flattened_includes(m_text, m_file, m_include_dirs, guarded, &why);
+      if (flat.empty()) {
+        m_found.erase(std::remove_if(m_found.begin(), m_found.end(), [](const Found& f) { return !f.t.header.empty(); }),
+                      m_found.end());
+        m_notes.insert("the defines of the project headers are left as written: " + why);
+      }
+      edits.insert(edits.end(), flat.begin(), flat.end());
+    }
     for (Found& f : m_found) {
       edits.insert(edits.end(), f.edits.begin(), f.edits.end());
       if (f.t.kind != "define")
@@ -627,6 +732,8 @@ class Finder {
   std::vector<Block> m_blocks;
   std::vector<LaunchRead> m_launches;
   std::vector<std::string> m_headers, m_header_code;
+  std::vector<ProjectHeader> m_included;  // the project headers the source reaches (header_defines.h)
+  std::vector<std::string> m_include_dirs;
   std::map<std::string, std::string> m_known;
   std::set<std::string> m_taken;
   std::vector<Found> m_found;

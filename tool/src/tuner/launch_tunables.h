@@ -3,7 +3,10 @@
 //
 //   - an object-like integer `#define` that a kernel or a launch reads and
 //     that is not already under `#ifndef` (`#define TILE_DIM 32`): the copy
-//     puts it under `#ifndef` in place, a `#line` keeping the lines;
+//     puts it under `#ifndef` in place, a `#line` keeping the lines; one in
+//     a project header the source includes itself, the copy takes that
+//     header's text in its include's place with the define guarded
+//     (header_defines.h);
 //   - an integral `const`/`constexpr` variable initialised by a literal, a
 //     host function's local or at namespace scope, whose name flows into a
 //     launch (template arguments, grid, block, shared bytes, directly or
@@ -27,7 +30,10 @@
 // replaced by the launch's arguments), the block's thread limits, and the
 // kernel's static shared memory (48 KiB). Types are never tuned; the
 // original's values are always in the space. A constraint the text cannot
-// state (a shape-dependent `assert`) is left to the candidate's run.
+// state (a shape-dependent `assert`) is left to the candidate's run. A value
+// the host sizes its data with (an allocation, a copy, `new[]`), itself or
+// through a constant or macro defined from it, is the problem's size and
+// never tuned; the notes say so.
 #pragma once
 
 #include <string>
@@ -54,7 +60,8 @@ struct FoundTunable {
   Tunable tunable;         // name: the macro a candidate sets; group set
   std::string kind;        // "define", "constant", "template argument"
   std::string written_as;  // the source's name, or the literal
-  int line = 0;
+  int line = 0;            // in the source, or in `header`
+  std::string header;      // the project header a define is in (header_defines.h); "" the source
 };
 
 struct LaunchTunables {

@@ -42,10 +42,10 @@ SourceSpace source_space(const SourceSpaceInput& in) {
   s.summary = launch_summary(s.launch);
   Discovery discovered = add_discovered_space(s.decl, s.launch.text, in.source);
   s.summary.insert(s.summary.end(), discovered.summary.begin(), discovered.summary.end());
-  PreparedSource prepared = prepare_literal_blocks(s.launch.text, in.source, s.decl);
+  PreparedSource prepared = prepare_literal_blocks(s.launch.text, in.source, s.decl, in.include_dirs);
   s.decl.tunables.insert(s.decl.tunables.end(), prepared.tunables.begin(), prepared.tunables.end());
   s.summary.insert(s.summary.end(), prepared.summary.begin(), prepared.summary.end());
-  KernelRewrites rewrites = prepare_kernel_rewrites(prepared.text, in.source, s.decl, s.launch.sites);
+  KernelRewrites rewrites = prepare_kernel_rewrites(prepared.text, in.source, s.decl, s.launch.sites, in.include_dirs);
   s.decl.tunables.insert(s.decl.tunables.end(), rewrites.tunables.begin(), rewrites.tunables.end());
   s.summary.insert(s.summary.end(), rewrites.summary.begin(), rewrites.summary.end());
   s.text = rewrites.text;

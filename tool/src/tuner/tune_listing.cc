@@ -43,11 +43,13 @@ const FoundTunable* found_as(const TuneListing& l, const std::string& name) {
   return nullptr;
 }
 
-std::string where(const Tunable& t) {
+// "line 12", or "FDTD3dGPU.h line 12" for a tunable defined in a header.
+std::string where(const Tunable& t, const FoundTunable* f) {
   const std::size_t open = t.origin.find(" (");
   std::string at = t.origin.substr(0, open);
   const std::size_t colon = at.rfind(':');
-  return colon == std::string::npos ? at : "line " + at.substr(colon + 1);
+  const std::string in = f && !f->header.empty() ? std::filesystem::path(f->header).filename().string() + " " : "";
+  return colon == std::string::npos ? at : in + "line " + at.substr(colon + 1);
 }
 
 std::string tunable_line(const TuneListing& l, const Tunable& t) {
@@ -55,7 +57,7 @@ std::string tunable_line(const TuneListing& l, const Tunable& t) {
   const std::size_t open = t.origin.find(" (");
   std::string what = f ? f->kind + " " + f->written_as : open == std::string::npos ? "declared" : t.origin.substr(open + 2);
   if (!f && !what.empty() && what.back() == ')') what.pop_back();
-  std::string line = "    " + t.name + " = " + t.default_value + "  [" + what + ", " + where(t) + "]  values: " +
+  std::string line = "    " + t.name + " = " + t.default_value + "  [" + what + ", " + where(t, f) + "]  values: " +
                      values_text(t);
   return line;
 }
@@ -145,7 +147,8 @@ std::string listing_json(const TuneListing& l) {
     const FoundTunable* f = found_as(l, t.name);
     j["tunables"].push_back({{"name", t.name}, {"default", t.default_value}, {"values", t.values},
                              {"technique", t.technique}, {"origin", t.origin}, {"group", t.group},
-                             {"kind", f ? f->kind : "macro"}, {"written_as", f ? f->written_as : t.name}});
+                             {"kind", f ? f->kind : "macro"}, {"written_as", f ? f->written_as : t.name},
+                             {"header", f ? f->header : std::string()}});
   }
   j["constraints"] = nlohmann::json::array();
   for (const Constraint& c : l.space.decl.constraints) j["constraints"].push_back(c.text());
