@@ -23,7 +23,8 @@
 #                                               limit; "before" starts afresh, the others go on from it):
 #                                               before = configure, build, the programs plainly and recorded;
 #                                               tune = the second build; after = the programs again
-#   ONELINE_BUDGET (default 30): the BUDGET of the one line
+#   ONELINE_BUDGET (default 30): the BUDGET of the one line; "default": none, as a user writes the line
+#   BUILD_LABEL (default build2): the name of a STAGE=tune build in the logs (build2, build3, ...)
 #   SGEMM_KERNELS (default 1 to 12): the kernels of SGEMM_CUDA whose programs run (and are recorded)
 set -uo pipefail
 source "$(dirname "$0")/clangroot.sh"  # the tool reads sources with libclang
@@ -43,8 +44,12 @@ timed() {  # label, command...: wall seconds into $OUT/times.tsv
   return $rc
 }
 
-one_line() {  # cmakelists, target: the user's edit
-  printf '\nfind_package(KernelBlaster REQUIRED)\nkernelblaster_optimize(%s BUDGET %s)\n' "$2" "$BUDGET" >> "$1"
+one_line() {  # cmakelists, target: the user's edit (no BUDGET where ONELINE_BUDGET=default: as a user writes it)
+  if [ "$BUDGET" = default ]; then
+    printf '\nfind_package(KernelBlaster REQUIRED)\nkernelblaster_optimize(%s)\n' "$2" >> "$1"
+  else
+    printf '\nfind_package(KernelBlaster REQUIRED)\nkernelblaster_optimize(%s BUDGET %s)\n' "$2" "$BUDGET" >> "$1"
+  fi
 }
 
 cmake_for() {  # dir, target:source ...: a CMakeLists for a project built with nvcc by hand, the one line per target
@@ -84,12 +89,14 @@ flow_before() {  # configure, first build, the programs plainly and under the re
   done >> "$OUT/$NAME.launches.txt"
 }
 
-flow_tune() {  # the second build: harnesses synthesized from the recorded launches, tuning
-  local b=$1/build
-  timed build2 cmake --build "$b" -j16 2>&1 | grep -E "kernelblaster:|\[tune\]|error|FAILED" | tee "$OUT/$NAME.build2.log"
+flow_tune() {  # a build after the recording: harnesses synthesized, tuning (BUILD_LABEL: build2, build3, ...)
+  local b=$1/build label=${BUILD_LABEL:-build2}
+  timed "$label" cmake --build "$b" -j16 2>&1 | grep -E "kernelblaster:|\[tune\]|error|FAILED" | tee "$OUT/$NAME.$label.log"
   mkdir -p "$OUT/$NAME.harness"
   cp "$b"/kernelblaster_generated/*/harness/*.cu "$OUT/$NAME.harness/" 2>/dev/null
-  find "$b/kernelblaster_generated" \( -name "*.tuned.cu.json" -o -name "*.tuned.cu.log.json" \) -exec cp {} "$OUT/$NAME.harness/" \;
+  find "$b/kernelblaster_generated" \( -name "*.tuned.cu.json" -o -name "*.tuned.cu.log.json" \) \
+    -exec sh -c 'cp "$1" "$2/$3.$(basename "$1")"' _ {} "$OUT/$NAME.harness" "$label" \;
+  find /tmp/oneline/$NAME-cache -name search.json -exec sh -c 'cp "$1" "$2/$3.search.json"' _ {} "$OUT/$NAME.harness" "$label" \;
 }
 
 flow_after() {  # the programs again on what the second build compiled: their own figures before and after

@@ -28,7 +28,7 @@ namespace fs = std::filesystem;
 namespace kernelblaster {
 namespace {
 
-const char* kHelp = R"(usage: kernelblaster capture shim SOURCE.cu [--out DIR] [-I DIR]... [-D DEF]... [--json]
+const char* kHelp = R"(usage: kernelblaster capture shim SOURCE.cu [--out DIR] [--name NAME] [-I DIR]... [-D DEF]... [--json]
        kernelblaster capture [--out DIR] [--json] -- COMMAND [ARG...]
 
 Records the calls a program makes to the host launchers of its kernel
@@ -38,8 +38,11 @@ them (sizes, extents, outputs and values the program really used).
 shim writes DIR/<stem>.capture.cu (default DIR: ./capture-shims) for
 SOURCE.cu (read with libclang): it includes the source with each launcher
 renamed and defines the launcher again, recording each call when
-KERNELBLASTER_CAPTURE_FILE is set and calling the original. Build the
-program with the shim compiled instead of the source.
+KERNELBLASTER_CAPTURE_FILE is set (with --name, also into
+$KERNELBLASTER_CAPTURE_DIR/NAME.calls.jsonl when that is set) and calling
+the original; with neither set a call costs one test of a flag, and no
+path is compiled into the shim. Build the program with the shim compiled
+instead of the source.
 
 capture -- COMMAND runs the command with KERNELBLASTER_CAPTURE_FILE set to
 DIR/calls.jsonl (default DIR: ./kernelblaster-capture), then writes one
@@ -59,7 +62,7 @@ harness, with the project's own runs (README: The one line).
 int shim(const CommandArgs& argv) {
   if (argv.size() < 2 || argv[1].empty() || argv[1][0] == '-') throw UsageError("capture shim needs SOURCE.cu");
   const std::string source = argv[1];
-  Args args(CommandArgs(argv.begin() + 2, argv.end()), {"--out", "-I", "-D"}, {"--json"});
+  Args args(CommandArgs(argv.begin() + 2, argv.end()), {"--out", "--name", "-I", "-D"}, {"--json"});
   if (!fs::is_regular_file(source)) throw UsageError("no such file: " + source);
   harness::ScanOptions opt;
   opt.include_dirs = args.values("-I");
@@ -73,7 +76,7 @@ int shim(const CommandArgs& argv) {
   fs::path out = args.value("--out", "capture-shims");
   fs::create_directories(out);
   const std::string absolute = fs::absolute(source).lexically_normal().string();
-  const std::string text = harness::capture_shim(scan.launchers, absolute, "", read_file(absolute));
+  const std::string text = harness::capture_shim(scan.launchers, absolute, args.value("--name"), read_file(absolute));
   fs::path file = out / (fs::path(source).stem().string() + ".capture.cu");
   write_file_atomic(file.string(), text);
   const std::string include_dir = fs::path(absolute).parent_path().string();

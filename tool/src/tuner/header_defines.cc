@@ -166,9 +166,10 @@ std::vector<std::string> lines_inside_guard(const std::string& text) {
     const std::string t = trim(strip_comment(lines[i]));
     if (t.empty()) continue;
     const auto [directive, rest] = preprocessor_line(t);
-    if (directives.empty() && directive == "ifndef") guard = trim(rest);
-    else if (directives.size() == 1 && directive == "define" && trim(rest) == guard && !guard.empty()) ;
-    else return lines;
+    const bool opens = directives.empty() && directive == "ifndef";
+    const bool defines_it = directives.size() == 1 && directive == "define" && !guard.empty() && trim(rest) == guard;
+    if (!opens && !defines_it) return lines;
+    if (opens) guard = trim(rest);
     directives.push_back(i);
   }
   for (std::size_t i = lines.size(); i-- > 0;) {
