@@ -25,11 +25,10 @@ class TwoClaimedGpus final : public GpuProbe {
   }
 };
 
-}  // namespace
-
-TEST(TuneRun, ReportsItsPhasesAndCompilesEachCandidateOnce) {
-  fs::path dir = fs::temp_directory_path() / ("kb_tune_run_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+// vector_add with its harness, two evaluations, no flags, in-order picks
+// (the default policy's random order would make the loop's own prefetch
+// miss, which is not what these tests are about), a KB of its own in `dir`.
+tuner::TuneOptions vector_add_run(const fs::path& dir) {
   tuner::TuneOptions opt;
   opt.source = std::string(KERNELBLASTER_EXAMPLES_DIR) + "/src/vector_add.cu";
   opt.harness = std::string(KERNELBLASTER_EXAMPLES_DIR) + "/harness/vector_add_harness.cu";
@@ -37,10 +36,17 @@ TEST(TuneRun, ReportsItsPhasesAndCompilesEachCandidateOnce) {
   opt.no_flags = true;
   opt.max_evals = 2;
   opt.quiet = true;
-  // In-order picks: the default policy's random order would make the loop's
-  // own prefetch miss, which is not what this test is about.
   opt.policy = std::string(KERNELBLASTER_POLICIES_DIR) + "/exhaustive.lua";
   opt.kb = (dir / "kb.json").string();
+  return opt;
+}
+
+}  // namespace
+
+TEST(TuneRun, ReportsItsPhasesAndCompilesEachCandidateOnce) {
+  fs::path dir = fs::temp_directory_path() / ("kb_tune_run_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  tuner::TuneOptions opt = vector_add_run(dir);
   opt.log = (dir / "log.json").string();
   TwoClaimedGpus probe;
   tuner::TuneSummary s = tuner::run_tune(opt, "/nonexistent/kernelblaster", probe, nullptr);
@@ -79,15 +85,7 @@ TEST(TuneRun, ASecondRunResumesTheSearchAndReusesTheOriginalsBuild) {
   fs::path dir = fs::temp_directory_path() / ("kb_tune_resume_test_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
-  tuner::TuneOptions opt;
-  opt.source = std::string(KERNELBLASTER_EXAMPLES_DIR) + "/src/vector_add.cu";
-  opt.harness = std::string(KERNELBLASTER_EXAMPLES_DIR) + "/harness/vector_add_harness.cu";
-  opt.include_dirs = {std::string(KERNELBLASTER_EXAMPLES_DIR) + "/include"};
-  opt.no_flags = true;
-  opt.max_evals = 2;
-  opt.quiet = true;
-  opt.policy = std::string(KERNELBLASTER_POLICIES_DIR) + "/exhaustive.lua";
-  opt.kb = (dir / "kb.json").string();
+  tuner::TuneOptions opt = vector_add_run(dir);
   opt.state_dir = (dir / "state").string();
   TwoClaimedGpus probe;
   const tuner::TuneSummary first = tuner::run_tune(opt, "/nonexistent/kernelblaster", probe, nullptr);
