@@ -2,6 +2,7 @@
 // whole, a torn or foreign file refused with its reason, and the digests
 // that decide whether a state may be resumed and a look reused.
 #include "tuner/search_state.h"
+#include "tuner/resume.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -107,4 +108,76 @@ TEST(SearchState, TheLookSignatureNamesTheAcceptedWinners) {
   e.back().slower_kernel = "k 0.97x";  // slows a kernel: never kept, never looked at
   EXPECT_EQ(look_signature(e, 1.02), "A=3");
   EXPECT_EQ(look_signature(e, 1.5), "");
+}
+
+namespace {
+
+LoopOutcome outcome_with(std::vector<EvaluationRecord> evaluations, SearchStop stop) {
+  LoopOutcome o;
+  o.evaluations = std::move(evaluations);
+  o.stop = stop;
+  o.pace_s = 2.0;
+  return o;
+}
+
+}  // namespace
+
+// A run leaves its state for the next (resume.h): every evaluation, the
+// profile, the look's verdict and source; the next run of the same space
+// reuses the verdict while nothing new is accepted, and keeps time for a
+// look only past the best it concluded on. A deadline leaves the search
+// going on; the policy's stop ends it.
+TEST(Resume, ARunLeavesItsSearchAndTheNextReusesItsLook) {
+  StateDir d;
+  tuner::TuneOptions opt;
+  opt.state_dir = d.path.string();
+  opt.out = (d.path / "tuned.cu").string();
+  opt.min_speedup = 1.02;
+  Resumed first = resume_search(opt, "space-1");
+  EXPECT_FALSE(first.state);
+  EXPECT_EQ(first.builds_dir(), (d.path / "builds").string());
+  fs::create_directories(d.path);
+  std::ofstream(opt.out) << "#define BM 64\n";
+  tuner::TuneSummary sum;
+  sum.exit_code = 0;
+  sum.status = tuner::TuneVerdict::tuned;
+  sum.speedup = 1.07;
+  sum.config = {{"BM", "64"}};
+  RunLog log;
+  log.metrics = {{"sm__throughput", 40}};
+  log.state = "compute_bound";
+  const LoopOutcome o = outcome_with({record("BM=64", 1.08, true), record("BM=32", 0.9, false)}, SearchStop::deadline);
+  remember_search(first, o, log, opt, 58.0, sum, [](const std::string&) {});
+  EXPECT_TRUE(sum.continues);
+  EXPECT_EQ(sum.builds_searched, 1);
+
+  Resumed second = resume_search(opt, "space-1");
+  ASSERT_TRUE(second.state);
+  EXPECT_EQ(second.state->evaluations.size(), 2u);
+  EXPECT_EQ(second.state->metrics, log.metrics);
+  EXPECT_DOUBLE_EQ(looked_up_to(second, opt.min_speedup), 1.08);
+  fs::remove(opt.out);
+  tuner::TuneSummary again;
+  LoopOutcome nothing_new = o;
+  nothing_new.evaluations.push_back(record("BM=128", 1.01, false));
+  ASSERT_TRUE(reuse_look(second, nothing_new, opt, again));
+  EXPECT_EQ(again.status, tuner::TuneVerdict::tuned);
+  EXPECT_DOUBLE_EQ(again.speedup, 1.07);
+  EXPECT_EQ(again.config, sum.config);
+  std::ifstream written(opt.out);
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(written)), {}), "#define BM 64\n");
+  LoopOutcome better = o;
+  better.evaluations.push_back(record("BM=128", 1.12, true));
+  EXPECT_FALSE(reuse_look(second, better, opt, again));  // a new winner: its look is due
+  // The policy's stop ends the search.
+  remember_search(second, outcome_with(o.evaluations, SearchStop::policy), log, opt, 30.0, again,
+                  [](const std::string&) {});
+  EXPECT_FALSE(again.continues);
+  EXPECT_EQ(again.builds_searched, 2);
+  // Another space (the harness changed) starts afresh, and says why.
+  const Resumed other = resume_search(opt, "space-2");
+  EXPECT_FALSE(other.state);
+  EXPECT_NE(other.note.find("changed"), std::string::npos);
+  opt.fresh_search = true;
+  EXPECT_FALSE(resume_search(opt, "space-1").state);
 }
