@@ -27,11 +27,9 @@ case "${1:-}" in
     shift
     for label in "$@"; do
       BUILD_LABEL=$label STAGE=tune bash bench/oneline_projects.sh run sgemm_cuda 2>&1 | tail -5
-    done
-    pack "builds-$*" ;;
+      pack "$label"
+    done ;;
   after)
-    progs=()
-    for k in $SGEMM_KERNELS; do progs+=("./sgemm $k"); done
     STAGE=after bash bench/oneline_projects.sh run sgemm_cuda 2>&1 | tail -5
     pack after ;;
   *) sed -n 2,13p "$0"; exit 2 ;;

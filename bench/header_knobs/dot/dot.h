@@ -1,0 +1,2 @@
+#pragma once
+#define ACCUM_N 1024
