@@ -71,32 +71,38 @@ __global__ void range_kernel(const T* p, std::size_t n, long long* lo, long long
 // Neither set: nothing is recorded, so a program built with the shim runs
 // at its own speed, and no path of the build tree is compiled into it.
 // "off" (or "0") records nothing.
+struct CaptureEnvironment {
+  const char* file = nullptr;  // KERNELBLASTER_CAPTURE_FILE, unless empty
+  const char* dir = nullptr;   // KERNELBLASTER_CAPTURE_DIR, unless empty
+  bool off = false;            // the file is "off" or "0"
+};
+
+// Read once per program.
+inline const CaptureEnvironment& capture_environment() {
+  static const CaptureEnvironment env = [] {
+    CaptureEnvironment e;
+    const char* f = std::getenv("KERNELBLASTER_CAPTURE_FILE");
+    const char* d = std::getenv("KERNELBLASTER_CAPTURE_DIR");
+    e.file = f && *f ? f : nullptr;
+    e.dir = d && *d ? d : nullptr;
+    e.off = e.file && (std::string(e.file) == "off" || std::string(e.file) == "0");
+    return e;
+  }();
+  return env;
+}
+
 inline std::string capture_file(const char* name) {
-  static const char* const file = [] {
-    const char* v = std::getenv("KERNELBLASTER_CAPTURE_FILE");
-    return v && *v ? v : nullptr;
-  }();
-  static const char* const dir = [] {
-    const char* v = std::getenv("KERNELBLASTER_CAPTURE_DIR");
-    return v && *v ? v : nullptr;
-  }();
-  if (file) return std::string(file) == "off" || std::string(file) == "0" ? "" : file;
-  if (dir && name && *name) return std::string(dir) + "/" + name + ".calls.jsonl";
+  const CaptureEnvironment& env = capture_environment();
+  if (env.file) return env.off ? "" : env.file;
+  if (env.dir && name && *name) return std::string(env.dir) + "/" + name + ".calls.jsonl";
   return "";
 }
 
 // Whether capture_file(name) names a file, without making it: what a call
 // tests when nothing records.
 inline bool capturing(const char* name) {
-  static const bool file = [] {
-    const char* v = std::getenv("KERNELBLASTER_CAPTURE_FILE");
-    return v && *v && std::string(v) != "off" && std::string(v) != "0";
-  }();
-  static const bool dir = [] {
-    const char* v = std::getenv("KERNELBLASTER_CAPTURE_DIR");
-    return v && *v;
-  }();
-  return file || (dir && name && *name);
+  const CaptureEnvironment& env = capture_environment();
+  return env.file ? !env.off : env.dir && name && *name;
 }
 
 // Recorded lines stop being appended once the file holds this much: a

@@ -38,6 +38,7 @@ class Finder {
     for (const std::string& h : m_headers) add_known_constants(h, &m_known);
     m_header_code.reserve(m_headers.size());
     for (const std::string& h : m_headers) m_header_code.push_back(without_preprocessor_lines(code_only(h)));
+    for (const std::string& h : m_header_code) m_header_blocks.push_back(blocks_of(h));
     std::vector<std::string> unread;
     m_included = project_headers(text, file, include_dirs, &unread);
     m_notes.insert(unread.begin(), unread.end());
@@ -77,9 +78,10 @@ class Finder {
     for (const Block& b : m_blocks)
       if (b.function && b.device && mentions(m_code.substr(b.span.begin, b.span.end - b.span.begin), name))
         return true;
-    for (const std::string& h : m_header_code)
-      for (const Block& b : blocks_of(h))
-        if (b.function && b.device && mentions(h.substr(b.span.begin, b.span.end - b.span.begin), name)) return true;
+    for (std::size_t i = 0; i < m_header_code.size(); ++i)
+      for (const Block& b : m_header_blocks[i])
+        if (b.function && b.device && mentions(m_header_code[i].substr(b.span.begin, b.span.end - b.span.begin), name))
+          return true;
     return false;
   }
 
@@ -732,6 +734,7 @@ class Finder {
   std::vector<Block> m_blocks;
   std::vector<LaunchRead> m_launches;
   std::vector<std::string> m_headers, m_header_code;
+  std::vector<std::vector<Block>> m_header_blocks;  // of each m_header_code, read once
   std::vector<ProjectHeader> m_included;  // the project headers the source reaches (header_defines.h)
   std::vector<std::string> m_include_dirs;
   std::map<std::string, std::string> m_known;

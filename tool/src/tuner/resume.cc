@@ -12,26 +12,34 @@ namespace kernelblaster::tuner {
 
 namespace {
 
+// The fields a look's verdict and a summary share, from one to the other
+// (a LookVerdict's status is its name, a summary's the enum; the text is
+// the verdict's own).
+template <class To, class From>
+void copy_verdict_fields(To& to, const From& from) {
+  to.exit_code = from.exit_code;
+  to.reason = from.reason;
+  to.speedup = from.speedup;
+  to.search_speedup = from.search_speedup;
+  to.whole_speedup = from.whole_speedup;
+  to.reference_median_us = from.reference_median_us;
+  to.best_median_us = from.best_median_us;
+  to.config = from.config;
+  to.flags = from.flags;
+  to.kernel_speedups = from.kernel_speedups;
+  to.memcheck = from.memcheck;
+  to.slower_at_a_size = from.slower_at_a_size;
+  to.other_sizes = from.other_sizes;
+  to.launch_paced = from.launch_paced;
+  to.shape_guard = from.shape_guard;
+  to.edge_check = from.edge_check;
+  to.per_launcher = from.per_launcher;
+}
+
 LookVerdict verdict_of(const TuneSummary& sum, std::string text) {
   LookVerdict v;
-  v.exit_code = sum.exit_code;
+  copy_verdict_fields(v, sum);
   v.status = tune_verdict_name(sum.status);
-  v.reason = sum.reason;
-  v.speedup = sum.speedup;
-  v.search_speedup = sum.search_speedup;
-  v.whole_speedup = sum.whole_speedup;
-  v.reference_median_us = sum.reference_median_us;
-  v.best_median_us = sum.best_median_us;
-  v.config = sum.config;
-  v.flags = sum.flags;
-  v.kernel_speedups = sum.kernel_speedups;
-  v.memcheck = sum.memcheck;
-  v.slower_at_a_size = sum.slower_at_a_size;
-  v.other_sizes = sum.other_sizes;
-  v.launch_paced = sum.launch_paced;
-  v.shape_guard = sum.shape_guard;
-  v.edge_check = sum.edge_check;
-  v.per_launcher = sum.per_launcher;
   v.text = std::move(text);
   return v;
 }
@@ -44,24 +52,8 @@ std::optional<TuneVerdict> verdict_named(const std::string& name) {
 }
 
 void apply_verdict(const LookVerdict& v, TuneVerdict status, TuneSummary& sum) {
-  sum.exit_code = v.exit_code;
+  copy_verdict_fields(sum, v);
   sum.status = status;
-  sum.reason = v.reason;
-  sum.speedup = v.speedup;
-  sum.search_speedup = v.search_speedup;
-  sum.whole_speedup = v.whole_speedup;
-  sum.reference_median_us = v.reference_median_us;
-  sum.best_median_us = v.best_median_us;
-  sum.config = v.config;
-  sum.flags = v.flags;
-  sum.kernel_speedups = v.kernel_speedups;
-  sum.memcheck = v.memcheck;
-  sum.slower_at_a_size = v.slower_at_a_size;
-  sum.other_sizes = v.other_sizes;
-  sum.launch_paced = v.launch_paced;
-  sum.shape_guard = v.shape_guard;
-  sum.edge_check = v.edge_check;
-  sum.per_launcher = v.per_launcher;
 }
 
 // look_signature() under the threshold it was taken with: a verdict taken

@@ -104,6 +104,7 @@ struct TuneSpace {
   // user's harness is used as it is) and the tunables it reads by -D.
   std::string harness_text;
   std::vector<std::string> harness_macros;
+  std::string harness_read;  // the user's (or synthesized) harness as read: what the search's state is measured with
 };
 
 TuneSpace tune_space(const TuneOptions& opt, const std::string& text, const std::string& source,
@@ -119,8 +120,9 @@ TuneSpace tune_space(const TuneOptions& opt, const std::string& text, const std:
     say("[tune] " + kernel + ": tunables found without directives: " + list);
   }
   // What the harness runs decides what is searched (harness_space.h).
+  t.harness_read = read_file(opt.harness);
   const HarnessSpace hs =
-      harness_space(read_file(opt.harness), found, text, source, cs.include_dirs, t.decl, opt.partial_harness);
+      harness_space(t.harness_read, found, text, source, cs.include_dirs, t.decl, opt.partial_harness);
   for (const std::string& line : hs.lines) say("[tune] " + kernel + ": " + line);
   t.harness_text = hs.harness;
   t.harness_macros = hs.harness_macros;
@@ -753,7 +755,7 @@ bool set_up(const TuneOptions& opt, GpuProbe& probe, const Say& say, TuneSetup& 
     conclude(sum, TuneVerdict::no_gain, nothing_to_tune(opt, t.kernel));
     return false;
   }
-  t.resumed = resume_search(opt, space_digest(t.ts.space, t.ts.harness_text.empty() ? read_file(opt.harness)
+  t.resumed = resume_search(opt, space_digest(t.ts.space, t.ts.harness_text.empty() ? t.ts.harness_read
                                                                                      : t.ts.harness_text));
   if (!t.resumed.note.empty()) say("[tune] " + t.kernel + ": " + t.resumed.note);
   if (t.resumed.state)
