@@ -10,6 +10,7 @@
 #   bench/issue72_gpu.sh after          the programs again on the last build's sources
 # SGEMM_CUDA is read from $ONELINE_OSS/SGEMM_CUDA (default oss/).
 set -uo pipefail
+source "$(dirname "$0")/clangroot.sh"  # the installed tool loads the carried libclang
 OUT=${OUT:-bench/out}
 mkdir -p "$OUT"
 export ONELINE_BUDGET=default
@@ -23,6 +24,9 @@ case "${1:-}" in
     ROUNDS=5 bash bench/shim_cost/run.sh /tmp/kb/bin/kernelblaster "$OUT" 2>&1 | tee "$OUT/shim_cost.log"
     STAGE=before bash bench/oneline_projects.sh run sgemm_cuda 2>&1 | tail -40 > "$OUT/sgemm_before.log"
     pack setup ;;
+  shimcost)
+    ROUNDS=5 bash bench/shim_cost/run.sh /tmp/kb/bin/kernelblaster "$OUT" 2>&1 | tee "$OUT/shim_cost.log"
+    pack shimcost ;;
   builds)
     shift
     for label in "$@"; do

@@ -26,6 +26,7 @@ struct EngineTarget {
   std::string lock_dir;
   int seeds = 3;
   double budget_ms = 300;
+  double screen_budget_ms = 0;  // timed runs per size in a search's screen; 0: budget_ms
   double run_timeout_s = 60;
   double build_timeout_s = 300;
 };

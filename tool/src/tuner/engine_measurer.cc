@@ -169,6 +169,7 @@ EvalResult EngineMeasurer::evaluate_build(const CandidateBuild& b, std::uint64_t
     // seeds, repeat and three checked calls made 14 of an evaluation's 18
     // dumps. The winner's look runs every size with every seed.
     req.screening = true;
+    if (m_target.screen_budget_ms > 0) req.budget_ms = m_target.screen_budget_ms;
   } else {
     req.seeds = seeds;
     req.seed_base = 0;  // fresh random seeds, unlike any the search used

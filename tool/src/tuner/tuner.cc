@@ -210,6 +210,14 @@ void conclude(TuneSummary& sum, TuneVerdict status, std::string reason) {
   sum.reason = std::move(reason);
 }
 
+// Fresh seeds for a winner's look, spread over the run's GPUs (at least 3
+// on each): as many as a measurement's. The tuner's candidates are the
+// user's source with other values, the screen has run each of them at
+// every size already, and a look is its run's dearest part: twice the
+// seeds made SGEMM_CUDA's looks at two launcher groups 78 s of a build
+// whose budget is 60 s (an H100, 2026-12-07).
+int look_seeds(const TuneOptions& opt) { return std::max(3, opt.seeds); }
+
 // The guard's progress line, as the run's others ("" when quiet).
 Progress guard_progress(const TuneOptions& opt, const std::string& kernel, const Say& say) {
   if (opt.quiet) return {};
@@ -275,7 +283,7 @@ void decide_focused(const TuneOptions& opt, const LoopOutcome& outcome, const Sp
                     EngineMeasurer& measurer, const std::string& kernel, const Say& say, PhaseClock& phases,
                     TuneSummary& sum, RunLog& log) {
   phases.next("reverify");
-  const int total = std::max(3, 2 * opt.seeds);
+  const int total = look_seeds(opt);
   const LauncherFocus& focus = measurer.focus();
   const Look look = [&](const Configuration& c) {
     if (!opt.quiet)
@@ -428,7 +436,7 @@ void decide_winner(const TuneOptions& opt, const LoopOutcome& outcome, const Spa
     return conclude(sum, TuneVerdict::no_gain,
                     "best " + speedup_text(best.speedup) + " (" + best.id + ") is below --min-speedup " +
                         speedup_text(opt.min_speedup));
-  // Believe the winner only after a fresh look: twice the seeds, new ones,
+  // Believe the winner only after a fresh look: new seeds (look_seeds()),
   // spread over every GPU of the run; all must pass, the lowest speedup counts.
   phases.next("reverify");
   if (!opt.quiet)
@@ -436,7 +444,7 @@ void decide_winner(const TuneOptions& opt, const LoopOutcome& outcome, const Spa
         std::to_string(sum.devices.size()) + (sum.devices.size() == 1 ? " GPU" : " GPUs"));
   const GuardGuess guess = guess_guard(measurer, winner, decl, best);  // built while the look runs
   const EdgeCheck edges = start_edge_check(measurer, winner);             // so are the edges' programs
-  Reverification again = reverify(measurer, winner, sum.devices, std::max(3, 2 * opt.seeds));
+  Reverification again = reverify(measurer, winner, sum.devices, look_seeds(opt));
   record_look(sum, again);
   if (const DeviceCheck* bad = again.failure()) {
     failed.push_back(changes_of(best));
@@ -524,6 +532,7 @@ EngineTarget engine_target(const TuneOptions& opt, const std::string& source, co
   target.lock_dir = default_lock_dir();
   target.seeds = opt.seeds;
   target.budget_ms = opt.budget_ms;
+  target.screen_budget_ms = opt.screen_budget_ms;
   target.run_timeout_s = opt.run_timeout_s;
   return target;
 }

@@ -37,7 +37,12 @@ struct TuneOptions {
   bool quiet = false;
   std::string name;              // the kernel's name in lines and logs; empty: the source's file name
   int seeds = 3;                 // per measurement
-  double budget_ms = 300;        // timed runs per size per measurement
+  double budget_ms = 300;        // timed runs per size per measurement (the winner's look)
+  // Timed runs per size in a search's screen: its timing only ranks a
+  // candidate, the winner's look times it again at budget_ms. SGEMM_CUDA's
+  // runner.cu spent 0.78 s of a 1.5-s screen timing two sizes at 300 ms
+  // (an H100, 2026-12-07).
+  double screen_budget_ms = 100;
   double run_timeout_s = 60;
   // Where the search's state is kept between runs of this source on this
   // GPU (search_state.h: the results cache's tuning/<key>); empty: nothing
