@@ -112,6 +112,9 @@ TEST(SearchState, TheLookSignatureNamesTheAcceptedWinners) {
 
 namespace {
 
+// Every evaluation in one part (a search not judged group by group).
+const PartOf one_part = [](const EvaluationRecord&) { return std::uint64_t{0}; };
+
 LoopOutcome outcome_with(std::vector<EvaluationRecord> evaluations, SearchStop stop) {
   LoopOutcome o;
   o.evaluations = std::move(evaluations);
@@ -160,7 +163,7 @@ TEST(Resume, ARunLeavesItsSearchAndTheNextReusesItsLook) {
   tuner::TuneSummary again;
   LoopOutcome nothing_new = o;
   nothing_new.evaluations.push_back(record("BM=128", 1.01, false));
-  ASSERT_TRUE(reuse_look(second, nothing_new, opt, again));
+  ASSERT_TRUE(reuse_look(second, nothing_new, opt, one_part, again));
   EXPECT_EQ(again.status, tuner::TuneVerdict::tuned);
   EXPECT_DOUBLE_EQ(again.speedup, 1.07);
   EXPECT_EQ(again.config, sum.config);
@@ -168,7 +171,7 @@ TEST(Resume, ARunLeavesItsSearchAndTheNextReusesItsLook) {
   EXPECT_EQ(std::string((std::istreambuf_iterator<char>(written)), {}), "#define BM 64\n");
   LoopOutcome better = o;
   better.evaluations.push_back(record("BM=128", 1.12, true));
-  EXPECT_FALSE(reuse_look(second, better, opt, again));  // a new winner: its look is due
+  EXPECT_FALSE(reuse_look(second, better, opt, one_part, again));  // a new winner: its look is due
   // The policy's stop ends the search.
   remember_search(second, outcome_with(o.evaluations, SearchStop::policy), log, opt, 30.0, again,
                   [](const std::string&) {});
@@ -180,4 +183,64 @@ TEST(Resume, ARunLeavesItsSearchAndTheNextReusesItsLook) {
   EXPECT_NE(other.note.find("changed"), std::string::npos);
   opt.fresh_search = true;
   EXPECT_FALSE(resume_search(opt, "space-1").state);
+}
+
+// A resumed search looks again only at a best that gains kLookMargin (1%)
+// over the fastest its last look concluded on in the same part: a look is a
+// build's dearest part. The reused look stays the state's last look, so
+// small gains do not add up unlooked-at; another part's first winner, and
+// anything after a look that did not tune, is looked at.
+TEST(Resume, ALookStandsUntilANewBestGainsOnePercentInItsPart) {
+  StateDir d;
+  tuner::TuneOptions opt;
+  opt.state_dir = d.path.string();
+  opt.out = (d.path / "tuned.cu").string();
+  opt.min_speedup = 1.02;
+  fs::create_directories(d.path);
+  std::ofstream(opt.out) << "#define BM 64\n";
+  tuner::TuneSummary sum;
+  sum.exit_code = 0;
+  sum.status = tuner::TuneVerdict::tuned;
+  sum.speedup = 1.10;
+  // Part 1 holds BM, part 2 holds BN.
+  const PartOf parts = [](const EvaluationRecord& e) { return std::uint64_t{e.id.rfind("BM", 0) == 0 ? 1u : 2u}; };
+  const LoopOutcome o = outcome_with({record("BM=64", 1.10, true)}, SearchStop::deadline);
+  Resumed first = resume_search(opt, "space-1");
+  remember_search(first, o, RunLog{}, opt, 58.0, sum, [](const std::string&) {});
+
+  Resumed second = resume_search(opt, "space-1");
+  LoopOutcome slight = o;
+  slight.evaluations.push_back(record("BM=128", 1.105, true));  // +0.45%
+  EXPECT_TRUE(look_stands(second, slight.evaluations, opt.min_speedup, parts));
+  tuner::TuneSummary again;
+  ASSERT_TRUE(reuse_look(second, slight, opt, parts, again));
+  EXPECT_DOUBLE_EQ(again.speedup, 1.10);
+  remember_search(second, slight, RunLog{}, opt, 30.0, again, [](const std::string&) {});
+
+  Resumed third = resume_search(opt, "space-1");
+  EXPECT_EQ(third.state->look_of, "1.02:BM=64");  // the look it took, not the one it reused
+  LoopOutcome creeping = slight;
+  creeping.evaluations.push_back(record("BM=256", 1.112, true));  // +1.1% over the look's 1.10
+  EXPECT_FALSE(look_stands(third, creeping.evaluations, opt.min_speedup, parts));
+  LoopOutcome other_part = slight;
+  other_part.evaluations.push_back(record("BN=32", 1.03, true));  // a part the look never saw
+  EXPECT_FALSE(look_stands(third, other_part.evaluations, opt.min_speedup, parts));
+  LoopOutcome below = slight;
+  below.evaluations.push_back(record("BN=16", 1.01, true));  // under --min-speedup: nothing to look at
+  EXPECT_TRUE(look_stands(third, below.evaluations, opt.min_speedup, parts));
+  opt.min_speedup = 1.05;  // a look under another threshold is no look for this run
+  EXPECT_FALSE(look_stands(third, slight.evaluations, opt.min_speedup, parts));
+  opt.min_speedup = 1.02;
+
+  // A look that refused its winner stands only for what it concluded on.
+  tuner::TuneSummary refused;
+  refused.exit_code = 1;
+  refused.status = tuner::TuneVerdict::no_gain;
+  Resumed fourth = resume_search(opt, "space-1");
+  remember_search(fourth, creeping, RunLog{}, opt, 30.0, refused, [](const std::string&) {});
+  Resumed fifth = resume_search(opt, "space-1");
+  EXPECT_TRUE(look_stands(fifth, creeping.evaluations, opt.min_speedup, parts));
+  LoopOutcome next = creeping;
+  next.evaluations.push_back(record("BM=32", 1.113, true));
+  EXPECT_FALSE(look_stands(fifth, next.evaluations, opt.min_speedup, parts));
 }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
+#include <sstream>
 
 #include "common/file_util.h"
 #include "common/text.h"
@@ -99,14 +101,41 @@ double looked_up_to(const Resumed& r, double min_speedup) {
   return best;
 }
 
-bool reuse_look(const Resumed& r, const LoopOutcome& outcome, const TuneOptions& opt, TuneSummary& sum) {
-  if (!r.state || r.state->look_of.empty() || r.state->look_of != signature(outcome.evaluations, opt.min_speedup))
-    return false;
+bool look_stands(const Resumed& r, const std::vector<EvaluationRecord>& evaluations, double min_speedup,
+                 const PartOf& part_of) {
+  if (!r.state || r.state->look_of.empty()) return false;
+  if (r.state->look_of == signature(evaluations, min_speedup)) return true;
+  const std::string prefix = general_number(min_speedup) + ":";
+  if (r.state->look.exit_code != 0 || r.state->look_of.rfind(prefix, 0) != 0) return false;
+  std::vector<std::string> looked;  // look_signature(): ids joined by '|'
+  std::istringstream ids(r.state->look_of.substr(prefix.size()));
+  for (std::string id; std::getline(ids, id, '|');) looked.push_back(id);
+  const auto was_looked_at = [&](const std::string& id) {
+    return std::find(looked.begin(), looked.end(), id) != looked.end();
+  };
+  std::map<std::uint64_t, double> fastest;  // per part, of the evaluations the look concluded on
+  for (const EvaluationRecord& e : evaluations)
+    if (was_looked_at(e.id)) {
+      double& f = fastest[part_of(e)];
+      f = std::max(f, e.speedup);
+    }
+  for (const EvaluationRecord& e : evaluations) {
+    if (!e.accepted || !e.keepable() || e.speedup < min_speedup || was_looked_at(e.id)) continue;
+    const auto it = fastest.find(part_of(e));
+    if (it == fastest.end() || e.speedup >= it->second * (1 + kLookMargin)) return false;
+  }
+  return true;
+}
+
+bool reuse_look(Resumed& r, const LoopOutcome& outcome, const TuneOptions& opt, const PartOf& part_of,
+                TuneSummary& sum) {
+  if (!look_stands(r, outcome.evaluations, opt.min_speedup, part_of)) return false;
   const LookVerdict& v = r.state->look;
   const std::optional<TuneVerdict> status = verdict_named(v.status);
   if (!status || (v.exit_code == 0 && !opt.out.empty() && v.text.empty())) return false;
   apply_verdict(v, *status, sum);
   if (v.exit_code == 0 && !opt.out.empty()) write_file_atomic(opt.out, v.text);
+  r.look_reused = true;
   return true;
 }
 
@@ -125,10 +154,12 @@ void remember_search(Resumed& r, const LoopOutcome& outcome, const RunLog& log, 
   s.evaluations = outcome.evaluations;
   s.stop = search_stop_name(outcome.stop);
   s.over = search_over(outcome.stop, s.builds, sum.status);
-  s.look_of = signature(outcome.evaluations, opt.min_speedup);
-  std::string text;
-  if (sum.exit_code == 0 && !opt.out.empty()) read_file_if_present(opt.out, &text);
-  s.look = verdict_of(sum, text);
+  if (!r.look_reused) {  // a reused look stays the one it was, on what it concluded
+    s.look_of = signature(outcome.evaluations, opt.min_speedup);
+    std::string text;
+    if (sum.exit_code == 0 && !opt.out.empty()) read_file_if_present(opt.out, &text);
+    s.look = verdict_of(sum, text);
+  }
   sum.builds_searched = s.builds;
   sum.continues = !s.over;
   try {

@@ -336,8 +336,9 @@ class SearchLoop::Run {
   double measurement_and_after() const {
     const bool paced = m_outcome.measured > 0;
     const double pace = this->pace();
-    const bool winner = m_opt.reserve_from_speedup <= 0 ||
-                        (m_outcome.best >= 0 && m_best_speedup >= m_opt.reserve_from_speedup);
+    const bool winner = (m_opt.reserve_from_speedup <= 0 ||
+                         (m_outcome.best >= 0 && m_best_speedup >= m_opt.reserve_from_speedup)) &&
+                        (!m_opt.look_due || m_opt.look_due(m_outcome.evaluations));
     const double look = m_opt.finish_paces * full_pace() + m_opt.finish_untimed * pace;
     const double after = paced && winner ? std::min(look * looks_ahead(), 0.5 * m_opt.budget_s) : 0.0;
     return pace + after;

@@ -46,6 +46,10 @@ struct LoopOptions {
   // once. SGEMM_CUDA's kernels 5 and 6 (an H200, 2026-11-30) spent 94 s on
   // two groups' looks after a loop that had kept 46 s for one. 0: once.
   double look_from_speedup = 0;
+  // Whether the evaluations so far (earlier runs' included) hold a best the
+  // run would look at (resume.h look_stands); false: no reserve is kept,
+  // the earlier look stands. Empty: always.
+  std::function<bool(const std::vector<EvaluationRecord>&)> look_due;
   std::vector<int> devices = {0};       // one measurement at a time on each
   int prefetch = 4;                     // further picks of the policy prepared ahead
   // Configurations (ids) whose builds started before the loop

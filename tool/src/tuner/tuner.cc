@@ -702,10 +702,18 @@ EvalRequest::Memcheck winner_memcheck(const Toolchain& tc) {
 // harness builds while the winner's look runs). On an H200 (2026-11-30)
 // memcheck took 0.5 s at the examples' paces of 1.2 s and 1.3-2.9 s at
 // SGEMM_CUDA's of about 2 s; the edges 0.5 and 0.9-1.1 s.
+// An evaluation's part for look_stands(): the launcher groups its changes reach.
+PartOf part_of(const EngineMeasurer& measurer, const SpaceDecl& decl) {
+  return [&measurer, &decl](const EvaluationRecord& e) {
+    return measurer.focus().mask(make_configuration(decl.tunables, e.settings, e.flags));
+  };
+}
+
 constexpr double kMemcheckPaces = 1;
 constexpr double kEdgePaces = 0.5;
 void set_search_deadline(const TuneOptions& opt, const PhaseClock::Reading& before_search, const TuneSummary& sum,
-                         bool memcheck, const EngineMeasurer& measurer, const Resumed& resumed, LoopOptions& lo) {
+                         bool memcheck, const EngineMeasurer& measurer, const SpaceDecl& decl, const Resumed& resumed,
+                         LoopOptions& lo) {
   const std::string harness = read_file(measurer.target().harness);
   const bool untimed_sizes = harness.find(".validation_size(") != std::string::npos;
   const bool edges = has_edges(harness, measurer.target().source_text);
@@ -720,6 +728,12 @@ void set_search_deadline(const TuneOptions& opt, const PhaseClock::Reading& befo
   // look only once something passes it (resume.h).
   if (const double looked = looked_up_to(resumed, opt.min_speedup); looked > 0 && sum.focused_groups == 0)
     lo.reserve_from_speedup = std::max(lo.reserve_from_speedup, looked * (1 + 1e-9));
+  // Nor while every new best gains too little on the one it looked at.
+  if (resumed.state && !resumed.state->look_of.empty())
+    lo.look_due = [&resumed, min = opt.min_speedup, part = part_of(measurer, decl)](
+                      const std::vector<EvaluationRecord>& evaluations) {
+      return !look_stands(resumed, evaluations, min, part);
+    };
   lo.first_pace_s = first_measurement_estimate(before_search);
   // The original's build and profile kept from an earlier run took no time
   // here: a measurement's pace is the earlier run's.
@@ -778,7 +792,7 @@ bool set_up(const TuneOptions& opt, GpuProbe& probe, const Say& say, TuneSetup& 
 void conclude_run(const TuneOptions& opt, const LoopOutcome& outcome, const TuneSetup& t, EngineMeasurer& measurer,
                   const std::string& kb_path, const Say& say, PhaseClock& phases, TuneSummary& sum, RunLog& log,
                   Resumed& resumed) {
-  if (!reuse_look(resumed, outcome, opt, sum))
+  if (!reuse_look(resumed, outcome, opt, part_of(measurer, t.ts.decl), sum))
     decide_winner(opt, outcome, t.ts.decl, measurer, t.kernel, say, phases, sum, log);
   learn_and_log(opt, kb_path, say, phases, sum, log);
   remember_search(resumed, outcome, log, opt, sum.seconds, sum, say);
@@ -838,7 +852,7 @@ TuneSummary run_tune(const TuneOptions& opt, const std::string& self_exe, GpuPro
   lo.facts.state = log.state;
   lo.facts.metrics = log.metrics;
 
-  set_search_deadline(opt, phases.read(), sum, !memcheck.tool.empty(), measurer, t.resumed, lo);
+  set_search_deadline(opt, phases.read(), sum, !memcheck.tool.empty(), measurer, t.ts.decl, t.resumed, lo);
   sum.preparation_s = phases.read().total;
   phases.next("loop");
   SearchLoop loop(t.ts.space, estimates_of(knowledge, log.state, t.cs.arch, t.ts.space), measurer, *choice.policy,
