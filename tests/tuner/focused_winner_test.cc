@@ -142,6 +142,31 @@ TEST(FocusedWinner, EachGroupsBestIsLookedAtAloneThenTheCompositionOnTheWholeHar
   EXPECT_EQ(w.summary(), "run_scale 1.09x, run_shift 1.04x; the whole harness 1.00x");
 }
 
+// The composition the whole harness will check, known before the looks, so
+// its build runs while they do: each group's fastest; none for one group
+// without flags (no whole check follows).
+TEST(FocusedWinner, TheExpectedCompositionIsTheOneTheWholeHarnessChecksWhenEveryGroupHolds) {
+  const LaunchTunables t = found();
+  const std::vector<Tunable> tunables = tunables_of(t);
+  const std::string bm = tunable_named(t, "BM"), threads = tunable_named(t, "THREADS");
+  const LauncherFocus f = launcher_focus(harness_launchers(kHarnessHead), t.sites, tunables);
+  const std::vector<EvaluationRecord> evals = {measured({{bm, "64"}}, {}, 1.04), measured({{bm, "256"}}, {}, 1.10),
+                                               measured({{threads, "512"}}, {}, 1.05)};
+  const std::optional<Configuration> expected = expected_composition(evals, tunables, f, 1.02);
+  ASSERT_TRUE(expected);
+  std::string whole_id;
+  const FocusedWinner w = compose_winner(
+      evals, tunables, f, 1.02, [](const Configuration&) { return result(1.05); },
+      [&](const Configuration& c) {
+        whole_id = c.id;
+        return result(1.03);
+      });
+  ASSERT_TRUE(w.found) << w.reason;
+  EXPECT_EQ(expected->id, whole_id);
+  EXPECT_FALSE(expected_composition({evals[1]}, tunables, f, 1.02));  // one group, no flags
+  EXPECT_FALSE(expected_composition(evals, tunables, f, 1.2));        // no group gains enough
+}
+
 TEST(FocusedWinner, AGroupWhoseGainDoesNotHoldIsLeftOutAndOneGroupNeedsNoWholeLook) {
   const LaunchTunables t = found();
   const std::vector<Tunable> tunables = tunables_of(t);

@@ -263,6 +263,8 @@ EvalResult EngineMeasurer::check_with_harness(const OtherHarness& builds, bool o
   return Evaluator(m_toolchain, m_probe).evaluate(req);
 }
 
+void EngineMeasurer::prepare_whole(const Configuration& config) { m_whole_builds.get(config); }
+
 CandidateResult EngineMeasurer::remeasure_whole(const Configuration& config, int device, int seeds) {
   return candidate_result_of(evaluate_build(m_whole_builds.get(config).get(), 0, device, seeds));
 }

@@ -60,6 +60,8 @@ class EngineMeasurer final : public Measurer {
 
   // The same on the whole harness, every launcher running, whatever group
   // `config` changes: what a composed winner is checked with.
+  // Starts the build remeasure_whole() will take (a composed winner, expected).
+  void prepare_whole(const Configuration& config);
   CandidateResult remeasure_whole(const Configuration& config, int device, int seeds);
   // Each of the harness's first `launchers` launchers alone (built with
   // its mask bit), `config` against the original with `seeds` fresh seeds:

@@ -81,6 +81,20 @@ std::string FocusedWinner::summary() const {
   return out;
 }
 
+std::optional<Configuration> expected_composition(const std::vector<EvaluationRecord>& evaluations,
+                                                  const std::vector<Tunable>& tunables, const LauncherFocus& focus,
+                                                  double min_speedup) {
+  const std::vector<std::vector<const EvaluationRecord*>> groups =
+      group_candidates(evaluations, tunables, focus, min_speedup);
+  if (groups.empty()) return std::nullopt;
+  const std::vector<std::string> flags = groups.front().front()->flags;
+  if (groups.size() < 2 && flags.empty()) return std::nullopt;
+  std::map<std::string, std::string> values;
+  for (const std::vector<const EvaluationRecord*>& candidates : groups)
+    values.insert(candidates.front()->settings.begin(), candidates.front()->settings.end());
+  return make_configuration(tunables, values, flags);
+}
+
 FocusedWinner compose_winner(const std::vector<EvaluationRecord>& evaluations, const std::vector<Tunable>& tunables,
                              const LauncherFocus& focus, double min_speedup, const Look& look,
                              const Look& whole_look) {

@@ -12,6 +12,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,14 @@ bool has_group_gain(const std::vector<EvaluationRecord>& evaluations, const std:
 // failed result when any GPU failed it, else the lowest speedup);
 // `whole_look`: the same on the whole harness.
 using Look = std::function<CandidateResult(const Configuration&)>;
+
+// The configuration compose_winner() checks on the whole harness where
+// every group's fastest holds its look, so that its build runs while the
+// looks do (each build of SGEMM_CUDA's runner.cu takes about 9 s); nullopt
+// where no whole check would follow.
+std::optional<Configuration> expected_composition(const std::vector<EvaluationRecord>& evaluations,
+                                                  const std::vector<Tunable>& tunables, const LauncherFocus& focus,
+                                                  double min_speedup);
 FocusedWinner compose_winner(const std::vector<EvaluationRecord>& evaluations, const std::vector<Tunable>& tunables,
                              const LauncherFocus& focus, double min_speedup, const Look& look,
                              const Look& whole_look);

@@ -303,6 +303,8 @@ void decide_focused(const TuneOptions& opt, const LoopOutcome& outcome, const Sp
   };
   const EvaluationRecord& best = outcome.evaluations[outcome.best];
   sum.search_speedup = best.speedup;
+  if (const auto expected = expected_composition(outcome.evaluations, decl.tunables, focus, opt.min_speedup))
+    measurer.prepare_whole(*expected);  // built while the groups' looks run
   FocusedWinner w = compose_winner(outcome.evaluations, decl.tunables, focus, opt.min_speedup, look, whole);
   sum.launcher_groups = w.groups;
   sum.whole_speedup = w.whole_checked && w.whole.verified() ? w.whole.speedup : 0;
