@@ -244,6 +244,44 @@ TEST_F(BuildStepTest, LockfileIsUpdatedAppliedAndRefusedWhenStale) {
   EXPECT_EQ(slurp(m_req.rsp), "");
 }
 
+// An entry is data someone else may have written (issue 74): a lockfile
+// edited in a pull request whose flags name another compiler directory, a
+// cache entry whose define carries code. The environment's check refuses
+// it; the build says so, counts it a miss and compiles the original.
+TEST_F(BuildStepTest, ARefusedEntryIsAMissThatTheLineNames) {
+  m_gpu = testing::h200();
+  m_req.update_lockfile = true;
+  run();
+  Lockfile lock = read_lockfile(m_req.lockfile);
+  TunedResult& entry = lock.sources["src/k.cu"][testing::h200().id()];
+  entry.flags = {"--compiler-bindir=/tmp/elsewhere"};
+  std::ofstream(m_req.lockfile) << serialize_lockfile(lock);
+  std::vector<std::string> asked;
+  m_env.refuse_entry = [&asked](const TunedResult& r, const std::string& arch) {
+    asked.push_back(arch);
+    for (const std::string& f : r.flags)
+      if (f != "-use_fast_math") return "flag '" + f + "' is not one the tuner sets for " + arch;
+    return std::string();
+  };
+  m_gpu.reset();  // a CI machine: no GPU, an empty cache, the edited lockfile
+  m_req.update_lockfile = false;
+  m_req.target_gpu = "sm_90";
+  m_req.cache_dir = m_dir.path("empty-cache");
+  BuildReport r = run();
+  EXPECT_EQ(r.action, BuildAction::original);
+  EXPECT_EQ(r.refused_entry, "flag '--compiler-bindir=/tmp/elsewhere' is not one the tuner sets for sm_90");
+  EXPECT_NE(r.line.find("the kernelblaster.lock.json entry for NVIDIA H200 is refused (flag "
+                        "'--compiler-bindir=/tmp/elsewhere' is not one the tuner sets for sm_90), so it counts as a miss; "),
+            std::string::npos)
+      << r.line;
+  EXPECT_EQ(slurp(m_req.rsp), "");
+  EXPECT_EQ(asked, (std::vector<std::string>{"sm_90"}));
+
+  // The cache's own entry, with the tuner's flag, is applied as before.
+  m_req.cache_dir = m_dir.path("cache");
+  EXPECT_EQ(run().action, BuildAction::applied);
+}
+
 // A tuning starts from the lockfile's winner for this GPU, whatever its
 // key: an edit to the source makes the entry stale, and the re-tune
 // measures the old winner first (the softmax example's winner is a cross a

@@ -7,6 +7,7 @@ bundled example.
   cli_test.py TOOL HARNESS_BINARY
 """
 import json
+import shutil
 import os
 import subprocess
 import tempfile
@@ -191,6 +192,42 @@ def main():
         said = [l for l in b.stdout.splitlines() if "is refused" in l]
         expect("build: a broken POLICY and a broken KB are each one line naming the file, and the build goes on",
                b.returncode == 0 and len(said) == 2 and "broken.lua" in said[0] and "broken_kb.json" in said[1], b)
+
+        # Issue 74: a lockfile entry is data someone may have edited. One whose flag would have nvcc
+        # take its compiler from a directory of the author's choosing, or whose define carries code, is
+        # refused with its reason and counts as a miss: the original is compiled, no flag passed on. The
+        # same entry with the tuner's own flag and a plain value is applied.
+        proj = os.path.join(d, "proj")
+        os.makedirs(os.path.join(proj, "src"))
+        shutil.copy(f"{ROOT}/examples/kernels/src/softmax.cu", os.path.join(proj, "src"))
+        lock, rsp, out = os.path.join(proj, "kernelblaster.lock.json"), os.path.join(d, "o.rsp"), os.path.join(d, "lo.cu")
+        gid = "nvidia-h200_sm90_132sm_drv580"
+        json.dump({"arch": "sm_90", "include_dirs": [softmax[5]]}, open(os.path.join(d, "lock.json"), "w"))
+        args = ["--manifest", os.path.join(d, "lock.json"), "--cache-dir", os.path.join(d, "lock-cache"),
+                "--source", os.path.join(proj, "src", "softmax.cu"), "--harness", softmax[3],
+                "--lockfile", lock, "--target-gpu", gid, "--out", out, "--rsp", rsp]
+        dry = run([tool, "build", "--dry-run", "--json"] + args)
+        key = json.loads(dry.stdout)["key"] if dry.returncode == 0 else ""
+        gpu = {"name": "NVIDIA H200", "compute_capability": "9.0", "sm_count": 132, "driver_major": 580}
+
+        def locked(defines, flags):
+            entry = {"key": key, "improved": True, "defines": defines, "flags": flags, "config": {}, "speedup": 1.3,
+                     "gpu": gpu, "measured_at": "2026-12-07T00:00:00Z", "tool_version": "test"}
+            json.dump({"kernelblaster_lockfile": 1, "sources": {"src/softmax.cu": {gid: entry}}}, open(lock, "w"))
+            b = run([tool, "build"] + args)
+            return b, open(rsp).read() if os.path.exists(rsp) else "", open(out).read() if os.path.exists(out) else ""
+
+        b, flags, text = locked([["KB_TEST_KNOB", "128"]], ["--compiler-bindir=" + d])
+        expect("build: a lockfile entry whose flag names another compiler directory is refused, the original compiled",
+               key and b.returncode == 0 and "is refused (flag '--compiler-bindir=" in b.stdout and
+               "counts as a miss" in b.stdout and "compiler-bindir" not in flags and "KB_TEST_KNOB" not in text, b)
+        b, flags, text = locked([["KB_TEST_KNOB", "128); abort(); (void(0)"]], [])
+        expect("build: a lockfile entry whose define carries code is refused, the original compiled",
+               b.returncode == 0 and "is not one plain token" in b.stdout and "abort" not in text, b)
+        b, flags, text = locked([["KB_TEST_KNOB", "128"]], ["-use_fast_math"])
+        expect("build: the same entry with the tuner's own flag and a plain value is applied",
+               b.returncode == 0 and "applied tuned result" in b.stdout and "-use_fast_math" in flags and
+               "#define KB_TEST_KNOB 128" in text, b)
 
         # stats in a build tree reads the results cache its build steps used, not the default one.
         tree = os.path.join(d, "tree")

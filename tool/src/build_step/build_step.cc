@@ -256,6 +256,7 @@ class BuildStepRun {
     std::string unreadable;
     std::optional<TunedResult> found = m_local ? m_cache.find(*m_gpu, m_rep.key, &unreadable)
                                                : m_cache.find_for(m_rep.selector, m_rep.key, &unreadable);
+    if (found && refused(*found, "cached")) found.reset();
     if (found && found->search_open && resumes()) {
       m_open = found;  // the best so far: the search goes on, and this stands if it cannot
       return std::nullopt;
@@ -270,6 +271,7 @@ class BuildStepRun {
     try {
       if (const std::optional<TunedResult>& entry = lock_entry()) {
         if (entry->key == m_rep.key) {
+          if (refused(*entry, "the " + m_lockfile_name)) return std::nullopt;
           m_rep.origin = ResultOrigin::lockfile;
           return entry;
         }
@@ -281,6 +283,17 @@ class BuildStepRun {
       m_lead += std::string("cannot use the lockfile: ") + e.what() + "; ";
     }
     return std::nullopt;
+  }
+
+  // Whether `entry` (from `where`: "cached", "the kernelblaster.lock") must
+  // not be compiled with (BuildEnvironment::refuse_entry); the line says why.
+  bool refused(const TunedResult& entry, const std::string& where) {
+    if (!m_env.refuse_entry) return false;
+    const std::string why = m_env.refuse_entry(entry, m_req.arch);
+    if (why.empty()) return false;
+    m_rep.refused_entry = why;
+    m_lead += where + " entry for " + gpu_label(entry.gpu) + " is refused (" + why + "), so it counts as a miss; ";
+    return true;
   }
 
   // Whether this build goes on with an open search of its key (the cache's
@@ -329,7 +342,7 @@ class BuildStepRun {
     std::string note;
     std::optional<TunedResult> found = m_env.remote->get(id, m_rep.key, &note);
     if (!note.empty()) m_lead += note + "; ";
-    if (!found) return std::nullopt;
+    if (!found || refused(*found, "remote storage's")) return std::nullopt;
     try {
       m_cache.store(*found);
     } catch (const std::exception&) {

@@ -144,6 +144,11 @@ struct BuildEnvironment {
   // when it does, else the compiler's first line. Asked only where the shim
   // would be compiled (a GPU here, MODE AUTO or TUNE). Optional: taken to compile.
   std::function<std::string(const BuildRequest&)> shim_compile_error;
+  // Why a result kept outside this run (the cache, the lockfile, remote
+  // storage) must not be compiled with: "" when it may be, else one phrase
+  // (tuner/shared_entry.h: flags the tuner never sets, defines that are no
+  // plain setting). A refused entry counts as a miss. Optional: all accepted.
+  std::function<std::string(const TunedResult&, const std::string& arch)> refuse_entry;
   // A line to show now, before the step's own (waiting for another build). Optional.
   std::function<void(const std::string& line)> say;
   // Results shared with other machines (remote_storage.h): asked on a local
@@ -198,6 +203,7 @@ struct BuildReport {
   bool strict_failure = false;  // no verified result and --strict
   BuildCause cause = BuildCause::no_gpu;
   bool stale_lockfile = false;  // a lockfile entry for the GPU was there but did not match
+  std::string refused_entry;    // why a cached, locked or served entry was not used ("" none refused)
   // The tuning failed because the original failed with its harness (or the
   // harness could not be used): a synthesized harness may be made another way.
   bool harness_failed = false;

@@ -26,6 +26,7 @@
 #include "policy/lua_policy.h"
 #include "harness/capture_step.h"
 #include "harness/harness_coverage.h"
+#include "tuner/shared_entry.h"
 
 namespace fs = std::filesystem;
 
@@ -310,6 +311,9 @@ build_step::BuildEnvironment build_environment(const build_step::BuildRequest& r
   env.gpu_device_present = [] { return !nvidia_device_node().empty(); };
   env.tune = [self_exe](const build_step::TuneRequest& tr) { return build_step::run_tuner(self_exe, tr); };
   env.shim_compile_error = [tc](const build_step::BuildRequest& r) { return r.dry_run ? std::string() : shim_compile_error(tc, r); };
+  env.refuse_entry = [](const build_step::TunedResult& r, const std::string& arch) {
+    return tuner::entry_refusal(r.flags, r.defines, r.prelude, arch);
+  };
   env.say = [](const std::string& line) {
     std::printf("%s\n", line.c_str());
     std::fflush(stdout);
