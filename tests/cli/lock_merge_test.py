@@ -74,6 +74,21 @@ def main():
         expect("a file that is not a lockfile: one line, exit 2, nothing written",
                p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and open(a).read() == before, p.stderr)
 
+        # Issue 74: what a merge job is given by mistake is refused, each with one line and nothing written.
+        garbage = os.path.join(d, "garbage.json")
+        open(garbage, "w").write(lockfile({"src/a.cu": {"gpu_sm00_0sm_drv0": {"garbage": True}}}))
+        for name, args in (("a missing input (a glob that matched nothing)", [a, os.path.join(d, "fragments", "*.json")]),
+                           ("an entry with no key or GPU", [a, garbage])):
+            p = subprocess.run([tool, "lock", "merge"] + args, capture_output=True, text=True)
+            expect(f"lock merge refuses {name}: one line, exit 2, nothing written",
+                   p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and open(a).read() == before, p.stderr)
+        empty = os.path.join(d, "empty.json")
+        open(empty, "w").write(lockfile({}))
+        p = subprocess.run([tool, "lock", "merge", a, empty, "--out", os.path.join(d, "same.json")],
+                           capture_output=True, text=True)
+        expect("lock merge of an input with no entry says nothing was merged",
+               p.returncode == 0 and "empty.json holds no entry: nothing merged" in p.stderr, p.stderr)
+
         # git: two branches record results; the driver merges them.
         if subprocess.run(["git", "--version"], capture_output=True).returncode != 0:
             print("git not found: the merge driver's part is not run")

@@ -30,7 +30,11 @@ Lockfile read_lockfile(const std::string& path) {
   for (const auto& [source, per_gpu] : j["sources"].items()) {
     if (!per_gpu.is_object()) throw std::runtime_error("lockfile " + path + ": entry \"" + source + "\" is not an object");
     for (const auto& [gpu_id, entry] : per_gpu.items()) {
-      TunedResult r = result_from_json(entry, "lockfile " + path + " (" + source + ", " + gpu_id + ")");
+      const std::string where = "lockfile " + path + " (" + source + ", " + gpu_id + ")";
+      TunedResult r = result_from_json(entry, where);
+      // An entry no build can match (no key) or select (no GPU) is no entry.
+      if (r.key.empty()) throw std::runtime_error(where + ": the entry has no \"key\"");
+      if (r.gpu.empty()) throw std::runtime_error(where + ": the entry names no GPU (\"gpu\": {\"name\": ...})");
       r.source = source;
       lock.sources[source][gpu_id] = std::move(r);
     }

@@ -4,6 +4,8 @@
 // driver, so two runners' updates of kernelblaster.lock.json merge without
 // hand edits.
 #include <cstdio>
+#include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -12,6 +14,7 @@
 #include "cli/commands.h"
 #include "common/file_lock.h"
 #include "common/file_util.h"
+#include "common/text.h"
 
 namespace kernelblaster {
 namespace {
@@ -29,7 +32,10 @@ merge         folds B, C, ... into A (in place, under A's lock; A is created
                    (the other was for a source, tool or settings since changed);
                 2. the same key: the re-verified one, then the one from more
                    evaluations, then the faster, then the later.
-              Each decision is one line on stderr naming the entry that lost.
+              Each decision is one line on stderr naming the entry that lost;
+              an input that holds no entry is said ("nothing merged" when
+              none does). B, C, ... must exist: a glob that matched nothing
+              is refused.
 merge-driver  git's merge driver for the lockfile: merges THEIRS into OURS
               (BASE is not needed: entries are only ever added or replaced)
               and exits 0, or 1 with one line when a side is not a lockfile
@@ -39,19 +45,36 @@ merge-driver  git's merge driver for the lockfile: merges THEIRS into OURS
               and in .gitattributes:
                 kernelblaster.lock.json merge=kernelblaster-lock
 
-Exit status: 0 merged, 2 bad usage or an input that is not a lockfile
-(nothing written).
+Exit status: 0 merged, 2 bad usage, a missing input, or an input that is
+not a lockfile or holds an entry without a "key" or a "gpu" (nothing written).
 )";
 
-// Folds `inputs` in order; the decisions on stderr unless quiet.
+std::size_t entries(const build_step::Lockfile& lock) {
+  std::size_t n = 0;
+  for (const auto& [source, per_gpu] : lock.sources) n += per_gpu.size();
+  return n;
+}
+
+// Folds `inputs` in order; the decisions on stderr unless quiet. Every
+// input after the first must exist (a glob that matched nothing reaches
+// here as its pattern); the first is created where it does not. Inputs
+// that hold no entry are said.
 build_step::Lockfile fold(const std::vector<std::string>& inputs, bool quiet) {
+  for (std::size_t i = 1; i < inputs.size(); ++i)
+    if (!std::filesystem::is_regular_file(inputs[i])) throw std::runtime_error("no such lockfile: " + inputs[i]);
   build_step::Lockfile merged = build_step::read_lockfile(inputs.front());
+  std::vector<std::string> empty;
   for (std::size_t i = 1; i < inputs.size(); ++i) {
     std::vector<std::string> decisions;
-    merged = build_step::merge_lockfiles(merged, build_step::read_lockfile(inputs[i]), &decisions);
+    const build_step::Lockfile next = build_step::read_lockfile(inputs[i]);
+    if (entries(next) == 0) empty.push_back(inputs[i]);
+    merged = build_step::merge_lockfiles(merged, next, &decisions);
     if (!quiet)
       for (const std::string& d : decisions) std::fprintf(stderr, "kernelblaster lock merge: %s\n", d.c_str());
   }
+  if (!empty.empty())
+    std::fprintf(stderr, "kernelblaster lock merge: %s %s no entry%s\n", joined(empty, ", ").c_str(),
+                 empty.size() == 1 ? "holds" : "hold", empty.size() + 1 == inputs.size() ? ": nothing merged" : "");
   return merged;
 }
 
