@@ -81,7 +81,7 @@ versions instead of the originals.
 kernelblaster_optimize(<target>
                        [SOURCES <src>...] [HARNESS <harness.cu>...] [HARNESS_DIR <dir>]
                        [MODE AUTO|APPLY|TUNE|OFF] [BUDGET <seconds>] [MIN_SPEEDUP <x>]
-                       [POLICY <file.lua>] [KB <kb.json>] [TARGET_GPU <name|sm_XY>]
+                       [POLICY <file.lua>] [KB <kb.json>] [TARGET_GPU <name|id|sm_XY>]
                        [LOCKFILE <file>] [CAPTURE_TESTS <test>...] [NO_CAPTURE]
                        [NO_TESTS] [STRICT] [ALLOW_UNVERIFIED])
 ```

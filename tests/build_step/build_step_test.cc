@@ -842,5 +842,37 @@ TEST_F(BuildStepTest, RemoteStorageSharesResultsAndAFailingServerCostsOneLine) {
   EXPECT_NE(down.line.find("(not stored in remote storage"), std::string::npos) << down.line;
 }
 
+// Issue 74: a GPU-less build asks remote storage by the GPU's id. TARGET_GPU
+// as a name finds the id in the lockfile's entry it selects; where nothing
+// gives one, the line says the server was not asked.
+TEST_F(BuildStepTest, ANameInTargetGpuAsksRemoteStorageByTheLockfilesIdOrSaysItDidNot) {
+  auto storage = std::make_shared<MemoryStorage>();
+  m_env.remote = storage;
+  m_gpu = testing::h200();
+  m_req.update_lockfile = true;
+  run();
+  Lockfile lock = read_lockfile(m_req.lockfile);
+  lock.sources["src/k.cu"][testing::h200().id()].key = "an-older-key";  // stale: only its GPU is of use
+  std::ofstream(m_req.lockfile) << serialize_lockfile(lock);
+
+  m_gpu.reset();
+  m_req.update_lockfile = false;
+  m_req.cache_dir = m_dir.path("empty-cache");
+  m_req.target_gpu = "NVIDIA H200";
+  BuildReport named = run();
+  EXPECT_EQ(named.origin, ResultOrigin::remote_storage) << named.line;
+  EXPECT_EQ(named.action, BuildAction::applied);
+
+  std::filesystem::remove(m_req.lockfile);
+  m_req.cache_dir = m_dir.path("another-empty-cache");
+  const int gets = storage->gets;
+  BuildReport unasked = run();
+  EXPECT_EQ(storage->gets, gets);
+  EXPECT_NE(unasked.line.find("remote storage not asked: TARGET_GPU NVIDIA H200 names no one GPU's results there (a "
+                              "GPU's id does: 'kernelblaster gpu info' prints it on that GPU); "),
+            std::string::npos)
+      << unasked.line;
+}
+
 }  // namespace
 }  // namespace kernelblaster::build_step

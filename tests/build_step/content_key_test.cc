@@ -90,6 +90,14 @@ TEST(GpuFingerprint, IdAndSelectors) {
   EXPECT_EQ(gpu_match_rank(gpu, "sm_80"), -1);
   EXPECT_EQ(gpu_match_rank(gpu, "NVIDIA A100"), -1);
   EXPECT_EQ(gpu_match_rank(gpu, ""), -1);
+  // The ceilings' key earlier `gpu info` printed names it too, whatever kernel driver it names.
+  EXPECT_EQ(gpu_match_rank(gpu, "nvidia-h200-sm90-132sm-drv580"), 0);
+  EXPECT_EQ(gpu_match_rank(gpu, "nvidia-h200-sm90-114sm-drv580"), -1);
+  EXPECT_EQ(gpu_match_rank(gpu, "nvidia-h100-sm90-132sm-drv580"), -1);
+  GpuFingerprint h100 = gpu;
+  h100.name = "NVIDIA H100 80GB HBM3";
+  EXPECT_EQ(h100.id(), "nvidia-h100-80gb-hbm3_sm90_132sm_drv13");
+  EXPECT_EQ(gpu_match_rank(h100, "nvidia-h100-80gb-hbm3-sm90-132sm-drv580"), 0);
 }
 
 TEST(GpuFingerprint, ProbeWithoutGpuSaysWhy) {

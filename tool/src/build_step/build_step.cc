@@ -285,6 +285,18 @@ class BuildStepRun {
     return std::nullopt;
   }
 
+  // The id of the GPU the lockfile's entry for this source that the
+  // selector picks was measured on; "" without one.
+  std::string locked_gpu_id() {
+    if (m_req.lockfile.empty()) return "";
+    try {
+      const std::optional<TunedResult>& entry = lock_entry();
+      return entry ? entry->gpu.id() : "";
+    } catch (const std::exception&) {
+      return "";  // the lookup names an unreadable lockfile
+    }
+  }
+
   // Whether `entry` (from `where`: "cached", "the kernelblaster.lock") must
   // not be compiled with (BuildEnvironment::refuse_entry); the line says why.
   bool refused(const TunedResult& entry, const std::string& where) {
@@ -332,13 +344,21 @@ class BuildStepRun {
 
   // On a local miss, the remote storage's entry for this GPU and key, kept
   // in the local cache too; what went wrong with the server leads the line.
-  // A machine without the GPU asks for it by the fingerprint id TARGET_GPU
-  // names (a name or an architecture names no one file there).
+  // A machine without the GPU asks for it by its id: TARGET_GPU's, or that
+  // of the lockfile's entry TARGET_GPU selects (a name or an architecture
+  // names no one file there); with neither, the line says it was not asked.
   std::optional<TunedResult> from_remote() {
+    if (!m_env.remote) return std::nullopt;
     const std::string id = m_local                                  ? m_gpu->id()
                            : GpuFingerprint::is_id(m_rep.selector) ? m_rep.selector
-                                                                   : std::string();
-    if (!m_env.remote || id.empty()) return std::nullopt;
+                                                                   : locked_gpu_id();
+    if (id.empty()) {
+      m_lead += std::string("remote storage not asked: ") +
+                (m_req.target_gpu.empty() ? "no GPU here and no TARGET_GPU"
+                                          : "TARGET_GPU " + m_req.target_gpu + " names no one GPU's results there") +
+                " (a GPU's id does: 'kernelblaster gpu info' prints it on that GPU); ";
+      return std::nullopt;
+    }
     std::string note;
     std::optional<TunedResult> found = m_env.remote->get(id, m_rep.key, &note);
     if (!note.empty()) m_lead += note + "; ";

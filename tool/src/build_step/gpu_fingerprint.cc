@@ -52,9 +52,36 @@ bool GpuFingerprint::is_id(const std::string& text) {
   return std::regex_match(text, kShape);
 }
 
+namespace {
+
+// Runs of '-' as one, none at either end: the two slugs alike.
+std::string squeezed(const std::string& s) {
+  std::string out;
+  for (char c : s)
+    if (c != '-' || (!out.empty() && out.back() != '-')) out += c;
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out;
+}
+
+// The other form `kernelblaster gpu info` once printed, the ceilings' key
+// ("nvidia-h100-80gb-hbm3-sm90-132sm-drv580"): its driver is the kernel
+// driver's release, which results do not depend on, so the name, compute
+// capability and SMs decide.
+bool names_in_ceilings_form(const GpuFingerprint& gpu, const std::string& selector) {
+  static const std::regex kShape(R"((.+)-sm([0-9]+)-([0-9]+)sm-drv[0-9]+)");
+  std::smatch m;
+  if (!std::regex_match(selector, m, kShape)) return false;
+  const std::string id = gpu.id();
+  return squeezed(lower(m[1].str())) == id.substr(0, id.find('_')) &&
+         m[2].str() == std::to_string(gpu.cc_major) + std::to_string(gpu.cc_minor) &&
+         m[3].str() == std::to_string(gpu.sm_count);
+}
+
+}  // namespace
+
 int gpu_match_rank(const GpuFingerprint& gpu, const std::string& selector) {
   if (selector.empty() || gpu.empty()) return -1;
-  if (selector == gpu.id() || lower(selector) == lower(gpu.name)) return 0;
+  if (selector == gpu.id() || lower(selector) == lower(gpu.name) || names_in_ceilings_form(gpu, selector)) return 0;
   std::string digits = arch_digits(selector);
   if (!digits.empty() && digits == std::to_string(gpu.cc_major) + std::to_string(gpu.cc_minor)) return 1;
   return -1;

@@ -16,7 +16,10 @@ struct GpuFingerprint {
   int driver_major = 0;  // CUDA driver API major version, e.g. 13
 
   std::string arch() const;  // "sm_90"
-  // A directory-safe id, e.g. "nvidia-h200_sm90_132sm_drv13".
+  // The one id of a GPU's results (the cache's folder, the lockfile's and
+  // remote storage's), printed by `kernelblaster gpu info`, e.g.
+  // "nvidia-h200_sm90_132sm_drv13". Its driver is the CUDA driver API's
+  // major version: kernel driver releases of one CUDA major share results.
   std::string id() const;
   // Whether `text` has the shape id() gives ("nvidia-h200_sm90_132sm_drv580"):
   // a selector that names one fingerprint, not a name or an architecture.
@@ -24,9 +27,11 @@ struct GpuFingerprint {
   bool empty() const { return name.empty(); }
 };
 
-// How a machine without that GPU names the one it builds for: a fingerprint
-// id, a GPU name (case-insensitive, e.g. "NVIDIA H200"), or an architecture
-// ("sm_90", "90", "compute_90"). An empty selector matches nothing.
+// How a machine without that GPU names the one it builds for: its id, a GPU
+// name (case-insensitive, e.g. "NVIDIA H200"), the ceilings' key earlier
+// `gpu info` printed ("nvidia-h200-sm90-132sm-drv580": name, compute
+// capability and SMs decide), or an architecture ("sm_90", "90",
+// "compute_90"). An empty selector matches nothing.
 bool gpu_matches(const GpuFingerprint& gpu, const std::string& selector);
 // 0 for a name or id match, 1 for an architecture match, -1 for none: lower
 // is the better match when several results fit one selector.

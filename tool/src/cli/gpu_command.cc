@@ -6,6 +6,9 @@
 #include <ctime>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
+#include "build_step/gpu_fingerprint.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "common/file_util.h"
@@ -20,8 +23,10 @@ const char* kHelp = R"(usage: kernelblaster gpu info [--device N] [--json]
        kernelblaster gpu ceilings [--device N] [--refresh] [--cache-dir DIR] [--json]
        kernelblaster gpu resource-spec [--slots N] [--out FILE]
 
-info       the GPU's name, compute capability, SMs, memory, driver, and whether
-           the profiler may read hardware counters here (and why not)
+info       the GPU's name, compute capability, SMs, memory, driver, whether
+           the profiler may read hardware counters here (and why not), and
+           its id: what the results cache, the lockfile and remote storage
+           file its results under, and what TARGET_GPU takes
 ceilings   the roofline ceilings of the GPU: device-to-device copy bandwidth,
            FP32, FP16 (half2) and tensor-core (mma f16->f32) throughput.
            Measured once per GPU fingerprint (name, compute capability, SMs,
@@ -36,6 +41,18 @@ resource-spec  CTest's resource spec file for this machine's GPUs (each a
 Exit status: 0 ok, 2 bad usage or failure, 77 no GPU on this machine.
 )";
 
+// The GPU's one id (build_step/gpu_fingerprint.h): what the results cache,
+// the lockfile and remote storage file its results under, and TARGET_GPU takes.
+std::string results_id(const profile::GpuFacts& f) {
+  build_step::GpuFingerprint g;
+  g.name = f.fingerprint.name;
+  g.cc_major = f.fingerprint.cc_major;
+  g.cc_minor = f.fingerprint.cc_minor;
+  g.sm_count = f.fingerprint.sm_count;
+  g.driver_major = f.cuda_driver_version / 1000;
+  return g.id();
+}
+
 void print_info(const profile::GpuFacts& f) {
   std::printf("%s (sm_%d%d, %d SMs, %.1f GiB, L2 %.0f MiB)\n", f.fingerprint.name.c_str(), f.fingerprint.cc_major,
               f.fingerprint.cc_minor, f.fingerprint.sm_count, f.memory_bytes / 1073741824.0, f.l2_bytes / 1048576.0);
@@ -44,7 +61,8 @@ void print_info(const profile::GpuFacts& f) {
               (f.cuda_driver_version % 1000) / 10, f.sm_clock_max_mhz, f.memory_clock_mhz, f.memory_bus_bits);
   if (f.counters_supported) std::printf("hardware counters: available (chip %s)\n", f.chip.c_str());
   else std::printf("hardware counters: unavailable (%s)\n", f.counters_reason.c_str());
-  std::printf("fingerprint: %s\n", f.fingerprint.key().c_str());
+  std::printf("id: %s (its results in the cache, the lockfile and remote storage; TARGET_GPU takes it)\n",
+              results_id(f).c_str());
 }
 
 void print_ceilings(const profile::CachedCeilings& c, bool cached, const std::string& path) {
@@ -132,7 +150,11 @@ int run_gpu(const GpuCall& c, const std::string& self_exe) {
     std::fprintf(stderr, "kernelblaster gpu: %s%s\n", info.exit_code == 77 ? "skipped: " : "", info.message.c_str());
     return info.exit_code == 77 ? 77 : 2;
   }
-  if (c.json) std::printf("%s\n", profile::gpu_facts_to_json(info.facts, false).c_str());
+  if (c.json) {
+    nlohmann::json j = nlohmann::json::parse(profile::gpu_facts_to_json(info.facts, false));
+    j["id"] = results_id(info.facts);
+    std::printf("%s\n", j.dump().c_str());
+  }
   else print_info(info.facts);
   return 0;
 }
