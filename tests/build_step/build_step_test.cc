@@ -842,6 +842,25 @@ TEST_F(BuildStepTest, RemoteStorageSharesResultsAndAFailingServerCostsOneLine) {
   EXPECT_NE(down.line.find("(not stored in remote storage"), std::string::npos) << down.line;
 }
 
+// Issue 74: a build says what sharing did. A miss is said; a server that
+// could not answer is asked again next build (the depfile names a file
+// never made), where a plain rebuild used to keep the original.
+TEST_F(BuildStepTest, RemoteStorageThatMissedIsSaidAndOneThatWasDownIsAskedAgain) {
+  auto storage = std::make_shared<MemoryStorage>();
+  m_env.remote = storage;
+  m_req.target_gpu = testing::h200().id();
+  BuildReport missed = run();
+  EXPECT_NE(missed.line.find("remote storage http://storage.test has no result for this key; "), std::string::npos)
+      << missed.line;
+  EXPECT_EQ(slurp(m_req.depfile).find(kSearchGoesOn), std::string::npos);
+  storage->failing = "remote storage http://storage.test not reached (Connection refused)";
+  BuildReport down = run();
+  EXPECT_EQ(down.action, BuildAction::original);
+  EXPECT_NE(down.line.find("not reached (Connection refused); "), std::string::npos) << down.line;
+  EXPECT_NE(down.line.find("; remote storage is asked again next build"), std::string::npos) << down.line;
+  EXPECT_NE(slurp(m_req.depfile).find(kSearchGoesOn), std::string::npos);
+}
+
 // Issue 74: a GPU-less build asks remote storage by the GPU's id. TARGET_GPU
 // as a name finds the id in the lockfile's entry it selects; where nothing
 // gives one, the line says the server was not asked.

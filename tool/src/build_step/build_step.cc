@@ -362,6 +362,8 @@ class BuildStepRun {
     std::string note;
     std::optional<TunedResult> found = m_env.remote->get(id, m_rep.key, &note);
     if (!note.empty()) m_lead += note + "; ";
+    m_remote_failed = !found && !note.empty();
+    if (!found && note.empty()) m_lead += "remote storage " + m_env.remote->where() + " has no result for this key; ";
     if (!found || refused(*found, "remote storage's")) return std::nullopt;
     try {
       m_cache.store(*found);
@@ -384,6 +386,12 @@ class BuildStepRun {
     m_rep.action = use ? (m_rep.origin == ResultOrigin::tuning ? BuildAction::tuned : BuildAction::applied)
                        : BuildAction::original;
     m_rep.line = m_prefix + m_harness_note + why;
+    // A server that could not answer is asked again: the next build runs
+    // this step though nothing changed (a plain rebuild kept the original).
+    if (m_remote_failed && !use) {
+      m_rep.line += "; remote storage is asked again next build";
+      write_depfile(true);
+    }
     m_rep.strict_failure = m_req.strict && !use && !verified_outcome;
     write_outputs(text, flags);
     return m_rep;
@@ -598,6 +606,7 @@ class BuildStepRun {
   std::string m_no_gpu, m_target_label, m_source_name;
   std::optional<std::optional<TunedResult>> m_lock_entry;  // lock_entry(), once read
   std::optional<TunedResult> m_open;  // the cache's result of a search that goes on (resumes())
+  bool m_remote_failed = false;  // remote storage was asked and could not answer
   std::string m_lead;  // an unreadable cache entry, a stale or unreadable lockfile, a waited-for build that ended
                        // without a result
 };

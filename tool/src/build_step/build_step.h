@@ -211,8 +211,9 @@ struct BuildReport {
   std::optional<TunedResult> result;
 };
 
-// What the depfile of a step whose search goes on lists after its target's
-// name: a file never made, so the build tool runs the step again.
+// What the depfile of a step whose search goes on (or whose remote storage
+// could not answer) lists after its target's name: a file never made, so
+// the build tool runs the step again.
 inline constexpr const char* kSearchGoesOn = ".search-goes-on";
 
 // Throws std::runtime_error only when the original source cannot be read
