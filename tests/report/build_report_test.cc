@@ -60,7 +60,8 @@ class BuildReportTest : public ::testing::Test {
 
   // One source's build step as the build tree keeps it; returns its compiled source.
   std::string step(const std::string& target, const std::string& name, const std::string& action, BuildCause cause,
-                   const std::string& key, std::optional<TunedResult> r, const std::string& line) {
+                   const std::string& key, std::optional<TunedResult> r, const std::string& line,
+                   const std::string& remote = "") {
     BuildRequest req;
     req.target = target;
     req.source = write("proj/src/" + name, "__global__ void k() {}\n");
@@ -70,7 +71,10 @@ class BuildReportTest : public ::testing::Test {
     BuildReport rep;
     build_action_from_name(action, &rep.action);
     rep.cause = cause;
-    rep.origin = rep.action == BuildAction::applied ? ResultOrigin::cache : ResultOrigin::none;
+    rep.origin = rep.action != BuildAction::applied ? ResultOrigin::none
+                 : remote.empty()                   ? ResultOrigin::cache
+                                                    : ResultOrigin::remote_storage;
+    rep.remote = remote;
     rep.key = key;
     rep.selector = kH200.id();
     rep.line = line;
@@ -90,6 +94,16 @@ class BuildReportTest : public ::testing::Test {
 
   fs::path m_root;
 };
+
+// Issue 74: a result fetched from remote storage is named with the
+// storage's URL, not as the cache's (where the build also keeps a copy).
+TEST_F(BuildReportTest, AResultFromRemoteStorageIsNamedWithItsUrl) {
+  step("app", "a.cu", "applied", BuildCause::applied, "ka", result("src/a.cu", "ka", kH200, 1.30),
+       "kernelblaster: a.cu: applied tuned result for NVIDIA H200 from remote storage http://storage.test (1.30x)",
+       "http://storage.test");
+  const std::string md = markdown();
+  EXPECT_NE(md.find("| app | a.cu | tuned (from remote storage http://storage.test) |"), std::string::npos) << md;
+}
 
 TEST_F(BuildReportTest, SaysPerSourceWhatWasCompiledWhyAndWhatTheGatesSaid) {
   ResultsCache cache(path("cache"), 1 << 20);
@@ -112,12 +126,14 @@ TEST_F(BuildReportTest, SaysPerSourceWhatWasCompiledWhyAndWhatTheGatesSaid) {
   write("build/kernelblaster_generated/app/src/old.cu.stamp", "0123\nkernelblaster: old.cu: ...\n");
 
   const std::string md = markdown();
-  EXPECT_NE(md.find("3 sources in 2 targets: 1 compiled tuned, 2 compiled as written (1 because something failed)"),
+  EXPECT_NE(md.find("3 sources in 2 targets: 1 compiled tuned, 1 a recording shim, 1 compiled as written (1 because "
+                    "something failed)"),
             std::string::npos) << md;
   EXPECT_NE(md.find("| app | a.cu | tuned (from the cache) | a known result for this GPU | 1.300x | NVIDIA H200 |"),
             std::string::npos) << md;
   EXPECT_NE(md.find("| app | b.cu | the original | tuning failed | - |"), std::string::npos) << md;
-  EXPECT_NE(md.find("| tools | c.cu | the original, recording | recording calls for a harness |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| tools | c.cu | a recording shim (calling the original) | recording calls for a harness |"),
+            std::string::npos) << md;
   // Results per GPU: both GPUs' cache entries for a.cu's key, b.cu's stale lockfile entry.
   EXPECT_NE(md.find("| a.cu | NVIDIA H100 80GB HBM3 (" + kH100.id() + ") | 1.120x | cache | BLOCK_SIZE=128 -use_fast_math |"),
             std::string::npos) << md;

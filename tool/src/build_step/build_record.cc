@@ -35,7 +35,9 @@ std::string build_record_text(const BuildRequest& req, const BuildReport& rep) {
                       {"decided_at", utc_now_iso8601()},
                       {"lockfile", absolute(req.lockfile)},
                       {"cache_dir", absolute(req.cache_dir)},
-                      {"stale_lockfile", rep.stale_lockfile}};
+                      {"stale_lockfile", rep.stale_lockfile},
+                      {"remote", rep.remote},
+                      {"refused_entry", rep.refused_entry}};
   if (rep.result) j["result"] = result_to_json(*rep.result);
   return j.dump(2) + "\n";
 }
@@ -59,7 +61,8 @@ std::optional<BuildRecord> parse_build_record(const std::string& text, const std
       return std::nullopt;
     }
     read_fields(j, "key", r.key, "gpu", r.selector, "line", r.line, "decided_at", r.decided_at,
-                "lockfile", r.lockfile, "cache_dir", r.cache_dir, "stale_lockfile", r.stale_lockfile);
+                "lockfile", r.lockfile, "cache_dir", r.cache_dir, "stale_lockfile", r.stale_lockfile, "remote",
+                r.remote, "refused_entry", r.refused_entry);
     if (j.contains("result")) r.result = result_from_json(j.at("result"), where);
     return r;
   } catch (const std::exception& x) {  // JSON errors and result_from_json's

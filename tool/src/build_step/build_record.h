@@ -27,6 +27,8 @@ struct BuildRecord {
   std::string decided_at;        // ISO 8601, UTC
   std::string lockfile, cache_dir;
   bool stale_lockfile = false;
+  std::string remote;            // the remote storage's URL where the result came from there
+  std::string refused_entry;     // why a cached, locked or served entry was refused ("" none)
   std::optional<TunedResult> result;
 };
 

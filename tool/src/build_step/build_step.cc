@@ -371,6 +371,7 @@ class BuildStepRun {
       // Used all the same: the local cache is only a copy.
     }
     m_rep.origin = ResultOrigin::remote_storage;
+    m_rep.remote = m_env.remote->where();
     return found;
   }
 

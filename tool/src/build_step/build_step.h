@@ -204,6 +204,7 @@ struct BuildReport {
   BuildCause cause = BuildCause::no_gpu;
   bool stale_lockfile = false;  // a lockfile entry for the GPU was there but did not match
   std::string refused_entry;    // why a cached, locked or served entry was not used ("" none refused)
+  std::string remote;           // the remote storage the result came from (its URL, no credentials), when it did
   // The tuning failed because the original failed with its harness (or the
   // harness could not be used): a synthesized harness may be made another way.
   bool harness_failed = false;

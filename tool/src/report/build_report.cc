@@ -96,9 +96,14 @@ bool compiles_tuned(const SourceEntry& e) {
 
 Cell compiled_cell(const SourceEntry& e) {
   const BuildRecord& r = e.record;
-  if (r.action == BuildAction::applied) return {"tuned (from the " + std::string(build_step::result_origin_name(r.origin)) + ")", "good"};
+  if (r.action == BuildAction::applied)
+    return {"tuned (from " +
+                (r.origin == build_step::ResultOrigin::remote_storage ? "remote storage " + r.remote
+                                                          : "the " + std::string(build_step::result_origin_name(r.origin))) +
+                ")",
+            "good"};
   if (r.action == BuildAction::tuned) return {"tuned (in this build)", "good"};
-  if (r.action == BuildAction::recording) return {"the original, recording", "neutral"};
+  if (r.action == BuildAction::recording) return {"a recording shim (calling the original)", "neutral"};
   return {"the original", cause_is_failure(r.cause) ? "bad" : "neutral"};
 }
 
@@ -111,17 +116,19 @@ std::string speedup_of(const SourceEntry& e) {
 }
 
 void add_summary(Document& doc, const Found& f) {
-  int tuned = 0, failed = 0;
+  int tuned = 0, failed = 0, shims = 0;
   std::map<std::string, int> targets;
   for (const SourceEntry& e : f.sources) {
     tuned += compiles_tuned(e);
+    shims += e.record.action == BuildAction::recording;
     failed += cause_is_failure(e.record.cause);
     ++targets[e.record.target];
   }
   const int n = static_cast<int>(f.sources.size());
   doc.add(Paragraph{std::to_string(n) + (n == 1 ? " source" : " sources") + " in " + std::to_string(targets.size()) +
                     (targets.size() == 1 ? " target" : " targets") + ": " + std::to_string(tuned) +
-                    " compiled tuned, " + std::to_string(n - tuned) + " compiled as written" +
+                    " compiled tuned, " + (shims ? std::to_string(shims) + " a recording shim, " : "") +
+                    std::to_string(n - tuned - shims) + " compiled as written" +
                     (failed ? " (" + std::to_string(failed) + " because something failed)" : "") +
                     ". Each row is what the last build step decided."});
   // The machine's GPU as the steps found it: a page from a machine without
@@ -150,6 +157,7 @@ void add_sources(Document& doc, const Found& f) {
     const BuildRecord& r = e.record;
     std::string why = cause_words(r.cause);
     if (r.stale_lockfile) why += " (the lockfile's entry for this GPU is stale)";
+    if (!r.refused_entry.empty()) why += " (an entry was refused: " + r.refused_entry + ")";
     const std::string gpu = r.result ? gpu_name(*r.result) : r.selector;
     t.rows.push_back({{r.target}, {e.name}, compiled_cell(e), {why, cause_is_failure(r.cause) ? "bad" : ""},
                       {speedup_of(e)}, {gpu}, {r.decided_at}});
