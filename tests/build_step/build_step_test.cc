@@ -257,7 +257,8 @@ TEST_F(BuildStepTest, ARefusedEntryIsAMissThatTheLineNames) {
   entry.flags = {"--compiler-bindir=/tmp/elsewhere"};
   std::ofstream(m_req.lockfile) << serialize_lockfile(lock);
   std::vector<std::string> asked;
-  m_env.refuse_entry = [&asked](const TunedResult& r, const std::string& arch) {
+  m_env.refuse_entry = [&asked](const TunedResult& r, const BuildRequest& q) {
+    const std::string& arch = q.arch;
     asked.push_back(arch);
     for (const std::string& f : r.flags)
       if (f != "-use_fast_math") return "flag '" + f + "' is not one the tuner sets for " + arch;

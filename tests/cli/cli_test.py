@@ -217,17 +217,23 @@ def main():
             b = run([tool, "build"] + args)
             return b, open(rsp).read() if os.path.exists(rsp) else "", open(out).read() if os.path.exists(out) else ""
 
-        b, flags, text = locked([["KB_TEST_KNOB", "128"]], ["--compiler-bindir=" + d])
+        b, flags, text = locked([["BLOCK_SIZE", "128"]], ["--compiler-bindir=" + d])
         expect("build: a lockfile entry whose flag names another compiler directory is refused, the original compiled",
                key and b.returncode == 0 and "is refused (flag '--compiler-bindir=" in b.stdout and
-               "counts as a miss" in b.stdout and "compiler-bindir" not in flags and "KB_TEST_KNOB" not in text, b)
-        b, flags, text = locked([["KB_TEST_KNOB", "128); abort(); (void(0)"]], [])
-        expect("build: a lockfile entry whose define carries code is refused, the original compiled",
-               b.returncode == 0 and "is not one plain token" in b.stdout and "abort" not in text, b)
-        b, flags, text = locked([["KB_TEST_KNOB", "128"]], ["-use_fast_math"])
-        expect("build: the same entry with the tuner's own flag and a plain value is applied",
+               "counts as a miss" in b.stdout and "compiler-bindir" not in flags and
+               "#define BLOCK_SIZE 128" not in text, b)
+        for name, defines, said in (
+                ("carries code", [["BLOCK_SIZE", "128); abort(); (void(0)"]], "is not one plain token"),
+                ("names no tunable of the source", [["KB_TEST_KNOB", "128"]], "names no tunable this build finds"),
+                ("sets a value outside its tunable's", [["BLOCK_SIZE", "96"]], "BLOCK_SIZE=96 is not one of its values")):
+            b, flags, text = locked(defines, [])
+            expect(f"build: a lockfile entry whose define {name} is refused, the original compiled",
+                   b.returncode == 0 and said in b.stdout and "abort" not in text and "KB_TEST_KNOB" not in text and
+                   "#define BLOCK_SIZE 96" not in text, b)
+        b, flags, text = locked([["BLOCK_SIZE", "128"]], ["-use_fast_math"])
+        expect("build: an entry with the tuner's own flag and a value of the source's tunable is applied",
                b.returncode == 0 and "applied tuned result" in b.stdout and "-use_fast_math" in flags and
-               "#define KB_TEST_KNOB 128" in text, b)
+               "#define BLOCK_SIZE 128" in text, b)
 
         # stats in a build tree reads the results cache its build steps used, not the default one.
         tree = os.path.join(d, "tree")

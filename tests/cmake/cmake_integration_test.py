@@ -282,7 +282,7 @@ def case_find_package():
         "measured_at": "2026-11-21T00:00:00Z", "tool_version": "0.1.0"}))
     shift_rel = "src/shift.cu"
     lock = {"kernelblaster_lockfile": 1, "sources": {shift_rel: {H200["id"]: {
-        "key": shift_key, "improved": True, "defines": [["KBSAMPLE_TUNED", "1"]], "flags": ["-use_fast_math"],
+        "key": shift_key, "improved": True, "defines": [["KERNELBLASTER_BLOCK_L9", "64"]], "flags": ["-use_fast_math"],
         "config": {}, "speedup": 1.25, "gpu": H200, "measured_at": "2026-11-21T00:00:00Z",
         "tool_version": "0.1.0"}}}}
     write(lockfile, json.dumps(lock, indent=2))
@@ -291,7 +291,7 @@ def case_find_package():
     out = build(b)
     expect_lines(out, {
         "scale.cu": r"applied tuned result for NVIDIA H200 from the cache \(1\.30x, BLOCK_SIZE=128\)",
-        "shift.cu": r"applied tuned result for NVIDIA H200 from kernelblaster.lock.json \(1\.25x, KBSAMPLE_TUNED=1, -use_fast_math\)"})
+        "shift.cu": r"applied tuned result for NVIDIA H200 from kernelblaster.lock.json \(1\.25x, KERNELBLASTER_BLOCK_L9=64, -use_fast_math\)"})
     scale = read(os.path.join(gen_dir(b), "src", "scale.cu"))
     if not scale.startswith('#define BLOCK_SIZE 128\n#line 1 "%s"\n' % os.path.join(src, "src", "scale.cu")):
         fail("the tuned scale.cu is not the cached result: %r" % scale[:200])
@@ -755,9 +755,9 @@ def case_imagelib():
         "filters.cu": r"no harness yet: recording the calls of box_blur, threshold, invert into .*filters\.calls\.jsonl",
         "main.cu": r"no harness yet: recording the launches of fill into .*kernel_launches \(the original compiled as "
                    r"it is\)"})
-    expect_report(b, out, {"adjust.cu": r"the original, recording \| recording calls for a harness",
-                           "filters.cu": r"the original, recording \| recording calls for a harness",
-                           "main.cu": r"the original, recording \| recording calls for a harness"})
+    expect_report(b, out, {"adjust.cu": r"a recording shim \(calling the original\) \| recording calls for a harness",
+                           "filters.cu": r"a recording shim \(calling the original\) \| recording calls for a harness",
+                           "main.cu": r"a recording shim \(calling the original\) \| recording calls for a harness"})
     expect_no_work(b, "all")
     print("ok: imagelib: each source records into its own file; main() is the program, not a launcher; "
           "nothing runs again until calls are recorded; the build's report names all three")

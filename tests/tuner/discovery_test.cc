@@ -408,3 +408,33 @@ TEST(LiteralBlocks, LinksThatCannotBeReadKeepTheLiteral) {
 
 }  // namespace
 }  // namespace kernelblaster::tuner
+
+// A guarded macro in a project header the source includes is a tunable as
+// one in the source is: a candidate's #define above the text wins over the
+// header's #ifndef, and the header stays as it is (issue 72: the CMake
+// test project's BLOCK_SIZE lives in detail.cuh). A header's macro that no
+// launch of the source reads is not one; a system include is not read.
+TEST(Discovery, AGuardedMacroInAProjectHeaderIsATunableByItsPartInTheSourcesLaunch) {
+  const fs::path dir = fs::temp_directory_path() / ("kb_header_guarded_" + std::to_string(::getpid()));
+  fs::create_directories(dir / "inc");
+  std::ofstream(dir / "detail.cuh") << "#pragma once\n#ifndef BLOCK_SIZE\n#define BLOCK_SIZE 256\n#endif\n"
+                                       "#ifndef UNUSED_KNOB\n#define UNUSED_KNOB 64\n#endif\n";
+  std::ofstream(dir / "inc" / "more.h") << "#ifndef MORE_H\n#define MORE_H\n#ifndef ITEMS\n#define ITEMS 4\n#endif\n#endif\n";
+  const std::string text =
+      "#include \"detail.cuh\"\n#include \"more.h\"\n#include <cuda_runtime.h>\n"
+      "__global__ void k(float* x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  for (int j = 0; j < ITEMS; ++j) if (i * ITEMS + j < n) x[i * ITEMS + j] = 0; }\n"
+      "void run(float* x, int n) { k<<<(n + BLOCK_SIZE * ITEMS - 1) / (BLOCK_SIZE * ITEMS), BLOCK_SIZE>>>(x, n); }\n";
+  const std::string file = (dir / "k.cu").string();
+  const Discovery d = discover_tunables(text, file, parse_directives(text, file, "sm_90"), {(dir / "inc").string()});
+  const Tunable* block = find(d, "BLOCK_SIZE");
+  ASSERT_NE(block, nullptr) << ::testing::PrintToString(names(d));
+  EXPECT_EQ(block->default_value, "256");
+  EXPECT_EQ(block->origin, (dir / "detail.cuh").string() + ":3 (discovered: block size)");
+  ASSERT_NE(find(d, "ITEMS"), nullptr) << ::testing::PrintToString(names(d));  // through an include directory
+  EXPECT_EQ(find(d, "UNUSED_KNOB"), nullptr);
+  EXPECT_EQ(find(d, "MORE_H"), nullptr);  // an include guard has no value
+  // Without the include directory, more.h is not found and ITEMS is not offered.
+  EXPECT_EQ(find(discover_tunables(text, file, parse_directives(text, file, "sm_90")), "ITEMS"), nullptr);
+  fs::remove_all(dir);
+}

@@ -32,3 +32,35 @@ TEST(SharedEntry, DefinesAndPreludeLinesArePlainSettings) {
   EXPECT_EQ(entry_refusal({}, {}, "#define A x;y\n", "sm_90"),
             "prelude line '#define A x;y': define A's value 'x;y' is not one plain token");
 }
+
+namespace {
+
+Tunable tunable(const std::string& name, std::vector<std::string> values, const std::string& default_value) {
+  Tunable t;
+  t.name = name;
+  t.values = std::move(values);
+  t.default_value = default_value;
+  return t;
+}
+
+}  // namespace
+
+// Each define names a tunable this build reads in the source, holds one of
+// its values, and the whole (the rest at the source's values) keeps every
+// constraint the source states.
+TEST(SharedEntry, SettingsAreTheSourcesTunablesInTheirDomainsAndConstraints) {
+  SpaceDecl decl;
+  decl.tunables = {tunable("BLOCK", {"64", "128", "256"}, "256"), tunable("ITEMS", {"1", "2", "4"}, "1"),
+                   tunable("T", {"float", "double"}, "float")};
+  decl.constraints.emplace_back("BLOCK * ITEMS <= 512");
+  EXPECT_EQ(settings_refusal(decl, {{"BLOCK", "128"}, {"ITEMS", "4"}, {"T", "double"}}), "");
+  EXPECT_EQ(settings_refusal(decl, {{"GRID", "4"}}), "define GRID names no tunable this build finds in the source");
+  EXPECT_EQ(settings_refusal(decl, {{"BLOCK", "96"}}), "define BLOCK=96 is not one of its values");
+  EXPECT_EQ(settings_refusal(decl, {{"ITEMS", "4"}}), "the settings break the constraint 'BLOCK * ITEMS <= 512'");
+  EXPECT_EQ(settings_refusal(decl, {}), "");
+}
+
+TEST(SharedEntry, APreludesDefinesAreSettingsToo) {
+  const auto s = entry_settings({{"BLOCK", "128"}}, "#undef BLOCK\n#define BLOCK 128\n#define ITEMS 2\n");
+  EXPECT_EQ(s, (std::vector<std::pair<std::string, std::string>>{{"BLOCK", "128"}, {"ITEMS", "2"}}));
+}

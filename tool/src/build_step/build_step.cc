@@ -301,7 +301,7 @@ class BuildStepRun {
   // not be compiled with (BuildEnvironment::refuse_entry); the line says why.
   bool refused(const TunedResult& entry, const std::string& where) {
     if (!m_env.refuse_entry) return false;
-    const std::string why = m_env.refuse_entry(entry, m_req.arch);
+    const std::string why = m_env.refuse_entry(entry, m_req);
     if (why.empty()) return false;
     m_rep.refused_entry = why;
     m_lead += where + " entry for " + gpu_label(entry.gpu) + " is refused (" + why + "), so it counts as a miss; ";

@@ -146,9 +146,10 @@ struct BuildEnvironment {
   std::function<std::string(const BuildRequest&)> shim_compile_error;
   // Why a result kept outside this run (the cache, the lockfile, remote
   // storage) must not be compiled with: "" when it may be, else one phrase
-  // (tuner/shared_entry.h: flags the tuner never sets, defines that are no
-  // plain setting). A refused entry counts as a miss. Optional: all accepted.
-  std::function<std::string(const TunedResult&, const std::string& arch)> refuse_entry;
+  // (tuner/shared_entry.h: flags the tuner never sets, defines that name no
+  // tunable of the source or a value outside its domain). A refused entry
+  // counts as a miss. Optional: all accepted.
+  std::function<std::string(const TunedResult&, const BuildRequest&)> refuse_entry;
   // A line to show now, before the step's own (waiting for another build). Optional.
   std::function<void(const std::string& line)> say;
   // Results shared with other machines (remote_storage.h): asked on a local

@@ -27,6 +27,7 @@
 #include "harness/capture_step.h"
 #include "harness/harness_coverage.h"
 #include "tuner/shared_entry.h"
+#include "tuner/source_space.h"
 
 namespace fs = std::filesystem;
 
@@ -125,6 +126,23 @@ std::string kb_version(const std::string& self_exe) {
 // The recording shim takes the original's place in the user's target, so
 // it must compile there, or the user's build would break: it is compiled
 // here first with the target's settings. Empty when it compiles, else why not.
+// Why an entry kept outside this run must not be compiled with ("" it may):
+// its flags and defines in shape, then each define a tunable this build
+// reads in the source, at one of its values (tuner/shared_entry.h).
+std::string entry_refusal(const build_step::TunedResult& r, const build_step::BuildRequest& q) {
+  if (std::string why = tuner::entry_refusal(r.flags, r.defines, r.prelude, q.arch); !why.empty()) return why;
+  const auto settings = tuner::entry_settings(r.defines, r.prelude);
+  if (settings.empty()) return "";
+  try {
+    const tuner::SourceSpace space = tuner::source_space(
+        {read_file(q.source), fs::absolute(q.source).lexically_normal().string(), q.arch, q.manifest, q.definitions,
+         q.include_dirs});
+    return tuner::settings_refusal(space.decl, settings);
+  } catch (const std::exception& x) {
+    return std::string("the source's tunables cannot be read (") + x.what() + ")";
+  }
+}
+
 std::string shim_compile_error(const Toolchain& tc, const build_step::BuildRequest& req) {
   std::string dir;
   try {
@@ -311,8 +329,8 @@ build_step::BuildEnvironment build_environment(const build_step::BuildRequest& r
   env.gpu_device_present = [] { return !nvidia_device_node().empty(); };
   env.tune = [self_exe](const build_step::TuneRequest& tr) { return build_step::run_tuner(self_exe, tr); };
   env.shim_compile_error = [tc](const build_step::BuildRequest& r) { return r.dry_run ? std::string() : shim_compile_error(tc, r); };
-  env.refuse_entry = [](const build_step::TunedResult& r, const std::string& arch) {
-    return tuner::entry_refusal(r.flags, r.defines, r.prelude, arch);
+  env.refuse_entry = [](const build_step::TunedResult& r, const build_step::BuildRequest& q) {
+    return entry_refusal(r, q);
   };
   env.say = [](const std::string& line) {
     std::printf("%s\n", line.c_str());

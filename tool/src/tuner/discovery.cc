@@ -11,6 +11,7 @@
 
 #include "common/source_lines.h"
 #include "tuner/candidate_source.h"
+#include "tuner/header_defines.h"
 #include "tuner/launch_reading.h"
 #include "common/source_text.h"
 
@@ -317,30 +318,37 @@ std::vector<Constraint> block_limits(const std::string& code, const std::vector<
 
 }  // namespace
 
-Discovery discover_tunables(const std::string& text, const std::string& file, const SpaceDecl& declared) {
+Discovery discover_tunables(const std::string& text, const std::string& file, const SpaceDecl& declared,
+                            const std::vector<std::string>& include_dirs) {
   Discovery found;
   const CodeView view = code_view(text);
   const std::vector<Launch> launches = find_launches(view.code);
   const MacroRoles roles = macro_roles(view, launches);
   std::set<std::string> taken;
   for (const Tunable& t : declared.tunables) taken.insert(t.name);
-  for (const GuardedMacro& m : guarded_integer_macros(lines_of(text))) {
-    if (taken.count(m.name) || names_the_warp_size(m.name, m.value)) continue;
-    std::string role;
-    std::optional<Tunable> t = tunable_for(m, roles, &role);
-    if (!t) continue;
-    t->origin = file + ":" + std::to_string(m.line) + " (discovered: " + role + ")";
-    found.summary.push_back(t->name + " (" + role + ": " + range_phrase(t->values) + ")");
-    taken.insert(t->name);
-    found.tunables.push_back(std::move(*t));
-  }
+  const auto take = [&](const std::string& where, const std::string& lines) {
+    for (const GuardedMacro& m : guarded_integer_macros(lines_of(lines))) {
+      if (taken.count(m.name) || names_the_warp_size(m.name, m.value)) continue;
+      std::string role;
+      std::optional<Tunable> t = tunable_for(m, roles, &role);
+      if (!t) continue;
+      t->origin = where + ":" + std::to_string(m.line) + " (discovered: " + role + ")";
+      found.summary.push_back(t->name + " (" + role + ": " + range_phrase(t->values) + ")");
+      taken.insert(t->name);
+      found.tunables.push_back(std::move(*t));
+    }
+  };
+  take(file, text);
+  std::vector<std::string> unread;  // tune --list names what could not be read (launch_tunables.h)
+  for (const ProjectHeader& h : project_headers(text, file, include_dirs, &unread)) take(h.path, h.text);
   found.constraints = block_limits(view.code, launches, declared, found.tunables);
   return found;
 }
 
-Discovery add_discovered_space(SpaceDecl& decl, const std::string& text, const std::string& file) {
+Discovery add_discovered_space(SpaceDecl& decl, const std::string& text, const std::string& file,
+                               const std::vector<std::string>& include_dirs) {
   if (!decl.discover) return {};
-  Discovery found = discover_tunables(text, file, decl);
+  Discovery found = discover_tunables(text, file, decl, include_dirs);
   decl.tunables.insert(decl.tunables.end(), found.tunables.begin(), found.tunables.end());
   decl.constraints.insert(decl.constraints.end(), found.constraints.begin(), found.constraints.end());
   return found;

@@ -54,11 +54,18 @@ struct PreparedSource {
 PreparedSource prepare_literal_blocks(const std::string& text, const std::string& file, const SpaceDecl& declared,
                                       const std::vector<std::string>& include_dirs = {});
 
-// What `text` offers beyond `declared` (a source's directives and manifest).
-Discovery discover_tunables(const std::string& text, const std::string& file, const SpaceDecl& declared);
+// What `text` offers beyond `declared` (a source's directives and manifest),
+// its guarded macros and those of the project headers it includes
+// (header_defines.h's project_headers, through `include_dirs`): a
+// candidate's #define above the text wins over a header's #ifndef as over
+// the source's, so the header stays as it is. A header's macro counts by
+// the part it plays in the source's launches.
+Discovery discover_tunables(const std::string& text, const std::string& file, const SpaceDecl& declared,
+                            const std::vector<std::string>& include_dirs = {});
 
 // Adds the discovery to `decl` (nothing when `decl.discover` is off) and
 // returns it, so the caller can say what it found.
-Discovery add_discovered_space(SpaceDecl& decl, const std::string& text, const std::string& file);
+Discovery add_discovered_space(SpaceDecl& decl, const std::string& text, const std::string& file,
+                               const std::vector<std::string>& include_dirs = {});
 
 }  // namespace kernelblaster::tuner

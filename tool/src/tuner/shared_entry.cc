@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <sstream>
 
+#include "tuner/constraint.h"
 #include "tuner/flag_space.h"
 
 namespace kernelblaster::tuner {
@@ -72,6 +74,52 @@ std::string entry_refusal(const std::vector<std::string>& flags,
   std::istringstream lines(prelude);
   for (std::string line; std::getline(lines, line);)
     if (std::string why = prelude_line_refusal(line); !why.empty()) return why;
+  return "";
+}
+
+std::vector<std::pair<std::string, std::string>> entry_settings(
+    const std::vector<std::pair<std::string, std::string>>& defines, const std::string& prelude) {
+  std::vector<std::pair<std::string, std::string>> out = defines;
+  std::istringstream lines(prelude);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string directive, name, value;
+    words >> directive >> name >> value;
+    if (directive == "#define" &&
+        std::find(out.begin(), out.end(), std::make_pair(name, value)) == out.end())
+      out.emplace_back(name, value);
+  }
+  return out;
+}
+
+std::string settings_refusal(const SpaceDecl& decl, const std::vector<std::pair<std::string, std::string>>& settings) {
+  std::map<std::string, std::string> values;
+  for (const Tunable& t : decl.tunables) values[t.name] = t.default_value;
+  for (const auto& [name, value] : settings) {
+    const auto t = std::find_if(decl.tunables.begin(), decl.tunables.end(),
+                                [&](const Tunable& x) { return x.name == name; });
+    if (t == decl.tunables.end()) return "define " + name + " names no tunable this build finds in the source";
+    if (std::find(t->values.begin(), t->values.end(), value) == t->values.end())
+      return "define " + name + "=" + value + " is not one of its values";
+    values[name] = value;
+  }
+  std::map<std::string, long long> numbers;
+  for (const auto& [name, value] : values) {
+    std::size_t used = 0;
+    try {
+      const long long x = std::stoll(value, &used, 0);
+      if (used == value.size()) numbers[name] = x;
+    } catch (const std::exception&) {
+      // a token, not a number: no constraint reads it (config_space.h)
+    }
+  }
+  for (const Constraint& c : decl.constraints) {
+    try {
+      if (!c.holds(numbers)) return "the settings break the constraint '" + c.text() + "'";
+    } catch (const ConstraintError&) {
+      // a name without a number: the space would not hold the constraint either
+    }
+  }
   return "";
 }
 

@@ -10,13 +10,18 @@
 // Checked here: every flag is one of the tuner's flag dimensions
 // (flag_space.h) for the build's architecture; every define and prelude
 // line sets a C identifier to one token of letters, digits, `_`, `.`, `+`
-// and `-` (`#undef NAME` too). Not checked here: that a define names a
-// tunable this build's discovery finds, and a value inside its domain; nor
-// a whole tuned text (an LLM's kept rewrite), which is applied as before.
+// and `-` (`#undef NAME` too); and (settings_refusal) every define names a
+// tunable this build's own reading of the source finds (source_space.h),
+// set to one of its values, the whole keeping every constraint. Not
+// checked: a whole tuned text (an LLM's kept rewrite, a copy with project
+// headers flattened or a kernel rewritten), which is applied as before.
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "tuner/space_decl.h"
 
 namespace kernelblaster::tuner {
 
@@ -34,5 +39,14 @@ std::string setting_refusal(const std::string& name, const std::string& value);
 std::string entry_refusal(const std::vector<std::string>& flags,
                           const std::vector<std::pair<std::string, std::string>>& defines, const std::string& prelude,
                           const std::string& arch);
+
+// The defines an entry sets: its `defines` and its prelude's `#define`s.
+std::vector<std::pair<std::string, std::string>> entry_settings(
+    const std::vector<std::pair<std::string, std::string>>& defines, const std::string& prelude);
+
+// "" when every setting names a tunable of `decl`, holds one of its values,
+// and the configuration they make (the others at the source's values) keeps
+// every constraint; else one phrase naming the first that does not.
+std::string settings_refusal(const SpaceDecl& decl, const std::vector<std::pair<std::string, std::string>>& settings);
 
 }  // namespace kernelblaster::tuner

@@ -40,7 +40,7 @@ SourceSpace source_space(const SourceSpaceInput& in) {
   if (!in.manifest.empty()) add_manifest_space(s.decl, in.manifest, in.text, in.source, in.definitions);
   s.launch = add_launch_tunables(s.decl, in.text, in.source, in.include_dirs);
   s.summary = launch_summary(s.launch);
-  Discovery discovered = add_discovered_space(s.decl, s.launch.text, in.source);
+  Discovery discovered = add_discovered_space(s.decl, s.launch.text, in.source, in.include_dirs);
   s.summary.insert(s.summary.end(), discovered.summary.begin(), discovered.summary.end());
   PreparedSource prepared = prepare_literal_blocks(s.launch.text, in.source, s.decl, in.include_dirs);
   s.decl.tunables.insert(s.decl.tunables.end(), prepared.tunables.begin(), prepared.tunables.end());

@@ -44,12 +44,16 @@ const FoundTunable* found_as(const TuneListing& l, const std::string& name) {
 }
 
 // "line 12", or "FDTD3dGPU.h line 12" for a tunable defined in a header.
-std::string where(const Tunable& t, const FoundTunable* f) {
+std::string where(const Tunable& t, const FoundTunable* f, const std::string& source) {
   const std::size_t open = t.origin.find(" (");
   std::string at = t.origin.substr(0, open);
   const std::size_t colon = at.rfind(':');
-  const std::string in = f && !f->header.empty() ? std::filesystem::path(f->header).filename().string() + " " : "";
-  return colon == std::string::npos ? at : in + "line " + at.substr(colon + 1);
+  if (colon == std::string::npos) return at;
+  // A header's: the found tunable says which; a discovered macro's origin is the header's path.
+  std::string header = f ? f->header : "";
+  if (!f && at.substr(0, colon) != source) header = at.substr(0, colon);
+  const std::string in = header.empty() ? "" : std::filesystem::path(header).filename().string() + " ";
+  return in + "line " + at.substr(colon + 1);
 }
 
 std::string tunable_line(const TuneListing& l, const Tunable& t) {
@@ -57,7 +61,7 @@ std::string tunable_line(const TuneListing& l, const Tunable& t) {
   const std::size_t open = t.origin.find(" (");
   std::string what = f ? f->kind + " " + f->written_as : open == std::string::npos ? "declared" : t.origin.substr(open + 2);
   if (!f && !what.empty() && what.back() == ')') what.pop_back();
-  std::string line = "    " + t.name + " = " + t.default_value + "  [" + what + ", " + where(t, f) + "]  values: " +
+  std::string line = "    " + t.name + " = " + t.default_value + "  [" + what + ", " + where(t, f, l.source) + "]  values: " +
                      values_text(t);
   return line;
 }
