@@ -115,6 +115,24 @@ namespace {
 // Every evaluation in one part (a search not judged group by group).
 const PartOf one_part = [](const EvaluationRecord&) { return std::uint64_t{0}; };
 
+// A run's options keeping its state in `d`, writing its source there.
+tuner::TuneOptions kept_in(const StateDir& d) {
+  tuner::TuneOptions opt;
+  opt.state_dir = d.path.string();
+  opt.out = (d.path / "tuned.cu").string();
+  opt.min_speedup = 1.02;
+  return opt;
+}
+
+// A look that tuned, at `speedup`.
+tuner::TuneSummary tuned_at(double speedup) {
+  tuner::TuneSummary sum;
+  sum.exit_code = 0;
+  sum.status = tuner::TuneVerdict::tuned;
+  sum.speedup = speedup;
+  return sum;
+}
+
 LoopOutcome outcome_with(std::vector<EvaluationRecord> evaluations, SearchStop stop) {
   LoopOutcome o;
   o.evaluations = std::move(evaluations);
@@ -132,19 +150,13 @@ LoopOutcome outcome_with(std::vector<EvaluationRecord> evaluations, SearchStop s
 // going on; the policy's stop ends it.
 TEST(Resume, ARunLeavesItsSearchAndTheNextReusesItsLook) {
   StateDir d;
-  tuner::TuneOptions opt;
-  opt.state_dir = d.path.string();
-  opt.out = (d.path / "tuned.cu").string();
-  opt.min_speedup = 1.02;
+  tuner::TuneOptions opt = kept_in(d);
   Resumed first = resume_search(opt, "space-1");
   EXPECT_FALSE(first.state);
   EXPECT_EQ(first.builds_dir(), (d.path / "builds").string());
   fs::create_directories(d.path);
   std::ofstream(opt.out) << "#define BM 64\n";
-  tuner::TuneSummary sum;
-  sum.exit_code = 0;
-  sum.status = tuner::TuneVerdict::tuned;
-  sum.speedup = 1.07;
+  tuner::TuneSummary sum = tuned_at(1.07);
   sum.config = {{"BM", "64"}};
   RunLog log;
   log.metrics = {{"sm__throughput", 40}};
@@ -192,16 +204,10 @@ TEST(Resume, ARunLeavesItsSearchAndTheNextReusesItsLook) {
 // anything after a look that did not tune, is looked at.
 TEST(Resume, ALookStandsUntilANewBestGainsOnePercentInItsPart) {
   StateDir d;
-  tuner::TuneOptions opt;
-  opt.state_dir = d.path.string();
-  opt.out = (d.path / "tuned.cu").string();
-  opt.min_speedup = 1.02;
+  tuner::TuneOptions opt = kept_in(d);
   fs::create_directories(d.path);
   std::ofstream(opt.out) << "#define BM 64\n";
-  tuner::TuneSummary sum;
-  sum.exit_code = 0;
-  sum.status = tuner::TuneVerdict::tuned;
-  sum.speedup = 1.10;
+  tuner::TuneSummary sum = tuned_at(1.10);
   // Part 1 holds BM, part 2 holds BN.
   const PartOf parts = [](const EvaluationRecord& e) { return std::uint64_t{e.id.rfind("BM", 0) == 0 ? 1u : 2u}; };
   const LoopOutcome o = outcome_with({record("BM=64", 1.10, true)}, SearchStop::deadline);
