@@ -244,6 +244,39 @@ TEST_F(BuildStepTest, LockfileIsUpdatedAppliedAndRefusedWhenStale) {
   EXPECT_EQ(slurp(m_req.rsp), "");
 }
 
+// Issue 74: a miss says why. A build whose key differs from a stored
+// result's only by its flags (another CMAKE_BUILD_TYPE) names the part and
+// both values, for the cache's nearest result and a stale lockfile entry;
+// with a result required (a CI build), the miss fails the build and never
+// tunes.
+TEST_F(BuildStepTest, AMissNamesThePartsOfTheKeyThatDifferAndCanFailTheBuild) {
+  m_gpu = testing::h200();
+  m_req.update_lockfile = true;
+  m_req.flags = {"-O3", "-DNDEBUG"};
+  run();
+  m_req.update_lockfile = false;
+  m_req.flags = {"-O2", "-g"};
+  m_req.require_result = true;
+  BuildReport missed = run();
+  EXPECT_EQ(m_tunes, 1);
+  EXPECT_EQ(missed.cause, BuildCause::result_required);
+  EXPECT_TRUE(missed.strict_failure);
+  EXPECT_NE(missed.line.find("the nearest cached result for NVIDIA H200 was measured with another flags (-O2 -g, was "
+                             "-O3 -DNDEBUG); "),
+            std::string::npos)
+      << missed.line;
+  EXPECT_NE(missed.line.find("entry for NVIDIA H200 is stale (measured with another flags (-O2 -g, was -O3 -DNDEBUG)); "),
+            std::string::npos)
+      << missed.line;
+  EXPECT_NE(missed.line.find("a result is required (KERNELBLASTER_REQUIRE_RESULT); using the original"),
+            std::string::npos)
+      << missed.line;
+  m_req.flags = {"-O3", "-DNDEBUG"};  // the key it was tuned for: a hit, no failure
+  BuildReport hit = run();
+  EXPECT_EQ(hit.action, BuildAction::applied);
+  EXPECT_FALSE(hit.strict_failure);
+}
+
 // An entry is data someone else may have written (issue 74): a lockfile
 // edited in a pull request whose flags name another compiler directory, a
 // cache entry whose define carries code. The environment's check refuses

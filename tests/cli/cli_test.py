@@ -235,6 +235,15 @@ def main():
                b.returncode == 0 and "applied tuned result" in b.stdout and "-use_fast_math" in flags and
                "#define BLOCK_SIZE 128" in text, b)
 
+        # A CI build that must apply a known result: a miss fails it with one line, a hit does not.
+        required = dict(os.environ, KERNELBLASTER_REQUIRE_RESULT="1")
+        hit = subprocess.run([tool, "build"] + args, capture_output=True, text=True, timeout=120, env=required)
+        os.remove(lock)
+        miss = subprocess.run([tool, "build"] + args, capture_output=True, text=True, timeout=120, env=required)
+        expect("build with KERNELBLASTER_REQUIRE_RESULT: a hit applies, a miss fails (exit 1, one line why)",
+               hit.returncode == 0 and miss.returncode == 1 and one_line(miss.stderr) and
+               "KERNELBLASTER_REQUIRE_RESULT" in miss.stderr and "a result is required" in miss.stdout, miss)
+
         # stats in a build tree reads the results cache its build steps used, not the default one.
         tree = os.path.join(d, "tree")
         gen = os.path.join(tree, "kernelblaster_generated", "lib")

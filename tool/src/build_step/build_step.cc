@@ -97,6 +97,7 @@ constexpr EnumName<BuildCause> kCauseNames[] = {
     {BuildCause::no_target, "no_target"},                        {BuildCause::apply_without_result, "apply_without_result"},
     {BuildCause::tuning_failed, "tuning_failed"},                {BuildCause::dry_run, "dry_run"},
     {BuildCause::recording, "recording"},                        {BuildCause::no_harness, "no_harness"},
+    {BuildCause::result_required, "result_required"},
 };
 }  // namespace
 
@@ -180,6 +181,7 @@ class BuildStepRun {
       return use_known(*found, m_rep.origin == ResultOrigin::cache            ? "the cache"
                                : m_rep.origin == ResultOrigin::remote_storage ? "remote storage " + m_env.remote->where()
                                                                               : m_lockfile_name);
+    if (m_req.require_result) return required_but_missing();
     if (!m_req.recording_shim.empty() || m_req.recording_kernels) return record();
     if (std::optional<BuildReport> done = without_tuning()) return *done;
     return tune();
@@ -229,6 +231,7 @@ class BuildStepRun {
     key_in.flags = m_req.flags;
     key_in.rewriter = m_req.rewriter;
     key_in.unharnessed = m_req.unharnessed;
+    m_key_parts = key_parts(key_in);
     m_rep.key = content_key(key_in);
     return "";
   }
@@ -267,6 +270,7 @@ class BuildStepRun {
     }
     if (!unreadable.empty()) m_lead += "a cached result cannot be read (" + unreadable + "), so it counts as a miss; ";
     if ((found = from_remote())) return found;
+    say_nearest_cached();
     if (m_req.lockfile.empty()) return std::nullopt;
     try {
       if (const std::optional<TunedResult>& entry = lock_entry()) {
@@ -276,13 +280,35 @@ class BuildStepRun {
           return entry;
         }
         m_rep.stale_lockfile = true;
-        m_lead += "the " + m_lockfile_name + " entry for " + gpu_label(entry->gpu) +
-                 " is stale (the source, a header, the flags or the tool changed since it was measured); ";
+        const std::string differs = key_difference(m_key_parts, entry->key_parts);
+        m_lead += "the " + m_lockfile_name + " entry for " + gpu_label(entry->gpu) + " is stale (" +
+                  (differs.empty() ? "the source, a header, the flags or the tool changed since it was measured"
+                                   : "measured with another " + differs) +
+                  "); ";
       }
     } catch (const std::exception& e) {
       m_lead += std::string("cannot use the lockfile: ") + e.what() + "; ";
     }
     return std::nullopt;
+  }
+
+  // On a miss: which parts of this build's key differ from those of the
+  // cache's nearest result for this source on this GPU (one measured with
+  // another build type, nvcc or tool), said in the line; nothing when the
+  // cache holds none with its key's parts.
+  void say_nearest_cached() {
+    const std::string selector = m_local ? m_gpu->id() : m_rep.selector;
+    const TunedResult* nearest = nullptr;
+    int best = -1;
+    const std::vector<TunedResult> entries = m_cache.all_of_source(selector, m_source_name);
+    for (const TunedResult& r : entries)
+      if (!r.key_parts.empty() && parts_in_common(m_key_parts, r.key_parts) > best) {
+        best = parts_in_common(m_key_parts, r.key_parts);
+        nearest = &r;
+      }
+    if (!nearest) return;
+    if (const std::string differs = key_difference(m_key_parts, nearest->key_parts); !differs.empty())
+      m_lead += "the nearest cached result for " + gpu_label(nearest->gpu) + " was measured with another " + differs + "; ";
   }
 
   // The id of the GPU the lockfile's entry for this source that the
@@ -295,6 +321,17 @@ class BuildStepRun {
     } catch (const std::exception&) {
       return "";  // the lookup names an unreadable lockfile
     }
+  }
+
+  // KERNELBLASTER_REQUIRE_RESULT and no result applies: the original, and a
+  // failure (the line leads with what the lookups found: a near miss).
+  BuildReport required_but_missing() {
+    BuildReport r = finish(BuildCause::result_required, std::nullopt,
+                           m_lead + "no result for " + m_target_label +
+                               " and this key, and a result is required (KERNELBLASTER_REQUIRE_RESULT); using the original",
+                           false);
+    m_rep.strict_failure = r.strict_failure = true;
+    return r;
   }
 
   // Whether `entry` (from `where`: "cached", "the kernelblaster.lock") must
@@ -521,6 +558,7 @@ class BuildStepRun {
       return finish(BuildCause::tuning_failed, std::nullopt, m_lead + reason + "; using the original", false);
     }
     TunedResult r = result_from_tuning(t, m_req, m_source_name, m_rep.key, *m_gpu, m_original_text, m_env.tool_version);
+    r.key_parts = m_key_parts;
     r.search_open = t.continues;
     // Nothing tried (one evaluation did not fit the budget) is not "nothing
     // beat the original": it is not kept, so a larger BUDGET tries again;
@@ -608,6 +646,7 @@ class BuildStepRun {
   std::optional<std::optional<TunedResult>> m_lock_entry;  // lock_entry(), once read
   std::optional<TunedResult> m_open;  // the cache's result of a search that goes on (resumes())
   bool m_remote_failed = false;  // remote storage was asked and could not answer
+  std::map<std::string, std::string> m_key_parts;  // this build's key, part by part (content_key.h)
   std::string m_lead;  // an unreadable cache entry, a stale or unreadable lockfile, a waited-for build that ended
                        // without a result
 };

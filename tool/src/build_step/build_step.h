@@ -50,6 +50,10 @@ struct BuildRequest {
   std::string policy;    // Lua policy file (optional)
   std::string kb;        // user KB file (optional, handed to the tuner)
   bool strict = false;
+  // A CI build that must apply a known result (KERNELBLASTER_REQUIRE_RESULT,
+  // as Helion's assert-cache-hit): a miss fails the build, never tunes, and
+  // the line says how this build's key differs from the nearest stored one.
+  bool require_result = false;
   bool dry_run = false;  // decide, but neither tune nor write
   // From the manifest: what the key covers.
   std::string unusable_manifest;  // why the manifest could not be read: the original is used, and the line says so
@@ -175,6 +179,7 @@ enum class BuildCause {
   tuning_failed,
   dry_run,
   recording,   // no harness yet: the project's runs record calls (the shim) or launches (the kernel recorder)
+  result_required,  // no result applies and one is required (KERNELBLASTER_REQUIRE_RESULT): the build fails
   no_harness,  // no harness, and no way to record one: the original
 };
 const char* build_cause_name(BuildCause c);

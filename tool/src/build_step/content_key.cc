@@ -42,6 +42,60 @@ std::string content_key(const KeyInputs& in) {
   return h.hex();
 }
 
+namespace {
+
+std::string digest12(const std::string& text) { return sha256_hex(text).substr(0, 12); }
+
+std::string words(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& s : items) out += (out.empty() ? "" : " ") + s;
+  return out.empty() ? "(none)" : out;
+}
+
+}  // namespace
+
+std::map<std::string, std::string> key_parts(const KeyInputs& in) {
+  std::vector<std::string> headers;
+  for (const auto& h : in.header_texts) headers.push_back(sha256_hex(h));
+  std::sort(headers.begin(), headers.end());
+  std::string nvcc = in.nvcc_version;
+  if (const auto release = nvcc.find("release"); release != std::string::npos) nvcc = nvcc.substr(release);
+  if (const auto end = nvcc.find('\n'); end != std::string::npos) nvcc = nvcc.substr(0, end);
+  return {{"tool version", in.tool_version},
+          {"nvcc", nvcc},
+          {"architecture", in.arch},
+          {"definitions", words(in.definitions)},
+          {"flags", words(in.flags)},
+          {"source", digest12(in.source_text)},
+          {"headers", digest12(words(headers))},
+          {"knowledge base", digest12(in.kb_version)},
+          {"policy", in.policy_hash.empty() ? "built-in" : in.policy_hash.substr(0, 12)},
+          {"LLM", in.rewriter.empty() ? "none" : in.rewriter},
+          {"recorded coverage", in.unharnessed.empty() ? "every kernel" : digest12(in.unharnessed)}};
+}
+
+std::string key_difference(const std::map<std::string, std::string>& now,
+                           const std::map<std::string, std::string>& then) {
+  std::string out;
+  for (const auto& [name, value] : now) {
+    const auto it = then.find(name);
+    if (it == then.end() || it->second == value) continue;
+    const bool shown = value.size() + it->second.size() <= 80 && name != "source" && name != "headers" &&
+                       name != "knowledge base" && name != "recorded coverage";
+    out += (out.empty() ? "" : ", ") + name + (shown ? " (" + value + ", was " + it->second + ")" : "");
+  }
+  return out;
+}
+
+int parts_in_common(const std::map<std::string, std::string>& now, const std::map<std::string, std::string>& then) {
+  int n = 0;
+  for (const auto& [name, value] : now) {
+    const auto it = then.find(name);
+    n += it != then.end() && it->second == value;
+  }
+  return n;
+}
+
 std::string make_depfile(const std::string& target, const std::vector<std::string>& deps) {
   auto escape = [](const std::string& p) {
     std::string out;

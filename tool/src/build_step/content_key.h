@@ -3,6 +3,7 @@
 // result is still the one that was measured.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,22 @@ struct KeyInputs {
 // checked out elsewhere (a CI machine) has the same key; include directories
 // themselves are left out for the same reason.
 std::string content_key(const KeyInputs& in);
+
+// The key's parts by name, each as a short text a person can compare: the
+// tool, nvcc and the architecture as they are, the definitions and flags
+// joined (what CMAKE_BUILD_TYPE changes), the source, its headers, the KB
+// and the policy by a digest. A result keeps them, so a build whose key
+// matches none can say which parts differ from the nearest (key_difference).
+std::map<std::string, std::string> key_parts(const KeyInputs& in);
+
+// "flags (-O3 -DNDEBUG, was -O2 -g), nvcc": the parts of `now` that differ
+// from `then`, named; "" when none differ or `then` holds none (a result
+// older than key parts). Values are shown where short.
+std::string key_difference(const std::map<std::string, std::string>& now,
+                           const std::map<std::string, std::string>& then);
+
+// How many parts of `then` equal `now`'s (the nearest entry has most).
+int parts_in_common(const std::map<std::string, std::string>& now, const std::map<std::string, std::string>& then);
 
 // A depfile (Makefile syntax) saying `target` depends on `deps`.
 std::string make_depfile(const std::string& target, const std::vector<std::string>& deps);

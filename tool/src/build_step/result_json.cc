@@ -56,6 +56,7 @@ nlohmann::json result_to_json(const TunedResult& r) {
   if (r.search_open) j["search_open"] = true;
   if (!r.prelude.empty()) j["prelude"] = r.prelude;
   if (!r.text.empty()) j["text"] = r.text;
+  if (!r.key_parts.empty()) j["key_parts"] = r.key_parts;
   return j;
 }
 
@@ -75,6 +76,9 @@ TunedResult result_from_json(const nlohmann::json& j, const std::string& where) 
     if (j.contains("original") && j.at("original").is_object())
       for (const auto& [name, value] : j.at("original").items())
         r.original[name] = value.is_string() ? value.get<std::string>() : value.dump();
+    if (j.contains("key_parts") && j.at("key_parts").is_object())
+      for (const auto& [name, value] : j.at("key_parts").items())
+        if (value.is_string()) r.key_parts[name] = value.get<std::string>();
     if (j.contains("kernels") && j.at("kernels").is_object())
       for (const auto& [name, value] : j.at("kernels").items())
         if (value.is_number()) r.kernels[name] = value.get<double>();

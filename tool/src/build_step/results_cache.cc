@@ -98,6 +98,26 @@ std::vector<TunedResult> ResultsCache::all_for(const std::string& key) const {
   return out;
 }
 
+std::vector<TunedResult> ResultsCache::all_of_source(const std::string& selector, const std::string& source) const {
+  std::error_code ec;
+  std::vector<TunedResult> out;
+  for (const auto& dir : fs::directory_iterator(m_dir, ec)) {
+    if (!dir.is_directory(ec)) continue;
+    try {
+      if (!gpu_matches(gpu_from_json(nlohmann::json::parse(read_file((dir.path() / "gpu.json").string()))), selector))
+        continue;
+    } catch (const std::exception&) {
+      continue;  // a GPU's directory that cannot say which GPU it is
+    }
+    for (const auto& file : fs::directory_iterator(dir.path(), ec)) {
+      const fs::path& p = file.path();
+      if (p.extension() != ".json" || p.filename() == "gpu.json") continue;
+      if (auto r = read_entry(p, p.stem().string()); r && r->source == source) out.push_back(*r);
+    }
+  }
+  return out;
+}
+
 void ResultsCache::store(const TunedResult& r) {
   fs::path gpu_dir = fs::path(m_dir) / r.gpu.id();
   fs::create_directories(gpu_dir);

@@ -35,6 +35,10 @@ class ResultsCache {
   // Every GPU's entry for `key`, by fingerprint id, without refreshing them
   // (a report reads, it does not use). Never throws.
   std::vector<TunedResult> all_for(const std::string& key) const;
+  // Every entry of the GPUs `selector` matches (see gpu_matches) for the
+  // source named `source`, whatever its key, without refreshing them: what
+  // a miss compares its key with. Never throws.
+  std::vector<TunedResult> all_of_source(const std::string& selector, const std::string& source) const;
   // Stores r under r.gpu and r.key; throws std::runtime_error when the cache
   // cannot be written.
   void store(const TunedResult& r);

@@ -51,6 +51,10 @@ struct TunedResult {
   // build on this GPU resumes from the results cache (tuner/search_state.h)
   // while any build applies it. Absent in older results: false.
   bool search_open = false;
+  // The content key's parts it was measured under (content_key.h
+  // key_parts), so a build whose key differs can say where. Absent in
+  // older results: empty.
+  std::map<std::string, std::string> key_parts;
   GpuFingerprint gpu;
   std::string measured_at;   // ISO 8601, UTC
   std::string tool_version;

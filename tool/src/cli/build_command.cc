@@ -2,6 +2,7 @@
 // CMake module runs it once per optimized source; the decisions are in
 // build_step/build_step.h, this file wires the real GPU, tuner and nvcc to them.
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -83,6 +84,10 @@ source, or --strict without a verified result.
   --policy FILE.lua     selection policy for the tuner
   --kb FILE             the user knowledge base for the tuner
   --strict              fail when no verified result is available
+  --require-result      fail on a miss, never tune (also KERNELBLASTER_REQUIRE_RESULT=1
+                        in the environment): a CI build that must apply a known
+                        result; the line names how its key differs from the
+                        nearest stored result
   --dry-run             decide, but neither tune nor write anything
   --json                print the decision as JSON instead of the line
 
@@ -226,7 +231,7 @@ BuildCall parse_call(const CommandArgs& argv) {
   Args args(argv,
             {"--manifest", "--source", "--harness", "--capture", "--capture-name", "--kernel-records", "--out", "--rsp", "--stamp", "--depfile", "--mode", "--cache-dir",
              "--lockfile", "--target-gpu", "--budget", "--min-speedup", "--policy", "--kb", "--remote-storage"},
-            {"--strict", "--update-lockfile", "--lockfile-fragment", "--dry-run", "--json", "--capture-on-request",
+            {"--strict", "--require-result", "--update-lockfile", "--lockfile-fragment", "--dry-run", "--json", "--capture-on-request",
              "--allow-unverified"});
   json = args.flag("--json");
   req.source = args.value("--source");
@@ -256,6 +261,9 @@ BuildCall parse_call(const CommandArgs& argv) {
   req.policy = args.value("--policy");
   req.kb = args.value("--kb");
   req.strict = args.flag("--strict");
+  const char* required = std::getenv("KERNELBLASTER_REQUIRE_RESULT");
+  req.require_result = args.flag("--require-result") ||
+                       (required && *required && std::string(required) != "0" && std::string(required) != "OFF");
   req.dry_run = args.flag("--dry-run");
   if (req.budget_s <= 0) throw UsageError("--budget must be positive");
   if (req.mode != build_step::Mode::off && req.harness.empty()) throw UsageError("--harness is required");
@@ -447,7 +455,10 @@ static int run_build(BuildCall& c, const std::string& self_exe) {
   std::printf("%s\n", c.json ? report_json(rep, req).c_str() : rep.line.c_str());
   std::fflush(stdout);
   if (rep.strict_failure) {
-    std::fprintf(stderr, "kernelblaster build: %s: no verified result and STRICT is set\n", req.source.c_str());
+    std::fprintf(stderr, "kernelblaster build: %s: %s\n", req.source.c_str(),
+                 rep.cause == build_step::BuildCause::result_required
+                     ? "no result applies and KERNELBLASTER_REQUIRE_RESULT is set"
+                     : "no verified result and STRICT is set");
     return 1;
   }
   return 0;

@@ -81,13 +81,14 @@ std::string cause_words(BuildCause c) {
     case BuildCause::dry_run: return "dry run";
     case BuildCause::recording: return "recording calls for a harness";
     case BuildCause::no_harness: return "no usable harness";
+    case BuildCause::result_required: return "a result was required and none applies";
   }
   return "?";
 }
 
 bool cause_is_failure(BuildCause c) {
   return c == BuildCause::tuning_failed || c == BuildCause::nvcc_unusable || c == BuildCause::gpu_unusable ||
-         c == BuildCause::manifest_unreadable;
+         c == BuildCause::manifest_unreadable || c == BuildCause::result_required;
 }
 
 bool compiles_tuned(const SourceEntry& e) {
