@@ -745,7 +745,13 @@ TEST_F(BuildStepTest, ASearchThatGoesOnIsResumedByTheNextBuild) {
   ASSERT_TRUE(cache.find(*m_gpu, first.key));
   EXPECT_TRUE(cache.find(*m_gpu, first.key)->search_open);
 
-  // A build without the GPU applies the best so far.
+  // A build without the GPU applies the best so far; so does one on the GPU
+  // that must not tune (KERNELBLASTER_REQUIRE_RESULT).
+  m_req.require_result = true;
+  BuildReport required = run();
+  EXPECT_EQ(required.action, BuildAction::applied);
+  EXPECT_FALSE(required.strict_failure);
+  m_req.require_result = false;
   m_gpu.reset();
   m_req.target_gpu = "NVIDIA H200";
   EXPECT_EQ(run().action, BuildAction::applied);

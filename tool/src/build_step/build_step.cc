@@ -181,7 +181,10 @@ class BuildStepRun {
       return use_known(*found, m_rep.origin == ResultOrigin::cache            ? "the cache"
                                : m_rep.origin == ResultOrigin::remote_storage ? "remote storage " + m_env.remote->where()
                                                                               : m_lockfile_name);
-    if (m_req.require_result) return required_but_missing();
+    if (m_req.require_result) {  // never tunes: an open search's best so far is a result
+      if (m_open) return use_known(*m_open, "the cache, the search's best so far");
+      return required_but_missing();
+    }
     if (!m_req.recording_shim.empty() || m_req.recording_kernels) return record();
     if (std::optional<BuildReport> done = without_tuning()) return *done;
     return tune();
