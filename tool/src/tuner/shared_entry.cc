@@ -95,9 +95,11 @@ std::vector<std::pair<std::string, std::string>> entry_settings(
 std::string settings_refusal(const SpaceDecl& decl, const std::vector<std::pair<std::string, std::string>>& settings) {
   std::map<std::string, std::string> values;
   for (const Tunable& t : decl.tunables) values[t.name] = t.default_value;
-  for (const auto& [name, value] : settings) {
+  for (const auto& setting : settings) {
+    const std::string& name = setting.first;  // a plain reference: clang's lambdas take no structured binding
+    const std::string& value = setting.second;
     const auto t = std::find_if(decl.tunables.begin(), decl.tunables.end(),
-                                [&](const Tunable& x) { return x.name == name; });
+                                [&name](const Tunable& x) { return x.name == name; });
     if (t == decl.tunables.end()) return "define " + name + " names no tunable this build finds in the source";
     if (std::find(t->values.begin(), t->values.end(), value) == t->values.end())
       return "define " + name + "=" + value + " is not one of its values";
