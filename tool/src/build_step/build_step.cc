@@ -304,11 +304,13 @@ class BuildStepRun {
     const TunedResult* nearest = nullptr;
     int best = -1;
     const std::vector<TunedResult> entries = m_cache.all_of_source(selector, m_source_name);
-    for (const TunedResult& r : entries)
-      if (!r.key_parts.empty() && parts_in_common(m_key_parts, r.key_parts) > best) {
-        best = parts_in_common(m_key_parts, r.key_parts);
+    for (const TunedResult& r : entries) {
+      const int common = r.key_parts.empty() ? -1 : parts_in_common(m_key_parts, r.key_parts);
+      if (common > best) {
+        best = common;
         nearest = &r;
       }
+    }
     if (!nearest) return;
     if (const std::string differs = key_difference(m_key_parts, nearest->key_parts); !differs.empty())
       m_lead += "the nearest cached result for " + gpu_label(nearest->gpu) + " was measured with another " + differs + "; ";
